@@ -1,0 +1,112 @@
+/**
+ * The wire error codes of both eras, their constructors and HTTP statuses, and `AdapterError`
+ * for local (non-wire) failures. One code table for the whole library; translators return these
+ * as values, only edges turn them into responses.
+ */
+
+/** Every JSON-RPC error code the adapter reads or writes, by name. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Legacy (v1 SDK) generic server error, e.g. "Server not initialized" / "No valid session ID". */
+  ConnectionClosed: -32000,
+  /** Legacy only (≤ 2025-11-25): resource not found. Modern uses -32602. */
+  ResourceNotFound: -32002,
+  /** Modern: a required header is missing, malformed, or differs from the body. HTTP 400. */
+  HeaderMismatch: -32020,
+  /** Modern: the request needs a client capability it did not declare. HTTP 400. */
+  MissingRequiredClientCapability: -32021,
+  /** Modern: the protocol version is unknown or unsupported. HTTP 400. */
+  UnsupportedProtocolVersion: -32022,
+  /** 2025-11-25 only: URL elicitation required before the request can be retried. */
+  UrlElicitationRequired: -32042,
+} as const;
+
+export type ErrorCodeName = keyof typeof ErrorCode;
+
+/** A JSON-RPC error object as it travels on the wire. */
+export interface WireError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+function wire(code: number, message: string, data?: unknown): WireError {
+  return data === undefined ? { code, message } : { code, message, data };
+}
+
+export const parseError = (detail?: string): WireError => wire(ErrorCode.ParseError, detail ? `Parse error: ${detail}` : 'Parse error');
+export const invalidRequest = (detail: string): WireError => wire(ErrorCode.InvalidRequest, `Invalid Request: ${detail}`);
+export const methodNotFound = (method: string, detail?: string): WireError =>
+  wire(ErrorCode.MethodNotFound, detail ? `Method not found: ${method} (${detail})` : `Method not found: ${method}`);
+export const invalidParams = (detail: string, data?: unknown): WireError => wire(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
+export const internalError = (detail: string): WireError => wire(ErrorCode.InternalError, `Internal error: ${detail}`);
+export const headerMismatch = (detail: string): WireError => wire(ErrorCode.HeaderMismatch, `Header mismatch: ${detail}`);
+
+/** `-32021` with the capabilities the request would have needed. */
+export function missingCapability(requiredCapabilities: Record<string, unknown>, detail?: string): WireError {
+  const names = Object.keys(requiredCapabilities).join(', ');
+  return wire(
+    ErrorCode.MissingRequiredClientCapability,
+    detail ?? `Missing required client capability: ${names}`,
+    { requiredCapabilities },
+  );
+}
+
+/** `-32022` naming what was asked for and what is supported. */
+export function unsupportedVersion(requested: string, supported: readonly string[]): WireError {
+  return wire(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested}`, {
+    supported: [...supported],
+    requested,
+  });
+}
+
+/** The codes that only a modern (2026-07-28) peer emits with their defined meaning. */
+export function isModernErrorCode(code: number): boolean {
+  return code === ErrorCode.HeaderMismatch || code === ErrorCode.MissingRequiredClientCapability || code === ErrorCode.UnsupportedProtocolVersion;
+}
+
+/**
+ * The HTTP status a modern Streamable HTTP server answers with for a JSON-RPC error
+ * (2026-07-28 §5.7). `missingMeta` marks a -32602 caused by missing required `_meta` keys.
+ */
+export function httpStatusForError(error: Pick<WireError, 'code'>, options: { missingMeta?: boolean } = {}): number {
+  switch (error.code) {
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+      return 400;
+    case ErrorCode.MethodNotFound:
+      return 404;
+    case ErrorCode.InvalidParams:
+      return options.missingMeta ? 400 : 200;
+    default:
+      return 200;
+  }
+}
+
+/** Local failure codes of the adapter itself (never sent as JSON-RPC codes). */
+export type AdapterErrorCode =
+  | 'closed'
+  | 'timeout'
+  | 'cancelled'
+  | 'upstream-exited'
+  | 'upstream-error'
+  | 'protocol'
+  | 'config'
+  | 'state';
+
+/** The one error class for local failures: a string `code`, a message and an optional `cause`. */
+export class AdapterError extends Error {
+  readonly code: AdapterErrorCode;
+  constructor(code: AdapterErrorCode, message: string, options: { cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AdapterError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Legacy lifecycle messages: `initialize` (params and result). `notifications/initialized`,
+ * `ping` and `logging/setLevel` have no payload worth a schema beyond `SetLevelParamsSchema`.
+ */
+import * as v from 'valibot';
+import { ImplementationSchema, LoggingLevelSchema } from '../primitives.ts';
+import { LegacyClientCapabilitiesSchema, LegacyServerCapabilitiesSchema } from './capabilities.ts';
+
+export const InitializeParamsSchema = v.looseObject({
+  protocolVersion: v.string(),
+  capabilities: LegacyClientCapabilitiesSchema,
+  clientInfo: ImplementationSchema,
+  _meta: v.optional(v.record(v.string(), v.unknown())),
+});
+export type InitializeParams = v.InferOutput<typeof InitializeParamsSchema>;
+
+export const InitializeResultSchema = v.looseObject({
+  protocolVersion: v.string(),
+  capabilities: LegacyServerCapabilitiesSchema,
+  serverInfo: ImplementationSchema,
+  instructions: v.optional(v.string()),
+  _meta: v.optional(v.record(v.string(), v.unknown())),
+});
+export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
+
+export const SetLevelParamsSchema = v.looseObject({ level: LoggingLevelSchema });
+export type SetLevelParams = v.InferOutput<typeof SetLevelParamsSchema>;

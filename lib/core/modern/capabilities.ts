@@ -1,0 +1,30 @@
+/**
+ * Modern (2026-07-28) capability objects: the client's travel on every request, the server's in
+ * `server/discover`. No `tasks` (it is the `io.modelcontextprotocol/tasks` extension); `roots` is `{}`.
+ */
+import * as v from 'valibot';
+
+const Obj = v.record(v.string(), v.unknown());
+
+export const ModernClientCapabilitiesSchema = v.looseObject({
+  experimental: v.optional(v.record(v.string(), Obj)),
+  roots: v.optional(Obj),
+  sampling: v.optional(v.looseObject({ context: v.optional(Obj), tools: v.optional(Obj) })),
+  elicitation: v.optional(v.looseObject({ form: v.optional(Obj), url: v.optional(Obj) })),
+  extensions: v.optional(v.record(v.string(), Obj)),
+});
+export type ModernClientCapabilities = v.InferOutput<typeof ModernClientCapabilitiesSchema>;
+
+export const ModernServerCapabilitiesSchema = v.looseObject({
+  experimental: v.optional(v.record(v.string(), Obj)),
+  logging: v.optional(Obj),
+  completions: v.optional(Obj),
+  prompts: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
+  resources: v.optional(v.looseObject({ subscribe: v.optional(v.boolean()), listChanged: v.optional(v.boolean()) })),
+  tools: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
+  extensions: v.optional(v.record(v.string(), Obj)),
+});
+export type ModernServerCapabilities = v.InferOutput<typeof ModernServerCapabilitiesSchema>;
+
+/** The tasks extension identifier (SEP-2663). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

@@ -1,0 +1,54 @@
+/**
+ * Modern multi round-trip requests (MRTR): bare input requests (`{method, params}`, no id, no
+ * `_meta`), the `input_required` result, and the input responses a retry carries.
+ */
+import * as v from 'valibot';
+import { CreateMessageResultSchema, ElicitResultSchema, ListRootsResultSchema, SamplingMessageSchema } from '../legacy/inputs.ts';
+
+const Obj = v.record(v.string(), v.unknown());
+
+export const ModernElicitFormParamsSchema = v.looseObject({
+  mode: v.optional(v.literal('form')),
+  message: v.string(),
+  requestedSchema: v.looseObject({ type: v.literal('object'), properties: Obj }),
+});
+export const ModernElicitUrlParamsSchema = v.looseObject({ mode: v.literal('url'), message: v.string(), url: v.string() });
+
+export const InputRequestSchema = v.variant('method', [
+  v.looseObject({ method: v.literal('elicitation/create'), params: v.union([ModernElicitUrlParamsSchema, ModernElicitFormParamsSchema]) }),
+  v.looseObject({ method: v.literal('sampling/createMessage'), params: v.looseObject({ messages: v.array(SamplingMessageSchema), maxTokens: v.number() }) }),
+  v.looseObject({ method: v.literal('roots/list'), params: v.optional(Obj) }),
+]);
+export type InputRequest = v.InferOutput<typeof InputRequestSchema>;
+
+export const InputRequestsSchema = v.record(v.string(), InputRequestSchema);
+export type InputRequests = Record<string, InputRequest>;
+
+/** Input responses, per method. They have no `resultType` (they do not extend `Result`). */
+export const INPUT_RESPONSE_SCHEMAS = {
+  'elicitation/create': ElicitResultSchema,
+  'sampling/createMessage': CreateMessageResultSchema,
+  'roots/list': ListRootsResultSchema,
+} as const;
+
+export const InputResponsesSchema = v.record(v.string(), Obj);
+export type InputResponses = Record<string, Record<string, unknown>>;
+
+export const InputRequiredResultSchema = v.pipe(
+  v.looseObject({
+    resultType: v.literal('input_required'),
+    inputRequests: v.optional(InputRequestsSchema),
+    requestState: v.optional(v.string()),
+    _meta: v.optional(Obj),
+  }),
+  v.check((r) => r.inputRequests !== undefined || r.requestState !== undefined, 'input_required needs inputRequests or requestState'),
+);
+export type InputRequiredResult = v.InferOutput<typeof InputRequiredResultSchema>;
+
+/** The methods whose results may be `input_required`, and whose params may carry `inputResponses`. */
+export const MRTR_METHODS = ['tools/call', 'prompts/get', 'resources/read'] as const;
+export type MrtrMethod = (typeof MRTR_METHODS)[number];
+
+export function isMrtrMethod(method: unknown): method is MrtrMethod {
+  return method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
+}

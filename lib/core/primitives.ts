@@ -1,0 +1,56 @@
+/**
+ * Building blocks that both eras share unchanged: implementation info, log levels, progress
+ * tokens, and small record helpers. Era-specific shapes live in `legacy/` and `modern/`.
+ */
+import * as v from 'valibot';
+
+export const ImplementationSchema = v.looseObject({
+  name: v.string(),
+  version: v.string(),
+  title: v.optional(v.string()),
+  description: v.optional(v.string()),
+  websiteUrl: v.optional(v.string()),
+  icons: v.optional(v.array(v.looseObject({ src: v.string() }))),
+});
+export type Implementation = v.InferOutput<typeof ImplementationSchema>;
+
+export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+export const LoggingLevelSchema = v.picklist(LOGGING_LEVELS);
+export type LoggingLevel = v.InferOutput<typeof LoggingLevelSchema>;
+
+export const ProgressTokenSchema = v.union([v.string(), v.number()]);
+export type ProgressToken = v.InferOutput<typeof ProgressTokenSchema>;
+
+/** A JSON object with unknown members (what `params`, `result` and `_meta` are). */
+export type JsonObject = Record<string, unknown>;
+
+export const JsonObjectSchema = v.record(v.string(), v.unknown());
+
+/** True for a plain JSON object (not null, not an array). */
+export function isRecord(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The object at `value[key]` if it is one. */
+export function recordAt(value: JsonObject | undefined, key: string): JsonObject | undefined {
+  const inner = value?.[key];
+  return isRecord(inner) ? inner : undefined;
+}
+
+/** A shallow copy of `obj` without `keys`; `undefined` when nothing is left and `dropEmpty` is set. */
+export function omitKeys(obj: JsonObject, keys: readonly string[]): JsonObject {
+  const out: JsonObject = {};
+  for (const k in obj) if (!keys.includes(k)) out[k] = obj[k];
+  return out;
+}
+
+/** True when an object has no own enumerable keys. */
+export function isEmpty(obj: JsonObject): boolean {
+  for (const _ in obj) return false;
+  return true;
+}
+
+/** Severity rank of a log level: higher is more severe. */
+export function levelRank(level: LoggingLevel): number {
+  return LOGGING_LEVELS.indexOf(level);
+}

@@ -1,0 +1,65 @@
+/**
+ * `InitializeResult` ⇄ `DiscoverResult` (translation table rows 1, 3, 4, 30): supported versions are
+ * modern only in discover and legacy only in `initialize`; server info moves between the top level
+ * and result `_meta`; instructions pass through.
+ */
+import * as v from 'valibot';
+import { MODERN_VERSIONS, MetaKey, negotiateLegacyVersion, type LegacyVersion, type ModernVersion } from '../era.ts';
+import { internalError } from '../errors.ts';
+import { describe } from '../jsonrpc.ts';
+import { InitializeResultSchema, type InitializeResult } from '../legacy/lifecycle.ts';
+import { DiscoverResultSchema, type DiscoverResult } from '../modern/lifecycle.ts';
+import { ImplementationSchema, isRecord, omitKeys, type Implementation, type JsonObject } from '../primitives.ts';
+import { fail, ok, type Outcome } from '../outcome.ts';
+import { ADAPTER_INFO, cachePolicyFor, type CacheDefaults } from './context.ts';
+import { serverCapabilitiesToLegacy, serverCapabilitiesToModern } from './capabilities.ts';
+
+/**
+ * A legacy server's `initialize` result → the `server/discover` result the adapter serves.
+ * `supportedVersions` lists the adapter's modern versions, never the upstream's legacy one.
+ */
+export function initializeResultToDiscover(
+  result: JsonObject,
+  options: { supportedVersions?: readonly ModernVersion[]; cache?: CacheDefaults } = {},
+): Outcome<DiscoverResult> {
+  const parsed = v.safeParse(InitializeResultSchema, result);
+  if (!parsed.success) return fail(internalError(`upstream initialize result: ${describe(parsed.issues)}`));
+  const init = result as InitializeResult;
+  const policy = cachePolicyFor('server/discover', options.cache);
+  const meta: JsonObject = { ...(isRecord(init._meta) ? init._meta : {}), [MetaKey.serverInfo]: init.serverInfo };
+  const out: JsonObject = {
+    resultType: 'complete',
+    supportedVersions: [...(options.supportedVersions ?? MODERN_VERSIONS)],
+    capabilities: serverCapabilitiesToModern(init.capabilities),
+    _meta: meta,
+    ttlMs: policy.ttlMs,
+    cacheScope: policy.cacheScope,
+  };
+  if (typeof init.instructions === 'string') out['instructions'] = init.instructions;
+  return ok(out as DiscoverResult);
+}
+
+/**
+ * A modern server's `server/discover` result → the `initialize` result the adapter answers a
+ * legacy client with: the client's version if supported, else the newest legacy one; server info
+ * from result `_meta` (synthesised when missing: legacy requires it).
+ */
+export function discoverToInitializeResult(
+  result: JsonObject,
+  options: { requestedVersion?: string; supportedLegacyVersions?: readonly LegacyVersion[]; fallbackServerInfo?: Implementation } = {},
+): Outcome<InitializeResult> {
+  const parsed = v.safeParse(v.looseObject({ capabilities: DiscoverResultSchema.entries.capabilities, instructions: v.optional(v.string()), _meta: v.optional(v.record(v.string(), v.unknown())) }), result);
+  if (!parsed.success) return fail(internalError(`upstream discover result: ${describe(parsed.issues)}`));
+  const meta = isRecord(result['_meta']) ? result['_meta'] : {};
+  const info = meta[MetaKey.serverInfo];
+  const serverInfo = v.is(ImplementationSchema, info) ? info : (options.fallbackServerInfo ?? ADAPTER_INFO);
+  const out: JsonObject = {
+    protocolVersion: negotiateLegacyVersion(options.requestedVersion, options.supportedLegacyVersions),
+    capabilities: serverCapabilitiesToLegacy(result['capabilities'] as JsonObject),
+    serverInfo,
+  };
+  if (typeof result['instructions'] === 'string') out['instructions'] = result['instructions'];
+  const rest = omitKeys(meta, [MetaKey.serverInfo]);
+  if (Object.keys(rest).length > 0) out['_meta'] = rest;
+  return ok(out as InitializeResult);
+}
