@@ -1,0 +1,181 @@
+/**
+ * `npm run bench [-- --quick] [-- --filter=TEXT]`: the translator's cost per message (classify +
+ * validate + translate, on the decoded message) against `JSON.parse` + `JSON.stringify` of the same
+ * message text, for small, medium and large messages in both directions.
+ *
+ * Prints a table and writes the same results to bench/results/latest.json. Timings are reported,
+ * never asserted; the exit status is non-zero only when a translation fails (a bug, not a timing).
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { CASES, type BenchCase } from './cases.ts';
+import { measure, type MeasureOptions, type Measurement } from './measure.ts';
+import { SIZES, type SizeName } from './messages.ts';
+
+/** Translator cost may be at most this multiple of parse + stringify for small and medium messages. */
+const GOAL_RATIO = 1.5;
+const GOAL_SIZES: readonly SizeName[] = ['small', 'medium'];
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const filter = args.find((a) => a.startsWith('--filter='))?.slice('--filter='.length).toLowerCase();
+const unknown = args.filter((a) => a !== '--quick' && !a.startsWith('--filter='));
+if (unknown.length > 0) {
+  console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench -- [--quick] [--filter=TEXT]`);
+  process.exit(2);
+}
+
+const options: MeasureOptions = quick ? { sampleMs: 40, samples: 5, warmupMs: 20 } : { sampleMs: 200, samples: 5, warmupMs: 100 };
+
+interface Row {
+  readonly case: string;
+  readonly direction: BenchCase['direction'];
+  readonly size: SizeName;
+  readonly bytes: number;
+  readonly measurement?: Measurement;
+  readonly failure?: string;
+}
+
+function label(c: BenchCase): string {
+  return `${c.name} ${c.direction}`;
+}
+
+function describeError(error: unknown): string {
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return String(error);
+  }
+}
+
+/** Runs a translation once on a fresh decode and checks its output; a string says what went wrong. */
+function verify(c: BenchCase, text: string): string | undefined {
+  const input = JSON.parse(text) as Record<string, unknown>;
+  let translated;
+  try {
+    translated = c.translate(input);
+  } catch (e) {
+    return `threw: ${e instanceof Error ? e.message : String(e)}`;
+  }
+  if (!translated.ok) return `failure outcome: ${describeError(translated.error)}`;
+  const wrong = c.check(input, translated.value);
+  if (wrong) return `wrong output: ${wrong}`;
+  if (JSON.stringify(input) !== text) return 'the translation mutated its input';
+  return undefined;
+}
+
+const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const fmtRatio = (r: number): string => (r < 0.01 ? r.toFixed(4) : r.toFixed(3));
+
+function printTable(rows: readonly Row[]): void {
+  const head = ['case', 'direction', 'size', 'bytes', 'baseline ns/msg', 'translate ns/msg', 'ratio', 'spread'];
+  const body = rows.map((r) => {
+    const m = r.measurement;
+    if (!m) return [r.case, r.direction, r.size, fmt.format(r.bytes), '-', '-', 'FAILED', ''];
+    const spread = Math.max((m.baseline.maxNs - m.baseline.minNs) / m.baseline.medianNs, (m.candidate.maxNs - m.candidate.minNs) / m.candidate.medianNs);
+    return [r.case, r.direction, r.size, fmt.format(r.bytes), fmt.format(m.baseline.medianNs), fmt.format(m.candidate.medianNs), fmtRatio(m.ratio), `±${Math.round(spread * 50)}%`];
+  });
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const numeric = new Set([3, 4, 5, 6, 7]);
+  const line = (cells: readonly string[]): string => cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
+  console.log(line(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const b of body) console.log(line(b));
+}
+
+const cpuList = cpus();
+console.log(`mcp-dual-era bench — node ${process.version}, ${process.platform}/${process.arch}, ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown CPU'}`);
+console.log(
+  `${quick ? 'quick: ' : ''}${options.samples} alternating samples of ≥${options.sampleMs} ms per side, median reported; ` +
+    'baseline = JSON.parse + JSON.stringify of the message text; translate = classify + validate + translate of the decoded message',
+);
+console.log('');
+
+const started = Date.now();
+const rows: Row[] = [];
+let failed = false;
+
+for (const c of CASES) {
+  for (const size of SIZES) {
+    if (filter && !`${label(c)} ${size.name}`.toLowerCase().includes(filter)) continue;
+    const text = JSON.stringify(c.build(size.bytes));
+    const bytes = Buffer.byteLength(text);
+    const problem = verify(c, text);
+    if (problem) {
+      failed = true;
+      console.error(`FAIL ${label(c)} (${size.name}, ${bytes} B): ${problem}`);
+      rows.push({ case: c.name, direction: c.direction, size: size.name, bytes, failure: problem });
+      continue;
+    }
+    const decoded = JSON.parse(text) as unknown;
+    let loopFailures = 0;
+    const baseline = (): unknown => JSON.stringify(JSON.parse(text));
+    const candidate = (): unknown => {
+      const r = c.translate(decoded);
+      if (!r.ok) loopFailures++;
+      return r;
+    };
+    const measurement = measure(baseline, candidate, options);
+    if (loopFailures > 0) {
+      failed = true;
+      const failure = `${loopFailures} failure outcome(s) while timing`;
+      console.error(`FAIL ${label(c)} (${size.name}): ${failure}`);
+      rows.push({ case: c.name, direction: c.direction, size: size.name, bytes, failure });
+      continue;
+    }
+    rows.push({ case: c.name, direction: c.direction, size: size.name, bytes, measurement });
+  }
+}
+
+printTable(rows);
+const elapsedS = (Date.now() - started) / 1000;
+
+const goalRows = rows.filter((r) => GOAL_SIZES.includes(r.size) && r.measurement);
+const misses = goalRows.filter((r) => r.measurement!.ratio > GOAL_RATIO);
+console.log('');
+if (goalRows.length === 0) console.log(`goal (ratio ≤ ${GOAL_RATIO} for small and medium messages): not measured`);
+else if (misses.length === 0) console.log(`goal (ratio ≤ ${GOAL_RATIO} for small and medium messages): HOLDS for all ${goalRows.length} measured`);
+else {
+  console.log(`goal (ratio ≤ ${GOAL_RATIO} for small and medium messages): MISSED by ${misses.length} of ${goalRows.length}:`);
+  for (const r of misses) console.log(`  ${r.case} ${r.direction} ${r.size}: ratio ${fmtRatio(r.measurement!.ratio)}`);
+}
+console.log(`(${elapsedS.toFixed(1)} s; spread = half the max−min range of the samples, relative to the median, worse side)`);
+
+const resultsDir = join(import.meta.dirname, 'results');
+mkdirSync(resultsDir, { recursive: true });
+const report = {
+  generatedAt: new Date().toISOString(),
+  environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpuList.length, cpuModel: cpuList[0]?.model.trim() ?? null },
+  options: { ...options, quick, filter: filter ?? null },
+  baseline: 'JSON.parse + JSON.stringify of the message text',
+  translate: 'classify + validate + translate of the already-decoded message',
+  goal: { maxRatio: GOAL_RATIO, sizes: GOAL_SIZES, measured: goalRows.length, holds: goalRows.length > 0 && misses.length === 0 },
+  elapsedSeconds: elapsedS,
+  results: rows.map((r) => ({
+    case: r.case,
+    direction: r.direction,
+    size: r.size,
+    bytes: r.bytes,
+    ...(r.measurement
+      ? {
+          baselineNsPerMsg: r.measurement.baseline.medianNs,
+          translateNsPerMsg: r.measurement.candidate.medianNs,
+          ratio: r.measurement.ratio,
+          pairedRatio: r.measurement.pairedRatio,
+          baseline: r.measurement.baseline,
+          translate: r.measurement.candidate,
+        }
+      : { failure: r.failure }),
+  })),
+};
+const outFile = join(resultsDir, 'latest.json');
+writeFileSync(`${outFile}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
+renameSync(`${outFile}.tmp`, outFile);
+console.log(`results written to ${join('bench', 'results', 'latest.json')}`);
+
+if (failed) {
+  console.error('a translation failed: that is a bug, not a timing');
+  process.exitCode = 1;
+}

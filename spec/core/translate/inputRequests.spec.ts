@@ -1,0 +1,123 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as t from '../../../lib/core/translate/inputRequests.ts';
+import { modernRequest, SERVER } from '../../helpers/messages.ts';
+import { validateMessage } from '../../helpers/schemas.ts';
+
+const form = { jsonrpc: '2.0' as const, id: 5, method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' } } }, _meta: { progressToken: 1 }, task: { ttl: 100 } } };
+const url = { jsonrpc: '2.0' as const, id: 6, method: 'elicitation/create', params: { mode: 'url', message: 'Log in', url: 'https://example.com/login', elicitationId: 'el-9' } };
+const sampling = { jsonrpc: '2.0' as const, id: 7, method: 'sampling/createMessage', params: { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 10, tools: [{ name: 'x', inputSchema: { type: 'object' } }] } };
+const roots = { jsonrpc: '2.0' as const, id: 8, method: 'roots/list', params: { _meta: { 'mcp-dual-era/inputKey': 'workspace' } } };
+
+const push = suite('pushToInputRequest / inputRequiredResult');
+push('should strip id, _meta, task and elicitationId, and key pushes deterministically or by the server', () => {
+  const r = t.inputRequiredResult([form, url, sampling, roots].map((p, i) => ({ key: t.inputKeyOf(p, i + 1), request: p })), { requestState: 'sealed', serverInfo: SERVER });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.equal(r.value, {
+    resultType: 'input_required',
+    inputRequests: {
+      'elicitation-1': { method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } },
+      'elicitation-2': { method: 'elicitation/create', params: { mode: 'url', message: 'Log in', url: 'https://example.com/login' } },
+      'sampling-3': { method: 'sampling/createMessage', params: sampling.params },
+      workspace: { method: 'roots/list' },
+    },
+    requestState: 'sealed',
+    _meta: { 'io.modelcontextprotocol/serverInfo': SERVER },
+  });
+  assert.equal(validateMessage('2026-07-28', { jsonrpc: '2.0', id: 1, result: r.value }, { method: 'tools/call' }), []);
+});
+push('should refuse a push that MRTR cannot carry, a malformed one, and a key used twice', () => {
+  assert.not.ok(t.pushToInputRequest({ method: 'ping' }).ok);
+  assert.not.ok(t.pushToInputRequest({ method: 'elicitation/create', params: { message: 'no schema' } }).ok);
+  assert.not.ok(t.pushToInputRequest({ method: 'sampling/createMessage', params: { messages: [] } }).ok);
+  const twice = t.inputRequiredResult([{ key: 'k', request: form }, { key: 'k', request: roots }]);
+  assert.not.ok(twice.ok);
+  assert.not.ok(t.inputRequiredResult([]).ok, 'input_required needs something');
+  const loadShed = t.inputRequiredResult([], { requestState: 's' });
+  assert.ok(loadShed.ok && loadShed.value['inputRequests'] === undefined);
+});
+push.run();
+
+const back = suite('inputRequestToPush');
+back('should give a URL-mode push the elicitationId a legacy client needs', () => {
+  const r = t.inputRequestToPush('login', { method: 'elicitation/create', params: { mode: 'url', message: 'Log in', url: 'https://example.com/login' } }, { id: 'p1', elicitationId: 'el-1' });
+  assert.ok(r.ok);
+  if (r.ok) {
+    assert.equal(r.value, { jsonrpc: '2.0', id: 'p1', method: 'elicitation/create', params: { mode: 'url', message: 'Log in', url: 'https://example.com/login', elicitationId: 'el-1', _meta: { 'mcp-dual-era/inputKey': 'login' } } });
+    assert.equal(validateMessage('2025-11-25', r.value), []);
+  }
+  assert.not.ok(t.inputRequestToPush('login', { method: 'elicitation/create', params: { mode: 'url', message: 'm', url: 'https://x' } }, { id: 1 }).ok);
+});
+back('should record the key so a round trip keeps the server-visible name', () => {
+  const p = t.inputRequestToPush('user_name', { method: 'elicitation/create', params: form.params }, { id: 3 });
+  assert.ok(p.ok && t.inputKeyOf(p.value, 1) === 'user_name');
+});
+back.run();
+
+const resp = suite('input responses');
+resp('should check a response against its method and name the key in -32602', () => {
+  assert.ok(t.inputResponseToResult('elicitation/create', 'k', { action: 'accept', content: { name: 'Ada' } }).ok);
+  const wrong = t.inputResponseToResult('elicitation/create', 'user_name', { action: 'maybe' });
+  assert.not.ok(wrong.ok);
+  if (!wrong.ok) {
+    assert.is(wrong.error.code, -32602);
+    assert.match(wrong.error.message, /inputResponses\.user_name/);
+  }
+  assert.not.ok(t.inputResponseToResult('sampling/createMessage', 'k', { role: 'assistant', content: { type: 'text', text: 'x' } }).ok, 'model is required');
+  assert.not.ok(t.inputResponseToResult('roots/list', 'k', { roots: 'all' }).ok);
+  assert.not.ok(t.inputResponseToResult('roots/list', 'k', null).ok);
+});
+resp('should drop _meta from a legacy client result and resultType from a modern response', () => {
+  const r = t.resultToInputResponse('roots/list', 'k', { roots: [{ uri: 'file:///w' }], _meta: { a: 1 } });
+  assert.ok(r.ok && r.value['_meta'] === undefined);
+  const m = t.inputResponseToResult('elicitation/create', 'k', { action: 'decline', resultType: 'complete' });
+  assert.ok(m.ok && !('resultType' in m.value));
+});
+resp('should build the retry with a new id and the state echoed byte for byte', () => {
+  const original = modernRequest('tools/call', { name: 'greet', arguments: {}, inputResponses: { old: {} }, requestState: 'old' }, {}, 1);
+  const retry = t.retryRequest(original, { id: 2, inputResponses: { user_name: { action: 'accept', content: { name: 'Ada' } } }, requestState: 'AEAD+/=' });
+  assert.equal(retry.params?.['inputResponses'], { user_name: { action: 'accept', content: { name: 'Ada' } } });
+  assert.is(retry.params?.['requestState'], 'AEAD+/=');
+  assert.is(retry.id, 2);
+  const noState = t.retryRequest(original, { id: 3, inputResponses: {} });
+  assert.not.ok('requestState' in (noState.params ?? {}));
+  assert.equal(validateMessage('2026-07-28', retry), []);
+});
+resp.run();
+
+const caps = suite('checkInputCapability');
+caps('should allow what the request declared and answer -32021 with requiredCapabilities otherwise', () => {
+  const elicitForm = { method: 'elicitation/create' as const, params: form.params };
+  const elicitUrl = { method: 'elicitation/create' as const, params: { mode: 'url', message: 'm', url: 'https://x' } };
+  assert.ok(t.checkInputCapability(elicitForm, { elicitation: {} }).ok, '{} is form mode');
+  assert.ok(t.checkInputCapability(elicitForm, { elicitation: { form: {} } }).ok);
+  assert.not.ok(t.checkInputCapability(elicitForm, { elicitation: { url: {} } }).ok, 'url only is not form');
+  assert.not.ok(t.checkInputCapability(elicitUrl, { elicitation: {} }).ok);
+  assert.ok(t.checkInputCapability(elicitUrl, { elicitation: { url: {} } }).ok);
+  const noSampling = t.checkInputCapability({ method: 'sampling/createMessage', params: sampling.params }, { sampling: {} });
+  assert.not.ok(noSampling.ok, 'tools need sampling.tools');
+  if (!noSampling.ok) {
+    assert.equal([noSampling.error.code, noSampling.error.data], [-32021, { requiredCapabilities: { sampling: { tools: {} } } }]);
+    assert.equal(validateMessage('2026-07-28', { jsonrpc: '2.0', id: 1, error: noSampling.error }), []);
+  }
+  assert.not.ok(t.checkInputCapability({ method: 'roots/list' }, {}).ok);
+  assert.ok(t.legacyClientAllows({ method: 'roots/list' }, { roots: { listChanged: true } }));
+});
+caps.run();
+
+const urlErr = suite('-32042 ⇄ input_required');
+urlErr('should turn URL elicitations into entries without ids, and back with the ids given', () => {
+  const error = { code: -32042, message: 'Authorization required', data: { elicitations: [{ mode: 'url', message: 'Connect', url: 'https://example.com/connect', elicitationId: 'e1' }] } };
+  const r = t.urlElicitationToInputRequired(error, { requestState: 's' });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.equal(r.value.elicitationIds, { 'elicitation-1': 'e1' });
+  assert.equal(r.value.result['inputRequests'], { 'elicitation-1': { method: 'elicitation/create', params: { mode: 'url', message: 'Connect', url: 'https://example.com/connect' } } });
+  const backErr = t.inputRequiredToUrlElicitation(r.value.result['inputRequests'] as never, (k) => r.value.elicitationIds[k]!, error.message);
+  assert.ok(backErr.ok);
+  if (backErr.ok) assert.equal(backErr.value, error);
+  assert.not.ok(t.urlElicitationToInputRequired({ code: -32042, message: 'x', data: {} }).ok);
+  assert.not.ok(t.inputRequiredToUrlElicitation({ k: { method: 'roots/list' } }, () => 'x').ok);
+});
+urlErr.run();
