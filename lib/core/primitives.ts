@@ -44,6 +44,16 @@ export function omitKeys(obj: JsonObject, keys: readonly string[]): JsonObject {
   return out;
 }
 
+/**
+ * A shallow copy of `base` with `entries` set on it. (Copy-then-assign: on V8 this is an order of
+ * magnitude cheaper than adding keys to a spread copy, and translation runs on every message.)
+ */
+export function extend(base: JsonObject | undefined, entries: JsonObject): JsonObject {
+  const out: JsonObject = base === undefined ? {} : Object.assign({}, base);
+  for (const k in entries) out[k] = entries[k];
+  return out;
+}
+
 /** True when an object has no own enumerable keys. */
 export function isEmpty(obj: JsonObject): boolean {
   for (const _ in obj) return false;

@@ -48,4 +48,10 @@ purity('should use no I/O, timers, clock, randomness, mitt or p-retry', () => {
     for (const [pattern, what] of FORBIDDEN) assert.not.ok(pattern.test(text), `${relative(CORE, file)} uses ${what}`);
   }
 });
+purity('should keep the package entry point runtime-neutral (only lib/core behind it)', () => {
+  const entry = readFileSync(resolve(CORE, '../index.ts'), 'utf8');
+  const targets = [...entry.matchAll(/from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]!);
+  assert.ok(targets.length > 0);
+  for (const t of targets) assert.ok(t.startsWith('./core/'), `lib/index.ts exports from ${t}`);
+});
 purity.run();

@@ -24,7 +24,8 @@ export const LegacyElicitUrlParamsSchema = v.looseObject({
   task: TaskMeta,
   _meta: Meta,
 });
-export const LegacyElicitParamsSchema = v.union([LegacyElicitUrlParamsSchema, LegacyElicitFormParamsSchema]);
+/** Form or URL mode, chosen by `mode` (form is the default and the common case). */
+export const LegacyElicitParamsSchema = v.variant('mode', [LegacyElicitUrlParamsSchema, LegacyElicitFormParamsSchema]);
 export type LegacyElicitParams = v.InferOutput<typeof LegacyElicitParamsSchema>;
 
 export const SamplingMessageSchema = v.looseObject({ role: v.picklist(['user', 'assistant']), content: v.union([Obj, v.array(Obj)]) });

@@ -12,7 +12,7 @@ import type { LegacyClientCapabilities } from '../legacy/capabilities.ts';
 import { isRemovedInModern } from '../legacy/methods.ts';
 import { ModernClientCapabilitiesSchema, type ModernClientCapabilities } from '../modern/capabilities.ts';
 import { isMrtrMethod, type InputResponses } from '../modern/inputs.ts';
-import { ImplementationSchema, LoggingLevelSchema, isRecord, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
+import { ImplementationSchema, LoggingLevelSchema, extend, isRecord, omitKeys, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { ADAPTER_INFO } from './context.ts';
 import { clientCapabilitiesToLegacy, clientCapabilitiesToModern } from './capabilities.ts';
@@ -145,7 +145,7 @@ export function requestToLegacy(request: JsonRpcRequest, options: { supportedVer
 
 /** The modern `_meta` for a request sent on behalf of a legacy session, merged over the request's own. */
 export function sessionMeta(session: LegacySessionView, own: JsonObject | undefined, modernVersion: ModernVersion = LATEST_MODERN_VERSION): JsonObject {
-  const meta: JsonObject = { ...own, [MetaKey.protocolVersion]: modernVersion, [MetaKey.clientInfo]: session.clientInfo, [MetaKey.clientCapabilities]: clientCapabilitiesToModern(session.capabilities) };
+  const meta = extend(own, { [MetaKey.protocolVersion]: modernVersion, [MetaKey.clientInfo]: session.clientInfo, [MetaKey.clientCapabilities]: clientCapabilitiesToModern(session.capabilities) });
   if (session.logLevel !== undefined) meta[MetaKey.logLevel] = session.logLevel;
   return meta;
 }
@@ -153,13 +153,16 @@ export function sessionMeta(session: LegacySessionView, own: JsonObject | undefi
 /**
  * A legacy client request → the modern request to send upstream, stamped with the session's
  * version, identity, capabilities and log level. Legacy-only methods (`ping`, `logging/setLevel`,
- * `resources/subscribe`, …) are answered by the adapter itself: they yield `-32601` here.
+ * `resources/subscribe`, …) are answered by the adapter itself: they yield `-32601` here. A legacy
+ * `params.task` is dropped (the tasks extension has no per-request flag).
  */
 export function requestToModern(request: JsonRpcRequest, session: LegacySessionView, options: { modernVersion?: ModernVersion } = {}): Outcome<JsonRpcRequest> {
   if (isRemovedInModern(request.method)) return fail(methodNotFound(request.method, 'removed in 2026-07-28; answered by the adapter'));
-  const params = isRecord(request.params) ? request.params : {};
+  let params = isRecord(request.params) ? request.params : {};
+  // Legacy task augmentation (`params.task`) has no modern form: the server decides per request.
+  if ('task' in params) params = omitKeys(params, ['task']);
   const own = isRecord(params['_meta']) ? params['_meta'] : undefined;
-  return ok({ jsonrpc: '2.0', id: request.id, method: request.method, params: { ...params, _meta: sessionMeta(session, own, options.modernVersion) } });
+  return ok({ jsonrpc: '2.0', id: request.id, method: request.method, params: extend(params, { _meta: sessionMeta(session, own, options.modernVersion) }) });
 }
 
 /** The session view an `initialize` request opens. */
@@ -200,5 +203,5 @@ export function discoverToInitializeRequest(request: JsonRpcRequest, options: { 
   if (!envelope.ok) return envelope;
   const params = envelopeToInitializeParams(envelope.value, options);
   const rest = stripMeta((request.params as JsonObject)['_meta'] as JsonObject);
-  return ok({ jsonrpc: '2.0', id: request.id, method: 'initialize', params: rest ? { ...params, _meta: rest } : params });
+  return ok({ jsonrpc: '2.0', id: request.id, method: 'initialize', params: rest ? extend(params, { _meta: rest }) : params });
 }

@@ -74,6 +74,21 @@ export interface ParamHeader {
 }
 
 const ALLOWED_TYPES = new Set(['string', 'integer', 'boolean']);
+const NONE: Outcome<readonly ParamHeader[], string> = ok([]);
+
+/** A walk that allocates nothing: most schemas have no annotation and need no full check. */
+function mentionsHeaderKeyword(node: unknown): boolean {
+  if (typeof node !== 'object' || node === null) return false;
+  if (Array.isArray(node)) {
+    for (const item of node) if (mentionsHeaderKeyword(item)) return true;
+    return false;
+  }
+  for (const key in node) {
+    if (key === 'x-mcp-header') return true;
+    if (mentionsHeaderKeyword((node as JsonObject)[key])) return true;
+  }
+  return false;
+}
 
 /**
  * The `x-mcp-header` annotations of a tool's `inputSchema`, checked against the 2026-07-28 rules
@@ -81,6 +96,7 @@ const ALLOWED_TYPES = new Set(['string', 'integer', 'boolean']);
  * `properties` alone). Any violation makes the whole tool's annotations invalid.
  */
 export function paramHeaders(inputSchema: unknown): Outcome<readonly ParamHeader[], string> {
+  if (!mentionsHeaderKeyword(inputSchema)) return NONE;
   const found: ParamHeader[] = [];
   const seen = new Set<string>();
   let problem: string | undefined;

@@ -3,10 +3,10 @@
  * every result).
  */
 import { MetaKey } from '../era.ts';
-import { isRecord, type Implementation, type JsonObject } from '../primitives.ts';
+import { extend, isRecord, type Implementation, type JsonObject } from '../primitives.ts';
 
 /** Result `_meta` with the server info stamped in (other keys kept); `undefined` when there is nothing. */
 export function stampServerInfo(meta: unknown, serverInfo: Implementation | undefined): JsonObject | undefined {
   if (!serverInfo) return isRecord(meta) ? meta : undefined;
-  return { ...(isRecord(meta) ? meta : {}), [MetaKey.serverInfo]: serverInfo };
+  return extend(isRecord(meta) ? meta : undefined, { [MetaKey.serverInfo]: serverInfo });
 }

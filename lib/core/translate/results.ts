@@ -10,7 +10,7 @@ import { internalError, type WireError } from '../errors.ts';
 import { describe } from '../jsonrpc.ts';
 import { LEGACY_RESULT_SCHEMAS, type LegacyResultMethod } from '../legacy/results.ts';
 import { isCacheableMethod } from '../modern/results.ts';
-import { isRecord, omitKeys, type JsonObject } from '../primitives.ts';
+import { extend, isRecord, omitKeys, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { cachePolicyFor, NO_CACHING, type ToModernOptions } from './context.ts';
 import { paramHeaders } from './headers.ts';
@@ -51,7 +51,7 @@ export function resultToModern(
 ): Outcome<{ result: JsonObject; invalidTools: readonly InvalidToolAnnotation[] }> {
   const broken = checkBody(method, result, 'upstream');
   if (broken) return fail(broken);
-  const out: JsonObject = { ...result, resultType: 'complete' };
+  const out = extend(result, { resultType: 'complete' });
   const invalidTools: InvalidToolAnnotation[] = [];
   if (method === 'tools/list') {
     out['tools'] = (result['tools'] as JsonObject[]).map((original) => {
@@ -59,7 +59,7 @@ export function resultToModern(
       const check = paramHeaders(tool['inputSchema']);
       if (check.ok) return tool;
       invalidTools.push({ tool: String(tool['name']), reason: check.error });
-      return { ...tool, inputSchema: stripHeaderAnnotations(tool['inputSchema']) };
+      return extend(tool, { inputSchema: stripHeaderAnnotations(tool['inputSchema']) });
     });
   }
   const meta = stampServerInfo(result['_meta'], options.serverInfo);
@@ -79,7 +79,8 @@ const PLAIN = new Set(['complete', undefined]);
  * A modern complete result → legacy: `resultType`, `ttlMs`, `cacheScope` and the server info are
  * removed; tools with invalid `x-mcp-header` annotations are dropped (2026-07-28 §5.1);
  * `structuredContent` that is not an object (legal only in 2026-07-28) is removed, since legacy
- * clients require an object. `input_required`, `task` and unknown result types are refused.
+ * clients require an object, and so is a tool's non-object `outputSchema`. `input_required`, `task`
+ * and unknown result types are refused.
  */
 export function resultToLegacy(method: string, result: JsonObject): Outcome<{ result: JsonObject; droppedTools: readonly InvalidToolAnnotation[] }> {
   const type = result['resultType'];
@@ -95,11 +96,18 @@ export function resultToLegacy(method: string, result: JsonObject): Outcome<{ re
   if (broken) return fail(broken);
   const droppedTools: InvalidToolAnnotation[] = [];
   if (method === 'tools/list') {
-    out['tools'] = (out['tools'] as JsonObject[]).filter((tool) => {
+    const kept: JsonObject[] = [];
+    for (const tool of out['tools'] as JsonObject[]) {
       const check = paramHeaders(tool['inputSchema']);
-      if (!check.ok) droppedTools.push({ tool: String(tool['name']), reason: check.error });
-      return check.ok;
-    });
+      if (!check.ok) {
+        droppedTools.push({ tool: String(tool['name']), reason: check.error });
+        continue;
+      }
+      // Legacy revisions require an object `outputSchema`; 2026-07-28 allows any schema.
+      const output = tool['outputSchema'];
+      kept.push(output !== undefined && !(isRecord(output) && output['type'] === 'object') ? omitKeys(tool, ['outputSchema']) : tool);
+    }
+    out['tools'] = kept;
   }
   if (method === 'tools/call' && 'structuredContent' in out && !isRecord(out['structuredContent'])) delete out['structuredContent'];
   return ok({ result: out, droppedTools });

@@ -9,7 +9,7 @@ import { invalidParams } from '../errors.ts';
 import { describe, type JsonRpcNotification, type RequestId } from '../jsonrpc.ts';
 import { TASKS_EXTENSION, type ModernServerCapabilities } from '../modern/capabilities.ts';
 import { ListenParamsSchema, type SubscriptionFilter } from '../modern/notifications.ts';
-import { isRecord, omitKeys, type Implementation, type JsonObject } from '../primitives.ts';
+import { extend, isRecord, omitKeys, type Implementation, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { stampServerInfo } from './meta.ts';
 
@@ -83,7 +83,7 @@ export function notificationToListen(notification: JsonRpcNotification, listen: 
   if (!filterAccepts(notification, listen.filter)) return undefined;
   const params = isRecord(notification.params) ? notification.params : {};
   const meta = isRecord(params['_meta']) ? params['_meta'] : {};
-  return { jsonrpc: '2.0', method: notification.method, params: { ...params, _meta: { ...meta, [MetaKey.subscriptionId]: listen.subscriptionId } } };
+  return { jsonrpc: '2.0', method: notification.method, params: extend(params, { _meta: extend(meta, { [MetaKey.subscriptionId]: listen.subscriptionId }) }) };
 }
 
 /** A notification from a listen stream → legacy: the subscription tag removed (and empty params dropped). */
