@@ -68,7 +68,7 @@ export function classify(value: unknown): Outcome<Classified, ClassifyFailure> {
   if (value['jsonrpc'] !== '2.0') return failure(value, 'jsonrpc must be "2.0"');
   const hasId = 'id' in value;
   if (typeof value['method'] === 'string') {
-    if ('params' in value && !isRecord(value['params'])) return failure(value, 'params must be an object');
+    if (value['params'] !== undefined && !isRecord(value['params'])) return failure(value, 'params must be an object');
     if (hasId) {
       const r = v.safeParse(JsonRpcRequestSchema, value);
       if (!r.success) return failure(value, describe(r.issues));

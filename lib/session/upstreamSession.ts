@@ -1,0 +1,247 @@
+/**
+ * One initialized session with a legacy server over a pipe: it sends `initialize` and
+ * `notifications/initialized`, remaps request ids and progress tokens so callers never collide,
+ * ties the server's notifications and pushed requests to the call they belong to, and gives every
+ * call exactly one outcome, whatever the server or the pipe does. It does not decide what a push
+ * becomes (the wrap does, through the call's hooks).
+ */
+import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
+import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
+import type { InitializeResult } from '../core/legacy/lifecycle.ts';
+import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
+import type { MessageExtra, Transport } from '../transport/transport.ts';
+
+/** What a call, or a push, ends with. */
+export type RpcOutcome = { readonly result: JsonObject } | { readonly error: WireError };
+
+/** How a call hears about what happens while it runs. */
+export interface CallHooks {
+  readonly signal?: AbortSignal;
+  /** Progress for this call, with the caller's own token restored. */
+  readonly onProgress?: (params: JsonObject) => void;
+  /** A log message the server sent for this call. */
+  readonly onLog?: (params: JsonObject) => void;
+  /** A request the server pushed while handling this call; the answer goes back upstream. */
+  readonly onPush?: (push: JsonRpcRequest) => Promise<RpcOutcome>;
+  /** The server cancelled one of its own pushes. */
+  readonly onPushCancelled?: (pushId: RequestId) => void;
+}
+
+export interface UpstreamSessionOptions {
+  readonly clientInfo: Implementation;
+  readonly capabilities: JsonObject;
+  readonly protocolVersion: string;
+  /** Answers pushes that belong to no call (e.g. `roots/list` right after `initialized`). */
+  readonly onUnrelatedPush?: (push: JsonRpcRequest) => Promise<RpcOutcome>;
+  /** Notifications that belong to no call (list changes, resource updates, stray logs). */
+  readonly onNotification?: (method: string, params: JsonObject | undefined) => void;
+  /** Called once when the pipe closes or the process exits. */
+  readonly onClose?: (reason: string) => void;
+  /** How long `initialize` may take. */
+  readonly initializeTimeoutMs?: number;
+}
+
+interface Pending {
+  readonly upstreamId: number;
+  readonly method: string;
+  readonly hooks: CallHooks;
+  readonly progressToken?: string;
+  readonly callerToken?: string | number;
+  readonly resolve: (outcome: RpcOutcome) => void;
+  readonly pushable: boolean;
+}
+
+const PUSHABLE = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+function closedError(reason: string): WireError {
+  return { code: ErrorCode.InternalError, message: `Internal error: the upstream server ${reason}` };
+}
+
+/** A legacy session over one transport. */
+export class UpstreamSession {
+  readonly options: UpstreamSessionOptions;
+  #transport: Transport;
+  #nextId = 1;
+  #pending = new Map<number, Pending>();
+  #byToken = new Map<string, Pending>();
+  #closed: string | undefined;
+  #initialize: InitializeResult | undefined;
+  #lastUsed = 0;
+
+  constructor(transport: Transport, options: UpstreamSessionOptions) {
+    this.#transport = transport;
+    this.options = options;
+    transport.onmessage = (message, extra) => this.#receive(message, extra as MessageExtra | undefined);
+    transport.onclose = () => this.#shutdown('closed the connection');
+    transport.onerror = () => {
+      /* garbage on the pipe is skipped; a broken pipe surfaces through onclose */
+    };
+  }
+
+  /** The server's `initialize` result, once open. */
+  get initializeResult(): InitializeResult | undefined {
+    return this.#initialize;
+  }
+
+  get closed(): boolean {
+    return this.#closed !== undefined;
+  }
+
+  /** Calls in flight. */
+  get inFlight(): number {
+    return this.#pending.size;
+  }
+
+  /** When the session last finished or started a call (a caller-supplied clock reading). */
+  get lastUsed(): number {
+    return this.#lastUsed;
+  }
+
+  /** Starts the transport and performs the handshake. */
+  async open(): Promise<InitializeResult> {
+    await this.#transport.start();
+    const timeout = AbortSignal.timeout(this.options.initializeTimeoutMs ?? 30_000);
+    const outcome = await this.call('initialize', { protocolVersion: this.options.protocolVersion, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo }, { signal: timeout });
+    if ('error' in outcome) {
+      await this.close();
+      throw new AdapterError('upstream-error', `initialize failed: ${outcome.error.message}`, { cause: outcome.error });
+    }
+    this.#initialize = outcome.result as InitializeResult;
+    await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return this.#initialize;
+  }
+
+  /**
+   * Sends one request upstream and resolves with its result or error. Aborting the signal sends
+   * `notifications/cancelled` upstream and resolves with a cancellation error.
+   */
+  call(method: string, params: JsonObject | undefined, hooks: CallHooks = {}): Promise<RpcOutcome> {
+    if (this.#closed) return Promise.resolve({ error: closedError(this.#closed) });
+    if (hooks.signal?.aborted) return Promise.resolve({ error: { code: ErrorCode.InternalError, message: 'Request cancelled' } });
+    const upstreamId = this.#nextId++;
+    let sent = params;
+    let progressToken: string | undefined;
+    let callerToken: string | number | undefined;
+    const meta = params && isRecord(params['_meta']) ? params['_meta'] : undefined;
+    if (meta && (typeof meta['progressToken'] === 'string' || typeof meta['progressToken'] === 'number')) {
+      callerToken = meta['progressToken'];
+      progressToken = `p${upstreamId}`;
+      sent = { ...params, _meta: { ...meta, progressToken } };
+    }
+    return new Promise<RpcOutcome>((resolve) => {
+      let settled = false;
+      const onAbort = () => finish({ error: { code: ErrorCode.InternalError, message: 'Request cancelled' } }, true);
+      const finish = (outcome: RpcOutcome, cancelUpstream = false) => {
+        if (settled) return;
+        settled = true;
+        this.#pending.delete(upstreamId);
+        if (progressToken) this.#byToken.delete(progressToken);
+        hooks.signal?.removeEventListener('abort', onAbort);
+        if (cancelUpstream && !this.#closed) {
+          this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason: 'The client cancelled the request' } }).catch(() => {});
+        }
+        resolve(outcome);
+      };
+      const pending: Pending = { upstreamId, method, hooks, resolve: (o) => finish(o), pushable: PUSHABLE.has(method), ...(progressToken ? { progressToken } : {}), ...(callerToken !== undefined ? { callerToken } : {}) };
+      this.#pending.set(upstreamId, pending);
+      if (progressToken) this.#byToken.set(progressToken, pending);
+      hooks.signal?.addEventListener('abort', onAbort, { once: true });
+      const request: JsonRpcRequest = sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
+      this.#transport.send(request).catch((e: unknown) => finish({ error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
+    });
+  }
+
+  /** Sends a notification upstream (best effort). */
+  async notify(method: string, params?: JsonObject): Promise<void> {
+    if (this.#closed) return;
+    await this.#transport.send(params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params }).catch(() => {});
+  }
+
+  /** Records use at `now` (for idle eviction). */
+  touch(now: number): void {
+    this.#lastUsed = now;
+  }
+
+  #owner(extra: MessageExtra | undefined, pushableOnly: boolean): Pending | undefined {
+    const related = extra?.relatedRequestId;
+    if (typeof related === 'number') return this.#pending.get(related);
+    let only: Pending | undefined;
+    for (const p of this.#pending.values()) {
+      if (pushableOnly && !p.pushable) continue;
+      if (only) return undefined;
+      only = p;
+    }
+    return only;
+  }
+
+  #receive(raw: JsonRpcMessage, extra: MessageExtra | undefined): void {
+    const c = classify(raw);
+    if (!c.ok) return;
+    const v = c.value;
+    switch (v.kind) {
+      case 'result':
+      case 'error': {
+        const id = v.message.id;
+        const pending = typeof id === 'number' ? this.#pending.get(id) : undefined;
+        if (!pending) return;
+        pending.resolve(v.kind === 'result' ? { result: v.message.result } : { error: v.message.error });
+        return;
+      }
+      case 'notification': {
+        const params = v.message.params;
+        if (v.message.method === 'notifications/progress' && params) {
+          const pending = this.#byToken.get(String(params['progressToken']));
+          if (pending) pending.hooks.onProgress?.({ ...params, progressToken: pending.callerToken });
+          return;
+        }
+        if (v.message.method === 'notifications/message' && params) {
+          const owner = this.#owner(extra, false);
+          if (owner?.hooks.onLog) owner.hooks.onLog(params);
+          else this.options.onNotification?.(v.message.method, params);
+          return;
+        }
+        if (v.message.method === 'notifications/cancelled' && params) {
+          for (const p of this.#pending.values()) p.hooks.onPushCancelled?.(params['requestId'] as RequestId);
+          return;
+        }
+        this.options.onNotification?.(v.message.method, params);
+        return;
+      }
+      case 'request':
+        void this.#push(v.message, extra);
+        return;
+      case 'batch':
+        return;
+    }
+  }
+
+  async #push(push: JsonRpcRequest, extra: MessageExtra | undefined): Promise<void> {
+    let outcome: RpcOutcome;
+    if (push.method === 'ping') outcome = { result: {} };
+    else {
+      const owner = this.#owner(extra, true);
+      const answer = owner?.hooks.onPush ?? this.options.onUnrelatedPush;
+      try {
+        outcome = answer ? await answer(push) : { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
+      } catch (e) {
+        outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: ${e instanceof Error ? e.message : String(e)}` } };
+      }
+    }
+    if (this.#closed) return;
+    const reply: JsonRpcMessage = 'result' in outcome ? { jsonrpc: '2.0', id: push.id, result: outcome.result } : { jsonrpc: '2.0', id: push.id, error: outcome.error };
+    await this.#transport.send(reply).catch(() => {});
+  }
+
+  #shutdown(reason: string): void {
+    if (this.#closed) return;
+    this.#closed = reason;
+    for (const p of [...this.#pending.values()]) p.resolve({ error: closedError(reason) });
+    this.options.onClose?.(reason);
+  }
+
+  /** Closes the pipe; every call still in flight gets an error. Idempotent. */
+  async close(): Promise<void> {
+    this.#shutdown('was shut down');
+    await this.#transport.close().catch(() => {});
+  }
+}

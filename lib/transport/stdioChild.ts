@@ -1,0 +1,117 @@
+/**
+ * A child process spoken to over stdio (newline-delimited JSON-RPC): spawn, frame, and shut down
+ * the way the spec asks (close stdin, wait, SIGTERM, then SIGKILL). Lines that are not JSON are
+ * reported through `onerror` and skipped; the pipe stays usable.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { AdapterError } from '../core/errors.ts';
+import type { JsonRpcMessage } from '../core/jsonrpc.ts';
+import { frame, LineFramer } from './lineFramer.ts';
+import type { Transport } from './transport.ts';
+
+export interface StdioChildOptions {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to (or, with `inheritEnv: false`, replacing) the parent's environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly inheritEnv?: boolean;
+  readonly cwd?: string;
+  /** Where the child's stderr goes: passed through to ours (default) or to a callback. */
+  readonly stderr?: 'inherit' | 'ignore' | ((chunk: string) => void);
+  /** How long to wait after closing stdin before SIGTERM, and after SIGTERM before SIGKILL. */
+  readonly shutdownGraceMs?: number;
+}
+
+/** A `Transport` over a spawned process's stdin/stdout. */
+export class StdioChildTransport implements Transport {
+  onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: (() => void) | undefined;
+  /** Called once when the process exits, with its code or signal. */
+  onexit?: ((code: number | null, signal: NodeJS.Signals | null) => void) | undefined;
+  readonly options: StdioChildOptions;
+  #child: ChildProcess | undefined;
+  #closed = false;
+  #exited: Promise<void> | undefined;
+
+  constructor(options: StdioChildOptions) {
+    this.options = options;
+  }
+
+  /** The process id while running. */
+  get pid(): number | undefined {
+    return this.#child?.pid;
+  }
+
+  async start(): Promise<void> {
+    if (this.#child) throw new AdapterError('protocol', 'stdio transport already started');
+    const o = this.options;
+    const env = o.inheritEnv === false ? { ...o.env } : { ...process.env, ...o.env };
+    const stderr = typeof o.stderr === 'function' ? 'pipe' : (o.stderr ?? 'inherit');
+    const child = spawn(o.command, [...(o.args ?? [])], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', stderr], windowsHide: true });
+    this.#child = child;
+    const framer = new LineFramer((line) => this.#line(line));
+    child.stdout!.on('data', (chunk: Buffer) => framer.push(chunk));
+    child.stdout!.on('end', () => framer.end());
+    if (typeof o.stderr === 'function') {
+      const sink = o.stderr;
+      child.stderr!.setEncoding('utf8');
+      child.stderr!.on('data', (chunk: string) => sink(chunk));
+    }
+    child.stdin!.on('error', (e) => this.onerror?.(e));
+    this.#exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        this.onexit?.(code, signal);
+        this.#finish();
+        resolve();
+      });
+    });
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', () => resolve());
+      child.once('error', (e) => {
+        this.#finish();
+        reject(new AdapterError('upstream-exited', `cannot start ${o.command}: ${e.message}`, { cause: e }));
+      });
+    });
+  }
+
+  #line(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.onerror?.(new AdapterError('protocol', `not JSON on the server's stdout: ${line.slice(0, 200)}`));
+      return;
+    }
+    this.onmessage?.(message as JsonRpcMessage);
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    const stdin = this.#child?.stdin;
+    if (this.#closed || !stdin || stdin.destroyed) throw new AdapterError('closed', 'the server process is not running');
+    const ok = stdin.write(frame(message));
+    if (!ok) await new Promise<void>((resolve) => stdin.once('drain', resolve));
+  }
+
+  async close(): Promise<void> {
+    const child = this.#child;
+    if (!child || child.exitCode !== null || child.signalCode !== null) {
+      this.#finish();
+      return;
+    }
+    const grace = this.options.shutdownGraceMs ?? 2000;
+    child.stdin?.end();
+    const waited = (ms: number) => Promise.race([this.#exited!.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    if (!(await waited(grace))) {
+      child.kill('SIGTERM');
+      if (!(await waited(grace))) child.kill('SIGKILL');
+    }
+    await this.#exited;
+  }
+}
