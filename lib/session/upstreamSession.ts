@@ -67,6 +67,8 @@ export class UpstreamSession {
   #closed: string | undefined;
   #initialize: InitializeResult | undefined;
   #lastUsed = 0;
+  #holds = 0;
+  readonly #closedController = new AbortController();
 
   constructor(transport: Transport, options: UpstreamSessionOptions) {
     this.#transport = transport;
@@ -87,9 +89,30 @@ export class UpstreamSession {
     return this.#closed !== undefined;
   }
 
+  /** Aborts when the session closes, for whatever reason. */
+  get closedSignal(): AbortSignal {
+    return this.#closedController.signal;
+  }
+
   /** Calls in flight. */
   get inFlight(): number {
     return this.#pending.size;
+  }
+
+  /** Long-lived users (listen streams) that keep the session from idle eviction. */
+  get holds(): number {
+    return this.#holds;
+  }
+
+  /** Keeps the session open until the returned release is called (idempotent release). */
+  hold(): () => void {
+    this.#holds++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#holds--;
+    };
   }
 
   /** When the session last finished or started a call (a caller-supplied clock reading). */
@@ -235,6 +258,7 @@ export class UpstreamSession {
   #shutdown(reason: string): void {
     if (this.#closed) return;
     this.#closed = reason;
+    this.#closedController.abort();
     for (const p of [...this.#pending.values()]) p.resolve({ error: closedError(reason) });
     this.options.onClose?.(reason);
   }

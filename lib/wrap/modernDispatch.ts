@@ -1,0 +1,150 @@
+/**
+ * Serves one modern (2026-07-28) request against a legacy server: checks the envelope, picks the
+ * upstream session for the caller's principal and declared capabilities, forwards the request with
+ * its `_meta` stripped, streams the request's own progress and logs (at or above its `logLevel`),
+ * and translates the answer. Pushes the server makes during the call go to the `inputs` broker.
+ * Transport-neutral: the HTTP and stdio fronts call it.
+ */
+import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
+import { ErrorCode, httpStatusForError, internalError, type WireError } from '../core/errors.ts';
+import type { ModernVersion } from '../core/era.ts';
+import type { Implementation, JsonObject } from '../core/primitives.ts';
+import { ADAPTER_INFO, type CacheDefaults } from '../core/translate/context.ts';
+import { clientCapabilitiesToLegacy } from '../core/translate/capabilities.ts';
+import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../core/translate/envelope.ts';
+import { initializeResultToDiscover } from '../core/translate/discover.ts';
+import { errorToModern } from '../core/translate/errors.ts';
+import { logToModern } from '../core/translate/notifications.ts';
+import { resultToModern } from '../core/translate/results.ts';
+import type { SessionKey, SessionPool } from '../session/pool.ts';
+import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
+
+/** Where a modern request came from and how to reach its stream. */
+export interface ModernContext {
+  /** Who is asking: sessions are never shared between principals. */
+  readonly principal: string;
+  /** Aborts when the client goes away (HTTP stream closed, stdio cancel) or the wrap shuts down. */
+  readonly signal: AbortSignal;
+  /** Sends a notification on this request's own stream (progress, logs, listen notifications). */
+  readonly notify: (notification: JsonRpcNotification) => void;
+}
+
+/** The one answer to a request, with the HTTP status a Streamable HTTP front uses. */
+export interface Answer {
+  readonly message: JsonRpcResponse;
+  readonly status: number;
+}
+
+/** What a push made during a modern call becomes. MRTR lives behind this seam. */
+export interface InputBroker {
+  /**
+   * Runs an upstream call whose server may push requests. Resolves with the final outcome, or with
+   * an `input_required` answer when the call was parked.
+   */
+  run(call: PushableCall): Promise<Answer>;
+}
+
+/** Everything the broker needs to run (or resume) one MRTR-eligible call. */
+export interface PushableCall {
+  readonly request: JsonRpcRequest;
+  readonly legacy: LegacyRequest;
+  readonly key: SessionKey;
+  readonly session: UpstreamSession;
+  readonly ctx: ModernContext;
+  /** Calls upstream with the request's hooks (progress, logs) plus the broker's own push hook. */
+  readonly callUpstream: (onPush: NonNullable<CallHooks['onPush']>) => Promise<RpcOutcome>;
+  /** Turns the upstream outcome into the modern answer. */
+  readonly finish: (outcome: RpcOutcome) => Answer;
+}
+
+export interface ModernDispatchOptions {
+  readonly pool: SessionPool;
+  /** Overrides the server info taken from the upstream's `initialize` result. */
+  readonly serverInfo?: Implementation;
+  readonly cache?: CacheDefaults;
+  readonly supportedVersions?: readonly ModernVersion[];
+  /** Deadline for one upstream call. */
+  readonly requestTimeoutMs?: number;
+  readonly inputs?: InputBroker;
+}
+
+const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** The error answer for `request`, with its HTTP status. */
+export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & { status?: number }): Answer {
+  return { message: errorResponse(id, error), status: error.status ?? httpStatusForError(error) };
+}
+
+/** The pool key for a modern envelope: the principal plus what the request declared. */
+export function keyFor(principal: string, envelope: Envelope): SessionKey {
+  return { principal, capabilities: clientCapabilitiesToLegacy(envelope.clientCapabilities) as JsonObject, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+}
+
+function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
+  return options.serverInfo ?? session.initializeResult?.serverInfo;
+}
+
+/** Serves a modern request that is not `subscriptions/listen`. */
+export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
+  const versions = options.supportedVersions ? { supportedVersions: options.supportedVersions } : {};
+  if (request.method === 'server/discover') {
+    const envelope = readEnvelope(request, versions);
+    return envelope.ok ? discover(request, envelope.value, ctx, options) : errorAnswer(request.id, envelope.error);
+  }
+  const legacy = requestToLegacy(request, versions);
+  if (!legacy.ok) return errorAnswer(request.id, legacy.error);
+  const up = legacy.value;
+  const envelope = up.envelope;
+  const key = keyFor(ctx.principal, envelope);
+  let session: UpstreamSession;
+  try {
+    session = await options.pool.acquire(key);
+  } catch (e) {
+    return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+  }
+  const method = request.method;
+  const serverInfo = serverInfoOf(session, options);
+  const finish = (outcome: RpcOutcome): Answer => {
+    if ('error' in outcome) return errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
+    const translated = resultToModern(method, outcome.result, { ...(serverInfo ? { serverInfo } : {}), ...(options.cache ? { cache: options.cache } : {}), retry: up.retry !== undefined });
+    if (!translated.ok) return errorAnswer(request.id, translated.error);
+    return { message: resultResponse(request.id, translated.value.result), status: 200 };
+  };
+  const timeout = AbortSignal.timeout(options.requestTimeoutMs ?? 5 * 60_000);
+  const signal = AbortSignal.any([ctx.signal, timeout]);
+  const hooks: CallHooks = {
+    signal,
+    ...(envelope.progressToken !== undefined ? { onProgress: (params: JsonObject) => ctx.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: envelope.progressToken } }) } : {}),
+    ...(envelope.logLevel !== undefined
+      ? {
+          onLog: (params: JsonObject) => {
+            const allowed = logToModern({ jsonrpc: '2.0', method: 'notifications/message', params }, envelope.logLevel);
+            if (allowed.ok && allowed.value) ctx.notify(allowed.value);
+          },
+        }
+      : {}),
+  };
+  const callUpstream = (onPush: NonNullable<CallHooks['onPush']>) => session.call(method, up.request.params, { ...hooks, onPush });
+  if (MRTR.has(method) && options.inputs) {
+    return options.inputs.run({ request, legacy: up, key, session, ctx: { ...ctx, signal }, callUpstream, finish });
+  }
+  const outcome = await callUpstream(async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }));
+  if (timeout.aborted && !ctx.signal.aborted) return errorAnswer(request.id, internalError(`the upstream server did not answer ${method} within ${options.requestTimeoutMs ?? 300000} ms`));
+  return finish(outcome);
+}
+
+async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
+  let session: UpstreamSession;
+  try {
+    session = await options.pool.acquire(keyFor(ctx.principal, envelope));
+  } catch (e) {
+    return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+  }
+  const init = session.initializeResult!;
+  const result = initializeResultToDiscover(options.serverInfo ? { ...init, serverInfo: options.serverInfo } : init, {
+    ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
+    ...(options.cache ? { cache: options.cache } : {}),
+  });
+  if (!result.ok) return errorAnswer(request.id, result.error);
+  return { message: resultResponse(request.id, result.value as JsonObject), status: 200 };
+}
