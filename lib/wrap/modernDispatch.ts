@@ -46,15 +46,34 @@ export interface InputBroker {
 
 /** Everything the broker needs to run (or resume) one MRTR-eligible call. */
 export interface PushableCall {
+  /** The modern request being served now (the first call or a retry). */
   readonly request: JsonRpcRequest;
   readonly legacy: LegacyRequest;
   readonly key: SessionKey;
   readonly session: UpstreamSession;
   readonly ctx: ModernContext;
-  /** Calls upstream with the request's hooks (progress, logs) plus the broker's own push hook. */
-  readonly callUpstream: (onPush: NonNullable<CallHooks['onPush']>) => Promise<RpcOutcome>;
-  /** Turns the upstream outcome into the modern answer. */
+  /** Sends the request upstream with the broker's hooks. */
+  readonly call: (hooks: CallHooks) => Promise<RpcOutcome>;
+  /** Turns an upstream outcome into the answer to `request`. */
   readonly finish: (outcome: RpcOutcome) => Answer;
+}
+
+/**
+ * The progress and log hooks that deliver a call's notifications on the stream of `target()`:
+ * progress under that request's own token, logs only at or above its level.
+ */
+export function streamHooks(target: () => { envelope: Envelope; notify: ModernContext['notify'] }): Pick<CallHooks, 'onProgress' | 'onLog'> {
+  return {
+    onProgress: (params: JsonObject) => {
+      const { envelope, notify } = target();
+      if (envelope.progressToken !== undefined) notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: envelope.progressToken } });
+    },
+    onLog: (params: JsonObject) => {
+      const { envelope, notify } = target();
+      const allowed = logToModern({ jsonrpc: '2.0', method: 'notifications/message', params }, envelope.logLevel);
+      if (allowed.ok && allowed.value) notify(allowed.value);
+    },
+  };
 }
 
 export interface ModernDispatchOptions {
@@ -110,25 +129,15 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
+  const params = up.request.params;
+  const call = (hooks: CallHooks) => session.call(method, params, hooks);
+  if (MRTR.has(method) && options.inputs) return options.inputs.run({ request, legacy: up, key, session, ctx, call, finish });
   const timeout = AbortSignal.timeout(options.requestTimeoutMs ?? 5 * 60_000);
-  const signal = AbortSignal.any([ctx.signal, timeout]);
-  const hooks: CallHooks = {
-    signal,
-    ...(envelope.progressToken !== undefined ? { onProgress: (params: JsonObject) => ctx.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: envelope.progressToken } }) } : {}),
-    ...(envelope.logLevel !== undefined
-      ? {
-          onLog: (params: JsonObject) => {
-            const allowed = logToModern({ jsonrpc: '2.0', method: 'notifications/message', params }, envelope.logLevel);
-            if (allowed.ok && allowed.value) ctx.notify(allowed.value);
-          },
-        }
-      : {}),
-  };
-  const callUpstream = (onPush: NonNullable<CallHooks['onPush']>) => session.call(method, up.request.params, { ...hooks, onPush });
-  if (MRTR.has(method) && options.inputs) {
-    return options.inputs.run({ request, legacy: up, key, session, ctx: { ...ctx, signal }, callUpstream, finish });
-  }
-  const outcome = await callUpstream(async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }));
+  const outcome = await call({
+    signal: AbortSignal.any([ctx.signal, timeout]),
+    ...streamHooks(() => ({ envelope, notify: ctx.notify })),
+    onPush: async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }),
+  });
   if (timeout.aborted && !ctx.signal.aborted) return errorAnswer(request.id, internalError(`the upstream server did not answer ${method} within ${options.requestTimeoutMs ?? 300000} ms`));
   return finish(outcome);
 }

@@ -20,6 +20,7 @@ import { checkOrigin, jsonError, jsonResponse, readBody, sseResponse, type EdgeL
 import { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import { ListenHub } from './listen.ts';
 import { errorAnswer, serveModern, type Answer, type InputBroker, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
+import { MrtrBroker, type MrtrOptions } from './mrtr.ts';
 
 export interface WrapLegacyServerOptions {
   /** The legacy server: a backend (`stdioBackend`, `httpBackend`, `inProcessBackend`), or an SDK server or factory. */
@@ -42,8 +43,8 @@ export interface WrapLegacyServerOptions {
       readonly principal?: (request: Request) => string;
       readonly keepAliveMs?: number;
     };
-  /** Turns pushes during modern calls into MRTR rounds (set by the MRTR layer). */
-  readonly inputs?: InputBroker;
+  /** MRTR for the server's own pushes: the suspend-mode options, or a broker of your own. */
+  readonly mrtr?: MrtrOptions | InputBroker;
 }
 
 export type WrapEvents = {
@@ -99,13 +100,14 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
   });
   const legacy = new LegacyHttpSessions(backend);
+  const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {});
   const dispatch: ModernDispatchOptions = {
     pool,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.cache ? { cache: options.cache } : {}),
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
-    ...(options.inputs ? { inputs: options.inputs } : {}),
+    inputs,
   };
   const http = options.http ?? {};
   const path = http.path === undefined ? '/mcp' : http.path;
@@ -173,6 +175,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     close() {
       closing ??= (async () => {
         hub.closeAll();
+        if (inputs instanceof MrtrBroker) inputs.close();
         await new Promise((r) => setTimeout(r, 0));
         shutdown.abort();
         await Promise.all([pool.close(), legacy.close()]);

@@ -1,0 +1,94 @@
+/**
+ * Sealing `requestState`: AES-256-GCM under a rotating keyring. The newest key seals; every key
+ * still in the ring opens, so a rotation never breaks a round in flight; a retired key opens
+ * nothing. The sealed text names its key and is URL-safe. What goes inside is the caller's business.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { AdapterError } from '../core/errors.ts';
+import { fail, ok, type Outcome } from '../core/outcome.ts';
+
+/** One key: 32 bytes and a short id written into every state it seals. */
+export interface StateKey {
+  readonly id: string;
+  readonly key: Uint8Array;
+}
+
+const PREFIX = 'mde1';
+const ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Why a sealed state did not open. */
+export type OpenFailure = 'malformed' | 'unknown-key' | 'tampered';
+
+/** A keyring for sealing and opening state. */
+export class Keyring {
+  #keys: StateKey[] = [];
+  readonly #maxKeys: number;
+
+  /** `keys`: newest last. `maxKeys`: how many keys stay able to open (older ones retire). */
+  constructor(keys: readonly StateKey[] = [], options: { maxKeys?: number } = {}) {
+    this.#maxKeys = options.maxKeys ?? 3;
+    for (const k of keys) this.add(k);
+    if (this.#keys.length === 0) this.add(Keyring.generate());
+  }
+
+  /** A fresh random key. */
+  static generate(id = randomBytes(6).toString('base64url')): StateKey {
+    return { id, key: randomBytes(32) };
+  }
+
+  /** A key from configuration: 32 bytes as base64/base64url or 64 hex characters. */
+  static parse(id: string, text: string): StateKey {
+    const trimmed = text.trim();
+    const bytes = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
+    if (bytes.length !== 32) throw new AdapterError('config', `a requestState key must be 32 bytes (got ${bytes.length})`);
+    return { id, key: bytes };
+  }
+
+  /** Makes `key` the sealing key; the oldest keys beyond `maxKeys` retire. */
+  add(key: StateKey): void {
+    if (!ID.test(key.id)) throw new AdapterError('config', `key id ${JSON.stringify(key.id)} must be 1–32 characters of [A-Za-z0-9_-]`);
+    if (key.key.length !== 32) throw new AdapterError('config', 'a requestState key must be 32 bytes');
+    this.#keys = [...this.#keys.filter((k) => k.id !== key.id), key].slice(-this.#maxKeys);
+  }
+
+  /** Rotates to a new random key. */
+  rotate(): StateKey {
+    const key = Keyring.generate();
+    this.add(key);
+    return key;
+  }
+
+  /** Ids of the keys that can still open, newest last. */
+  get ids(): readonly string[] {
+    return this.#keys.map((k) => k.id);
+  }
+
+  /** Seals bytes under the newest key, bound to `aad` (authenticated, not encrypted). */
+  seal(plaintext: Uint8Array, aad: string): string {
+    const current = this.#keys[this.#keys.length - 1]!;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', current.key, iv);
+    cipher.setAAD(Buffer.from(`${PREFIX}.${current.id}.${aad}`));
+    const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    const tag = cipher.getAuthTag();
+    return `${PREFIX}.${current.id}.${Buffer.concat([iv, body, tag]).toString('base64url')}`;
+  }
+
+  /** Opens a sealed state; a wrong key, a flipped byte or another `aad` fails. */
+  open(sealed: string, aad: string): Outcome<Uint8Array, OpenFailure> {
+    const parts = sealed.split('.');
+    if (parts.length !== 3 || parts[0] !== PREFIX || !/^[A-Za-z0-9_-]+$/.test(parts[2]!)) return fail('malformed');
+    const key = this.#keys.find((k) => k.id === parts[1]);
+    if (!key) return fail('unknown-key');
+    const raw = Buffer.from(parts[2]!, 'base64url');
+    if (raw.length < 12 + 16) return fail('malformed');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', key.key, raw.subarray(0, 12));
+      decipher.setAAD(Buffer.from(`${PREFIX}.${key.id}.${aad}`));
+      decipher.setAuthTag(raw.subarray(raw.length - 16));
+      return ok(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]));
+    } catch {
+      return fail('tampered');
+    }
+  }
+}

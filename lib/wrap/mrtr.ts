@@ -1,0 +1,287 @@
+/**
+ * Pushes become MRTR rounds (suspend mode): while a modern client's call runs upstream, the legacy
+ * server's own `elicitation/create`, `sampling/createMessage` and `roots/list` requests are collected
+ * into one `input_required` round, the call is parked, and a sealed `requestState` (AES-256-GCM,
+ * bound to the call, principal, method, params digest, round and expiry; single use) lets the retry
+ * answer the parked pushes and resume the call. Parked calls that are never resumed are released.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { ErrorCode, invalidParams, missingCapability, type WireError } from '../core/errors.ts';
+import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';
+import type { InputMethod } from '../core/legacy/inputs.ts';
+import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
+import type { Envelope } from '../core/translate/envelope.ts';
+import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, urlElicitationToInputRequired, type KeyedPush } from '../core/translate/inputRequests.ts';
+import { canonicalJson } from '../session/pool.ts';
+import type { RpcOutcome } from '../session/upstreamSession.ts';
+import { Keyring } from '../state/keyring.ts';
+import { errorAnswer, streamHooks, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
+
+export interface MrtrOptions {
+  /** Seals `requestState`; default a random key per process (retries cannot cross processes). */
+  readonly keyring?: Keyring;
+  /** How long a parked call waits for its retry before it is released (default 5 minutes). */
+  readonly parkTimeoutMs?: number;
+  /** How long to wait for further pushes after the first, to put concurrent ones in one round (default 15 ms). */
+  readonly collectMs?: number;
+  /** Most calls parked at once (default 10,000). */
+  readonly maxParked?: number;
+  /** Clock (ms); default `Date.now`. */
+  readonly now?: () => number;
+}
+
+interface PendingPush {
+  readonly push: JsonRpcRequest;
+  readonly method: InputMethod;
+  readonly resolve: (outcome: RpcOutcome) => void;
+}
+
+interface Parked {
+  readonly id: string;
+  readonly principal: string;
+  readonly method: string;
+  readonly digest: string;
+  readonly controller: AbortController;
+  readonly pending: Map<string, PendingPush>;
+  readonly release: () => void;
+  target: { envelope: Envelope; notify: ModernContext['notify'] };
+  round: number;
+  ordinal: number;
+  busy: boolean;
+  outcome?: RpcOutcome;
+  capabilityError?: WireError;
+  /** URL elicitation required (-32042): the call is re-run from the start on the retry. */
+  rerun?: PushableCall['call'];
+  timer?: ReturnType<typeof setTimeout>;
+  wake: () => void;
+}
+
+interface StatePayload {
+  readonly c: string;
+  readonly p: string;
+  readonly m: string;
+  readonly d: string;
+  readonly r: number;
+  readonly e: number;
+}
+
+const AAD = 'requestState';
+
+function digestOf(params: JsonObject | undefined): string {
+  const rest = params ? omitKeys(params, ['_meta', 'inputResponses', 'requestState']) : {};
+  return createHash('sha256').update(canonicalJson(rest)).digest('base64url');
+}
+
+function principalTag(principal: string): string {
+  return createHash('sha256').update(principal).digest('base64url').slice(0, 22);
+}
+
+function stateError(id: RequestId, detail: string): Answer {
+  return errorAnswer(id, invalidParams(`requestState ${detail}`));
+}
+
+/** The suspend-mode MRTR broker. */
+export class MrtrBroker implements InputBroker {
+  readonly keyring: Keyring;
+  readonly #parked = new Map<string, Parked>();
+  readonly #options: MrtrOptions;
+  #closed = false;
+
+  constructor(options: MrtrOptions = {}) {
+    this.#options = options;
+    this.keyring = options.keyring ?? new Keyring();
+  }
+
+  /** Calls parked right now. */
+  get parked(): number {
+    return this.#parked.size;
+  }
+
+  #now(): number {
+    return (this.#options.now ?? Date.now)();
+  }
+
+  async run(call: PushableCall): Promise<Answer> {
+    const state = call.legacy.retry?.requestState;
+    if (state !== undefined) return this.#resume(call, state);
+    if (this.#parked.size >= (this.#options.maxParked ?? 10_000)) return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Internal error: too many calls are waiting for input' });
+    const p: Parked = {
+      id: randomUUID(),
+      principal: call.ctx.principal,
+      method: call.request.method,
+      digest: digestOf(call.request.params),
+      controller: new AbortController(),
+      pending: new Map(),
+      release: call.session.hold(),
+      target: { envelope: call.legacy.envelope, notify: call.ctx.notify },
+      round: 0,
+      ordinal: 0,
+      busy: true,
+      wake: () => {},
+    };
+    this.#start(p, call.call);
+    return this.#serve(p, call);
+  }
+
+  #start(p: Parked, run: PushableCall['call']): void {
+    delete p.outcome;
+    run({
+      signal: p.controller.signal,
+      ...streamHooks(() => p.target),
+      onPush: (push) => this.#onPush(p, push),
+      onPushCancelled: (pushId) => {
+        for (const [key, pending] of p.pending) if (pending.push.id === pushId) p.pending.delete(key);
+      },
+    }).then((outcome) => {
+      if (isRecord(outcome) && 'error' in outcome && outcome.error.code === ErrorCode.UrlElicitationRequired) p.rerun = run;
+      p.outcome = outcome;
+      p.wake();
+    });
+  }
+
+  #onPush(p: Parked, push: JsonRpcRequest): Promise<RpcOutcome> {
+    const input = pushToInputRequest(push);
+    if (!input.ok) return Promise.resolve({ error: input.error });
+    const allowed = checkInputCapability(input.value, p.target.envelope.clientCapabilities);
+    if (!allowed.ok) {
+      p.capabilityError ??= allowed.error;
+      p.wake();
+      return Promise.resolve({ error: { code: ErrorCode.InternalError, message: `The client did not declare the capability ${push.method} needs` } });
+    }
+    const key = inputKeyOf(push, ++p.ordinal);
+    return new Promise<RpcOutcome>((resolve) => {
+      p.pending.set(key, { push, method: push.method as InputMethod, resolve });
+      p.wake();
+    });
+  }
+
+  /** Waits for the call's next event and answers the current request with it. */
+  async #serve(p: Parked, call: PushableCall): Promise<Answer> {
+    const signal = call.ctx.signal;
+    for (;;) {
+      if (p.capabilityError) {
+        const error = p.capabilityError;
+        this.#drop(p, 'the client lacks a capability');
+        return errorAnswer(call.request.id, { ...missingCapability((error.data as { requiredCapabilities: JsonObject }).requiredCapabilities, error.message), status: 400 });
+      }
+      if (p.outcome) {
+        const outcome = p.outcome;
+        if (p.rerun && 'error' in outcome) return this.#park(p, call, outcome.error);
+        this.#drop(p);
+        return call.finish(outcome);
+      }
+      if (p.pending.size > 0) {
+        await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
+        if (p.outcome || p.capabilityError) continue;
+        return this.#park(p, call);
+      }
+      if (signal.aborted) {
+        this.#drop(p, 'the client went away');
+        return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Request cancelled' });
+      }
+      await new Promise<void>((resolve) => {
+        const onAbort = () => resolve();
+        p.wake = () => {
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      p.wake = () => {};
+    }
+  }
+
+  /** Parks the call and answers with an `input_required` round. */
+  #park(p: Parked, call: PushableCall, urlError?: WireError): Answer {
+    p.round++;
+    p.busy = false;
+    p.target = { envelope: p.target.envelope, notify: () => {} };
+    const timeoutMs = this.#options.parkTimeoutMs ?? 5 * 60_000;
+    const payload: StatePayload = { c: p.id, p: principalTag(p.principal), m: p.method, d: p.digest, r: p.round, e: this.#now() + timeoutMs };
+    const requestState = this.keyring.seal(new TextEncoder().encode(JSON.stringify(payload)), AAD);
+    this.#parked.set(p.id, p);
+    clearTimeout(p.timer);
+    p.timer = setTimeout(() => this.#drop(p, 'no retry came in time'), timeoutMs);
+    p.timer.unref?.();
+    const serverInfo = call.session.initializeResult?.serverInfo;
+    if (urlError) {
+      const converted = urlElicitationToInputRequired(urlError, { requestState, ...(serverInfo ? { serverInfo } : {}), firstOrdinal: p.ordinal + 1 });
+      if (!converted.ok) {
+        this.#drop(p);
+        return call.finish({ error: urlError });
+      }
+      p.ordinal += Object.keys(converted.value.elicitationIds).length;
+      return { message: { jsonrpc: '2.0', id: call.request.id, result: converted.value.result }, status: 200 };
+    }
+    const pushes: KeyedPush[] = [...p.pending].map(([key, pending]) => ({ key, request: pending.push }));
+    const result = inputRequiredResult(pushes, { requestState, ...(serverInfo ? { serverInfo } : {}) });
+    if (!result.ok) {
+      this.#drop(p);
+      return errorAnswer(call.request.id, result.error);
+    }
+    return { message: { jsonrpc: '2.0', id: call.request.id, result: result.value }, status: 200 };
+  }
+
+  async #resume(call: PushableCall, sealed: string): Promise<Answer> {
+    const id = call.request.id;
+    const opened = this.keyring.open(sealed, AAD);
+    if (!opened.ok) return stateError(id, opened.error === 'unknown-key' ? 'was sealed under a key this server no longer holds' : 'is not valid: it was altered or is not ours');
+    let payload: StatePayload;
+    try {
+      payload = JSON.parse(new TextDecoder().decode(opened.value)) as StatePayload;
+    } catch {
+      return stateError(id, 'is not valid');
+    }
+    if (payload.e < this.#now()) return stateError(id, 'has expired; start the request again without it');
+    if (payload.p !== principalTag(call.ctx.principal)) return stateError(id, 'belongs to another caller');
+    if (payload.m !== call.request.method || payload.d !== digestOf(call.request.params)) return stateError(id, 'was issued for a different request');
+    const p = this.#parked.get(payload.c);
+    if (!p) return stateError(id, 'refers to a call that is no longer waiting (finished, released or on another server)');
+    if (p.round !== payload.r || p.busy) return stateError(id, 'was already used');
+    const responses = call.legacy.retry?.inputResponses ?? {};
+    if (!isRecord(responses)) return errorAnswer(id, invalidParams('inputResponses must be an object'));
+    const answers: Array<[PendingPush, JsonObject]> = [];
+    if (!p.rerun) {
+      for (const [key, pending] of p.pending) {
+        if (!(key in responses)) continue;
+        const result = inputResponseToResult(pending.method, key, responses[key]);
+        if (!result.ok) return errorAnswer(id, result.error);
+        answers.push([pending, result.value]);
+      }
+    }
+    p.busy = true;
+    clearTimeout(p.timer);
+    this.#parked.delete(p.id);
+    p.target = { envelope: call.legacy.envelope, notify: call.ctx.notify };
+    if (p.rerun) {
+      const rerun = p.rerun;
+      delete p.rerun;
+      this.#start(p, call.call ?? rerun);
+    } else {
+      for (const [pending, result] of answers) {
+        for (const [key, value] of p.pending) if (value === pending) p.pending.delete(key);
+        pending.resolve({ result });
+      }
+    }
+    return this.#serve(p, call);
+  }
+
+  /** Releases a call: its pushes are answered (elicitation: cancel) and the upstream call is cancelled. */
+  #drop(p: Parked, reason?: string): void {
+    clearTimeout(p.timer);
+    this.#parked.delete(p.id);
+    for (const pending of p.pending.values()) {
+      pending.resolve(pending.method === 'elicitation/create' ? { result: { action: 'cancel' } } : { error: { code: ErrorCode.InternalError, message: `The client did not answer: ${reason ?? 'the call ended'}` } });
+    }
+    p.pending.clear();
+    if (reason !== undefined && !p.outcome) p.controller.abort();
+    p.release();
+  }
+
+  /** Releases every parked call. Idempotent. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const p of [...this.#parked.values()]) this.#drop(p, 'the server is shutting down');
+  }
+}
