@@ -1,8 +1,9 @@
 /**
  * Where a legacy server lives, as seen by the session layer: something that opens a fresh pipe to
  * it. In process (a factory of SDK v1 servers, connected through an in-memory pair) or a child
- * process over stdio; the HTTP backend lives beside the legacy HTTP client transport.
+ * process over stdio, or a legacy HTTP URL (Streamable HTTP with sessions, HTTP+SSE fallback).
  */
+import { LegacyHttpClientTransport, type LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
 import { createMemoryPair } from '../transport/memory.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
@@ -53,6 +54,17 @@ export function stdioBackend(options: StdioChildOptions): Backend {
     describe: [options.command, ...(options.args ?? [])].join(' '),
     async connect() {
       return new StdioChildTransport(options);
+    },
+  };
+}
+
+/** A legacy HTTP backend: one upstream HTTP session per pool session. */
+export function httpBackend(options: LegacyHttpClientOptions): Backend {
+  return {
+    kind: 'http',
+    describe: String(options.url),
+    async connect() {
+      return new LegacyHttpClientTransport(options);
     },
   };
 }

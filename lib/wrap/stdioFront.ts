@@ -1,0 +1,163 @@
+/**
+ * The stdio front of `wrapLegacyServer`: newline-delimited JSON-RPC on our own stdin/stdout (or
+ * any pair of streams). Modern requests are served statelessly and concurrently; a legacy
+ * `initialize` opens one legacy session relayed untouched to a dedicated upstream connection.
+ * `notifications/cancelled` cancels the modern request it names; end of input shuts down cleanly.
+ */
+import type { Readable, Writable } from 'node:stream';
+import { claimedEra } from '../core/era.ts';
+import { errorResponse, parseMessage, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
+import { isRecord } from '../core/primitives.ts';
+import { frame, LineFramer } from '../transport/lineFramer.ts';
+import type { Transport } from '../transport/transport.ts';
+import type { LegacyServerWrap } from './wrapLegacyServer.ts';
+
+export interface StdioFrontOptions {
+  readonly input?: Readable;
+  readonly output?: Writable;
+  /** The principal every request on this pipe acts as (one user per process). */
+  readonly principal?: string;
+  /** Close the wrap when the input ends (default true). */
+  readonly closeOnEnd?: boolean;
+  /** After the input ends, how long requests in flight may take before they are cancelled (default 30 s). */
+  readonly graceMs?: number;
+}
+
+export interface RunningStdioFront {
+  /** Resolves when the input has ended and everything in flight was answered. */
+  readonly done: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Serves a wrap on stdio until the input ends. */
+export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = {}): RunningStdioFront {
+  const input = options.input ?? process.stdin;
+  const output = options.output ?? process.stdout;
+  const principal = options.principal ?? 'stdio';
+  const active = new Map<RequestId, AbortController>();
+  const inflight = new Set<Promise<void>>();
+  const calls = new Set<Promise<void>>();
+  let legacy: Transport | undefined;
+  let legacyOpening: Promise<Transport | undefined> | undefined;
+  let ended = false;
+  const write = (message: JsonRpcMessage) => {
+    if (!output.writable) return;
+    output.write(frame(message));
+  };
+
+  const openLegacy = async (): Promise<Transport | undefined> => {
+    try {
+      const upstream = await wrap.backend.connect();
+      upstream.onmessage = (m) => write(m);
+      upstream.onclose = () => {
+        if (legacy === upstream) legacy = undefined;
+      };
+      await upstream.start();
+      legacy = upstream;
+      return upstream;
+    } catch {
+      return undefined;
+    }
+  };
+
+  const relay = async (message: JsonRpcMessage) => {
+    const upstream = legacy ?? (await legacyOpening);
+    if (upstream) await upstream.send(message).catch(() => {});
+    else if ('method' in message && 'id' in message) write(errorResponse(message.id, { code: -32603, message: 'Internal error: the upstream server is unavailable' }));
+  };
+
+  const track = (p: Promise<void>) => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p));
+  };
+  const trackCall = (isCall: boolean, p: Promise<void>) => {
+    track(p);
+    if (isCall) {
+      calls.add(p);
+      void p.finally(() => calls.delete(p));
+    }
+    return p;
+  };
+
+  const onLine = (line: string) => {
+    const parsed = parseMessage(line);
+    if (!parsed.ok) {
+      write(errorResponse(parsed.error.id, parsed.error));
+      return;
+    }
+    const c = parsed.value;
+    if (c.kind === 'batch') {
+      if (legacy || legacyOpening) track(relay(c.items as never));
+      else write(errorResponse(null, { code: -32600, message: 'Invalid Request: batches belong to a legacy session' }));
+      return;
+    }
+    if (c.kind === 'request' && claimedEra(c.message) === 'modern') {
+      const request = c.message;
+      const controller = new AbortController();
+      active.set(request.id, controller);
+      const served = trackCall(
+        request.method !== 'subscriptions/listen',
+        wrap.serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
+          (answer) => {
+            active.delete(request.id);
+            if (answer && !controller.signal.aborted) write(answer.message);
+          },
+          () => {
+            active.delete(request.id);
+            write(errorResponse(request.id, { code: -32603, message: 'Internal error' }));
+          },
+        ),
+      );
+      void served;
+      return;
+    }
+    if (c.kind === 'notification' && c.message.method === 'notifications/cancelled' && isRecord(c.message.params)) {
+      const target = active.get(c.message.params['requestId'] as RequestId);
+      if (target) {
+        target.abort();
+        return;
+      }
+    }
+    if (c.kind === 'request' && c.message.method === 'initialize' && !legacy && !legacyOpening) {
+      legacyOpening = openLegacy();
+      track(relay(c.message));
+      return;
+    }
+    if (legacy || legacyOpening) {
+      track(relay(c.message));
+      return;
+    }
+    if (c.kind === 'request') {
+      // Neither modern nor inside a legacy session: answered by the modern rules (missing _meta).
+      track(wrap.serveModern(c.message, { principal, signal: new AbortController().signal, notify: () => {} }).then((answer) => answer && write(answer.message)));
+    }
+  };
+
+  const framer = new LineFramer(onLine);
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const end = async () => {
+    if (ended) return;
+    ended = true;
+    framer.end();
+    // Calls in flight are answered (within the grace period); listens end with the wrap.
+    const grace = new Promise((r) => setTimeout(r, options.graceMs ?? 30_000).unref());
+    await Promise.race([Promise.allSettled([...calls]), grace]);
+    if (options.closeOnEnd !== false) await wrap.close();
+    for (const c of active.values()) c.abort();
+    while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    await legacy?.close();
+    finish();
+  };
+  input.on('data', (chunk: Buffer | string) => framer.push(typeof chunk === 'string' ? chunk : new Uint8Array(chunk)));
+  input.once('end', () => void end());
+  input.once('close', () => void end());
+  return {
+    done,
+    async close() {
+      for (const c of active.values()) c.abort();
+      input.pause();
+      await end();
+    },
+  };
+}
