@@ -1,0 +1,77 @@
+/**
+ * The official MCP conformance suite (server scenarios) against the project's legacy, push-style
+ * fixture server wrapped by wrapLegacyServer over Streamable HTTP: every scenario scored for
+ * 2026-07-28 (modern clients, MRTR included) and for 2025-11-25 (legacy clients, same endpoint)
+ * must pass; unscored failures must be listed, with reasons, in fixtures/conformance/baseline.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createConformanceServer } from '../../fixtures/servers/conformanceServer.ts';
+import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
+const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/baseline.json'), 'utf8')) as Record<string, Record<string, string>>;
+
+interface Run {
+  readonly code: number | null;
+  readonly output: string;
+  readonly scenarios: Map<string, { passed: number; failed: number }>;
+  readonly unscored: Set<string>;
+}
+
+function runSuite(url: string, revision: string): Promise<Run> {
+  const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-'));
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'server', '--url', url, '--requirements', revision, '--timeout', '20000'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('close', (code) => {
+      rmSync(cwd, { recursive: true, force: true });
+      const scenarios = new Map<string, { passed: number; failed: number }>();
+      for (const m of output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gmu)) scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
+      const unscored = new Set<string>();
+      if (output.includes('Not scored')) for (const m of output.slice(output.indexOf('Not scored')).matchAll(/^\s+[✓✗] (\S+) \(/gmu)) unscored.add(m[1]!);
+      done({ code, output, scenarios, unscored });
+    });
+  });
+}
+
+let wrap: LegacyServerWrap;
+let server: RunningHttpServer;
+const c = suite('conformance suite through wrapLegacyServer');
+
+c.before(async () => {
+  wrap = wrapLegacyServer({ upstream: () => createConformanceServer() });
+  server = await serveNodeHttp(wrap.fetch, { port: 0 });
+});
+c.after(async () => {
+  await wrap.close();
+  await server.close();
+});
+
+for (const revision of ['2026-07-28', '2025-11-25']) {
+  c(`should pass every scenario scored for ${revision}, with only baselined unscored failures`, async () => {
+    const run = await runSuite(`${server.origin}/mcp`, revision);
+    const scored = [...run.scenarios].filter(([name]) => !run.unscored.has(name));
+    assert.ok(scored.length >= (revision === '2026-07-28' ? 37 : 30), `only ${scored.length} scored scenarios ran:\n${run.output.slice(-2000)}`);
+    const failing = scored.filter(([, r]) => r.failed > 0).map(([name]) => name);
+    assert.equal(failing, [], `scored scenarios failing at ${revision}:\n${run.output.slice(-3000)}`);
+    assert.is(run.code, 0, run.output.slice(-2000));
+    const baseline = BASELINE[revision] ?? {};
+    const unscoredFailing = [...run.unscored].filter((name) => (run.scenarios.get(name)?.failed ?? 0) > 0);
+    for (const name of unscoredFailing) assert.ok(name in baseline, `${name} fails at ${revision} and is not in fixtures/conformance/baseline.json`);
+    for (const name of Object.keys(baseline)) assert.ok(unscoredFailing.includes(name), `${name} is in the ${revision} baseline but no longer fails: remove it`);
+    const checks = scored.reduce((n, [, r]) => n + r.passed, 0);
+    process.stdout.write(`  conformance ${revision}: ${scored.length} scored scenarios, ${checks} checks passed\n`);
+  });
+}
+
+c.run();
