@@ -1,0 +1,171 @@
+import { resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createPushServer } from '../../fixtures/servers/pushServer.ts';
+import { stdioBackend } from '../../lib/session/backend.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+import { modernMeta } from '../helpers/messages.ts';
+import { validateMessage } from '../helpers/schemas.ts';
+
+const URL_ = 'http://127.0.0.1:3000/mcp';
+const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+const PUSH_STDIO = resolve(import.meta.dirname, '../../fixtures/servers/pushServerStdio.ts');
+
+function body(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}, id: number | string = 1) {
+  return { jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta(meta) } };
+}
+
+function post(message: unknown, headers: Record<string, string> = {}, init: RequestInit = {}): Request {
+  const m = message as { method?: string; params?: { name?: string; uri?: string; _meta?: Record<string, unknown> } };
+  const routing: Record<string, string> = {};
+  const version = m.params?._meta?.['io.modelcontextprotocol/protocolVersion'];
+  if (typeof version === 'string') routing['mcp-protocol-version'] = version;
+  if (m.method) routing['mcp-method'] = m.method;
+  const name = m.params?.name ?? m.params?.uri;
+  if (name && ['tools/call', 'prompts/get', 'resources/read'].includes(m.method ?? '')) routing['mcp-name'] = name;
+  return new Request(URL_, { method: 'POST', body: typeof message === 'string' ? message : JSON.stringify(message), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: '127.0.0.1:3000', ...routing, ...headers }, ...init });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function json(response: Response | Promise<Response>): Promise<any> {
+  return (await response).json();
+}
+
+async function sseMessages(response: Response): Promise<any[]> {
+  const text = await response.text();
+  return text
+    .split('\n\n')
+    .map((block) => block.split('\n').find((l) => l.startsWith('data: ')))
+    .filter((l): l is string => Boolean(l))
+    .map((l) => JSON.parse(l.slice(6)));
+}
+
+let wrap: LegacyServerWrap;
+const w = suite('wrapLegacyServer over HTTP');
+w.before.each(() => {
+  wrap = wrapLegacyServer({ upstream: () => createPushServer() });
+});
+w.after.each(async () => {
+  await wrap.close();
+});
+
+w('should serve a modern tools/call with resultType and server info, schema-valid', async () => {
+  const res = await wrap.fetch(post(body('tools/call', { name: 'echo', arguments: { text: 'hi' } })));
+  assert.is(res.status, 200);
+  const msg = await json(res);
+  assert.equal(msg.result.content, [{ type: 'text', text: 'hi' }]);
+  assert.is(msg.result.resultType, 'complete');
+  assert.equal(msg.result._meta['io.modelcontextprotocol/serverInfo'], { name: 'push-server', version: '1.0.0' });
+  assert.equal(validateMessage('2026-07-28', msg, { method: 'tools/call' }), []);
+});
+
+w('should build server/discover from the upstream initialize result', async () => {
+  const msg = await json(wrap.fetch(post(body('server/discover'))));
+  assert.equal(msg.result.supportedVersions, ['2026-07-28']);
+  assert.ok(msg.result.capabilities.tools);
+  assert.equal(validateMessage('2026-07-28', msg, { method: 'server/discover' }), []);
+});
+
+w('should answer the modern rules with the right codes and statuses', async () => {
+  const cases: Array<[Request, number, number | null]> = [
+    [post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }), 400, -32602],
+    [post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' })), 400, -32022],
+    [post(body('tools/list'), { 'mcp-method': 'prompts/list' }), 400, -32020],
+    [post(body('tools/call', { name: 'echo', arguments: { text: 'x' } }), { 'mcp-name': 'other' }), 400, -32020],
+    [post(body('ping')), 404, -32601],
+    [post(body('logging/setLevel', { level: 'info' })), 404, -32601],
+    [post(body('resources/subscribe', { uri: 'x' })), 404, -32601],
+    [post(body('initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'c', version: '1' } })), 404, -32601],
+    [post('{"jsonrpc":'), 400, -32700],
+    [post('['.repeat(100) + ']'.repeat(100)), 400, -32700],
+    [post(body('tools/list'), { origin: 'https://evil.example' }), 403, null],
+    [post(body('tools/list'), { host: 'evil.example' }), 403, null],
+    [new Request(URL_, { method: 'GET', headers: { host: '127.0.0.1:3000' } }), 405, null],
+    [new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000' } }), 405, null],
+    [post(JSON.stringify(body('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } }))), 413, null],
+  ];
+  for (const [request, status, code] of cases) {
+    const label = `${request.method} ${(await request.clone().text()).slice(0, 120)}`;
+    const res = await wrap.fetch(request);
+    assert.is(res.status, status, label);
+    if (code !== null) assert.is((await json(res)).error.code, code);
+  }
+  const echoed = await json(wrap.fetch(post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'req-7'))));
+  assert.is(echoed.id, 'req-7', 'errors echo the request id');
+});
+
+w('should stream progress and only the logs at or above the request level, then the answer', async () => {
+  const res = await wrap.fetch(post(body('tools/call', { name: 'work', arguments: { steps: 4 } }, { progressToken: 'tok', 'io.modelcontextprotocol/logLevel': 'info' })));
+  assert.is(res.headers.get('content-type'), 'text/event-stream');
+  const messages = await sseMessages(res);
+  const logs = messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.data);
+  const progress = messages.filter((m) => m.method === 'notifications/progress').map((m) => [m.params.progressToken, m.params.progress]);
+  assert.equal(logs, ['step 1', 'step 3'], 'debug logs are below info');
+  assert.equal(progress, [['tok', 1], ['tok', 2], ['tok', 3], ['tok', 4]]);
+  assert.equal(messages.at(-1).result.content, [{ type: 'text', text: 'did 4 steps' }]);
+  for (const m of messages) assert.equal(validateMessage('2026-07-28', m, { method: 'tools/call' }), []);
+});
+
+w('should send no logs to a request that asked for none', async () => {
+  const res = await wrap.fetch(post(body('tools/call', { name: 'work', arguments: { steps: 2 } })));
+  assert.is(res.headers.get('content-type'), 'application/json');
+  assert.equal((await json(res)).result.content, [{ type: 'text', text: 'did 2 steps' }]);
+});
+
+w('should cancel the upstream call when the client closes the stream', async () => {
+  const controller = new AbortController();
+  const res = wrap.fetch(post(body('tools/call', { name: 'wait' }, { progressToken: 1 }), {}, { signal: controller.signal }));
+  const response = await res;
+  const reader = response.body!.getReader();
+  setTimeout(() => controller.abort(), 50);
+  await reader.cancel();
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(wrap.pool.sessions().every((s) => s.session.inFlight === 0), 'nothing left in flight upstream');
+});
+
+w('should serve a legacy client on the same endpoint through a legacy session', async () => {
+  const init = await wrap.fetch(post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }));
+  assert.is(init.status, 200);
+  const session = init.headers.get('mcp-session-id');
+  assert.ok(session);
+  const first = (await sseMessages(init))[0];
+  assert.is(first.result.serverInfo.name, 'push-server');
+  const headers = { 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' };
+  assert.is((await wrap.fetch(post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers))).status, 202);
+  const call = await wrap.fetch(post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'legacy' } } }, headers));
+  const answer = (await sseMessages(call))[0];
+  assert.equal(answer.result.content, [{ type: 'text', text: 'legacy' }]);
+  assert.not.ok('resultType' in answer.result, 'the legacy path is not translated');
+  assert.is((await wrap.fetch(new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000', ...headers } }))).status, 200);
+});
+
+w.run();
+
+const crash = suite('wrapLegacyServer with a stdio upstream');
+crash('should answer in-flight calls with an error when the process dies, and restart it for the next request', async () => {
+  const wrapped = wrapLegacyServer({ upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }) });
+  try {
+    const ok1 = await json(wrapped.fetch(post(body('tools/call', { name: 'echo', arguments: { text: 'before' } }))));
+    assert.equal(ok1.result.content[0].text, 'before');
+    const [waiting, crashing] = await Promise.all([
+      wrapped.fetch(post(body('tools/call', { name: 'wait' }, {}, 2))).then(json),
+      wrapped.fetch(post(body('tools/call', { name: 'crash' }, {}, 3))).then(json),
+    ]);
+    assert.is(waiting.error.code, -32603);
+    assert.is(crashing.error.code, -32603);
+    const ok2 = await json(wrapped.fetch(post(body('tools/call', { name: 'echo', arguments: { text: 'after' } }, {}, 4))));
+    assert.equal(ok2.result.content[0].text, 'after');
+  } finally {
+    await wrapped.close();
+  }
+});
+crash('should answer calls in flight when the wrap closes', async () => {
+  const wrapped = wrapLegacyServer({ upstream: () => createPushServer() });
+  await wrapped.fetch(post(body('tools/list')));
+  const pending = wrapped.fetch(post(body('tools/call', { name: 'wait' }))).then(json);
+  await new Promise((r) => setTimeout(r, 50));
+  await wrapped.close();
+  const answer = await pending;
+  assert.ok(answer.error, 'an error, not a hang');
+});
+crash.run();
