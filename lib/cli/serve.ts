@@ -59,7 +59,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   if (values.upstream) backend = httpBackend({ url: values.upstream });
   else if (command.length > 0) {
     const env = Object.fromEntries((values.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit' });
+    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500 });
   } else {
     process.stderr.write(`mcp-dual-era serve: name the upstream server (-- <command> or --upstream <url>)\n\n${SERVE_USAGE}`);
     return 2;

@@ -21,6 +21,8 @@ export interface SessionKey {
 
 export interface SessionPoolOptions {
   readonly maxSessions?: number;
+  /** Sessions one key may have, so calls that push need not share one (default 4). */
+  readonly maxPerKey?: number;
   readonly idleMs?: number;
   readonly protocolVersion?: LegacyVersion;
   /** Attempts to open a session before giving up (with exponential backoff). */
@@ -42,8 +44,17 @@ export function canonicalJson(value: unknown): string {
 
 interface Entry {
   readonly key: SessionKey;
-  session?: UpstreamSession;
-  opening?: Promise<UpstreamSession>;
+  sessions: UpstreamSession[];
+  opening: number;
+}
+
+/** How a caller wants its session. */
+export interface AcquireOptions {
+  /**
+   * The call is known to push requests: prefer a session where no other call that may push is in
+   * flight (opening another, up to `maxPerKey`), so its pushes are never ambiguous.
+   */
+  readonly exclusive?: boolean;
 }
 
 /** Upstream sessions on demand. */
@@ -62,51 +73,82 @@ export class SessionPool {
     this.#sweeper.unref();
   }
 
+  /** Open sessions. */
   get size(): number {
-    return this.#entries.size;
+    let n = 0;
+    for (const e of this.#entries.values()) n += e.sessions.length + e.opening;
+    return n;
   }
 
   get #max(): number {
     return Math.min(this.options.maxSessions ?? 64, this.backend.maxSessions ?? Number.POSITIVE_INFINITY);
   }
 
-  /** The open session for this key, opening (or reopening) one as needed. */
-  async acquire(key: SessionKey): Promise<UpstreamSession> {
+  /** A session for this key, opening (or reopening) one as needed. */
+  async acquire(key: SessionKey, options: AcquireOptions = {}): Promise<UpstreamSession> {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     const id = `${key.principal}\u0000${canonicalJson(key.capabilities)}`;
     let entry = this.#entries.get(id);
-    if (entry?.session && !entry.session.closed) {
-      entry.session.touch(Date.now());
-      return entry.session;
-    }
-    if (entry?.opening) return entry.opening;
     if (!entry) {
-      this.#makeRoom();
-      entry = { key };
+      entry = { key, sessions: [], opening: 0 };
       this.#entries.set(id, entry);
     }
-    const e = entry;
-    e.opening = this.#open(e).finally(() => {
-      delete e.opening;
-    });
-    return e.opening;
+    entry.sessions = entry.sessions.filter((s) => !s.closed);
+    const live = entry.sessions;
+    let pick: UpstreamSession | undefined;
+    for (const s of live) {
+      const load = options.exclusive ? s.pushableInFlight : s.inFlight;
+      if (!pick || load < (options.exclusive ? pick.pushableInFlight : pick.inFlight)) pick = s;
+    }
+    const perKey = Math.min(this.options.maxPerKey ?? 4, this.#max);
+    const wantsAnother = options.exclusive ? !pick || pick.pushableInFlight > 0 : !pick && entry.opening === 0;
+    if (pick && !(wantsAnother && live.length + entry.opening < perKey && this.#hasRoom())) {
+      pick.touch(Date.now());
+      return pick;
+    }
+    if (!pick && entry.opening > 0 && !options.exclusive) return this.#waitForOpen(entry);
+    this.#makeRoom();
+    entry.opening++;
+    try {
+      const session = await this.#open(key);
+      entry.sessions.push(session);
+      return session;
+    } finally {
+      entry.opening--;
+    }
+  }
+
+  async #waitForOpen(entry: Entry): Promise<UpstreamSession> {
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 5));
+      const s = entry.sessions.find((x) => !x.closed);
+      if (s) return s;
+      if (entry.opening === 0) return this.acquire(entry.key);
+      if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
+    }
+  }
+
+  #hasRoom(): boolean {
+    if (this.size < this.#max) return true;
+    for (const e of this.#entries.values()) for (const s of e.sessions) if (s.inFlight === 0 && s.holds === 0) return true;
+    return false;
   }
 
   #makeRoom(): void {
-    if (this.#entries.size < this.#max) return;
-    let victim: [string, Entry] | undefined;
-    for (const item of this.#entries) {
-      const s = item[1].session;
-      if (item[1].opening || (s && !s.closed && (s.inFlight > 0 || s.holds > 0))) continue;
-      if (!victim || (s?.lastUsed ?? 0) < (victim[1].session?.lastUsed ?? 0)) victim = item;
+    if (this.size < this.#max) return;
+    let victim: { entry: Entry; session: UpstreamSession } | undefined;
+    for (const entry of this.#entries.values()) {
+      for (const s of entry.sessions) {
+        if (!s.closed && (s.inFlight > 0 || s.holds > 0)) continue;
+        if (!victim || s.lastUsed < victim.session.lastUsed) victim = { entry, session: s };
+      }
     }
     if (!victim) throw new AdapterError('upstream-error', `all ${this.#max} upstream sessions are busy`);
-    this.#entries.delete(victim[0]);
-    void victim[1].session?.close();
+    victim.entry.sessions = victim.entry.sessions.filter((s) => s !== victim!.session);
+    void victim.session.close();
   }
 
-  async #open(entry: Entry): Promise<UpstreamSession> {
-    const key = entry.key;
+  async #open(key: SessionKey): Promise<UpstreamSession> {
     const open = async (): Promise<UpstreamSession> => {
       if (this.#closed) throw new AbortError('the session pool is closed');
       const transport = await this.backend.connect();
@@ -132,26 +174,24 @@ export class SessionPool {
       await session.close();
       throw new AdapterError('closed', 'the session pool is closed');
     }
-    entry.session = session;
     return session;
   }
 
   #sweep(idleMs: number): void {
     const now = Date.now();
     for (const [id, entry] of this.#entries) {
-      const s = entry.session;
-      if (!s || entry.opening) continue;
-      if (s.closed || (s.inFlight === 0 && s.holds === 0 && now - s.lastUsed > idleMs)) {
-        this.#entries.delete(id);
-        void s.close();
+      for (const s of entry.sessions) {
+        if (s.closed || (s.inFlight === 0 && s.holds === 0 && now - s.lastUsed > idleMs)) void s.close();
       }
+      entry.sessions = entry.sessions.filter((s) => !s.closed);
+      if (entry.sessions.length === 0 && entry.opening === 0) this.#entries.delete(id);
     }
   }
 
   /** Every open session, for fan-out (subscriptions) and inspection. */
   sessions(): Array<{ key: SessionKey; session: UpstreamSession }> {
     const out: Array<{ key: SessionKey; session: UpstreamSession }> = [];
-    for (const e of this.#entries.values()) if (e.session && !e.session.closed) out.push({ key: e.key, session: e.session });
+    for (const e of this.#entries.values()) for (const s of e.sessions) if (!s.closed) out.push({ key: e.key, session: s });
     return out;
   }
 
@@ -160,8 +200,8 @@ export class SessionPool {
     this.#closed = true;
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
-    const entries = [...this.#entries.values()];
+    const sessions = [...this.#entries.values()].flatMap((e) => e.sessions);
     this.#entries.clear();
-    await Promise.all(entries.map(async (e) => (e.session ?? (await e.opening?.catch(() => undefined)))?.close()));
+    await Promise.all(sessions.map((s) => s.close()));
   }
 }

@@ -39,6 +39,15 @@ export interface UpstreamSessionOptions {
   readonly onClose?: (reason: string) => void;
   /** How long `initialize` may take. */
   readonly initializeTimeoutMs?: number;
+  /**
+   * A push that names no request while several calls that may push are in flight is held until
+   * the others finish and one candidate is left; after this long it is answered as unrelated.
+   */
+  readonly ambiguityTimeoutMs?: number;
+}
+
+interface HeldPush {
+  readonly settle: (owner: Pending | undefined) => void;
 }
 
 interface Pending {
@@ -68,6 +77,7 @@ export class UpstreamSession {
   #initialize: InitializeResult | undefined;
   #lastUsed = 0;
   #holds = 0;
+  #held: HeldPush[] = [];
   readonly #closedController = new AbortController();
 
   constructor(transport: Transport, options: UpstreamSessionOptions) {
@@ -97,6 +107,13 @@ export class UpstreamSession {
   /** Calls in flight. */
   get inFlight(): number {
     return this.#pending.size;
+  }
+
+  /** Calls in flight that may push requests (`tools/call`, `prompts/get`, `resources/read`). */
+  get pushableInFlight(): number {
+    let n = 0;
+    for (const p of this.#pending.values()) if (p.pushable) n++;
+    return n;
   }
 
   /** Long-lived users (listen streams) that keep the session from idle eviction. */
@@ -159,6 +176,7 @@ export class UpstreamSession {
         settled = true;
         this.#pending.delete(upstreamId);
         if (progressToken) this.#byToken.delete(progressToken);
+        if (this.#held.length > 0) this.#settleHeld();
         hooks.signal?.removeEventListener('abort', onAbort);
         if (cancelUpstream && !this.#closed) {
           this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason: 'The client cancelled the request' } }).catch(() => {});
@@ -195,6 +213,35 @@ export class UpstreamSession {
       only = p;
     }
     return only;
+  }
+
+  /**
+   * The call a push belongs to: the one the transport names, else the only call in flight that may
+   * push. With several candidates the push waits until the others finish (the pushing call cannot:
+   * it is waiting for the answer), so it lands on the right call.
+   */
+  #attribute(extra: MessageExtra | undefined): Pending | undefined | Promise<Pending | undefined> {
+    const related = extra?.relatedRequestId;
+    if (typeof related === 'number') return this.#pending.get(related);
+    const candidates = this.pushableInFlight;
+    if (candidates <= 1) return this.#owner(undefined, true);
+    return new Promise<Pending | undefined>((resolve) => {
+      const timer = setTimeout(() => settle(undefined), this.options.ambiguityTimeoutMs ?? 10_000);
+      timer.unref?.();
+      const entry: HeldPush = { settle: (owner) => settle(owner) };
+      const settle = (owner: Pending | undefined) => {
+        clearTimeout(timer);
+        this.#held = this.#held.filter((h) => h !== entry);
+        resolve(owner);
+      };
+      this.#held.push(entry);
+    });
+  }
+
+  #settleHeld(): void {
+    if (this.pushableInFlight > 1 && !this.#closed) return;
+    const owner = this.#closed ? undefined : this.#owner(undefined, true);
+    for (const h of [...this.#held]) h.settle(owner);
   }
 
   #receive(raw: JsonRpcMessage, extra: MessageExtra | undefined): void {
@@ -242,7 +289,7 @@ export class UpstreamSession {
     let outcome: RpcOutcome;
     if (push.method === 'ping') outcome = { result: {} };
     else {
-      const owner = this.#owner(extra, true);
+      const owner = await this.#attribute(extra);
       const answer = owner?.hooks.onPush ?? this.options.onUnrelatedPush;
       try {
         outcome = answer ? await answer(push) : { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
@@ -260,6 +307,7 @@ export class UpstreamSession {
     this.#closed = reason;
     this.#closedController.abort();
     for (const p of [...this.#pending.values()]) p.resolve({ error: closedError(reason) });
+    this.#settleHeld();
     this.options.onClose?.(reason);
   }
 

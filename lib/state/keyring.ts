@@ -81,7 +81,8 @@ export class Keyring {
     const key = this.#keys.find((k) => k.id === parts[1]);
     if (!key) return fail('unknown-key');
     const raw = Buffer.from(parts[2]!, 'base64url');
-    if (raw.length < 12 + 16) return fail('malformed');
+    // Only the exact text we wrote: base64url tails with spare bits set would decode to the same bytes.
+    if (raw.length < 12 + 16 || raw.toString('base64url') !== parts[2]) return fail('malformed');
     try {
       const decipher = createDecipheriv('aes-256-gcm', key.key, raw.subarray(0, 12));
       decipher.setAAD(Buffer.from(`${PREFIX}.${key.id}.${aad}`));

@@ -5,10 +5,28 @@
  * upstream connection. Nothing is translated: both sides speak legacy.
  */
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { JsonRpcMessage } from '../core/jsonrpc.ts';
+import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
+import { isRecord } from '../core/primitives.ts';
 import type { Backend } from '../session/backend.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
 import { jsonError } from '../transport/httpEdge.ts';
+
+/**
+ * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
+ * never does): progress by its token; a log or a server request when exactly one request is in
+ * flight. Without it these would go to the optional GET stream, or nowhere.
+ */
+function relatedCall(message: JsonRpcMessage, inFlight: ReadonlyMap<RequestId, unknown>): RequestId | undefined {
+  if (!('method' in message)) return undefined;
+  if (message.method === 'notifications/progress') {
+    const token = message.params?.['progressToken'];
+    if (token === undefined) return undefined;
+    for (const [id, t] of inFlight) if (t === token) return id;
+    return undefined;
+  }
+  if (('id' in message || message.method === 'notifications/message') && inFlight.size === 1) return inFlight.keys().next().value;
+  return undefined;
+}
 
 interface LegacySession {
   readonly front: WebStandardStreamableHTTPServerTransport;
@@ -62,11 +80,18 @@ export class LegacyHttpSessions {
         void upstream.close();
       },
     });
-    front.onmessage = (message) => {
-      upstream.send(message as JsonRpcMessage).catch(() => {});
+    const inFlight = new Map<RequestId, unknown>();
+    front.onmessage = (raw) => {
+      const message = raw as JsonRpcMessage;
+      if ('method' in message && 'id' in message) {
+        const meta = message.params?.['_meta'];
+        inFlight.set(message.id, isRecord(meta) ? meta['progressToken'] : undefined);
+      } else if ('method' in message && message.method === 'notifications/cancelled') inFlight.delete(message.params?.['requestId'] as RequestId);
+      upstream.send(message).catch(() => {});
     };
     upstream.onmessage = (message, extra) => {
-      const related = (extra as MessageExtra | undefined)?.relatedRequestId;
+      const related = (extra as MessageExtra | undefined)?.relatedRequestId ?? relatedCall(message, inFlight);
+      if (!('method' in message) && message.id !== undefined && message.id !== null) inFlight.delete(message.id);
       front.send(message as never, related === undefined ? undefined : { relatedRequestId: related }).catch(() => {});
     };
     upstream.onclose = () => {

@@ -42,6 +42,8 @@ export interface InputBroker {
    * an `input_required` answer when the call was parked.
    */
   run(call: PushableCall): Promise<Answer>;
+  /** True when calls to `target` (`tools/call:name`, `prompts/get:name`, `resources/read:uri`) have pushed before. */
+  pushes?(target: string): boolean;
 }
 
 /** Everything the broker needs to run (or resume) one MRTR-eligible call. */
@@ -56,6 +58,16 @@ export interface PushableCall {
   readonly call: (hooks: CallHooks) => Promise<RpcOutcome>;
   /** Turns an upstream outcome into the answer to `request`. */
   readonly finish: (outcome: RpcOutcome) => Answer;
+  /** `method:name` of what is called (the tool, the prompt, the resource). */
+  readonly target: string;
+  /** How long the call may run upstream (time parked waiting for the retry does not count). */
+  readonly timeoutMs: number;
+}
+
+/** `method:name` for an MRTR-eligible request: what `pushes()` is asked about. */
+export function targetOf(method: string, params: JsonObject | undefined): string {
+  const name = params?.[method === 'resources/read' ? 'uri' : 'name'];
+  return `${method}:${typeof name === 'string' ? name : ''}`;
 }
 
 /**
@@ -115,9 +127,11 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
   const up = legacy.value;
   const envelope = up.envelope;
   const key = keyFor(ctx.principal, envelope);
+  const pushable = MRTR.has(request.method) && options.inputs !== undefined;
+  const target = targetOf(request.method, up.request.params);
   let session: UpstreamSession;
   try {
-    session = await options.pool.acquire(key);
+    session = await options.pool.acquire(key, { exclusive: pushable && (options.inputs?.pushes?.(target) ?? false) });
   } catch (e) {
     return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
   }
@@ -131,7 +145,7 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
   };
   const params = up.request.params;
   const call = (hooks: CallHooks) => session.call(method, params, hooks);
-  if (MRTR.has(method) && options.inputs) return options.inputs.run({ request, legacy: up, key, session, ctx, call, finish });
+  if (pushable) return options.inputs!.run({ request, legacy: up, key, session, ctx, call, finish, target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
   const timeout = AbortSignal.timeout(options.requestTimeoutMs ?? 5 * 60_000);
   const outcome = await call({
     signal: AbortSignal.any([ctx.signal, timeout]),

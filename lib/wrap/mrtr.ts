@@ -45,6 +45,7 @@ interface Parked {
   readonly pending: Map<string, PendingPush>;
   readonly release: () => void;
   target: { envelope: Envelope; notify: ModernContext['notify'] };
+  readonly called: string;
   round: number;
   ordinal: number;
   busy: boolean;
@@ -53,6 +54,10 @@ interface Parked {
   /** URL elicitation required (-32042): the call is re-run from the start on the retry. */
   rerun?: PushableCall['call'];
   timer?: ReturnType<typeof setTimeout>;
+  /** Set once the call is released: why. Later pushes are answered at once. */
+  released?: string;
+  /** After a release that answered pushes: cancels the call if it does not finish on its own. */
+  grace?: ReturnType<typeof setTimeout>;
   wake: () => void;
 }
 
@@ -66,6 +71,14 @@ interface StatePayload {
 }
 
 const AAD = 'requestState';
+
+/** How long a released call whose pushes were answered may take to finish before it is cancelled. */
+const RELEASE_GRACE_MS = 5_000;
+
+/** What a push of a released call is answered with: elicitation `cancel`, an error otherwise. */
+function releasedAnswer(method: InputMethod, reason: string): RpcOutcome {
+  return method === 'elicitation/create' ? { result: { action: 'cancel' } } : { error: { code: ErrorCode.InternalError, message: `The client did not answer: ${reason}` } };
+}
 
 function digestOf(params: JsonObject | undefined): string {
   const rest = params ? omitKeys(params, ['_meta', 'inputResponses', 'requestState']) : {};
@@ -84,12 +97,18 @@ function stateError(id: RequestId, detail: string): Answer {
 export class MrtrBroker implements InputBroker {
   readonly keyring: Keyring;
   readonly #parked = new Map<string, Parked>();
+  readonly #pushy = new Set<string>();
   readonly #options: MrtrOptions;
   #closed = false;
 
   constructor(options: MrtrOptions = {}) {
     this.#options = options;
     this.keyring = options.keyring ?? new Keyring();
+  }
+
+  /** True when calls to `target` have pushed before (their sessions are then not shared). */
+  pushes(target: string): boolean {
+    return this.#pushy.has(target);
   }
 
   /** Calls parked right now. */
@@ -114,6 +133,7 @@ export class MrtrBroker implements InputBroker {
       pending: new Map(),
       release: call.session.hold(),
       target: { envelope: call.legacy.envelope, notify: call.ctx.notify },
+      called: call.target,
       round: 0,
       ordinal: 0,
       busy: true,
@@ -134,6 +154,7 @@ export class MrtrBroker implements InputBroker {
       },
     }).then((outcome) => {
       if (isRecord(outcome) && 'error' in outcome && outcome.error.code === ErrorCode.UrlElicitationRequired) p.rerun = run;
+      clearTimeout(p.grace);
       p.outcome = outcome;
       p.wake();
     });
@@ -142,12 +163,14 @@ export class MrtrBroker implements InputBroker {
   #onPush(p: Parked, push: JsonRpcRequest): Promise<RpcOutcome> {
     const input = pushToInputRequest(push);
     if (!input.ok) return Promise.resolve({ error: input.error });
+    if (p.released !== undefined) return Promise.resolve(releasedAnswer(push.method as InputMethod, p.released));
     const allowed = checkInputCapability(input.value, p.target.envelope.clientCapabilities);
     if (!allowed.ok) {
       p.capabilityError ??= allowed.error;
       p.wake();
       return Promise.resolve({ error: { code: ErrorCode.InternalError, message: `The client did not declare the capability ${push.method} needs` } });
     }
+    if (this.#pushy.size < 10_000) this.#pushy.add(p.called);
     const key = inputKeyOf(push, ++p.ordinal);
     return new Promise<RpcOutcome>((resolve) => {
       p.pending.set(key, { push, method: push.method as InputMethod, resolve });
@@ -158,6 +181,7 @@ export class MrtrBroker implements InputBroker {
   /** Waits for the call's next event and answers the current request with it. */
   async #serve(p: Parked, call: PushableCall): Promise<Answer> {
     const signal = call.ctx.signal;
+    const deadline = AbortSignal.timeout(call.timeoutMs);
     for (;;) {
       if (p.capabilityError) {
         const error = p.capabilityError;
@@ -179,13 +203,19 @@ export class MrtrBroker implements InputBroker {
         this.#drop(p, 'the client went away');
         return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Request cancelled' });
       }
+      if (deadline.aborted) {
+        this.#drop(p, 'the upstream server did not answer in time');
+        return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` });
+      }
       await new Promise<void>((resolve) => {
         const onAbort = () => resolve();
         p.wake = () => {
           signal.removeEventListener('abort', onAbort);
+          deadline.removeEventListener('abort', onAbort);
           resolve();
         };
         signal.addEventListener('abort', onAbort, { once: true });
+        deadline.addEventListener('abort', onAbort, { once: true });
       });
       p.wake = () => {};
     }
@@ -266,15 +296,25 @@ export class MrtrBroker implements InputBroker {
     return this.#serve(p, call);
   }
 
-  /** Releases a call: its pushes are answered (elicitation: cancel) and the upstream call is cancelled. */
+  /**
+   * Releases a call: its pushes are answered (elicitation: cancel) and the upstream call is
+   * cancelled; when pushes were answered, the server first gets a grace period to act on the
+   * answers and finish (cancelling at once would overtake the answers it is waiting for).
+   */
   #drop(p: Parked, reason?: string): void {
     clearTimeout(p.timer);
     this.#parked.delete(p.id);
-    for (const pending of p.pending.values()) {
-      pending.resolve(pending.method === 'elicitation/create' ? { result: { action: 'cancel' } } : { error: { code: ErrorCode.InternalError, message: `The client did not answer: ${reason ?? 'the call ended'}` } });
-    }
+    p.released = reason ?? 'the call ended';
+    const answered = p.pending.size > 0;
+    for (const pending of p.pending.values()) pending.resolve(releasedAnswer(pending.method, p.released));
     p.pending.clear();
-    if (reason !== undefined && !p.outcome) p.controller.abort();
+    if (reason !== undefined && !p.outcome) {
+      if (!answered) p.controller.abort();
+      else {
+        p.grace = setTimeout(() => p.controller.abort(), RELEASE_GRACE_MS);
+        p.grace.unref?.();
+      }
+    }
     p.release();
   }
 
