@@ -4,7 +4,7 @@
  * in size and idle time; never shares a session between principals; reopens a session whose
  * process died, with backoff.
  */
-import pRetry, { AbortError } from 'p-retry';
+import { GiveUp, retry } from '../retry.ts';
 import { AdapterError } from '../core/errors.ts';
 import type { LegacyVersion } from '../core/era.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
@@ -150,7 +150,7 @@ export class SessionPool {
 
   async #open(key: SessionKey): Promise<UpstreamSession> {
     const open = async (): Promise<UpstreamSession> => {
-      if (this.#closed) throw new AbortError('the session pool is closed');
+      if (this.#closed) throw new GiveUp('the session pool is closed');
       const transport = await this.backend.connect();
       const session: UpstreamSession = new UpstreamSession(transport, {
         clientInfo: key.clientInfo,
@@ -169,7 +169,7 @@ export class SessionPool {
       session.touch(Date.now());
       return session;
     };
-    const session = await pRetry(open, { retries: Math.max(0, (this.options.openAttempts ?? 3) - 1), minTimeout: 100, maxTimeout: 2000, factor: 2 });
+    const session = await retry(open, { retries: Math.max(0, (this.options.openAttempts ?? 3) - 1) });
     if (this.#closed) {
       await session.close();
       throw new AdapterError('closed', 'the session pool is closed');

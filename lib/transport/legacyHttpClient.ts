@@ -5,7 +5,7 @@
  * the server. Every request sent gets exactly one answer: the server's, or a synthesised -32603.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import pRetry, { AbortError } from 'p-retry';
+import { GiveUp, retry } from '../retry.ts';
 import { AdapterError, internalError, type WireError } from '../core/errors.ts';
 import { classify, errorResponse, parseMessage, type Classified, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
 import type { MessageExtra, Transport } from './transport.ts';
@@ -445,7 +445,7 @@ export class LegacyHttpClientTransport implements Transport {
   /** GET `Accept: text/event-stream` (with backoff on 5xx/429/network); `undefined` means 405. */
   #openSse(lastEventId: string | undefined, signal: AbortSignal): Promise<Response | undefined> {
     const { retries, minDelayMs, maxDelayMs } = this.#reconnect();
-    return pRetry(
+    return retry(
       async () => {
         const headers = this.#headers(true);
         headers.set('accept', 'text/event-stream');
@@ -458,15 +458,15 @@ export class LegacyHttpClientTransport implements Transport {
         if (res.status === 404 && headers.has('mcp-session-id')) {
           await drain(res);
           this.#lose(`the server's session ${this.#sessionId ?? ''} has expired (HTTP 404); initialize a new one`);
-          throw new AbortError('the session has expired');
+          throw new GiveUp('the session has expired');
         }
         const failure = !res.ok ? `HTTP ${res.status}` : mediaType(res) !== 'text/event-stream' ? `content type "${mediaType(res)}"` : undefined;
         if (failure === undefined) return res;
         await drain(res);
         const error = new AdapterError('upstream-error', `GET for the SSE stream answered ${failure}`);
-        throw res.status >= 500 || res.status === 429 ? error : new AbortError(error);
+        throw res.status >= 500 || res.status === 429 ? error : new GiveUp(error);
       },
-      { retries, minTimeout: this.#retryMs ?? minDelayMs, maxTimeout: maxDelayMs, signal, unref: true },
+      { retries, minDelayMs: this.#retryMs ?? minDelayMs, maxDelayMs, signal },
     );
   }
 
