@@ -15,6 +15,8 @@ import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from
 import { initializeResultToDiscover } from '../core/translate/discover.ts';
 import { errorToModern } from '../core/translate/errors.ts';
 import { logToModern } from '../core/translate/notifications.ts';
+import { verifyHeaders, type HeaderLookup } from '../core/translate/headers.ts';
+import type { ToolIndex } from './toolIndex.ts';
 import { resultToModern } from '../core/translate/results.ts';
 import type { SessionKey, SessionPool } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
@@ -27,6 +29,8 @@ export interface ModernContext {
   readonly signal: AbortSignal;
   /** Sends a notification on this request's own stream (progress, logs, listen notifications). */
   readonly notify: (notification: JsonRpcNotification) => void;
+  /** The HTTP request headers, when the request came over HTTP (`Mcp-Param-*` are checked against the tool). */
+  readonly headers?: HeaderLookup;
 }
 
 /** The one answer to a request, with the HTTP status a Streamable HTTP front uses. */
@@ -97,6 +101,8 @@ export interface ModernDispatchOptions {
   /** Deadline for one upstream call. */
   readonly requestTimeoutMs?: number;
   readonly inputs?: InputBroker;
+  /** Tool definitions for checking `Mcp-Param-*` headers. */
+  readonly tools?: ToolIndex;
 }
 
 const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -136,6 +142,14 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
   }
   const method = request.method;
+  if (method === 'tools/call' && ctx.headers && options.tools) {
+    const name = up.request.params?.['name'];
+    const inputSchema = typeof name === 'string' ? await options.tools.schemaFor(session, name).catch(() => undefined) : undefined;
+    if (inputSchema !== undefined) {
+      const checked = verifyHeaders(request, ctx.headers, { tool: { inputSchema } });
+      if (!checked.ok) return errorAnswer(request.id, { ...checked.error, status: 400 });
+    }
+  }
   const serverInfo = serverInfoOf(session, options);
   const finish = (outcome: RpcOutcome): Answer => {
     if ('error' in outcome) return errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));

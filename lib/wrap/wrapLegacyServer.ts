@@ -19,6 +19,7 @@ import type { RpcOutcome } from '../session/upstreamSession.ts';
 import { checkOrigin, jsonError, jsonResponse, readBody, sseResponse, type EdgeLimits, type OriginPolicy } from '../transport/httpEdge.ts';
 import { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import { ListenHub } from './listen.ts';
+import { ToolIndex } from './toolIndex.ts';
 import { errorAnswer, serveModern, type Answer, type InputBroker, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
 import { MrtrBroker, type MrtrOptions } from './mrtr.ts';
 
@@ -80,6 +81,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const events = createEmitter<WrapEvents>();
   const backend = toBackend(options.upstream);
   const hub = new ListenHub();
+  const tools = new ToolIndex();
   const shutdown = new AbortController();
   const unrelated = async (_key: SessionKey, push: JsonRpcRequest): Promise<RpcOutcome> => {
     events.emit('unrelated-push', { method: push.method });
@@ -96,7 +98,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.sessions?.max !== undefined ? { maxSessions: options.sessions.max } : {}),
     ...(options.sessions?.idleMs !== undefined ? { idleMs: options.sessions.idleMs } : {}),
     onUnrelatedPush: unrelated,
-    onNotification: (_key, session, method, params) => hub.dispatch(session, method, params),
+    onNotification: (_key, session, method, params) => {
+      if (method === 'notifications/tools/list_changed') tools.invalidate(session);
+      hub.dispatch(session, method, params);
+    },
     onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
   });
   const legacy = new LegacyHttpSessions(backend);
@@ -108,6 +113,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     inputs,
+    tools,
   };
   const http = options.http ?? {};
   const path = http.path === undefined ? '/mcp' : http.path;
@@ -146,13 +152,13 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     const principal = (http.principal ?? defaultPrincipal)(request);
     const streams = rpc.method === 'subscriptions/listen' || envelope.value.progressToken !== undefined || envelope.value.logLevel !== undefined;
     if (!streams) {
-      const answer = await serve(rpc, { principal, signal: request.signal, notify: () => {} });
+      const answer = await serve(rpc, { principal, signal: request.signal, notify: () => {}, headers: (name) => request.headers.get(name) });
       return answer ? jsonResponse(answer.message, answer.status) : new Response(null, { status: 204 });
     }
     const gone = new AbortController();
     return sseResponse(
       (writer) => {
-        const ctx: ModernContext = { principal, signal: AbortSignal.any([request.signal, gone.signal]), notify: (n) => writer.send(n) };
+        const ctx: ModernContext = { principal, signal: AbortSignal.any([request.signal, gone.signal]), notify: (n) => writer.send(n), headers: (name) => request.headers.get(name) };
         serve(rpc, ctx).then(
           (answer) => {
             if (answer) writer.send(answer.message);

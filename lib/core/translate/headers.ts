@@ -37,7 +37,11 @@ function toBase64(text: string): string {
   return btoa(binary);
 }
 
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 function fromBase64(b64: string): string | undefined {
+  // Strict: padding required, standard alphabet only (SEP-2243 rejects unpadded or foreign characters).
+  if (!STRICT_BASE64.test(b64)) return undefined;
   try {
     const binary = atob(b64);
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));

@@ -18,7 +18,7 @@ enc('should decode what it encodes and refuse bad base64 or control characters',
     const r = decodeHeaderValue(encodeHeaderValue(s));
     assert.ok(r.ok && r.value === s, s);
   }
-  for (const raw of ['=?base64?***?=', 'bell\u0007', '=?base64?/w==?=']) {
+  for (const raw of ['=?base64?***?=', 'bell\u0007', '=?base64?/w==?=', '=?base64?SGVsbG8?=', '=?base64?SGVs!!!bG8=?=']) {
     const r = decodeHeaderValue(raw);
     assert.not.ok(r.ok, raw);
     if (!r.ok) assert.is(r.error.code, -32020);

@@ -1,0 +1,40 @@
+/**
+ * The upstream's tool definitions per session, learned once from `tools/list` (all pages) and
+ * forgotten when the server announces a change: what `Mcp-Param-*` headers are checked against.
+ */
+import { isRecord, type JsonObject } from '../core/primitives.ts';
+import type { UpstreamSession } from '../session/upstreamSession.ts';
+
+/** Tool input schemas by name, per upstream session. */
+export class ToolIndex {
+  #bySession = new WeakMap<UpstreamSession, Promise<Map<string, unknown>>>();
+
+  /** The input schema of `name` on this session's server, or `undefined` if it has no such tool. */
+  async schemaFor(session: UpstreamSession, name: string): Promise<unknown> {
+    let index = this.#bySession.get(session);
+    if (!index) {
+      index = this.#load(session);
+      this.#bySession.set(session, index);
+      index.catch(() => this.#bySession.delete(session));
+    }
+    return (await index).get(name);
+  }
+
+  /** Forgets what is known of a session's tools (on `notifications/tools/list_changed`). */
+  invalidate(session: UpstreamSession): void {
+    this.#bySession.delete(session);
+  }
+
+  async #load(session: UpstreamSession): Promise<Map<string, unknown>> {
+    const tools = new Map<string, unknown>();
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const outcome = await session.call('tools/list', cursor === undefined ? undefined : { cursor });
+      if ('error' in outcome) throw new Error(outcome.error.message);
+      for (const tool of (outcome.result['tools'] as JsonObject[] | undefined) ?? []) if (isRecord(tool) && typeof tool['name'] === 'string') tools.set(tool['name'], tool['inputSchema']);
+      cursor = typeof outcome.result['nextCursor'] === 'string' ? outcome.result['nextCursor'] : undefined;
+      if (cursor === undefined) break;
+    }
+    return tools;
+  }
+}
