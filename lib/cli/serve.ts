@@ -21,6 +21,8 @@ Options:
   --path <path>           HTTP endpoint path (default /mcp)
   --allowed-origin <o>    accept this Origin (repeatable; default loopback origins)
   --allowed-host <h>      accept this Host (repeatable; default loopback names)
+  --mrtr <mode>           suspend (default: park the call between rounds) or replay (stateless:
+                          re-run the call each round; see the README for the caveat)
   --state-key-env <VAR>   requestState key (32 bytes, base64 or hex) from this environment variable
   --cwd <dir>             working directory of the upstream command
   --env KEY=VALUE         environment of the upstream command (repeatable)
@@ -43,6 +45,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
       'allowed-origin': { type: 'string', multiple: true },
       'allowed-host': { type: 'string', multiple: true },
       'state-key-env': { type: 'string' },
+      mrtr: { type: 'string' },
       cwd: { type: 'string' },
       env: { type: 'string', multiple: true },
       quiet: { type: 'boolean' },
@@ -64,6 +67,10 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stderr.write(`mcp-dual-era serve: name the upstream server (-- <command> or --upstream <url>)\n\n${SERVE_USAGE}`);
     return 2;
   }
+  if (values.mrtr !== undefined && values.mrtr !== 'suspend' && values.mrtr !== 'replay') {
+    process.stderr.write(`mcp-dual-era serve: --mrtr is suspend or replay, not ${values.mrtr}\n`);
+    return 2;
+  }
   let keyring: Keyring;
   const keyText = values['state-key-env'] ? process.env[values['state-key-env']] : undefined;
   if (keyText) keyring = new Keyring([Keyring.parse('k1', keyText)]);
@@ -73,7 +80,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   }
   const wrap = wrapLegacyServer({
     upstream: backend,
-    mrtr: { keyring },
+    mrtr: { keyring, replay: values.mrtr === 'replay' },
     http: {
       ...(values.path ? { path: values.path } : {}),
       ...(values['allowed-origin'] ? { allowedOrigins: values['allowed-origin'] } : {}),

@@ -15,6 +15,7 @@ import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToR
 import { canonicalJson } from '../session/pool.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
 import { Keyring } from '../state/keyring.ts';
+import { ReplayRunner } from './replay.ts';
 import { errorAnswer, streamHooks, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
 
 export interface MrtrOptions {
@@ -28,6 +29,11 @@ export interface MrtrOptions {
   readonly maxParked?: number;
   /** Clock (ms); default `Date.now`. */
   readonly now?: () => number;
+  /**
+   * Replay mode instead of suspend mode, for every call (`true`) or for these targets (tool or
+   * prompt names, resource URIs): stateless, nothing parked, every round re-runs the call.
+   */
+  readonly replay?: boolean | readonly string[];
 }
 
 interface PendingPush {
@@ -93,7 +99,7 @@ function stateError(id: RequestId, detail: string): Answer {
   return errorAnswer(id, invalidParams(`requestState ${detail}`));
 }
 
-/** The suspend-mode MRTR broker. */
+/** The MRTR broker: suspend mode, with replay mode for the targets configured for it. */
 export class MrtrBroker implements InputBroker {
   readonly keyring: Keyring;
   readonly #parked = new Map<string, Parked>();
@@ -101,9 +107,20 @@ export class MrtrBroker implements InputBroker {
   readonly #options: MrtrOptions;
   #closed = false;
 
+  readonly #replay: ReplayRunner | undefined;
+
   constructor(options: MrtrOptions = {}) {
     this.#options = options;
     this.keyring = options.keyring ?? new Keyring();
+    this.#replay = options.replay ? new ReplayRunner({ keyring: this.keyring, ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}) }) : undefined;
+  }
+
+  #replays(target: string): boolean {
+    const r = this.#options.replay;
+    if (!r) return false;
+    if (r === true) return true;
+    const name = target.slice(target.indexOf(':') + 1);
+    return r.includes(name);
   }
 
   /** True when calls to `target` have pushed before (their sessions are then not shared). */
@@ -121,6 +138,7 @@ export class MrtrBroker implements InputBroker {
   }
 
   async run(call: PushableCall): Promise<Answer> {
+    if (this.#replay && this.#replays(call.target)) return this.#replay.run(call);
     const state = call.legacy.retry?.requestState;
     if (state !== undefined) return this.#resume(call, state);
     if (this.#parked.size >= (this.#options.maxParked ?? 10_000)) return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Internal error: too many calls are waiting for input' });

@@ -2,7 +2,8 @@
  * The official MCP conformance suite (server scenarios) against the project's legacy, push-style
  * fixture server wrapped by wrapLegacyServer over Streamable HTTP: every scenario scored for
  * 2026-07-28 (modern clients, MRTR included) and for 2025-11-25 (legacy clients, same endpoint)
- * must pass; unscored failures must be listed, with reasons, in fixtures/conformance/baseline.json.
+ * must pass, in suspend mode and (2026-07-28) again in replay mode; unscored failures must be
+ * listed, with reasons, in fixtures/conformance/baseline.json.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createConformanceServer } from '../../fixtures/servers/conformanceServer.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
+import { MrtrBroker } from '../../lib/wrap/mrtr.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -44,22 +46,25 @@ function runSuite(url: string, revision: string): Promise<Run> {
   });
 }
 
-let wrap: LegacyServerWrap;
-let server: RunningHttpServer;
+const servers: Record<'suspend' | 'replay', { wrap?: LegacyServerWrap; server?: RunningHttpServer }> = { suspend: {}, replay: {} };
 const c = suite('conformance suite through wrapLegacyServer');
 
 c.before(async () => {
-  wrap = wrapLegacyServer({ upstream: () => createConformanceServer() });
-  server = await serveNodeHttp(wrap.fetch, { port: 0 });
+  for (const mode of ['suspend', 'replay'] as const) {
+    const wrap = wrapLegacyServer({ upstream: () => createConformanceServer(), mrtr: new MrtrBroker({ replay: mode === 'replay' }) });
+    servers[mode] = { wrap, server: await serveNodeHttp(wrap.fetch, { port: 0 }) };
+  }
 });
 c.after(async () => {
-  await wrap.close();
-  await server.close();
+  for (const { wrap, server } of Object.values(servers)) {
+    await wrap?.close();
+    await server?.close();
+  }
 });
 
-for (const revision of ['2026-07-28', '2025-11-25']) {
-  c(`should pass every scenario scored for ${revision}, with only baselined unscored failures`, async () => {
-    const run = await runSuite(`${server.origin}/mcp`, revision);
+for (const [revision, mode] of [['2026-07-28', 'suspend'], ['2026-07-28', 'replay'], ['2025-11-25', 'suspend']] as const) {
+  c(`should pass every scenario scored for ${revision} (${mode} mode), with only baselined unscored failures`, async () => {
+    const run = await runSuite(`${servers[mode].server!.origin}/mcp`, revision);
     const scored = [...run.scenarios].filter(([name]) => !run.unscored.has(name));
     assert.ok(scored.length >= (revision === '2026-07-28' ? 37 : 30), `only ${scored.length} scored scenarios ran:\n${run.output.slice(-2000)}`);
     const failing = scored.filter(([, r]) => r.failed > 0).map(([name]) => name);
@@ -70,7 +75,7 @@ for (const revision of ['2026-07-28', '2025-11-25']) {
     for (const name of unscoredFailing) assert.ok(name in baseline, `${name} fails at ${revision} and is not in fixtures/conformance/baseline.json`);
     for (const name of Object.keys(baseline)) assert.ok(unscoredFailing.includes(name), `${name} is in the ${revision} baseline but no longer fails: remove it`);
     const checks = scored.reduce((n, [, r]) => n + r.passed, 0);
-    process.stdout.write(`  conformance ${revision}: ${scored.length} scored scenarios, ${checks} checks passed\n`);
+    process.stdout.write(`  conformance ${revision} (${mode}): ${scored.length} scored scenarios, ${checks} checks passed\n`);
   });
 }
 
