@@ -43,10 +43,13 @@ interface PendingPush {
 }
 
 interface Parked {
-  readonly id: string;
+  /** Assigned when the call is first parked (most calls never are). */
+  id: string;
   readonly principal: string;
   readonly method: string;
-  readonly digest: string;
+  /** The params digest the state binds; computed when the call is first parked. */
+  digest: string;
+  readonly params: JsonObject | undefined;
   readonly controller: AbortController;
   readonly pending: Map<string, PendingPush>;
   readonly release: () => void;
@@ -143,10 +146,11 @@ export class MrtrBroker implements InputBroker {
     if (state !== undefined) return this.#resume(call, state);
     if (this.#parked.size >= (this.#options.maxParked ?? 10_000)) return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Internal error: too many calls are waiting for input' });
     const p: Parked = {
-      id: randomUUID(),
+      id: '',
       principal: call.ctx.principal,
       method: call.request.method,
-      digest: digestOf(call.request.params),
+      digest: '',
+      params: call.request.params,
       controller: new AbortController(),
       pending: new Map(),
       release: call.session.hold(),
@@ -245,6 +249,10 @@ export class MrtrBroker implements InputBroker {
     p.busy = false;
     p.target = { envelope: p.target.envelope, notify: () => {} };
     const timeoutMs = this.#options.parkTimeoutMs ?? 5 * 60_000;
+    if (p.id === '') {
+      p.id = randomUUID();
+      p.digest = digestOf(p.params);
+    }
     const payload: StatePayload = { c: p.id, p: principalTag(p.principal), m: p.method, d: p.digest, r: p.round, e: this.#now() + timeoutMs };
     const requestState = this.keyring.seal(new TextEncoder().encode(JSON.stringify(payload)), AAD);
     this.#parked.set(p.id, p);

@@ -71,6 +71,18 @@ function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
   return inProcessBackend(upstream as ConnectableServer);
 }
 
+/** The path of an absolute URL, without building a URL object for every request. */
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2);
+  if (start === -1) return '/';
+  let end = url.length;
+  for (const c of ['?', '#']) {
+    const i = url.indexOf(c, start);
+    if (i !== -1 && i < end) end = i;
+  }
+  return url.slice(start, end);
+}
+
 function defaultPrincipal(request: Request): string {
   const auth = request.headers.get('authorization');
   return auth ? `auth:${auth}` : 'anonymous';
@@ -125,7 +137,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   };
 
   const fetchHandler = async (request: Request): Promise<Response> => {
-    if (path !== null && new URL(request.url).pathname !== path) return jsonError(404, ErrorCode.MethodNotFound, `Not found: ${new URL(request.url).pathname}`);
+    if (path !== null) {
+      const pathname = pathOf(request.url);
+      if (pathname !== path) return jsonError(404, ErrorCode.MethodNotFound, `Not found: ${pathname}`);
+    }
     const forbidden = checkOrigin(request, http);
     if (forbidden) return forbidden;
     const sessionId = request.headers.get('mcp-session-id');
