@@ -17,6 +17,7 @@ import { errorToModern } from '../core/translate/errors.ts';
 import { logToModern } from '../core/translate/notifications.ts';
 import { verifyHeaders, type HeaderLookup } from '../core/translate/headers.ts';
 import type { ToolIndex } from './toolIndex.ts';
+import { scope } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
 import type { SessionKey, SessionPool } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
@@ -160,13 +161,14 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
   const params = up.request.params;
   const call = (hooks: CallHooks) => session.call(method, params, hooks);
   if (pushable) return options.inputs!.run({ request, legacy: up, key, session, ctx, call, finish, target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
-  const timeout = AbortSignal.timeout(options.requestTimeoutMs ?? 5 * 60_000);
+  const deadline = scope([ctx.signal], options.requestTimeoutMs ?? 5 * 60_000);
   const outcome = await call({
-    signal: AbortSignal.any([ctx.signal, timeout]),
+    signal: deadline.signal,
     ...streamHooks(() => ({ envelope, notify: ctx.notify })),
     onPush: async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }),
   });
-  if (timeout.aborted && !ctx.signal.aborted) return errorAnswer(request.id, internalError(`the upstream server did not answer ${method} within ${options.requestTimeoutMs ?? 300000} ms`));
+  deadline.dispose();
+  if (deadline.timedOut) return errorAnswer(request.id, internalError(`the upstream server did not answer ${method} within ${options.requestTimeoutMs ?? 300000} ms`));
   return finish(outcome);
 }
 

@@ -16,6 +16,7 @@ import { canonicalJson } from '../session/pool.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
 import { Keyring } from '../state/keyring.ts';
 import { ReplayRunner } from './replay.ts';
+import { scope } from '../signals.ts';
 import { errorAnswer, streamHooks, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
 
 export interface MrtrOptions {
@@ -203,7 +204,16 @@ export class MrtrBroker implements InputBroker {
   /** Waits for the call's next event and answers the current request with it. */
   async #serve(p: Parked, call: PushableCall): Promise<Answer> {
     const signal = call.ctx.signal;
-    const deadline = AbortSignal.timeout(call.timeoutMs);
+    const running = scope([], call.timeoutMs);
+    const deadline = running.signal;
+    try {
+      return await this.#loop(p, call, signal, deadline);
+    } finally {
+      running.dispose();
+    }
+  }
+
+  async #loop(p: Parked, call: PushableCall, signal: AbortSignal, deadline: AbortSignal): Promise<Answer> {
     for (;;) {
       if (p.capabilityError) {
         const error = p.capabilityError;

@@ -16,6 +16,7 @@ import { canonicalJson } from '../session/pool.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
 import type { Keyring } from '../state/keyring.ts';
 import { errorAnswer, streamHooks, type Answer, type PushableCall } from './modernDispatch.ts';
+import { scope } from '../signals.ts';
 
 /** One answered push: its key, the digest of the push, the result given upstream. */
 interface Recorded {
@@ -92,8 +93,9 @@ export class ReplayRunner {
       asked = state.q;
     }
     const responses = call.legacy.retry?.inputResponses ?? {};
-    const controller = new AbortController();
-    const signal = AbortSignal.any([call.ctx.signal, controller.signal, AbortSignal.timeout(call.timeoutMs)]);
+    const run = scope([call.ctx.signal], call.timeoutMs);
+    const controller = { abort: () => run.abort() };
+    const signal = run.signal;
     const fresh: Array<{ key: string; push: JsonRpcRequest; digest: string; resolve: (o: RpcOutcome) => void }> = [];
     let failure: Answer | undefined;
     let ordinal = 0;
@@ -138,7 +140,10 @@ export class ReplayRunner {
     });
     for (;;) {
       if (failure) break;
-      if (outcome) return call.finish(outcome);
+      if (outcome) {
+        run.dispose();
+        return call.finish(outcome);
+      }
       if (fresh.length > 0) {
         await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
         if (outcome || failure) continue;
@@ -146,7 +151,7 @@ export class ReplayRunner {
       }
       if (signal.aborted) {
         controller.abort();
-        return errorAnswer(id, { code: ErrorCode.InternalError, message: call.ctx.signal.aborted ? 'Request cancelled' : `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` });
+        return errorAnswer(id, { code: ErrorCode.InternalError, message: run.timedOut ? `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` : 'Request cancelled' });
       }
       await new Promise<void>((resolve) => {
         wake = resolve;

@@ -5,6 +5,7 @@
  * Web `fetch` handler; the stdio front and the Node listener build on the same object.
  */
 import { createEmitter, type Emitter } from '../events.ts';
+import { scope, type Scope } from '../signals.ts';
 import { claimedEra } from '../core/era.ts';
 import { ErrorCode } from '../core/errors.ts';
 import type { ModernVersion } from '../core/era.ts';
@@ -95,6 +96,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const hub = new ListenHub();
   const tools = new ToolIndex();
   const shutdown = new AbortController();
+  /** Every request being served: aborted together on shutdown. */
+  const active = new Set<Scope>();
   const unrelated = async (_key: SessionKey, push: JsonRpcRequest): Promise<RpcOutcome> => {
     events.emit('unrelated-push', { method: push.method });
     switch (push.method) {
@@ -131,9 +134,17 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const path = http.path === undefined ? '/mcp' : http.path;
 
   const serve = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
-    const linked: ModernContext = { ...ctx, signal: AbortSignal.any([ctx.signal, shutdown.signal]) };
-    if (request.method === 'subscriptions/listen') return hub.serve(request, linked, dispatch);
-    return serveModern(request, linked, dispatch);
+    if (shutdown.signal.aborted) return errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' });
+    const own = scope([ctx.signal]);
+    active.add(own);
+    try {
+      const linked: ModernContext = { ...ctx, signal: own.signal };
+      if (request.method === 'subscriptions/listen') return await hub.serve(request, linked, dispatch);
+      return await serveModern(request, linked, dispatch);
+    } finally {
+      active.delete(own);
+      own.dispose();
+    }
   };
 
   const fetchHandler = async (request: Request): Promise<Response> => {
@@ -170,11 +181,11 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       const answer = await serve(rpc, { principal, signal: request.signal, notify: () => {}, headers: (name) => request.headers.get(name) });
       return answer ? jsonResponse(answer.message, answer.status) : new Response(null, { status: 204 });
     }
-    const gone = new AbortController();
+    const gone = scope([request.signal]);
     return sseResponse(
       (writer) => {
-        const ctx: ModernContext = { principal, signal: AbortSignal.any([request.signal, gone.signal]), notify: (n) => writer.send(n), headers: (name) => request.headers.get(name) };
-        serve(rpc, ctx).then(
+        const ctx: ModernContext = { principal, signal: gone.signal, notify: (n) => writer.send(n), headers: (name) => request.headers.get(name) };
+        serve(rpc, ctx).finally(() => gone.dispose()).then(
           (answer) => {
             if (answer) writer.send(answer.message);
             writer.close();
@@ -199,6 +210,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         if (inputs instanceof MrtrBroker) inputs.close();
         await new Promise((r) => setTimeout(r, 0));
         shutdown.abort();
+        for (const s of active) s.abort();
         await Promise.all([pool.close(), legacy.close()]);
       })();
       return closing;
