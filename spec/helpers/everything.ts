@@ -9,6 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import * as assert from 'uvu/assert';
 import type { JsonRpcMessage } from '../../lib/core/jsonrpc.ts';
 import { stdioBackend, type Backend } from '../../lib/session/backend.ts';
 import type { Transport } from '../../lib/transport/transport.ts';
@@ -208,4 +209,28 @@ export function legacyProgress(client: { onerror?: ((error: Error) => void) | un
       client.onerror = previous;
     },
   };
+}
+
+/**
+ * Calls server-everything's long-running tool through a legacy v1 client and checks its progress:
+ * every notification reached the client (the v1 client may reject the last one as arriving after
+ * the answer; that is counted too), and all but the last reached the handler.
+ */
+export async function assertLegacyProgress(client: LegacyProgressClient): Promise<void> {
+  const progress = legacyProgress(client);
+  try {
+    const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: progress.onprogress });
+    assert.is(textOf(result), 'Long running operation completed. Duration: 0.3 seconds, Steps: 3.');
+    await sleep(20);
+    assert.ok(progress.handled.length >= 2, 'the progress before the last reached the handler');
+    assert.equal(progress.received(), [1, 2, 3]);
+  } finally {
+    progress.stop();
+  }
+}
+
+/** What assertLegacyProgress needs of a v1 client. */
+export interface LegacyProgressClient {
+  onerror?: ((error: Error) => void) | undefined;
+  callTool(params: { name: string; arguments: Record<string, unknown> }, schema: undefined, options: { onprogress: (p: { progress: number }) => void }): Promise<unknown>;
 }

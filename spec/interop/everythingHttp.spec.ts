@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
-import { atOrAbove, everythingBackend, legacyProgress, LEVELS, markedProcesses, markedProcessesGone, reapMarked, sleep, startEverythingHttp, tappedParams, textOf, waitFor, type Level, type Tapped } from '../helpers/everything.ts';
+import { assertLegacyProgress, atOrAbove, everythingBackend, LEVELS, markedProcesses, markedProcessesGone, reapMarked, sleep, startEverythingHttp, tappedParams, textOf, waitFor, type Level, type Tapped } from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const DOC = 'demo://resource/static/document/architecture.md';
@@ -359,16 +359,7 @@ legacy('should list and read resources and templates', async () => {
 });
 
 legacy('should relay progress to its progress handler', async () => {
-  const progress = legacyProgress(legacyClient!);
-  try {
-    const result = await legacyClient!.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: progress.onprogress });
-    assert.is(textOf(result), LONG_OP);
-    await sleep(20);
-    assert.ok(progress.handled.length >= 2, 'the progress before the last reached the handler');
-    assert.equal(progress.received(), [1, 2, 3]);
-  } finally {
-    progress.stop();
-  }
+  await assertLegacyProgress(legacyClient!);
 });
 
 legacy('should honour logging/setLevel: only logs at or above the level arrive', async () => {

@@ -14,7 +14,7 @@ import { getDefaultEnvironment as legacyDefaultEnvironment, StdioClientTransport
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { atOrAbove, EVERYTHING, legacyProgress, MARKER, markedProcesses, markedProcessesGone, reapMarked, serveStdioCommand, sleep, textOf, waitFor, type Level } from '../helpers/everything.ts';
+import { assertLegacyProgress, atOrAbove, EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, serveStdioCommand, sleep, textOf, waitFor, type Level } from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const DOC = 'demo://resource/static/document/architecture.md';
@@ -265,16 +265,7 @@ legacy('should get a prompt and read a resource', async () => {
 });
 
 legacy('should relay progress to its progress handler', async () => {
-  const progress = legacyProgress(legacyClient!);
-  try {
-    const result = await legacyClient!.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: progress.onprogress });
-    assert.is(textOf(result), LONG_OP);
-    await sleep(20);
-    assert.ok(progress.handled.length >= 2, 'the progress before the last reached the handler');
-    assert.equal(progress.received(), [1, 2, 3]);
-  } finally {
-    progress.stop();
-  }
+  await assertLegacyProgress(legacyClient!);
 });
 
 legacy('should honour logging/setLevel: only logs at or above the level arrive', async () => {
