@@ -17,6 +17,8 @@ export type RpcOutcome = { readonly result: JsonObject } | { readonly error: Wir
 /** How a call hears about what happens while it runs. */
 export interface CallHooks {
   readonly signal?: AbortSignal;
+  /** Receives the call's cancel function (an alternative to `signal` that costs no AbortSignal). */
+  readonly onCancel?: (cancel: () => void) => void;
   /** Progress for this call, with the caller's own token restored. */
   readonly onProgress?: (params: JsonObject) => void;
   /** A log message the server sent for this call. */
@@ -78,6 +80,7 @@ export class UpstreamSession {
   #lastUsed = 0;
   #holds = 0;
   #held: HeldPush[] = [];
+  #pushable = 0;
   readonly #closedController = new AbortController();
 
   constructor(transport: Transport, options: UpstreamSessionOptions) {
@@ -111,9 +114,7 @@ export class UpstreamSession {
 
   /** Calls in flight that may push requests (`tools/call`, `prompts/get`, `resources/read`). */
   get pushableInFlight(): number {
-    let n = 0;
-    for (const p of this.#pending.values()) if (p.pushable) n++;
-    return n;
+    return this.#pushable;
   }
 
   /** Long-lived users (listen streams) that keep the session from idle eviction. */
@@ -175,6 +176,7 @@ export class UpstreamSession {
         if (settled) return;
         settled = true;
         this.#pending.delete(upstreamId);
+        if (pending.pushable) this.#pushable--;
         if (progressToken) this.#byToken.delete(progressToken);
         if (this.#held.length > 0) this.#settleHeld();
         hooks.signal?.removeEventListener('abort', onAbort);
@@ -185,8 +187,10 @@ export class UpstreamSession {
       };
       const pending: Pending = { upstreamId, method, hooks, resolve: (o) => finish(o), pushable: PUSHABLE.has(method), ...(progressToken ? { progressToken } : {}), ...(callerToken !== undefined ? { callerToken } : {}) };
       this.#pending.set(upstreamId, pending);
+      if (pending.pushable) this.#pushable++;
       if (progressToken) this.#byToken.set(progressToken, pending);
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
+      hooks.onCancel?.(onAbort);
       const request: JsonRpcRequest = sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
       this.#transport.send(request).catch((e: unknown) => finish({ error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
     });

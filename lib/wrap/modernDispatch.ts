@@ -159,7 +159,7 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
   const params = up.request.params;
-  const call = (hooks: CallHooks) => session.call(method, params, hooks);
+  const call = bindCall(session, method, params);
   if (pushable) return options.inputs!.run({ request, legacy: up, key, session, ctx, call, finish, target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
   const deadline = scope([ctx.signal], options.requestTimeoutMs ?? 5 * 60_000);
   const outcome = await call({
@@ -186,4 +186,9 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
   });
   if (!result.ok) return errorAnswer(request.id, result.error);
   return { message: resultResponse(request.id, result.value as JsonObject), status: 200 };
+}
+
+/** The upstream call of a request, closing over nothing else of it (a parked call keeps it). */
+function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined): (hooks: CallHooks) => Promise<RpcOutcome> {
+  return (hooks) => session.call(method, params, hooks);
 }

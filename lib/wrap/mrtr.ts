@@ -51,7 +51,9 @@ interface Parked {
   /** The params digest the state binds; computed when the call is first parked. */
   digest: string;
   readonly params: JsonObject | undefined;
-  readonly controller: AbortController;
+  /** Cancels the upstream call (set once it is sent); `cancelled` if that was asked for before. */
+  cancel?: () => void;
+  cancelled: boolean;
   readonly pending: Map<string, PendingPush>;
   readonly release: () => void;
   target: { envelope: Envelope; notify: ModernContext['notify'] };
@@ -152,7 +154,7 @@ export class MrtrBroker implements InputBroker {
       method: call.request.method,
       digest: '',
       params: call.request.params,
-      controller: new AbortController(),
+      cancelled: false,
       pending: new Map(),
       release: call.session.hold(),
       target: { envelope: call.legacy.envelope, notify: call.ctx.notify },
@@ -169,7 +171,10 @@ export class MrtrBroker implements InputBroker {
   #start(p: Parked, run: PushableCall['call']): void {
     delete p.outcome;
     run({
-      signal: p.controller.signal,
+      onCancel: (cancel) => {
+        if (p.cancelled) cancel();
+        else p.cancel = cancel;
+      },
       ...streamHooks(() => p.target),
       onPush: (push) => this.#onPush(p, push),
       onPushCancelled: (pushId) => {
@@ -249,7 +254,7 @@ export class MrtrBroker implements InputBroker {
         signal.addEventListener('abort', onAbort, { once: true });
         deadline.addEventListener('abort', onAbort, { once: true });
       });
-      p.wake = () => {};
+      p.wake = noop;
     }
   }
 
@@ -257,7 +262,7 @@ export class MrtrBroker implements InputBroker {
   #park(p: Parked, call: PushableCall, urlError?: WireError): Answer {
     p.round++;
     p.busy = false;
-    p.target = { envelope: p.target.envelope, notify: () => {} };
+    p.target = { envelope: p.target.envelope, notify: noop };
     const timeoutMs = this.#options.parkTimeoutMs ?? 5 * 60_000;
     if (p.id === '') {
       p.id = randomUUID();
@@ -345,9 +350,9 @@ export class MrtrBroker implements InputBroker {
     for (const pending of p.pending.values()) pending.resolve(releasedAnswer(pending.method, p.released));
     p.pending.clear();
     if (reason !== undefined && !p.outcome) {
-      if (!answered) p.controller.abort();
+      if (!answered) cancelCall(p);
       else {
-        p.grace = setTimeout(() => p.controller.abort(), RELEASE_GRACE_MS);
+        p.grace = setTimeout(() => cancelCall(p), RELEASE_GRACE_MS);
         p.grace.unref?.();
       }
     }
@@ -360,4 +365,11 @@ export class MrtrBroker implements InputBroker {
     this.#closed = true;
     for (const p of [...this.#parked.values()]) this.#drop(p, 'the server is shutting down');
   }
+}
+
+function noop(): void {}
+
+function cancelCall(p: Parked): void {
+  p.cancelled = true;
+  p.cancel?.();
 }
