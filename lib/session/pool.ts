@@ -21,7 +21,7 @@ export interface SessionKey {
 
 export interface SessionPoolOptions {
   readonly maxSessions?: number;
-  /** Sessions one key may have, so calls that push need not share one (default 4). */
+  /** Sessions one key may have, so calls that push need not share one (default 16). */
   readonly maxPerKey?: number;
   readonly idleMs?: number;
   readonly protocolVersion?: LegacyVersion;
@@ -100,7 +100,7 @@ export class SessionPool {
       const load = options.exclusive ? s.pushableInFlight : s.inFlight;
       if (!pick || load < (options.exclusive ? pick.pushableInFlight : pick.inFlight)) pick = s;
     }
-    const perKey = Math.min(this.options.maxPerKey ?? 4, this.#max);
+    const perKey = Math.min(this.options.maxPerKey ?? 16, this.#max);
     const wantsAnother = options.exclusive ? !pick || pick.pushableInFlight > 0 : !pick && entry.opening === 0;
     if (pick && !(wantsAnother && live.length + entry.opening < perKey && this.#hasRoom())) {
       pick.touch(Date.now());

@@ -34,8 +34,12 @@ export interface WrapLegacyServerOptions {
   readonly supportedVersions?: readonly ModernVersion[];
   /** Roots answered to a `roots/list` the server sends outside any call. */
   readonly roots?: ReadonlyArray<{ uri: string; name?: string }>;
-  /** Upstream session pool bounds. */
-  readonly sessions?: { readonly max?: number; readonly idleMs?: number };
+  /**
+   * Upstream session pool bounds: sessions in all (default 64), per principal and capability set
+   * (default 16: calls that push each get a session of their own, so their pushes are never
+   * ambiguous), and the idle time before one is closed.
+   */
+  readonly sessions?: { readonly max?: number; readonly perKey?: number; readonly idleMs?: number };
   /** Deadline for one upstream call (default 5 minutes). */
   readonly requestTimeoutMs?: number;
   /** HTTP edge: path (default `/mcp`; `null` serves any path), limits, Origin/Host policy, principal. */
@@ -112,6 +116,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const pool = new SessionPool(backend, {
     ...(options.sessions?.max !== undefined ? { maxSessions: options.sessions.max } : {}),
     ...(options.sessions?.idleMs !== undefined ? { idleMs: options.sessions.idleMs } : {}),
+    ...(options.sessions?.perKey !== undefined ? { maxPerKey: options.sessions.perKey } : {}),
     onUnrelatedPush: unrelated,
     onNotification: (_key, session, method, params) => {
       if (method === 'notifications/tools/list_changed') tools.invalidate(session);
