@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --quick] [-- --filter=TEXT]`: the translator's cost per message (classify +
+ * `npm run bench:translate [-- --quick] [-- --filter=TEXT]` (also the first half of `npm run bench`,
+ * before bench/wrap.ts): the translator's cost per message (classify +
  * validate + translate, on the decoded message) against `JSON.parse` + `JSON.stringify` of the same
  * message text, for small, medium and large messages in both directions.
  *

@@ -69,7 +69,9 @@ export async function readBody(request: Request, limits: EdgeLimits = {}): Promi
     // A declared length within the limit: read it whole (servers such as @hono/node-server have a
     // fast path for text(); the stream path below costs far more per request).
     text = await request.text();
-    if (text.length > max) return fail({ code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 });
+    // UTF-8 takes 1–3 bytes per UTF-16 unit: count bytes exactly only when the text could be over.
+    const over = text.length > max || (text.length * 3 > max && new TextEncoder().encode(text).length > max);
+    if (over) return fail({ code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 });
   } else if (request.body) {
     const reader = request.body.getReader();
     const decoder = new TextDecoder();
