@@ -234,3 +234,28 @@ export interface LegacyProgressClient {
   onerror?: ((error: Error) => void) | undefined;
   callTool(params: { name: string; arguments: Record<string, unknown> }, schema: undefined, options: { onprogress: (p: { progress: number }) => void }): Promise<unknown>;
 }
+
+/**
+ * Subscribes a legacy v1 client to server-everything's document, turns on its update timer, and
+ * checks that `notifications/resources/updated` for that URI reached the client (`updates` is
+ * filled by the client's notification handler); always turns the timer off and unsubscribes.
+ */
+export async function assertLegacyResourceUpdate(client: LegacySubscribeClient, updates: string[], uri: string): Promise<void> {
+  updates.length = 0;
+  await client.subscribeResource({ uri });
+  try {
+    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+    assert.ok(await waitFor(() => updates.length > 0, 2000), 'an update arrived');
+    assert.is(updates[0], uri);
+  } finally {
+    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
+    await client.unsubscribeResource({ uri });
+  }
+}
+
+/** What assertLegacyResourceUpdate needs of a v1 client. */
+export interface LegacySubscribeClient {
+  subscribeResource(params: { uri: string }): Promise<unknown>;
+  unsubscribeResource(params: { uri: string }): Promise<unknown>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+}

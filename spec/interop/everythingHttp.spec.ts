@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
-import { assertLegacyProgress, atOrAbove, everythingBackend, LEVELS, markedProcesses, markedProcessesGone, reapMarked, sleep, startEverythingHttp, tappedParams, textOf, waitFor, type Level, type Tapped } from '../helpers/everything.ts';
+import { assertLegacyProgress, assertLegacyResourceUpdate, atOrAbove, everythingBackend, LEVELS, markedProcesses, markedProcessesGone, reapMarked, sleep, startEverythingHttp, tappedParams, textOf, waitFor, type Level, type Tapped } from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const DOC = 'demo://resource/static/document/architecture.md';
@@ -384,17 +384,7 @@ legacy('should honour logging/setLevel: only logs at or above the level arrive',
 });
 
 legacy('should deliver resources/updated for a resources/subscribe', async () => {
-  const client = legacyClient!;
-  legacyUpdates.length = 0;
-  await client.subscribeResource({ uri: DOC });
-  try {
-    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
-    assert.ok(await waitFor(() => legacyUpdates.length > 0, 2000), 'an update arrived');
-    assert.is(legacyUpdates[0], DOC);
-  } finally {
-    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
-    await client.unsubscribeResource({ uri: DOC });
-  }
+  await assertLegacyResourceUpdate(legacyClient!, legacyUpdates, DOC);
 });
 
 legacy('should relay server-everything roots, elicitation and sampling requests to its own handlers', async () => {

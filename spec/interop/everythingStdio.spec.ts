@@ -14,7 +14,7 @@ import { getDefaultEnvironment as legacyDefaultEnvironment, StdioClientTransport
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertLegacyProgress, atOrAbove, EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, serveStdioCommand, sleep, textOf, waitFor, type Level } from '../helpers/everything.ts';
+import { assertLegacyProgress, assertLegacyResourceUpdate, atOrAbove, EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, serveStdioCommand, sleep, textOf, waitFor, type Level } from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const DOC = 'demo://resource/static/document/architecture.md';
@@ -287,16 +287,7 @@ legacy('should honour logging/setLevel: only logs at or above the level arrive',
 });
 
 legacy('should deliver resources/updated for a resources/subscribe', async () => {
-  const client = legacyClient!;
-  await client.subscribeResource({ uri: DOC });
-  try {
-    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
-    assert.ok(await waitFor(() => legacyUpdates.length > 0, 2000), 'an update arrived');
-    assert.is(legacyUpdates[0], DOC);
-  } finally {
-    await client.callTool({ name: 'toggle-subscriber-updates', arguments: {} });
-    await client.unsubscribeResource({ uri: DOC });
-  }
+  await assertLegacyResourceUpdate(legacyClient!, legacyUpdates, DOC);
 });
 
 legacy('should relay server-everything roots, elicitation and sampling requests to its own handlers', async () => {
