@@ -99,7 +99,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     await front.close();
     return 0;
   }
-  const server = await serveNodeHttp(wrap.fetch, { ...(values.host ? { host: values.host } : {}), port: values.port ? Number(values.port) : 3000 });
+  const server = await serveNodeHttp(wrap, { ...(values.host ? { host: values.host } : {}), port: values.port ? Number(values.port) : 3000 });
   say(`mcp-dual-era: serving ${backend.describe} at ${server.origin}${values.path ?? '/mcp'} (modern and legacy clients)`);
   await stopped;
   say('mcp-dual-era: shutting down');

@@ -45,6 +45,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+function isId(id: unknown): id is RequestId {
+  return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
+}
+
 function recoverId(value: Record<string, unknown>): RequestId | null {
   const id = value['id'];
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
@@ -69,22 +73,19 @@ export function classify(value: unknown): Outcome<Classified, ClassifyFailure> {
   const hasId = 'id' in value;
   if (typeof value['method'] === 'string') {
     if (value['params'] !== undefined && !isRecord(value['params'])) return failure(value, 'params must be an object');
-    if (hasId) {
-      const r = v.safeParse(JsonRpcRequestSchema, value);
-      if (!r.success) return failure(value, describe(r.issues));
-      return ok({ kind: 'request', message: value as unknown as JsonRpcRequest });
-    }
-    const r = v.safeParse(JsonRpcNotificationSchema, value);
-    if (!r.success) return failure(value, describe(r.issues));
-    return ok({ kind: 'notification', message: value as unknown as JsonRpcNotification });
+    // The shapes the schemas accept are checked directly; the schema only words a failure.
+    if (!hasId) return ok({ kind: 'notification', message: value as unknown as JsonRpcNotification });
+    if (isId(value['id'])) return ok({ kind: 'request', message: value as unknown as JsonRpcRequest });
+    const r = v.safeParse(JsonRpcRequestSchema, value);
+    return failure(value, r.success ? 'invalid id' : describe(r.issues));
   }
   if ('method' in value) return failure(value, 'method must be a string');
   if ('result' in value && 'error' in value) return failure(value, 'a response has either result or error, not both');
   if ('result' in value) {
     if (!isRecord(value['result'])) return failure(value, 'result must be an object');
+    if (isId(value['id'])) return ok({ kind: 'result', message: value as unknown as JsonRpcResult });
     const r = v.safeParse(JsonRpcResultSchema, value);
-    if (!r.success) return failure(value, describe(r.issues));
-    return ok({ kind: 'result', message: value as unknown as JsonRpcResult });
+    return failure(value, r.success ? 'invalid id' : describe(r.issues));
   }
   if ('error' in value) {
     const r = v.safeParse(JsonRpcErrorSchema, value);
@@ -123,6 +124,16 @@ export function nestingDepth(value: unknown, limit = Number.POSITIVE_INFINITY): 
   return max;
 }
 
+/** False when `text` has too few brackets to nest deeper than `maxDepth` (most messages). */
+function mayNestBeyond(text: string, maxDepth: number): boolean {
+  let open = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c === 123 || c === 91) && ++open > maxDepth) return true;
+  }
+  return false;
+}
+
 /**
  * Decodes one JSON-RPC message from text: `-32700` for invalid JSON or nesting beyond `maxDepth`,
  * then `classify()`.
@@ -135,7 +146,7 @@ export function parseMessage(text: string, options: { maxDepth?: number } = {}):
     return fail({ ...parseError(e instanceof Error ? e.message : undefined), id: null });
   }
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (nestingDepth(value, maxDepth) > maxDepth) return fail({ ...parseError(`nesting deeper than ${maxDepth}`), id: null });
+  if (mayNestBeyond(text, maxDepth) && nestingDepth(value, maxDepth) > maxDepth) return fail({ ...parseError(`nesting deeper than ${maxDepth}`), id: null });
   return classify(value);
 }
 

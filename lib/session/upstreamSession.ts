@@ -10,13 +10,14 @@ import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } fr
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
+import type { CancelSignal } from '../signals.ts';
 
 /** What a call, or a push, ends with. */
 export type RpcOutcome = { readonly result: JsonObject } | { readonly error: WireError };
 
 /** How a call hears about what happens while it runs. */
 export interface CallHooks {
-  readonly signal?: AbortSignal;
+  readonly signal?: CancelSignal;
   /** Receives the call's cancel function (an alternative to `signal` that costs no AbortSignal). */
   readonly onCancel?: (cancel: () => void) => void;
   /** Progress for this call, with the caller's own token restored. */

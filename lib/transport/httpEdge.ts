@@ -28,28 +28,45 @@ function hostName(host: string): string {
   return (colon === -1 ? host : host.slice(0, colon)).toLowerCase();
 }
 
-/** A 403 response when the request's Origin or Host is not allowed (DNS rebinding protection). */
-export function checkOrigin(request: Request, policy: OriginPolicy = {}): Response | undefined {
-  const origin = request.headers.get('origin');
+/** Reads one request header (case-insensitive name); `null` when absent. */
+export type HeaderGetter = (name: string) => string | null;
+
+/** The status and JSON-RPC error of a refused request. */
+export interface EdgeRefusal {
+  readonly status: number;
+  readonly code: number;
+  readonly message: string;
+}
+
+/** Why the request's Origin or Host is not allowed (DNS rebinding protection), if it is not. */
+export function originRefusal(header: HeaderGetter, policy: OriginPolicy = {}): EdgeRefusal | undefined {
+  const origin = header('origin');
   if (origin !== null && policy.allowedOrigins !== '*') {
     let allowed = false;
     if (policy.allowedOrigins) allowed = policy.allowedOrigins.includes(origin);
     else {
       try {
-        allowed = LOOPBACK.has(new URL(origin).hostname) || LOOPBACK.has(`[${new URL(origin).hostname}]`);
+        const name = new URL(origin).hostname;
+        allowed = LOOPBACK.has(name) || LOOPBACK.has(`[${name}]`);
       } catch {
         allowed = false;
       }
     }
-    if (!allowed) return jsonError(403, -32600, `Forbidden: origin ${origin} is not allowed`);
+    if (!allowed) return { status: 403, code: -32600, message: `Forbidden: origin ${origin} is not allowed` };
   }
-  const host = request.headers.get('host');
+  const host = header('host');
   if (host !== null && policy.allowedHosts !== '*') {
     const name = hostName(host);
-    const allowed = policy.allowedHosts ? policy.allowedHosts.map((h) => h.toLowerCase()).includes(name) : LOOPBACK.has(name);
-    if (!allowed) return jsonError(403, -32600, `Forbidden: host ${host} is not allowed`);
+    const allowed = policy.allowedHosts ? policy.allowedHosts.some((h) => h.toLowerCase() === name) : LOOPBACK.has(name);
+    if (!allowed) return { status: 403, code: -32600, message: `Forbidden: host ${host} is not allowed` };
   }
   return undefined;
+}
+
+/** A 403 response when the request's Origin or Host is not allowed (DNS rebinding protection). */
+export function checkOrigin(request: Request, policy: OriginPolicy = {}): Response | undefined {
+  const refused = originRefusal((name) => request.headers.get(name), policy);
+  return refused ? jsonError(refused.status, refused.code, refused.message) : undefined;
 }
 
 /** A failure to read a body: the status and the JSON-RPC error to answer with. */
@@ -57,21 +74,45 @@ export interface BodyFailure extends ClassifyFailure {
   readonly status: number;
 }
 
+/** Largest accepted body under `limits`, in bytes. */
+export function maxBodyBytes(limits: EdgeLimits): number {
+  return limits.maxBodyBytes ?? 4 * 1024 * 1024;
+}
+
+/** The failure for a body over `max` bytes. */
+export function tooLarge(max: number): BodyFailure {
+  return { code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 };
+}
+
+/** What the headers alone say against a POSTed body: too large by its declared length (413), not JSON (415). */
+export function bodyHeaderFailure(header: HeaderGetter, limits: EdgeLimits = {}): BodyFailure | undefined {
+  const max = maxBodyBytes(limits);
+  const declared = Number(header('content-length') ?? NaN);
+  if (declared > max) return tooLarge(max);
+  const contentType = header('content-type') ?? '';
+  if (!contentType.toLowerCase().includes('application/json')) return { code: -32600, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 };
+  return undefined;
+}
+
+/** Decodes and classifies a body's text (bounded nesting); a parse failure is a 400. */
+export function parseBody(text: string, limits: EdgeLimits = {}): Outcome<Classified, BodyFailure> {
+  const parsed = parseMessage(text, limits.maxDepth === undefined ? {} : { maxDepth: limits.maxDepth });
+  return parsed.ok ? ok(parsed.value) : fail({ ...parsed.error, status: 400 });
+}
+
 /** Reads and classifies a JSON-RPC body within the limits. */
 export async function readBody(request: Request, limits: EdgeLimits = {}): Promise<Outcome<Classified, BodyFailure>> {
-  const max = limits.maxBodyBytes ?? 4 * 1024 * 1024;
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > max) return fail({ code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 });
-  const contentType = request.headers.get('content-type') ?? '';
-  if (!contentType.toLowerCase().includes('application/json')) return fail({ code: -32600, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 });
+  const refused = bodyHeaderFailure((name) => request.headers.get(name), limits);
+  if (refused) return fail(refused);
+  const max = maxBodyBytes(limits);
   let text = '';
-  if (Number.isFinite(declared)) {
+  if (request.headers.has('content-length')) {
     // A declared length within the limit: read it whole (servers such as @hono/node-server have a
     // fast path for text(); the stream path below costs far more per request).
     text = await request.text();
     // UTF-8 takes 1–3 bytes per UTF-16 unit: count bytes exactly only when the text could be over.
     const over = text.length > max || (text.length * 3 > max && new TextEncoder().encode(text).length > max);
-    if (over) return fail({ code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 });
+    if (over) return fail(tooLarge(max));
   } else if (request.body) {
     const reader = request.body.getReader();
     const decoder = new TextDecoder();
@@ -82,14 +123,18 @@ export async function readBody(request: Request, limits: EdgeLimits = {}): Promi
       size += value.byteLength;
       if (size > max) {
         await reader.cancel().catch(() => {});
-        return fail({ code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 });
+        return fail(tooLarge(max));
       }
       text += decoder.decode(value, { stream: true });
     }
     text += decoder.decode();
   }
-  const parsed = parseMessage(text, limits.maxDepth === undefined ? {} : { maxDepth: limits.maxDepth });
-  return parsed.ok ? ok(parsed.value) : fail({ ...parsed.error, status: 400 });
+  return parseBody(text, limits);
+}
+
+/** The JSON-RPC error response body for a body failure (with the id when one was read). */
+export function bodyFailureMessage(failure: BodyFailure): JsonRpcMessage {
+  return { jsonrpc: '2.0', ...(failure.id === null ? {} : { id: failure.id }), error: { code: failure.code, message: failure.message } } as JsonRpcMessage;
 }
 
 /** A JSON response. */

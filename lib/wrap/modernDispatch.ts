@@ -17,7 +17,7 @@ import { errorToModern } from '../core/translate/errors.ts';
 import { logToModern } from '../core/translate/notifications.ts';
 import { verifyHeaders, type HeaderLookup } from '../core/translate/headers.ts';
 import type { ToolIndex } from './toolIndex.ts';
-import { scope } from '../signals.ts';
+import { scope, type CancelSignal } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
 import type { SessionKey, SessionPool } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
@@ -27,9 +27,11 @@ export interface ModernContext {
   /** Who is asking: sessions are never shared between principals. */
   readonly principal: string;
   /** Aborts when the client goes away (HTTP stream closed, stdio cancel) or the wrap shuts down. */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** Sends a notification on this request's own stream (progress, logs, listen notifications). */
   readonly notify: (notification: JsonRpcNotification) => void;
+  /** The request's envelope, when the front has already read and checked it (it is not read again). */
+  readonly envelope?: Envelope;
   /** The HTTP request headers, when the request came over HTTP (`Mcp-Param-*` are checked against the tool). */
   readonly headers?: HeaderLookup;
 }
@@ -129,7 +131,7 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     const envelope = readEnvelope(request, versions);
     return envelope.ok ? discover(request, envelope.value, ctx, options) : errorAnswer(request.id, envelope.error);
   }
-  const legacy = requestToLegacy(request, versions);
+  const legacy = requestToLegacy(request, ctx.envelope ? { ...versions, envelope: ctx.envelope } : versions);
   if (!legacy.ok) return errorAnswer(request.id, legacy.error);
   const up = legacy.value;
   const envelope = up.envelope;

@@ -16,7 +16,7 @@ import { canonicalJson } from '../session/pool.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
 import { Keyring } from '../state/keyring.ts';
 import { ReplayRunner } from './replay.ts';
-import { scope } from '../signals.ts';
+import { scope, type CancelSignal } from '../signals.ts';
 import { errorAnswer, streamHooks, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
 
 export interface MrtrOptions {
@@ -218,7 +218,7 @@ export class MrtrBroker implements InputBroker {
     }
   }
 
-  async #loop(p: Parked, call: PushableCall, signal: AbortSignal, deadline: AbortSignal): Promise<Answer> {
+  async #loop(p: Parked, call: PushableCall, signal: CancelSignal, deadline: CancelSignal): Promise<Answer> {
     for (;;) {
       if (p.capabilityError) {
         const error = p.capabilityError;

@@ -4,6 +4,7 @@
  * sessions; an `initialize` opens a legacy session relayed untouched. Serves Streamable HTTP as a
  * Web `fetch` handler; the stdio front and the Node listener build on the same object.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createEmitter, type Emitter } from '../events.ts';
 import { scope, type Scope } from '../signals.ts';
 import { claimedEra } from '../core/era.ts';
@@ -17,7 +18,7 @@ import { verifyHeaders } from '../core/translate/headers.ts';
 import { inProcessBackend, type Backend, type ConnectableServer } from '../session/backend.ts';
 import { SessionPool, type SessionKey } from '../session/pool.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
-import { checkOrigin, jsonError, jsonResponse, readBody, sseResponse, type EdgeLimits, type OriginPolicy } from '../transport/httpEdge.ts';
+import { createHttpFront, type HttpFrontOptions } from './httpFront.ts';
 import { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
@@ -43,12 +44,7 @@ export interface WrapLegacyServerOptions {
   /** Deadline for one upstream call (default 5 minutes). */
   readonly requestTimeoutMs?: number;
   /** HTTP edge: path (default `/mcp`; `null` serves any path), limits, Origin/Host policy, principal. */
-  readonly http?: EdgeLimits &
-    OriginPolicy & {
-      readonly path?: string | null;
-      readonly principal?: (request: Request) => string;
-      readonly keepAliveMs?: number;
-    };
+  readonly http?: HttpFrontOptions;
   /** MRTR for the server's own pushes: the suspend-mode options, or a broker of your own. */
   readonly mrtr?: MrtrOptions | InputBroker;
 }
@@ -62,6 +58,11 @@ export type WrapEvents = {
 export interface LegacyServerWrap {
   /** The Streamable HTTP endpoint as a Web `fetch` handler. */
   fetch(request: Request): Promise<Response>;
+  /**
+   * The same endpoint as a Node `http` request listener: POSTed JSON is read and answered on Node's
+   * own objects (`serveNodeHttp(wrap)` uses it; custom `http.principal` functions get a body-less `Request`).
+   */
+  node(req: IncomingMessage, res: ServerResponse): void;
   /** Serves one modern request (any transport); `undefined` when the client left a listen. */
   serveModern(request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined>;
   readonly events: Emitter<WrapEvents>;
@@ -74,23 +75,6 @@ export interface LegacyServerWrap {
 function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
   if (typeof upstream === 'object' && upstream !== null && 'kind' in upstream && 'connect' in upstream && typeof (upstream as Backend).describe === 'string') return upstream as Backend;
   return inProcessBackend(upstream as ConnectableServer);
-}
-
-/** The path of an absolute URL, without building a URL object for every request. */
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2);
-  if (start === -1) return '/';
-  let end = url.length;
-  for (const c of ['?', '#']) {
-    const i = url.indexOf(c, start);
-    if (i !== -1 && i < end) end = i;
-  }
-  return url.slice(start, end);
-}
-
-function defaultPrincipal(request: Request): string {
-  const auth = request.headers.get('authorization');
-  return auth ? `auth:${auth}` : 'anonymous';
 }
 
 /** Wraps a legacy server so modern and legacy clients can both use it. */
@@ -136,7 +120,6 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     tools,
   };
   const http = options.http ?? {};
-  const path = http.path === undefined ? '/mcp' : http.path;
 
   const serve = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
     if (shutdown.signal.aborted) return errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' });
@@ -152,59 +135,12 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     }
   };
 
-  const fetchHandler = async (request: Request): Promise<Response> => {
-    if (path !== null) {
-      const pathname = pathOf(request.url);
-      if (pathname !== path) return jsonError(404, ErrorCode.MethodNotFound, `Not found: ${pathname}`);
-    }
-    const forbidden = checkOrigin(request, http);
-    if (forbidden) return forbidden;
-    const sessionId = request.headers.get('mcp-session-id');
-    if (request.method === 'GET' || request.method === 'DELETE') {
-      if (sessionId && legacy.size > 0) return legacy.handle(request);
-      return new Response(null, { status: 405, headers: { allow: 'POST' } });
-    }
-    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
-    const body = await readBody(request, http);
-    if (!body.ok) return jsonResponse({ jsonrpc: '2.0', ...(body.error.id === null ? {} : { id: body.error.id }), error: { code: body.error.code, message: body.error.message } }, body.error.status);
-    const message = body.value;
-    const parsed = message.kind === 'batch' ? message.items : message.message;
-    if (sessionId && (message.kind !== 'request' || claimedEra(message.message) !== 'modern')) return legacy.handle(request, parsed);
-    if (message.kind === 'request' && message.message.method === 'initialize' && claimedEra(message.message) === 'legacy') return legacy.open(request, parsed);
-    if (message.kind === 'notification') return new Response(null, { status: 202 });
-    if (message.kind !== 'request') return jsonError(400, ErrorCode.InvalidRequest, 'Invalid Request: expected a JSON-RPC request (batches and responses belong to a legacy session)');
-    const rpc = message.message;
-    if (claimedEra(rpc) === 'modern') {
-      const headers = verifyHeaders(rpc, (name) => request.headers.get(name));
-      if (!headers.ok) return jsonResponse(errorAnswer(rpc.id, headers.error).message, 400);
-    }
-    const envelope = readEnvelope(rpc, options.supportedVersions ? { supportedVersions: options.supportedVersions } : {});
-    if (!envelope.ok) return jsonResponse(errorAnswer(rpc.id, envelope.error).message, envelope.error.status);
-    const principal = (http.principal ?? defaultPrincipal)(request);
-    const streams = rpc.method === 'subscriptions/listen' || envelope.value.progressToken !== undefined || envelope.value.logLevel !== undefined;
-    if (!streams) {
-      const answer = await serve(rpc, { principal, signal: request.signal, notify: () => {}, headers: (name) => request.headers.get(name) });
-      return answer ? jsonResponse(answer.message, answer.status) : new Response(null, { status: 204 });
-    }
-    const gone = scope([request.signal]);
-    return sseResponse(
-      (writer) => {
-        const ctx: ModernContext = { principal, signal: gone.signal, notify: (n) => writer.send(n), headers: (name) => request.headers.get(name) };
-        serve(rpc, ctx).finally(() => gone.dispose()).then(
-          (answer) => {
-            if (answer) writer.send(answer.message);
-            writer.close();
-          },
-          () => writer.close(),
-        );
-      },
-      { onCancel: () => gone.abort(), ...(http.keepAliveMs !== undefined ? { keepAliveMs: http.keepAliveMs } : { keepAliveMs: 15_000 }) },
-    );
-  };
+  const front = createHttpFront({ http, legacy, serve, ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}) });
 
   let closing: Promise<void> | undefined;
   return {
-    fetch: fetchHandler,
+    fetch: front.fetch,
+    node: front.node,
     serveModern: serve,
     events,
     pool,

@@ -52,7 +52,7 @@ const c = suite('conformance suite through wrapLegacyServer');
 c.before(async () => {
   for (const mode of ['suspend', 'replay'] as const) {
     const wrap = wrapLegacyServer({ upstream: () => createConformanceServer(), mrtr: new MrtrBroker({ replay: mode === 'replay' }) });
-    servers[mode] = { wrap, server: await serveNodeHttp(wrap.fetch, { port: 0 }) };
+    servers[mode] = { wrap, server: await serveNodeHttp(wrap, { port: 0 }) };
   }
 });
 c.after(async () => {

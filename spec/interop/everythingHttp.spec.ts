@@ -35,7 +35,7 @@ async function startWrap(): Promise<Endpoint> {
   const tapped: Tapped[] = [];
   const marker = randomUUID();
   const wrap = wrapLegacyServer({ upstream: everythingBackend(marker, (seen) => tapped.push(seen)) });
-  const http = await serveNodeHttp(wrap.fetch, { port: 0 });
+  const http = await serveNodeHttp(wrap, { port: 0 });
   return { marker, wrap, http, url: new URL(`${http.origin}/mcp`), tapped };
 }
 

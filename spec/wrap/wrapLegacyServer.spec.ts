@@ -4,7 +4,9 @@ import * as assert from 'uvu/assert';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { stdioBackend } from '../../lib/session/backend.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { modernMeta } from '../helpers/messages.ts';
+import { viaNode } from '../helpers/viaNode.ts';
 import { validateMessage } from '../helpers/schemas.ts';
 
 const URL_ = 'http://127.0.0.1:3000/mcp';
@@ -41,16 +43,28 @@ async function sseMessages(response: Response): Promise<any[]> {
 }
 
 let wrap: LegacyServerWrap;
-const w = suite('wrapLegacyServer over HTTP');
-w.before.each(() => {
+let send: (request: Request) => Promise<Response>;
+let listening: RunningHttpServer | undefined;
+
+/** The same cases through the Web handler and through the native Node listener on a real socket. */
+for (const front of ['fetch', 'node'] as const) {
+const w = suite(`wrapLegacyServer over HTTP (${front})`);
+w.before.each(async () => {
   wrap = wrapLegacyServer({ upstream: () => createPushServer() });
+  if (front === 'fetch') send = (request) => wrap.fetch(request);
+  else {
+    listening = await serveNodeHttp(wrap, { port: 0 });
+    send = viaNode(listening.origin);
+  }
 });
 w.after.each(async () => {
+  await listening?.close();
+  listening = undefined;
   await wrap.close();
 });
 
 w('should serve a modern tools/call with resultType and server info, schema-valid', async () => {
-  const res = await wrap.fetch(post(body('tools/call', { name: 'echo', arguments: { text: 'hi' } })));
+  const res = await send(post(body('tools/call', { name: 'echo', arguments: { text: 'hi' } })));
   assert.is(res.status, 200);
   const msg = await json(res);
   assert.equal(msg.result.content, [{ type: 'text', text: 'hi' }]);
@@ -60,7 +74,7 @@ w('should serve a modern tools/call with resultType and server info, schema-vali
 });
 
 w('should build server/discover from the upstream initialize result', async () => {
-  const msg = await json(wrap.fetch(post(body('server/discover'))));
+  const msg = await json(send(post(body('server/discover'))));
   assert.equal(msg.result.supportedVersions, ['2026-07-28']);
   assert.ok(msg.result.capabilities.tools);
   assert.equal(validateMessage('2026-07-28', msg, { method: 'server/discover' }), []);
@@ -86,16 +100,16 @@ w('should answer the modern rules with the right codes and statuses', async () =
   ];
   for (const [request, status, code] of cases) {
     const label = `${request.method} ${(await request.clone().text()).slice(0, 120)}`;
-    const res = await wrap.fetch(request);
+    const res = await send(request);
     assert.is(res.status, status, label);
     if (code !== null) assert.is((await json(res)).error.code, code);
   }
-  const echoed = await json(wrap.fetch(post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'req-7'))));
+  const echoed = await json(send(post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'req-7'))));
   assert.is(echoed.id, 'req-7', 'errors echo the request id');
 });
 
 w('should stream progress and only the logs at or above the request level, then the answer', async () => {
-  const res = await wrap.fetch(post(body('tools/call', { name: 'work', arguments: { steps: 4 } }, { progressToken: 'tok', 'io.modelcontextprotocol/logLevel': 'info' })));
+  const res = await send(post(body('tools/call', { name: 'work', arguments: { steps: 4 } }, { progressToken: 'tok', 'io.modelcontextprotocol/logLevel': 'info' })));
   assert.is(res.headers.get('content-type'), 'text/event-stream');
   const messages = await sseMessages(res);
   const logs = messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.data);
@@ -107,14 +121,14 @@ w('should stream progress and only the logs at or above the request level, then 
 });
 
 w('should send no logs to a request that asked for none', async () => {
-  const res = await wrap.fetch(post(body('tools/call', { name: 'work', arguments: { steps: 2 } })));
+  const res = await send(post(body('tools/call', { name: 'work', arguments: { steps: 2 } })));
   assert.is(res.headers.get('content-type'), 'application/json');
   assert.equal((await json(res)).result.content, [{ type: 'text', text: 'did 2 steps' }]);
 });
 
 w('should cancel the upstream call when the client closes the stream', async () => {
   const controller = new AbortController();
-  const res = wrap.fetch(post(body('tools/call', { name: 'wait' }, { progressToken: 1 }), {}, { signal: controller.signal }));
+  const res = send(post(body('tools/call', { name: 'wait' }, { progressToken: 1 }), {}, { signal: controller.signal }));
   const response = await res;
   const reader = response.body!.getReader();
   setTimeout(() => controller.abort(), 50);
@@ -123,23 +137,35 @@ w('should cancel the upstream call when the client closes the stream', async () 
   assert.ok(wrap.pool.sessions().every((s) => s.session.inFlight === 0), 'nothing left in flight upstream');
 });
 
+w('should cancel the upstream call when a client waiting for a JSON answer goes away', async () => {
+  const controller = new AbortController();
+  const pending = send(post(body('tools/call', { name: 'wait' }), {}, { signal: controller.signal })).catch((e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(wrap.pool.sessions().some((s) => s.session.inFlight === 1), 'the call reached the server');
+  controller.abort();
+  await pending;
+  await new Promise((r) => setTimeout(r, 100));
+  assert.ok(wrap.pool.sessions().every((s) => s.session.inFlight === 0), 'nothing left in flight upstream');
+});
+
 w('should serve a legacy client on the same endpoint through a legacy session', async () => {
-  const init = await wrap.fetch(post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }));
+  const init = await send(post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }));
   assert.is(init.status, 200);
   const session = init.headers.get('mcp-session-id');
   assert.ok(session);
   const first = (await sseMessages(init))[0];
   assert.is(first.result.serverInfo.name, 'push-server');
   const headers = { 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' };
-  assert.is((await wrap.fetch(post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers))).status, 202);
-  const call = await wrap.fetch(post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'legacy' } } }, headers));
+  assert.is((await send(post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers))).status, 202);
+  const call = await send(post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'legacy' } } }, headers));
   const answer = (await sseMessages(call))[0];
   assert.equal(answer.result.content, [{ type: 'text', text: 'legacy' }]);
   assert.not.ok('resultType' in answer.result, 'the legacy path is not translated');
-  assert.is((await wrap.fetch(new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000', ...headers } }))).status, 200);
+  assert.is((await send(new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000', ...headers } }))).status, 200);
 });
 
 w.run();
+}
 
 const crash = suite('wrapLegacyServer with a stdio upstream');
 crash('should answer in-flight calls with an error when the process dies, and restart it for the next request', async () => {

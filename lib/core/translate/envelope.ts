@@ -110,9 +110,10 @@ function stripMeta(meta: JsonObject): JsonObject | undefined {
  * A modern client request → the legacy request to send upstream: the envelope is checked and
  * taken off `_meta` (progress token, trace context and other keys stay); `inputResponses` and
  * `requestState` are taken off MRTR-eligible methods. Modern-only methods have no legacy form.
+ * `options.envelope`: this request's envelope, already read with `readEnvelope` (not read again).
  */
-export function requestToLegacy(request: JsonRpcRequest, options: { supportedVersions?: readonly ModernVersion[] } = {}): Outcome<LegacyRequest, EnvelopeError> {
-  const envelope = readEnvelope(request, options);
+export function requestToLegacy(request: JsonRpcRequest, options: { supportedVersions?: readonly ModernVersion[]; envelope?: Envelope } = {}): Outcome<LegacyRequest, EnvelopeError> {
+  const envelope = options.envelope ? ok(options.envelope) : readEnvelope(request, options);
   if (!envelope.ok) return envelope;
   const method = request.method;
   if (method === 'server/discover' || method === 'subscriptions/listen' || method === 'tasks/update') {

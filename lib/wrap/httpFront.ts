@@ -1,0 +1,263 @@
+/**
+ * The wrap's Streamable HTTP front: one routing of POSTed messages (legacy session or modern
+ * request, header and envelope checks, JSON or SSE answer), served two ways. `fetch` is the Web
+ * handler for any runtime. `node` answers POSTed JSON on Node's own request and response objects,
+ * without building a Web `Request` and `Response` per call (which costs more than everything else
+ * the wrap does for a call); whatever else arrives there (GET, DELETE, a legacy session's requests)
+ * goes through `fetch`.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { claimedEra } from '../core/era.ts';
+import type { ModernVersion } from '../core/era.ts';
+import { ErrorCode } from '../core/errors.ts';
+import { errorResponse, type Classified, type JsonRpcRequest } from '../core/jsonrpc.ts';
+import { readEnvelope, type Envelope } from '../core/translate/envelope.ts';
+import { verifyHeaders } from '../core/translate/headers.ts';
+import { Cancellation } from '../signals.ts';
+import {
+  bodyFailureMessage,
+  bodyHeaderFailure,
+  jsonError,
+  jsonResponse,
+  maxBodyBytes,
+  originRefusal,
+  parseBody,
+  readBody,
+  sseResponse,
+  tooLarge,
+  type EdgeLimits,
+  type HeaderGetter,
+  type OriginPolicy,
+} from '../transport/httpEdge.ts';
+import { nodeSse, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
+import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
+import { errorAnswer, type Answer, type ModernContext } from './modernDispatch.ts';
+
+/** The HTTP edge options of a wrap. */
+export type HttpFrontOptions = EdgeLimits &
+  OriginPolicy & {
+    /** The endpoint's path (default `/mcp`); `null` serves any path. */
+    readonly path?: string | null;
+    /** Who is asking (sessions are never shared between principals); default: the `Authorization` header. */
+    readonly principal?: (request: Request) => string;
+    /** SSE keep-alive comment interval (default 15 s). */
+    readonly keepAliveMs?: number;
+  };
+
+export interface HttpFrontConfig {
+  readonly http: HttpFrontOptions;
+  readonly supportedVersions?: readonly ModernVersion[];
+  readonly legacy: LegacyHttpSessions;
+  /** Serves one modern request; `undefined` when the client left a listen. */
+  readonly serve: (request: JsonRpcRequest, ctx: ModernContext) => Promise<Answer | undefined>;
+}
+
+export interface HttpFront {
+  fetch(request: Request): Promise<Response>;
+  node(req: IncomingMessage, res: ServerResponse): void;
+}
+
+/** What a POSTed message gets. */
+type Route =
+  | { readonly kind: 'reply'; readonly status: number; readonly body?: unknown }
+  | { readonly kind: 'legacy-open' | 'legacy-handle'; readonly parsed: unknown }
+  | { readonly kind: 'serve'; readonly rpc: JsonRpcRequest; readonly envelope: Envelope; readonly streams: boolean };
+
+const NO_SESSION_BATCH = 'Invalid Request: expected a JSON-RPC request (batches and responses belong to a legacy session)';
+
+function noop(): void {}
+
+function defaultPrincipal(header: HeaderGetter): string {
+  const auth = header('authorization');
+  return auth ? `auth:${auth}` : 'anonymous';
+}
+
+/** The path of a request target or absolute URL, without building a URL object. */
+function pathOf(url: string): string {
+  const scheme = url.indexOf('//');
+  const start = url.startsWith('/') ? 0 : url.indexOf('/', scheme === -1 ? 0 : scheme + 2);
+  if (start === -1) return '/';
+  let end = url.length;
+  for (const c of ['?', '#']) {
+    const i = url.indexOf(c, start);
+    if (i !== -1 && i < end) end = i;
+  }
+  return url.slice(start, end);
+}
+
+function errorBody(code: number, message: string): unknown {
+  return { jsonrpc: '2.0', error: { code, message } };
+}
+
+/** Builds the front of a wrap. */
+export function createHttpFront(config: HttpFrontConfig): HttpFront {
+  const http = config.http;
+  const path = http.path === undefined ? '/mcp' : http.path;
+  const envelopeOptions = config.supportedVersions ? { supportedVersions: config.supportedVersions } : {};
+  const keepAliveMs = http.keepAliveMs ?? 15_000;
+
+  const route = (message: Classified, header: HeaderGetter, sessionId: string | null): Route => {
+    const parsed = message.kind === 'batch' ? message.items : message.message;
+    if (sessionId && (message.kind !== 'request' || claimedEra(message.message) !== 'modern')) return { kind: 'legacy-handle', parsed };
+    if (message.kind === 'request' && message.message.method === 'initialize' && claimedEra(message.message) === 'legacy') return { kind: 'legacy-open', parsed };
+    if (message.kind === 'notification') return { kind: 'reply', status: 202 };
+    if (message.kind !== 'request') return { kind: 'reply', status: 400, body: errorBody(ErrorCode.InvalidRequest, NO_SESSION_BATCH) };
+    const rpc = message.message;
+    if (claimedEra(rpc) === 'modern') {
+      const headers = verifyHeaders(rpc, header);
+      if (!headers.ok) return { kind: 'reply', status: 400, body: errorAnswer(rpc.id, headers.error).message };
+    }
+    const envelope = readEnvelope(rpc, envelopeOptions);
+    if (!envelope.ok) return { kind: 'reply', status: envelope.error.status, body: errorAnswer(rpc.id, envelope.error).message };
+    const streams = rpc.method === 'subscriptions/listen' || envelope.value.progressToken !== undefined || envelope.value.logLevel !== undefined;
+    return { kind: 'serve', rpc, envelope: envelope.value, streams };
+  };
+
+  const fetch = async (request: Request): Promise<Response> => {
+    const header: HeaderGetter = (name) => request.headers.get(name);
+    if (path !== null) {
+      const pathname = pathOf(request.url);
+      if (pathname !== path) return jsonError(404, ErrorCode.MethodNotFound, `Not found: ${pathname}`);
+    }
+    const refused = originRefusal(header, http);
+    if (refused) return jsonError(refused.status, refused.code, refused.message);
+    const sessionId = header('mcp-session-id');
+    if (request.method === 'GET' || request.method === 'DELETE') {
+      if (sessionId && config.legacy.size > 0) return config.legacy.handle(request);
+      return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    }
+    if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
+    const body = await readBody(request, http);
+    if (!body.ok) return jsonResponse(bodyFailureMessage(body.error), body.error.status);
+    const r = route(body.value, header, sessionId);
+    switch (r.kind) {
+      case 'reply':
+        return r.body === undefined ? new Response(null, { status: r.status }) : jsonResponse(r.body, r.status);
+      case 'legacy-handle':
+        return config.legacy.handle(request, r.parsed);
+      case 'legacy-open':
+        return config.legacy.open(request, r.parsed);
+      case 'serve':
+        break;
+    }
+    const principal = http.principal ? http.principal(request) : defaultPrincipal(header);
+    const { rpc, envelope } = r;
+    if (!r.streams) {
+      const answer = await config.serve(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header });
+      return answer ? jsonResponse(answer.message, answer.status) : new Response(null, { status: 204 });
+    }
+    const gone = new Cancellation();
+    return sseResponse(
+      (writer) => {
+        config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
+          (answer) => {
+            if (answer) writer.send(answer.message);
+            writer.close();
+          },
+          () => writer.close(),
+        );
+      },
+      { onCancel: () => gone.abort(), keepAliveMs },
+    );
+  };
+
+  let viaFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const maxBytes = maxBodyBytes(http);
+
+  const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string): void => {
+    const body = parseBody(text, http);
+    if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
+    const r = route(body.value, header, null);
+    switch (r.kind) {
+      case 'reply':
+        return r.body === undefined ? writeEmpty(res, r.status) : writeJson(res, r.status, r.body);
+      case 'legacy-handle':
+      case 'legacy-open': {
+        const request = webRequest(req, text);
+        const answer = r.kind === 'legacy-open' ? config.legacy.open(request, r.parsed) : config.legacy.handle(request, r.parsed);
+        void answer.then((response) => writeWebResponse(res, response)).catch(() => res.destroy());
+        return;
+      }
+      case 'serve':
+        break;
+    }
+    const principal = http.principal ? http.principal(webRequest(req)) : defaultPrincipal(header);
+    const { rpc, envelope } = r;
+    const gone = new Cancellation();
+    if (!r.streams) {
+      const onClose = () => {
+        if (!res.writableEnded) gone.abort();
+      };
+      res.once('close', onClose);
+      config.serve(rpc, { principal, signal: gone, envelope, notify: noop, headers: header }).then(
+        (answer) => {
+          res.off('close', onClose);
+          if (res.destroyed) return;
+          if (answer) writeJson(res, answer.status, answer.message);
+          else writeEmpty(res, 204);
+        },
+        () => {
+          res.off('close', onClose);
+          if (!res.destroyed) writeJson(res, 500, errorResponse(rpc.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
+        },
+      );
+      return;
+    }
+    const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs });
+    config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
+      (answer) => {
+        if (answer) writer.send(answer.message);
+        writer.close();
+      },
+      () => writer.close(),
+    );
+  };
+
+  const node = (req: IncomingMessage, res: ServerResponse): void => {
+    const headers = req.headers;
+    if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined) {
+      viaFetch ??= getRequestListener(fetch) as (req: IncomingMessage, res: ServerResponse) => void;
+      viaFetch(req, res);
+      return;
+    }
+    const header: HeaderGetter = (name) => {
+      const value = headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    };
+    if (path !== null) {
+      const pathname = pathOf(req.url ?? '/');
+      if (pathname !== path) return writeJson(res, 404, errorBody(ErrorCode.MethodNotFound, `Not found: ${pathname}`));
+    }
+    const refused = originRefusal(header, http);
+    if (refused) return writeJson(res, refused.status, errorBody(refused.code, refused.message));
+    const early = bodyHeaderFailure(header, http);
+    if (early) {
+      res.setHeader('connection', 'close');
+      return writeJson(res, early.status, bodyFailureMessage(early));
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      if (over) return;
+      size += chunk.length;
+      if (size <= maxBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      over = true;
+      chunks.length = 0;
+      const failure = tooLarge(maxBytes);
+      res.setHeader('connection', 'close');
+      writeJson(res, failure.status, bodyFailureMessage(failure));
+    });
+    req.on('end', () => {
+      if (over) return;
+      answerNode(req, res, header, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', noop);
+  };
+
+  return { fetch, node };
+}
