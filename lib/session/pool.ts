@@ -84,8 +84,8 @@ export class SessionPool {
     return Math.min(this.options.maxSessions ?? 64, this.backend.maxSessions ?? Number.POSITIVE_INFINITY);
   }
 
-  /** A session for this key, opening (or reopening) one as needed. */
-  async acquire(key: SessionKey, options: AcquireOptions = {}): Promise<UpstreamSession> {
+  /** The entry of a key, and the open session to use now if one will do (nothing needs opening). */
+  #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean } {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     const id = `${key.principal}\u0000${canonicalJson(key.capabilities)}`;
     let entry = this.#entries.get(id);
@@ -93,7 +93,7 @@ export class SessionPool {
       entry = { key, sessions: [], opening: 0 };
       this.#entries.set(id, entry);
     }
-    entry.sessions = entry.sessions.filter((s) => !s.closed);
+    if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
     const live = entry.sessions;
     let pick: UpstreamSession | undefined;
     for (const s of live) {
@@ -102,10 +102,24 @@ export class SessionPool {
     }
     const perKey = Math.min(this.options.maxPerKey ?? 16, this.#max);
     const wantsAnother = options.exclusive ? !pick || pick.pushableInFlight > 0 : !pick && entry.opening === 0;
-    if (pick && !(wantsAnother && live.length + entry.opening < perKey && this.#hasRoom())) {
-      pick.touch(Date.now());
-      return pick;
-    }
+    const enough = pick !== undefined && !(wantsAnother && live.length + entry.opening < perKey && this.#hasRoom());
+    if (enough) pick!.touch(Date.now());
+    return { entry, pick, enough };
+  }
+
+  /**
+   * An open session for this key when one will do without opening another, else `undefined`
+   * (then `acquire`). Throws when the pool is closed.
+   */
+  tryAcquire(key: SessionKey, options: AcquireOptions = {}): UpstreamSession | undefined {
+    const { pick, enough } = this.#choose(key, options);
+    return enough ? pick : undefined;
+  }
+
+  /** A session for this key, opening (or reopening) one as needed. */
+  async acquire(key: SessionKey, options: AcquireOptions = {}): Promise<UpstreamSession> {
+    const { entry, pick, enough } = this.#choose(key, options);
+    if (enough) return pick!;
     if (!pick && entry.opening > 0 && !options.exclusive) return this.#waitForOpen(entry);
     this.#makeRoom();
     entry.opening++;
@@ -183,7 +197,7 @@ export class SessionPool {
       for (const s of entry.sessions) {
         if (s.closed || (s.inFlight === 0 && s.holds === 0 && now - s.lastUsed > idleMs)) void s.close();
       }
-      entry.sessions = entry.sessions.filter((s) => !s.closed);
+      if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
       if (entry.sessions.length === 0 && entry.opening === 0) this.#entries.delete(id);
     }
   }

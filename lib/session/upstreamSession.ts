@@ -295,9 +295,10 @@ export class UpstreamSession {
     if (push.method === 'ping') outcome = { result: {} };
     else {
       const owner = await this.#attribute(extra);
-      const answer = owner?.hooks.onPush ?? this.options.onUnrelatedPush;
       try {
-        outcome = answer ? await answer(push) : { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
+        if (owner?.hooks.onPush) outcome = await owner.hooks.onPush(push);
+        else if (this.options.onUnrelatedPush) outcome = await this.options.onUnrelatedPush(push);
+        else outcome = { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
       } catch (e) {
         outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: ${e instanceof Error ? e.message : String(e)}` } };
       }

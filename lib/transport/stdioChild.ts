@@ -32,6 +32,11 @@ export class StdioChildTransport implements Transport {
   readonly options: StdioChildOptions;
   #child: ChildProcess | undefined;
   #closed = false;
+  #corked = false;
+  readonly #uncork = (): void => {
+    this.#corked = false;
+    this.#child?.stdin?.uncork();
+  };
   #exited: Promise<void> | undefined;
 
   constructor(options: StdioChildOptions) {
@@ -95,6 +100,13 @@ export class StdioChildTransport implements Transport {
   async send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (this.#closed || !stdin || stdin.destroyed) throw new AdapterError('closed', 'the server process is not running');
+    // Messages sent in one turn of the event loop leave in one write: under load that saves the
+    // server a read, and us a system call, per message.
+    if (!this.#corked) {
+      this.#corked = true;
+      stdin.cork();
+      setImmediate(this.#uncork);
+    }
     const ok = stdin.write(frame(message));
     if (!ok) await new Promise<void>((resolve) => stdin.once('drain', resolve));
   }

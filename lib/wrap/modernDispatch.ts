@@ -140,14 +140,16 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
   const target = targetOf(request.method, up.request.params);
   let session: UpstreamSession;
   try {
-    session = await options.pool.acquire(key, { exclusive: pushable && (options.inputs?.pushes?.(target) ?? false) });
+    const how = { exclusive: pushable && (options.inputs?.pushes?.(target) ?? false) };
+    session = options.pool.tryAcquire(key, how) ?? (await options.pool.acquire(key, how));
   } catch (e) {
     return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
   }
   const method = request.method;
   if (method === 'tools/call' && ctx.headers && options.tools) {
     const name = up.request.params?.['name'];
-    const inputSchema = typeof name === 'string' ? await options.tools.schemaFor(session, name).catch(() => undefined) : undefined;
+    const loaded = options.tools.loaded(session);
+    const inputSchema = typeof name !== 'string' ? undefined : loaded ? loaded.get(name) : await options.tools.schemaFor(session, name).catch(() => undefined);
     if (inputSchema !== undefined) {
       const checked = verifyHeaders(request, ctx.headers, { tool: { inputSchema } });
       if (!checked.ok) return errorAnswer(request.id, { ...checked.error, status: 400 });

@@ -8,16 +8,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ErrorCode, invalidParams, missingCapability, type WireError } from '../core/errors.ts';
 import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';
+import { logToModern } from '../core/translate/notifications.ts';
 import type { InputMethod } from '../core/legacy/inputs.ts';
 import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
 import type { Envelope } from '../core/translate/envelope.ts';
 import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, urlElicitationToInputRequired, type KeyedPush } from '../core/translate/inputRequests.ts';
 import { canonicalJson } from '../session/pool.ts';
-import type { RpcOutcome } from '../session/upstreamSession.ts';
+import type { CallHooks, RpcOutcome } from '../session/upstreamSession.ts';
 import { Keyring } from '../state/keyring.ts';
 import { ReplayRunner } from './replay.ts';
-import { scope, type CancelSignal } from '../signals.ts';
-import { errorAnswer, streamHooks, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
+import { errorAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
 
 export interface MrtrOptions {
   /** Seals `requestState`; default a random key per process (retries cannot cross processes). */
@@ -43,34 +43,88 @@ interface PendingPush {
   readonly resolve: (outcome: RpcOutcome) => void;
 }
 
-interface Parked {
+/**
+ * One call that may push, from its first request until it finishes or is released. It is also the
+ * hooks object of its upstream call (no closures per call: most calls never push).
+ */
+class Parked implements CallHooks {
   /** Assigned when the call is first parked (most calls never are). */
-  id: string;
+  id = '';
+  /** The params digest the state binds; computed when the call is first parked. */
+  digest = '';
+  /** Cancels the upstream call (set once it is sent); `cancelled` if that was asked for before. */
+  cancel: (() => void) | undefined;
+  cancelled = false;
+  /** Pushes waiting for the client's answers, by input key (created on the first push). */
+  pending: Map<string, PendingPush> | undefined;
+  round = 0;
+  ordinal = 0;
+  busy = true;
+  outcome: RpcOutcome | undefined;
+  capabilityError: WireError | undefined;
+  /** URL elicitation required (-32042): the call is re-run from the start on the retry. */
+  rerun: PushableCall['call'] | undefined;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Set once the call is released: why. Later pushes are answered at once. */
+  released: string | undefined;
+  /** After a release that answered pushes: cancels the call if it does not finish on its own. */
+  grace: ReturnType<typeof setTimeout> | undefined;
+  /** The request being served waits here for the call's next event. */
+  waiter: (() => void) | undefined;
+  /** The deadline of the current run passed. */
+  expired = false;
+  /** Where progress and logs go: the request being served now. */
+  envelope: Envelope;
+  notify: ModernContext['notify'];
+  readonly broker: MrtrBroker;
   readonly principal: string;
   readonly method: string;
-  /** The params digest the state binds; computed when the call is first parked. */
-  digest: string;
   readonly params: JsonObject | undefined;
-  /** Cancels the upstream call (set once it is sent); `cancelled` if that was asked for before. */
-  cancel?: () => void;
-  cancelled: boolean;
-  readonly pending: Map<string, PendingPush>;
   readonly release: () => void;
-  target: { envelope: Envelope; notify: ModernContext['notify'] };
   readonly called: string;
-  round: number;
-  ordinal: number;
-  busy: boolean;
-  outcome?: RpcOutcome;
-  capabilityError?: WireError;
-  /** URL elicitation required (-32042): the call is re-run from the start on the retry. */
-  rerun?: PushableCall['call'];
-  timer?: ReturnType<typeof setTimeout>;
-  /** Set once the call is released: why. Later pushes are answered at once. */
-  released?: string;
-  /** After a release that answered pushes: cancels the call if it does not finish on its own. */
-  grace?: ReturnType<typeof setTimeout>;
-  wake: () => void;
+
+  constructor(broker: MrtrBroker, call: PushableCall) {
+    this.broker = broker;
+    this.principal = call.ctx.principal;
+    this.method = call.request.method;
+    this.params = call.request.params;
+    this.release = call.session.hold();
+    this.envelope = call.legacy.envelope;
+    this.notify = call.ctx.notify;
+    this.called = call.target;
+  }
+
+  /** Wakes the request waiting for this call, if one is. */
+  wake(): void {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.();
+  }
+
+  readonly onWake = (): void => this.wake();
+
+  onCancel(cancel: () => void): void {
+    if (this.cancelled) cancel();
+    else this.cancel = cancel;
+  }
+
+  onProgress(params: JsonObject): void {
+    if (this.envelope.progressToken !== undefined) this.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: this.envelope.progressToken } });
+  }
+
+  onLog(params: JsonObject): void {
+    const allowed = logToModern({ jsonrpc: '2.0', method: 'notifications/message', params }, this.envelope.logLevel);
+    if (allowed.ok && allowed.value) this.notify(allowed.value);
+  }
+
+  onPush(push: JsonRpcRequest): Promise<RpcOutcome> {
+    return this.broker.pushed(this, push);
+  }
+
+  onPushCancelled(pushId: RequestId): void {
+    if (!this.pending) return;
+    for (const [key, pending] of this.pending) if (pending.push.id === pushId) this.pending.delete(key);
+  }
 }
 
 interface StatePayload {
@@ -143,44 +197,19 @@ export class MrtrBroker implements InputBroker {
     return (this.#options.now ?? Date.now)();
   }
 
-  async run(call: PushableCall): Promise<Answer> {
+  run(call: PushableCall): Promise<Answer> {
     if (this.#replay && this.#replays(call.target)) return this.#replay.run(call);
     const state = call.legacy.retry?.requestState;
     if (state !== undefined) return this.#resume(call, state);
-    if (this.#parked.size >= (this.#options.maxParked ?? 10_000)) return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Internal error: too many calls are waiting for input' });
-    const p: Parked = {
-      id: '',
-      principal: call.ctx.principal,
-      method: call.request.method,
-      digest: '',
-      params: call.request.params,
-      cancelled: false,
-      pending: new Map(),
-      release: call.session.hold(),
-      target: { envelope: call.legacy.envelope, notify: call.ctx.notify },
-      called: call.target,
-      round: 0,
-      ordinal: 0,
-      busy: true,
-      wake: () => {},
-    };
+    if (this.#parked.size >= (this.#options.maxParked ?? 10_000)) return Promise.resolve(errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Internal error: too many calls are waiting for input' }));
+    const p = new Parked(this, call);
     this.#start(p, call.call);
     return this.#serve(p, call);
   }
 
   #start(p: Parked, run: PushableCall['call']): void {
-    delete p.outcome;
-    run({
-      onCancel: (cancel) => {
-        if (p.cancelled) cancel();
-        else p.cancel = cancel;
-      },
-      ...streamHooks(() => p.target),
-      onPush: (push) => this.#onPush(p, push),
-      onPushCancelled: (pushId) => {
-        for (const [key, pending] of p.pending) if (pending.push.id === pushId) p.pending.delete(key);
-      },
-    }).then((outcome) => {
+    p.outcome = undefined;
+    run(p).then((outcome) => {
       if (isRecord(outcome) && 'error' in outcome && outcome.error.code === ErrorCode.UrlElicitationRequired) p.rerun = run;
       clearTimeout(p.grace);
       p.outcome = outcome;
@@ -188,11 +217,12 @@ export class MrtrBroker implements InputBroker {
     });
   }
 
-  #onPush(p: Parked, push: JsonRpcRequest): Promise<RpcOutcome> {
+  /** A push of `p`'s call: collected for the next round (or answered at once when it cannot be). */
+  pushed(p: Parked, push: JsonRpcRequest): Promise<RpcOutcome> {
     const input = pushToInputRequest(push);
     if (!input.ok) return Promise.resolve({ error: input.error });
     if (p.released !== undefined) return Promise.resolve(releasedAnswer(push.method as InputMethod, p.released));
-    const allowed = checkInputCapability(input.value, p.target.envelope.clientCapabilities);
+    const allowed = checkInputCapability(input.value, p.envelope.clientCapabilities);
     if (!allowed.ok) {
       p.capabilityError ??= allowed.error;
       p.wake();
@@ -201,7 +231,7 @@ export class MrtrBroker implements InputBroker {
     if (this.#pushy.size < 10_000) this.#pushy.add(p.called);
     const key = inputKeyOf(push, ++p.ordinal);
     return new Promise<RpcOutcome>((resolve) => {
-      p.pending.set(key, { push, method: push.method as InputMethod, resolve });
+      (p.pending ??= new Map()).set(key, { push, method: push.method as InputMethod, resolve });
       p.wake();
     });
   }
@@ -209,52 +239,42 @@ export class MrtrBroker implements InputBroker {
   /** Waits for the call's next event and answers the current request with it. */
   async #serve(p: Parked, call: PushableCall): Promise<Answer> {
     const signal = call.ctx.signal;
-    const running = scope([], call.timeoutMs);
-    const deadline = running.signal;
+    p.expired = false;
+    const deadline = setTimeout(expire, call.timeoutMs, p);
+    deadline.unref?.();
+    signal.addEventListener('abort', p.onWake, { once: true });
     try {
-      return await this.#loop(p, call, signal, deadline);
+      for (;;) {
+        if (p.capabilityError) {
+          const error = p.capabilityError;
+          this.#drop(p, 'the client lacks a capability');
+          return errorAnswer(call.request.id, { ...missingCapability((error.data as { requiredCapabilities: JsonObject }).requiredCapabilities, error.message), status: 400 });
+        }
+        if (p.outcome) {
+          const outcome = p.outcome;
+          if (p.rerun && 'error' in outcome) return this.#park(p, call, outcome.error);
+          this.#drop(p);
+          return call.finish(outcome);
+        }
+        if (p.pending && p.pending.size > 0) {
+          await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
+          if (p.outcome || p.capabilityError) continue;
+          return this.#park(p, call);
+        }
+        if (signal.aborted) {
+          this.#drop(p, 'the client went away');
+          return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Request cancelled' });
+        }
+        if (p.expired) {
+          this.#drop(p, 'the upstream server did not answer in time');
+          return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` });
+        }
+        await new Promise<void>((resolve) => (p.waiter = resolve));
+      }
     } finally {
-      running.dispose();
-    }
-  }
-
-  async #loop(p: Parked, call: PushableCall, signal: CancelSignal, deadline: CancelSignal): Promise<Answer> {
-    for (;;) {
-      if (p.capabilityError) {
-        const error = p.capabilityError;
-        this.#drop(p, 'the client lacks a capability');
-        return errorAnswer(call.request.id, { ...missingCapability((error.data as { requiredCapabilities: JsonObject }).requiredCapabilities, error.message), status: 400 });
-      }
-      if (p.outcome) {
-        const outcome = p.outcome;
-        if (p.rerun && 'error' in outcome) return this.#park(p, call, outcome.error);
-        this.#drop(p);
-        return call.finish(outcome);
-      }
-      if (p.pending.size > 0) {
-        await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
-        if (p.outcome || p.capabilityError) continue;
-        return this.#park(p, call);
-      }
-      if (signal.aborted) {
-        this.#drop(p, 'the client went away');
-        return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Request cancelled' });
-      }
-      if (deadline.aborted) {
-        this.#drop(p, 'the upstream server did not answer in time');
-        return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` });
-      }
-      await new Promise<void>((resolve) => {
-        const onAbort = () => resolve();
-        p.wake = () => {
-          signal.removeEventListener('abort', onAbort);
-          deadline.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        signal.addEventListener('abort', onAbort, { once: true });
-        deadline.addEventListener('abort', onAbort, { once: true });
-      });
-      p.wake = noop;
+      p.waiter = undefined;
+      clearTimeout(deadline);
+      signal.removeEventListener('abort', p.onWake);
     }
   }
 
@@ -262,7 +282,7 @@ export class MrtrBroker implements InputBroker {
   #park(p: Parked, call: PushableCall, urlError?: WireError): Answer {
     p.round++;
     p.busy = false;
-    p.target = { envelope: p.target.envelope, notify: noop };
+    p.notify = noop;
     const timeoutMs = this.#options.parkTimeoutMs ?? 5 * 60_000;
     if (p.id === '') {
       p.id = randomUUID();
@@ -284,7 +304,7 @@ export class MrtrBroker implements InputBroker {
       p.ordinal += Object.keys(converted.value.elicitationIds).length;
       return { message: { jsonrpc: '2.0', id: call.request.id, result: converted.value.result }, status: 200 };
     }
-    const pushes: KeyedPush[] = [...p.pending].map(([key, pending]) => ({ key, request: pending.push }));
+    const pushes: KeyedPush[] = [...(p.pending ?? [])].map(([key, pending]) => ({ key, request: pending.push }));
     const result = inputRequiredResult(pushes, { requestState, ...(serverInfo ? { serverInfo } : {}) });
     if (!result.ok) {
       this.#drop(p);
@@ -313,7 +333,7 @@ export class MrtrBroker implements InputBroker {
     if (!isRecord(responses)) return errorAnswer(id, invalidParams('inputResponses must be an object'));
     const answers: Array<[PendingPush, JsonObject]> = [];
     if (!p.rerun) {
-      for (const [key, pending] of p.pending) {
+      for (const [key, pending] of p.pending ?? []) {
         if (!(key in responses)) continue;
         const result = inputResponseToResult(pending.method, key, responses[key]);
         if (!result.ok) return errorAnswer(id, result.error);
@@ -323,14 +343,15 @@ export class MrtrBroker implements InputBroker {
     p.busy = true;
     clearTimeout(p.timer);
     this.#parked.delete(p.id);
-    p.target = { envelope: call.legacy.envelope, notify: call.ctx.notify };
+    p.envelope = call.legacy.envelope;
+    p.notify = call.ctx.notify;
     if (p.rerun) {
       const rerun = p.rerun;
-      delete p.rerun;
+      p.rerun = undefined;
       this.#start(p, call.call ?? rerun);
     } else {
       for (const [pending, result] of answers) {
-        for (const [key, value] of p.pending) if (value === pending) p.pending.delete(key);
+        for (const [key, value] of p.pending!) if (value === pending) p.pending!.delete(key);
         pending.resolve({ result });
       }
     }
@@ -346,9 +367,9 @@ export class MrtrBroker implements InputBroker {
     clearTimeout(p.timer);
     this.#parked.delete(p.id);
     p.released = reason ?? 'the call ended';
-    const answered = p.pending.size > 0;
-    for (const pending of p.pending.values()) pending.resolve(releasedAnswer(pending.method, p.released));
-    p.pending.clear();
+    const answered = p.pending !== undefined && p.pending.size > 0;
+    if (p.pending) for (const pending of p.pending.values()) pending.resolve(releasedAnswer(pending.method, p.released));
+    p.pending?.clear();
     if (reason !== undefined && !p.outcome) {
       if (!answered) cancelCall(p);
       else {
@@ -368,6 +389,11 @@ export class MrtrBroker implements InputBroker {
 }
 
 function noop(): void {}
+
+function expire(p: Parked): void {
+  p.expired = true;
+  p.wake();
+}
 
 function cancelCall(p: Parked): void {
   p.cancelled = true;

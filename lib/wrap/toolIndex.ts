@@ -8,21 +8,35 @@ import type { UpstreamSession } from '../session/upstreamSession.ts';
 /** Tool input schemas by name, per upstream session. */
 export class ToolIndex {
   #bySession = new WeakMap<UpstreamSession, Promise<Map<string, unknown>>>();
+  /** The indexes already loaded, for answering without waiting. */
+  #loaded = new WeakMap<UpstreamSession, Map<string, unknown>>();
 
   /** The input schema of `name` on this session's server, or `undefined` if it has no such tool. */
   async schemaFor(session: UpstreamSession, name: string): Promise<unknown> {
     let index = this.#bySession.get(session);
     if (!index) {
-      index = this.#load(session);
-      this.#bySession.set(session, index);
-      index.catch(() => this.#bySession.delete(session));
+      const loading = this.#load(session);
+      index = loading;
+      this.#bySession.set(session, loading);
+      loading.then(
+        (tools) => {
+          if (this.#bySession.get(session) === loading) this.#loaded.set(session, tools);
+        },
+        () => this.#bySession.delete(session),
+      );
     }
     return (await index).get(name);
+  }
+
+  /** The session's tool schemas if they are loaded already (then no waiting is needed). */
+  loaded(session: UpstreamSession): ReadonlyMap<string, unknown> | undefined {
+    return this.#loaded.get(session);
   }
 
   /** Forgets what is known of a session's tools (on `notifications/tools/list_changed`). */
   invalidate(session: UpstreamSession): void {
     this.#bySession.delete(session);
+    this.#loaded.delete(session);
   }
 
   async #load(session: UpstreamSession): Promise<Map<string, unknown>> {

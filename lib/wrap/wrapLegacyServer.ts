@@ -84,8 +84,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const hub = new ListenHub();
   const tools = new ToolIndex();
   const shutdown = new AbortController();
-  /** Every request being served: aborted together on shutdown. */
-  const active = new Set<Scope>();
+  /** Every listen being served: ended together on shutdown. */
+  const listening = new Set<Scope>();
   const unrelated = async (_key: SessionKey, push: JsonRpcRequest): Promise<RpcOutcome> => {
     events.emit('unrelated-push', { method: push.method });
     switch (push.method) {
@@ -123,14 +123,15 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
 
   const serve = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
     if (shutdown.signal.aborted) return errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' });
+    // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
+    // has nothing upstream in flight, so it is ended here.
+    if (request.method !== 'subscriptions/listen') return serveModern(request, ctx, dispatch);
     const own = scope([ctx.signal]);
-    active.add(own);
+    listening.add(own);
     try {
-      const linked: ModernContext = { ...ctx, signal: own.signal };
-      if (request.method === 'subscriptions/listen') return await hub.serve(request, linked, dispatch);
-      return await serveModern(request, linked, dispatch);
+      return await hub.serve(request, { ...ctx, signal: own.signal }, dispatch);
     } finally {
-      active.delete(own);
+      listening.delete(own);
       own.dispose();
     }
   };
@@ -151,7 +152,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         if (inputs instanceof MrtrBroker) inputs.close();
         await new Promise((r) => setTimeout(r, 0));
         shutdown.abort();
-        for (const s of active) s.abort();
+        for (const s of listening) s.abort();
         await Promise.all([pool.close(), legacy.close()]);
       })();
       return closing;
