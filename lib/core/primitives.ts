@@ -14,6 +14,18 @@ export const ImplementationSchema = v.looseObject({
 });
 export type Implementation = v.InferOutput<typeof ImplementationSchema>;
 
+/**
+ * True for an `Implementation` of plain strings and no icons: it passes `ImplementationSchema`
+ * without running it (client info is read on every request). Anything else is for the schema.
+ */
+export function isPlainImplementation(info: unknown): boolean {
+  if (typeof info !== 'object' || info === null || Array.isArray(info)) return false;
+  const i = info as Record<string, unknown>;
+  if (typeof i['name'] !== 'string' || typeof i['version'] !== 'string' || i['icons'] !== undefined) return false;
+  for (const key of ['title', 'description', 'websiteUrl']) if (i[key] !== undefined && typeof i[key] !== 'string') return false;
+  return true;
+}
+
 export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export const LoggingLevelSchema = v.picklist(LOGGING_LEVELS);
 export type LoggingLevel = v.InferOutput<typeof LoggingLevelSchema>;

@@ -15,7 +15,10 @@ import { UpstreamSession, type RpcOutcome } from './upstreamSession.ts';
 /** Who is asking and what they declared: the pool key. */
 export interface SessionKey {
   readonly principal: string;
+  /** Shared between keys: never modified. */
   readonly capabilities: JsonObject;
+  /** `canonicalJson(capabilities)`, when the caller has it already. */
+  readonly capabilitiesText?: string;
   readonly clientInfo: Implementation;
 }
 
@@ -87,7 +90,7 @@ export class SessionPool {
   /** The entry of a key, and the open session to use now if one will do (nothing needs opening). */
   #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean } {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
-    const id = `${key.principal}\u0000${canonicalJson(key.capabilities)}`;
+    const id = `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
     let entry = this.#entries.get(id);
     if (!entry) {
       entry = { key, sessions: [], opening: 0 };

@@ -19,7 +19,7 @@ import { verifyHeaders, type HeaderLookup } from '../core/translate/headers.ts';
 import type { ToolIndex } from './toolIndex.ts';
 import { scope, type CancelSignal } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
-import type { SessionKey, SessionPool } from '../session/pool.ts';
+import { canonicalJson, type SessionKey, type SessionPool } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
 
 /** Where a modern request came from and how to reach its stream. */
@@ -115,9 +115,22 @@ export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & 
   return { message: errorResponse(id, error), status: error.status ?? httpStatusForError(error) };
 }
 
+/** Legacy capabilities and their canonical text, by the modern capabilities' JSON text (clients repeat theirs on every request). */
+const legacyCapabilities = new Map<string, { readonly capabilities: JsonObject; readonly text: string }>();
+
 /** The pool key for a modern envelope: the principal plus what the request declared. */
 export function keyFor(principal: string, envelope: Envelope): SessionKey {
-  return { principal, capabilities: clientCapabilitiesToLegacy(envelope.clientCapabilities) as JsonObject, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+  const modern = JSON.stringify(envelope.clientCapabilities);
+  let known = legacyCapabilities.get(modern);
+  if (!known) {
+    const capabilities = clientCapabilitiesToLegacy(envelope.clientCapabilities) as JsonObject;
+    known = { capabilities, text: canonicalJson(capabilities) };
+    if (modern.length <= 4096) {
+      if (legacyCapabilities.size >= 512) legacyCapabilities.clear();
+      legacyCapabilities.set(modern, known);
+    }
+  }
+  return { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
 }
 
 function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {

@@ -20,3 +20,33 @@ export const LEGACY_RESULT_SCHEMAS = {
   'completion/complete': v.looseObject({ completion: v.looseObject({ values: v.array(v.string()) }) }),
 } as const;
 export type LegacyResultMethod = keyof typeof LEGACY_RESULT_SCHEMAS;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function arrayOf(value: unknown, item: (v: unknown) => boolean): boolean {
+  if (!Array.isArray(value)) return false;
+  for (const v of value) if (!item(v)) return false;
+  return true;
+}
+
+function optional(value: unknown, type: 'string' | 'boolean'): boolean {
+  return value === undefined || typeof value === type;
+}
+
+/**
+ * The shapes of `LEGACY_RESULT_SCHEMAS` as direct checks, run on every result: a result that passes
+ * is valid without running the schema (several microseconds a call); one that does not is checked
+ * by the schema, which words the failure. A spec holds the two to the same verdicts.
+ */
+export const LEGACY_RESULT_SHAPES: { readonly [M in LegacyResultMethod]: (result: Record<string, unknown>) => boolean } = {
+  'tools/list': (r) => arrayOf(r['tools'], (t) => isObject(t) && typeof t['name'] === 'string' && isObject(t['inputSchema'])) && optional(r['nextCursor'], 'string'),
+  'tools/call': (r) => arrayOf(r['content'], isObject) && optional(r['isError'], 'boolean'),
+  'prompts/list': (r) => arrayOf(r['prompts'], isObject) && optional(r['nextCursor'], 'string'),
+  'prompts/get': (r) => arrayOf(r['messages'], isObject) && optional(r['description'], 'string'),
+  'resources/list': (r) => arrayOf(r['resources'], isObject) && optional(r['nextCursor'], 'string'),
+  'resources/templates/list': (r) => arrayOf(r['resourceTemplates'], isObject) && optional(r['nextCursor'], 'string'),
+  'resources/read': (r) => arrayOf(r['contents'], isObject),
+  'completion/complete': (r) => isObject(r['completion']) && arrayOf(r['completion']['values'], (x) => typeof x === 'string'),
+};

@@ -15,6 +15,27 @@ export const ModernClientCapabilitiesSchema = v.looseObject({
 });
 export type ModernClientCapabilities = v.InferOutput<typeof ModernClientCapabilitiesSchema>;
 
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * True for client capabilities made of objects whose members are objects, the way clients declare
+ * them: these pass `ModernClientCapabilitiesSchema` without running it (it is read on every
+ * request). Anything else is for the schema to judge. A spec holds the two to the same verdicts.
+ */
+export function isPlainClientCapabilities(caps: unknown): boolean {
+  if (!isObject(caps)) return false;
+  for (const key in caps) {
+    const member = caps[key];
+    if (member === undefined) continue;
+    if (!isObject(member)) return false;
+    if (key === 'roots') continue;
+    for (const inner in member) if (!isObject(member[inner])) return false;
+  }
+  return true;
+}
+
 export const ModernServerCapabilitiesSchema = v.looseObject({
   experimental: v.optional(v.record(v.string(), Obj)),
   logging: v.optional(Obj),

@@ -10,9 +10,9 @@ import { describe, type JsonRpcRequest } from '../jsonrpc.ts';
 import { InitializeParamsSchema, type InitializeParams } from '../legacy/lifecycle.ts';
 import type { LegacyClientCapabilities } from '../legacy/capabilities.ts';
 import { isRemovedInModern } from '../legacy/methods.ts';
-import { ModernClientCapabilitiesSchema, type ModernClientCapabilities } from '../modern/capabilities.ts';
+import { isPlainClientCapabilities, ModernClientCapabilitiesSchema, type ModernClientCapabilities } from '../modern/capabilities.ts';
 import { isMrtrMethod, type InputResponses } from '../modern/inputs.ts';
-import { ImplementationSchema, LoggingLevelSchema, extend, isRecord, omitKeys, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
+import { ImplementationSchema, isPlainImplementation, LoggingLevelSchema, extend, isRecord, omitKeys, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { ADAPTER_INFO } from './context.ts';
 import { clientCapabilitiesToLegacy, clientCapabilitiesToModern } from './capabilities.ts';
@@ -60,13 +60,17 @@ export function readEnvelope(request: JsonRpcRequest, options: { supportedVersio
   if (!isModernVersion(version) || !supported.includes(version)) return bad(unsupportedVersion(version, supported));
   const caps = meta[MetaKey.clientCapabilities];
   if (caps === undefined) return bad(invalidParams(`_meta["${MetaKey.clientCapabilities}"] is required`));
-  const capsCheck = v.safeParse(ModernClientCapabilitiesSchema, caps);
-  if (!capsCheck.success) return bad(invalidParams(`_meta["${MetaKey.clientCapabilities}"]: ${describe(capsCheck.issues)}`));
+  if (!isPlainClientCapabilities(caps)) {
+    const capsCheck = v.safeParse(ModernClientCapabilitiesSchema, caps);
+    if (!capsCheck.success) return bad(invalidParams(`_meta["${MetaKey.clientCapabilities}"]: ${describe(capsCheck.issues)}`));
+  }
   const envelope: { -readonly [K in keyof Envelope]: Envelope[K] } = { protocolVersion: version, clientCapabilities: caps as ModernClientCapabilities };
   const info = meta[MetaKey.clientInfo];
   if (info !== undefined) {
-    const r = v.safeParse(ImplementationSchema, info);
-    if (!r.success) return bad(invalidParams(`_meta["${MetaKey.clientInfo}"]: ${describe(r.issues)}`));
+    if (!isPlainImplementation(info)) {
+      const r = v.safeParse(ImplementationSchema, info);
+      if (!r.success) return bad(invalidParams(`_meta["${MetaKey.clientInfo}"]: ${describe(r.issues)}`));
+    }
     envelope.clientInfo = info as Implementation;
   }
   const level = meta[MetaKey.logLevel];

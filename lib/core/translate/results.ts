@@ -8,7 +8,7 @@ import * as v from 'valibot';
 import { MetaKey } from '../era.ts';
 import { internalError, type WireError } from '../errors.ts';
 import { describe } from '../jsonrpc.ts';
-import { LEGACY_RESULT_SCHEMAS, type LegacyResultMethod } from '../legacy/results.ts';
+import { LEGACY_RESULT_SCHEMAS, LEGACY_RESULT_SHAPES, type LegacyResultMethod } from '../legacy/results.ts';
 import { isCacheableMethod } from '../modern/results.ts';
 import { extend, isRecord, omitKeys, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
@@ -19,6 +19,7 @@ import { toolToModern } from './tasks.ts';
 
 function checkBody(method: string, result: JsonObject, side: string): WireError | undefined {
   if (!Object.hasOwn(LEGACY_RESULT_SCHEMAS, method)) return undefined;
+  if (LEGACY_RESULT_SHAPES[method as LegacyResultMethod](result)) return undefined;
   const parsed = v.safeParse(LEGACY_RESULT_SCHEMAS[method as LegacyResultMethod], result);
   return parsed.success ? undefined : internalError(`${side} ${method} result: ${describe(parsed.issues)}`);
 }
