@@ -8,6 +8,7 @@ import type { Readable, Writable } from 'node:stream';
 import { claimedEra } from '../core/era.ts';
 import { errorResponse, parseMessage, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
+import { Cancellation } from '../signals.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { LegacyServerWrap } from './wrapLegacyServer.ts';
@@ -34,14 +35,26 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const principal = options.principal ?? 'stdio';
-  const active = new Map<RequestId, AbortController>();
+  const active = new Map<RequestId, Cancellation>();
   const inflight = new Set<Promise<void>>();
   const calls = new Set<Promise<void>>();
   let legacy: Transport | undefined;
   let legacyOpening: Promise<Transport | undefined> | undefined;
   let ended = false;
+  // Answers written in one turn of the event loop leave in one write (a system call here and a
+  // read in the client per message saved under load).
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    output.uncork();
+  };
   const write = (message: JsonRpcMessage) => {
     if (!output.writable) return;
+    if (!corked) {
+      corked = true;
+      output.cork();
+      setImmediate(uncork);
+    }
     output.write(frame(message));
   };
 
@@ -93,7 +106,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
     }
     if (c.kind === 'request' && claimedEra(c.message) === 'modern') {
       const request = c.message;
-      const controller = new AbortController();
+      const controller = new Cancellation();
       active.set(request.id, controller);
       const served = trackCall(
         request.method !== 'subscriptions/listen',
@@ -129,7 +142,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
     }
     if (c.kind === 'request') {
       // Neither modern nor inside a legacy session: answered by the modern rules (missing _meta).
-      track(wrap.serveModern(c.message, { principal, signal: new AbortController().signal, notify: () => {} }).then((answer) => answer && write(answer.message)));
+      track(wrap.serveModern(c.message, { principal, signal: new Cancellation(), notify: () => {} }).then((answer) => answer && write(answer.message)));
     }
   };
 

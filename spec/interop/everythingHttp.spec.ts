@@ -259,14 +259,19 @@ modern('should complete server-everything roots, elicitation and sampling tools 
     const sampled = textOf(await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 20 } }));
     assert.match(sampled, '"model": "spec-model"');
     assert.match(sampled, '"text": "a sampled answer"');
-    assert.equal(asked, ['roots', 'elicitation: Please provide inputs for the following fields:', 'sampling: Resource trigger-sampling-request context: say hi']);
+    // The roots came through a round (the call came first), or from the server's own fetch 350 ms
+    // into its session, answered by the wrap from its configured roots; a stdio server's fetch that
+    // lands while the call runs cannot be told from the call's own, so the client may be asked twice.
+    const rootsRounds = asked.filter((a) => a === 'roots').length;
+    assert.ok(rootsRounds <= 2);
+    assert.equal(asked.slice(rootsRounds), ['elicitation: Please provide inputs for the following fields:', 'sampling: Resource trigger-sampling-request context: say hi']);
     // Each answer went back as a retry of the same call carrying inputResponses and the requestState.
     const retries = recorder.posted.filter((m) => m['method'] === 'tools/call' && m['params']?.['requestState'] !== undefined);
-    assert.equal(retries.map((m) => m['params']['name']), ['get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request']);
+    assert.equal(retries.map((m) => m['params']['name']), [...Array.from({ length: rootsRounds }, () => 'get-roots-list'), 'trigger-elicitation-request', 'trigger-sampling-request']);
     const answers = retries.map((m) => Object.values(m['params']['inputResponses'] as Record<string, Record<string, unknown>>)[0]);
-    assert.equal(answers[0]?.['roots'], ROOTS);
-    assert.equal((answers[1]?.['content'] as Record<string, unknown>)['name'], 'Ada Lovelace');
-    assert.is((answers[2]?.['content'] as Record<string, unknown>)['text'], 'a sampled answer');
+    for (const answer of answers.splice(0, rootsRounds)) assert.equal(answer?.['roots'], ROOTS);
+    assert.equal((answers[0]?.['content'] as Record<string, unknown>)['name'], 'Ada Lovelace');
+    assert.is((answers[1]?.['content'] as Record<string, unknown>)['text'], 'a sampled answer');
     // server-everything pushed real requests upstream; the modern client saw input_required rounds.
     assert.is(tappedParams(endpoint!.tapped, 'down', 'elicitation/create').length, 1);
     const rounds = recorder.answers.flatMap((a) => (a.json?.['result']?.['resultType'] === 'input_required' ? [a.json['result']] : []));

@@ -99,10 +99,16 @@ modern('should complete server-everything roots, elicitation and sampling tools 
   assert.match(elicited, '- Agreed to terms: true');
   const sampled = textOf(await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 20 } }));
   assert.match(sampled, '"text": "a sampled answer"');
-  assert.equal(modernAsked, ['roots', 'elicitation: Please provide inputs for the following fields:', 'sampling']);
+  // The roots came through a round (the call came first), or from the server's own fetch 350 ms
+  // into its session, answered by the wrap from its configured roots; on stdio a fetch that lands
+  // while the call runs cannot be told from the call's own (no related request id), so the client
+  // may be asked twice.
+  const rootsRounds = modernAsked.filter((a) => a === 'roots').length;
+  assert.ok(rootsRounds <= 2);
+  assert.equal(modernAsked.slice(rootsRounds), ['elicitation: Please provide inputs for the following fields:', 'sampling']);
   const retries = modernSent.filter((m) => m['method'] === 'tools/call' && m['params']?.['requestState'] !== undefined);
-  assert.equal(retries.map((m) => m['params']['name']), ['get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request']);
-  assert.equal(Object.values(retries[0]!['params']['inputResponses'] as Record<string, { roots: unknown }>)[0]?.roots, ROOTS);
+  assert.equal(retries.map((m) => m['params']['name']), [...Array.from({ length: rootsRounds }, () => 'get-roots-list'), 'trigger-elicitation-request', 'trigger-sampling-request']);
+  for (const retry of retries.slice(0, rootsRounds)) assert.equal(Object.values(retry['params']['inputResponses'] as Record<string, { roots: unknown }>)[0]?.roots, ROOTS);
 });
 
 modern('should list and call tools', async () => {
