@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * The `mcp-dual-era` command: `serve` fronts a legacy server for modern and legacy clients;
- * `--version` and `--help`.
+ * `explain` shows a recorded exchange in the other era; `--version` and `--help`.
+ * Exit codes: 0 done, 1 a runtime failure (the upstream could not be started or reached), 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
+import { explain, EXPLAIN_USAGE } from './explain.ts';
 import { serve, SERVE_USAGE } from './serve.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
@@ -16,16 +18,20 @@ Makes the two eras of the Model Context Protocol work together.
   modern revisions: ${MODERN_VERSIONS.join(', ')}
 
 ${SERVE_USAGE}
+${EXPLAIN_USAGE}
   ${pkg.name} --version   print the version
   ${pkg.name} --help      print this help
 `;
 
+const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = { serve, explain };
+
 const args = process.argv.slice(2);
-if (args[0] === 'serve') {
+const command = args[0] !== undefined ? COMMANDS[args[0]] : undefined;
+if (command) {
   try {
-    process.exitCode = await serve(args.slice(1));
+    process.exitCode = await command(args.slice(1));
   } catch (e) {
-    process.stderr.write(`mcp-dual-era serve: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`mcp-dual-era ${args[0]}: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = 2;
   }
 } else if (args.includes('--version') || args.includes('-v')) process.stdout.write(`${pkg.version}\n`);

@@ -1,0 +1,136 @@
+/**
+ * `mcp-dual-era explain <transcript>`: a recorded exchange (JSONL of JSON-RPC messages, either era)
+ * side by side with what the other era carries in its place, and why. Colour on a terminal, plain
+ * when piped; `--json` for scripts.
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { explainTranscript, type ExplainedMessage } from '../core/translate/transcript.ts';
+
+export const EXPLAIN_USAGE = `Usage:
+  mcp-dual-era explain [options] <transcript.jsonl | ->
+
+Shows each message of a recorded exchange beside its translation into the other era: a legacy
+transcript (initialize, pushes, setLevel…) as a modern client sees it through mcp-dual-era, a
+modern one (_meta on every request, input_required…) as a legacy peer sees it. One JSON-RPC
+message per line; a line may also be {"message": …} (with other members, such as "label").
+"-" reads standard input.
+
+Options:
+  --to <era>       legacy or modern (default: the other era than the transcript's)
+  --width <n>      total width of the side-by-side view (default: the terminal's, else 160)
+  --json           print the explanation as JSON
+  --no-color       no colour even on a terminal (also NO_COLOR=1)
+  -h, --help       print this help
+`;
+
+/** Reads a JSONL transcript; a line that is not JSON is an error naming it. */
+export function readTranscript(text: string, name: string): unknown[] {
+  const out: unknown[] = [];
+  const lines = text.split(/\r?\n/);
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('//')) continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new Error(`${name}:${i + 1}: not JSON (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const wrapped = typeof value === 'object' && value !== null && !Array.isArray(value) && 'message' in value && !('jsonrpc' in value);
+    out.push(wrapped ? (value as { message: unknown }).message : value);
+  }
+  return out;
+}
+
+/** Splits text into pieces of at most `width` characters. */
+function chunks(text: string, width: number): string[] {
+  if (width <= 0) return [text];
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += width) out.push(text.slice(i, i + width));
+  return out.length > 0 ? out : [''];
+}
+
+/** The side-by-side view of an explanation. */
+export function renderExplanation(explained: readonly ExplainedMessage[], options: { width: number; colour: boolean }): string {
+  const paint = (code: number, text: string) => (options.colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const gutter = 6;
+  const column = Math.max(24, Math.floor((options.width - gutter - 3) / 2));
+  const from = explained[0]?.era ?? 'legacy';
+  const to = from === 'legacy' ? 'modern' : 'legacy';
+  const lines: string[] = [];
+  const pad = (text: string) => text + ' '.repeat(Math.max(0, column - text.length));
+  lines.push(`${' '.repeat(gutter)}${paint(1, pad(`${from} (as recorded)`))} │ ${paint(1, `${to} (through mcp-dual-era)`)}`);
+  for (const [i, e] of explained.entries()) {
+    const arrow = e.from === 'client' ? 'client → server' : 'server → client';
+    lines.push('');
+    lines.push(`${paint(2, String(i + 1).padStart(4))}  ${paint(e.from === 'client' ? 33 : 36, arrow)}`);
+    const left = chunks(JSON.stringify(e.message), column);
+    const right = e.becomes.length === 0 ? [paint(2, '(nothing)')] : e.becomes.flatMap((m, j) => [...(j > 0 ? [''] : []), ...chunks(JSON.stringify(m), column)]);
+    const rows = Math.max(left.length, right.length);
+    for (let r = 0; r < rows; r++) {
+      const l = left[r] ?? '';
+      lines.push(`${' '.repeat(gutter)}${pad(l)} │ ${right[r] ?? ''}`);
+    }
+    lines.push(`${' '.repeat(gutter)}${paint(2, `↳ ${e.note}`)}`);
+    if (e.problem) lines.push(`${' '.repeat(gutter)}${paint(31, `! ${e.problem}`)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Runs the explain command. */
+export async function explain(argv: readonly string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    options: {
+      to: { type: 'string' },
+      width: { type: 'string' },
+      json: { type: 'boolean' },
+      'no-color': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(EXPLAIN_USAGE);
+    return 0;
+  }
+  if (positionals.length !== 1) {
+    process.stderr.write(`mcp-dual-era explain: name one transcript file (or - for standard input)\n\n${EXPLAIN_USAGE}`);
+    return 2;
+  }
+  if (values.to !== undefined && values.to !== 'legacy' && values.to !== 'modern') {
+    process.stderr.write(`mcp-dual-era explain: --to is legacy or modern, not ${values.to}\n`);
+    return 2;
+  }
+  const file = positionals[0]!;
+  let text: string;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era explain: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
+  let messages: unknown[];
+  try {
+    messages = readTranscript(text, file);
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era explain: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 2;
+  }
+  const era = values.to === undefined ? undefined : values.to === 'modern' ? 'legacy' : 'modern';
+  const explained = explainTranscript(messages, era ? { era } : {});
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(explained, null, 2)}\n`);
+    return 0;
+  }
+  const colour = process.stdout.isTTY === true && !values['no-color'] && !process.env['NO_COLOR'];
+  const width = values.width ? Number(values.width) : (process.stdout.columns ?? 160);
+  if (!Number.isInteger(width) || width < 40) {
+    process.stderr.write(`mcp-dual-era explain: --width must be a whole number of at least 40\n`);
+    return 2;
+  }
+  process.stdout.write(renderExplanation(explained, { width, colour }));
+  return 0;
+}
