@@ -113,7 +113,7 @@ export class StdioChildTransport implements Transport {
 
   async close(): Promise<void> {
     const child = this.#child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) {
+    if (!child || child.pid === undefined || child.exitCode !== null || child.signalCode !== null) {
       this.#finish();
       return;
     }

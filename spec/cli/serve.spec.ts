@@ -1,0 +1,113 @@
+/**
+ * `mcp-dual-era serve`, run as the real command in front of the built-in example server: startup
+ * report, a modern call through an MRTR round, a legacy session on the same endpoint, graceful
+ * shutdown; and the errors a user meets first (port taken, command not found, bad options).
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { serve } from '../../lib/cli/serve.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+const CLI = resolve(ROOT, 'lib/cli/main.ts');
+const EXAMPLE = resolve(ROOT, 'fixtures/servers/exampleServer.ts');
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+
+function start(args: string[]): { child: ChildProcess; stderr: () => string; listening: Promise<string> } {
+  const child = spawn(TSX, [CLI, 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  const listening = new Promise<string>((resolveUrl, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      err += c.toString();
+      const m = /serving .* at (http:\/\/\S+)/.exec(err);
+      if (m) resolveUrl(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+  });
+  return { child, stderr: () => err, listening };
+}
+
+async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
+
+/** Runs `run` with stdout and stderr captured. */
+async function captured(run: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = { stdout: '', stderr: '' };
+  const write = { stdout: process.stdout.write, stderr: process.stderr.write };
+  process.stdout.write = ((chunk: string) => ((out.stdout += chunk), true)) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string) => ((out.stderr += chunk), true)) as typeof process.stderr.write;
+  try {
+    return { code: await run(), ...out };
+  } finally {
+    process.stdout.write = write.stdout;
+    process.stderr.write = write.stderr;
+  }
+}
+
+const s = suite('mcp-dual-era serve (the command)');
+
+s('should front the example server for modern and legacy clients, then shut down on SIGTERM', async () => {
+  const { child, stderr, listening } = start(['--port', '0', '--roots', 'file:///work/trip', '--', TSX, EXAMPLE]);
+  try {
+    const url = await listening;
+    assert.match(stderr(), 'upstream trip-desk 1.0.0 speaks 2025-11-25 (legacy era)');
+    const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'book_table' };
+    const args = { restaurant: 'Casa Lisboa', people: 2 };
+    const first: any = await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'book_table', arguments: args, _meta: META } }, modern)).json();
+    assert.is(first.result.resultType, 'input_required');
+    const [key] = Object.keys(first.result.inputRequests);
+    const retry = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'book_table', arguments: args, inputResponses: { [key!]: { action: 'accept', content: { confirm: true, time: '19:30' } } }, requestState: first.result.requestState, _meta: META } };
+    const done: any = await (await post(url, retry, modern)).json();
+    assert.equal(done.result.content, [{ type: 'text', text: 'Booked a table for 2 at Casa Lisboa at 19:30.' }]);
+    const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } });
+    assert.is(init.status, 200);
+    assert.ok(init.headers.get('mcp-session-id'), 'a legacy session on the same endpoint');
+    await init.body?.cancel();
+    child.kill('SIGTERM');
+    assert.is(await exited(child), 0);
+    assert.match(stderr(), 'shutting down');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+s('should say what is wrong, with exit codes scripts can rely on', async () => {
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const taken = spawnSync(TSX, [CLI, 'serve', '--quiet', '--port', String(port), '--', TSX, EXAMPLE], { cwd: ROOT, encoding: 'utf8' });
+    assert.is(taken.status, 1);
+    assert.match(taken.stderr, `port ${port} is in use: choose another with --port`);
+  } finally {
+    blocker.close();
+  }
+  const missing = spawnSync(TSX, [CLI, 'serve', '--quiet', '--', 'no-such-command-mde'], { cwd: ROOT, encoding: 'utf8' });
+  assert.is(missing.status, 1);
+  assert.match(missing.stderr, 'the upstream server (no-such-command-mde) failed');
+  const cases: Array<[string[], string]> = [
+    [['--upstream', 'not a url'], '--upstream is not a URL'],
+    [['--mrtr', 'sometimes', '--', 'x'], '--mrtr is suspend or replay'],
+    [['--port', 'eighty', '--', 'x'], '--port must be a port number'],
+    [[], 'name the upstream server'],
+    [['--state-key-env', 'MDE_NO_SUCH_VAR', '--', 'x'], 'MDE_NO_SUCH_VAR (--state-key-env) is not set'],
+  ];
+  // Usage errors are found before anything starts: checked in process (the exit code is serve's result).
+  for (const [args, message] of cases) {
+    const r = await captured(() => serve(args));
+    assert.is(r.code, 2, args.join(' '));
+    assert.match(r.stderr, message);
+  }
+  const help = await captured(() => serve(['--help']));
+  assert.is(help.code, 0);
+  assert.match(help.stdout, '--state-key-file');
+});
+
+s.run();
