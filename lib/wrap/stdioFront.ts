@@ -41,19 +41,23 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
   let legacy: Transport | undefined;
   let legacyOpening: Promise<Transport | undefined> | undefined;
   let ended = false;
-  // Answers written in one turn of the event loop leave in one write (a system call here and a
-  // read in the client per message saved under load).
+  // The first answer of a turn of the event loop leaves at once; the ones after it in the same turn
+  // leave together when the turn ends (a system call here and a read in the client per message
+  // saved under load, no delay for a lone answer).
+  let burst = 0;
   let corked = false;
-  const uncork = () => {
+  const endBurst = () => {
+    burst = 0;
+    if (!corked) return;
     corked = false;
     output.uncork();
   };
   const write = (message: JsonRpcMessage) => {
     if (!output.writable) return;
-    if (!corked) {
+    if (burst++ === 0) setImmediate(endBurst);
+    else if (!corked) {
       corked = true;
       output.cork();
-      setImmediate(uncork);
     }
     output.write(frame(message));
   };
