@@ -10,7 +10,11 @@ import type { LegacyVersion } from '../core/era.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { Implementation, JsonObject } from '../core/primitives.ts';
 import type { Backend } from './backend.ts';
+import type { CancelSignal } from '../signals.ts';
 import { UpstreamSession, type RpcOutcome } from './upstreamSession.ts';
+
+/** How long a caller that would rather not open a session waits for one to be free before it opens one. */
+const OPEN_PATIENCE_MS = 100;
 
 /** Who is asking and what they declared: the pool key. */
 export interface SessionKey {
@@ -49,6 +53,8 @@ interface Entry {
   readonly key: SessionKey;
   sessions: UpstreamSession[];
   opening: number;
+  /** Callers waiting for a session with no call that may push in flight. */
+  waiting: Array<() => void>;
 }
 
 /** How a caller wants its session. */
@@ -58,6 +64,23 @@ export interface AcquireOptions {
    * flight (opening another, up to `maxPerKey`), so its pushes are never ambiguous.
    */
   readonly exclusive?: boolean;
+  /**
+   * With `exclusive`, when every open session of the key has a call that may push in flight:
+   * open another (true, the default, up to `maxPerKey`) or wait for one to be free (false: for
+   * calls not yet known to push, so that a burst of first calls does not open a session each).
+   * At the bound, or without room in the pool, the caller waits either way: a session shared by
+   * two calls that push could not tell their pushes apart.
+   */
+  readonly open?: boolean;
+  /** Asked again after each wait: whether the caller still wants a session alone. */
+  readonly stillExclusive?: () => boolean;
+  /** Stops waiting (the acquire rejects). */
+  readonly signal?: CancelSignal;
+  /**
+   * Set to true when the session was handed over alone (`exclusive`): it is reserved for the
+   * caller's call, made with `reserved`, or the caller calls `session.unreserve()`.
+   */
+  readonly reservation?: { reserved: boolean };
 }
 
 /** Upstream sessions on demand. */
@@ -87,13 +110,16 @@ export class SessionPool {
     return Math.min(this.options.maxSessions ?? 64, this.backend.maxSessions ?? Number.POSITIVE_INFINITY);
   }
 
-  /** The entry of a key, and the open session to use now if one will do (nothing needs opening). */
-  #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean } {
+  /**
+   * The entry of a key, and the open session to use now if one will do (`enough`); else whether to
+   * open another (`wait` false) or wait for one to be free (`wait` true).
+   */
+  #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean } {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     const id = `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
     let entry = this.#entries.get(id);
     if (!entry) {
-      entry = { key, sessions: [], opening: 0 };
+      entry = { key, sessions: [], opening: 0, waiting: [] };
       this.#entries.set(id, entry);
     }
     if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
@@ -104,10 +130,58 @@ export class SessionPool {
       if (!pick || load < (options.exclusive ? pick.pushableInFlight : pick.inFlight)) pick = s;
     }
     const perKey = Math.min(this.options.maxPerKey ?? 16, this.#max);
-    const wantsAnother = options.exclusive ? !pick || pick.pushableInFlight > 0 : !pick && entry.opening === 0;
+    if (options.exclusive) {
+      if (pick && pick.pushableInFlight === 0) {
+        pick.touch(Date.now());
+        pick.reserve();
+        if (options.reservation) options.reservation.reserved = true;
+        return { entry, pick, enough: true, wait: false };
+      }
+      const mayOpen = (options.open !== false || (live.length === 0 && entry.opening === 0)) && live.length + entry.opening < perKey && this.#hasRoom();
+      return { entry, pick, enough: false, wait: !mayOpen };
+    }
+    const wantsAnother = !pick && entry.opening === 0;
     const enough = pick !== undefined && !(wantsAnother && live.length + entry.opening < perKey && this.#hasRoom());
     if (enough) pick!.touch(Date.now());
-    return { entry, pick, enough };
+    return { entry, pick, enough, wait: false };
+  }
+
+  /**
+   * Waits until a call that may push ends on one of the entry's sessions (or a session closes, or
+   * one opens); with `patienceMs`, at most that long (resolves true when it ran out).
+   */
+  #freed(entry: Entry, signal: CancelSignal | undefined, patienceMs?: number): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      if (signal?.aborted) return reject(new AdapterError('closed', 'the request was cancelled while waiting for an upstream session'));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const done = (ranOut: boolean) => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(ranOut);
+      };
+      const wake = () => done(false);
+      const onAbort = () => {
+        clearTimeout(timer);
+        entry.waiting = entry.waiting.filter((w) => w !== wake);
+        reject(new AdapterError('closed', 'the request was cancelled while waiting for an upstream session'));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      entry.waiting.push(wake);
+      if (patienceMs !== undefined) {
+        timer = setTimeout(() => {
+          entry.waiting = entry.waiting.filter((w) => w !== wake);
+          done(true);
+        }, patienceMs);
+        timer.unref?.();
+      }
+    });
+  }
+
+  #wakeWaiting(entry: Entry | undefined): void {
+    if (!entry || entry.waiting.length === 0) return;
+    const waiting = entry.waiting;
+    entry.waiting = [];
+    for (const wake of waiting) wake();
   }
 
   /**
@@ -119,19 +193,46 @@ export class SessionPool {
     return enough ? pick : undefined;
   }
 
-  /** A session for this key, opening (or reopening) one as needed. */
+  /** A session for this key, opening (or reopening) one as needed, or waiting for one to be free. */
   async acquire(key: SessionKey, options: AcquireOptions = {}): Promise<UpstreamSession> {
-    const { entry, pick, enough } = this.#choose(key, options);
-    if (enough) return pick!;
-    if (!pick && entry.opening > 0 && !options.exclusive) return this.#waitForOpen(entry);
-    this.#makeRoom();
-    entry.opening++;
-    try {
-      const session = await this.#open(key);
-      entry.sessions.push(session);
-      return session;
-    } finally {
-      entry.opening--;
+    // A caller that would rather not open a session (`open: false`: its calls are not known to
+    // push) waits briefly for one to be free, then opens one, or at the bound shares one: the
+    // sessions may be held by parked calls that take minutes to come back. A caller whose calls
+    // push waits as long as it takes rather than share.
+    let patient = options.open === false;
+    let share = false;
+    for (;;) {
+      const exclusive = !share && (options.stillExclusive ? options.stillExclusive() : options.exclusive === true);
+      const { entry, pick, enough, wait } = this.#choose(key, { ...options, exclusive, open: !patient });
+      if (enough) return pick!;
+      if (wait) {
+        if (!patient) {
+          await this.#freed(entry, options.signal);
+          continue;
+        }
+        if (await this.#freed(entry, options.signal, OPEN_PATIENCE_MS)) {
+          patient = false;
+          const again = this.#choose(key, { ...options, exclusive: true, open: true });
+          if (again.enough) return again.pick!;
+          if (again.wait) share = true;
+        }
+        continue;
+      }
+      if (!pick && entry.opening > 0 && !exclusive) return this.#waitForOpen(entry);
+      this.#makeRoom();
+      entry.opening++;
+      try {
+        const session = await this.#open(key);
+        entry.sessions.push(session);
+        if (exclusive) {
+          session.reserve();
+          if (options.reservation) options.reservation.reserved = true;
+        }
+        return session;
+      } finally {
+        entry.opening--;
+        this.#wakeWaiting(entry);
+      }
     }
   }
 
@@ -166,6 +267,7 @@ export class SessionPool {
   }
 
   async #open(key: SessionKey): Promise<UpstreamSession> {
+    const id = `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
     const open = async (): Promise<UpstreamSession> => {
       if (this.#closed) throw new GiveUp('the session pool is closed');
       const transport = await this.backend.connect();
@@ -175,7 +277,11 @@ export class SessionPool {
         protocolVersion: this.options.protocolVersion ?? '2025-11-25',
         ...(this.options.onUnrelatedPush ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push) } : {}),
         onNotification: (method, params) => this.options.onNotification?.(key, session, method, params),
-        onClose: (reason) => this.options.onSessionClosed?.(key, reason),
+        onClose: (reason) => {
+          this.options.onSessionClosed?.(key, reason);
+          this.#wakeWaiting(this.#entries.get(id));
+        },
+        onPushableEnd: () => this.#wakeWaiting(this.#entries.get(id)),
       });
       try {
         await session.open();
@@ -218,6 +324,7 @@ export class SessionPool {
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     const sessions = [...this.#entries.values()].flatMap((e) => e.sessions);
+    for (const entry of this.#entries.values()) this.#wakeWaiting(entry);
     this.#entries.clear();
     await Promise.all(sessions.map((s) => s.close()));
   }

@@ -18,6 +18,12 @@ export type RpcOutcome = { readonly result: JsonObject } | { readonly error: Wir
 /** How a call hears about what happens while it runs. */
 export interface CallHooks {
   readonly signal?: CancelSignal;
+  /**
+   * Whether the call may push requests (default: by method, `tools/call`, `prompts/get`,
+   * `resources/read`). A call known not to push is no candidate for a push that names no call,
+   * and does not keep its session from taking a call that pushes.
+   */
+  readonly mayPush?: boolean;
   /** Receives the call's cancel function (an alternative to `signal` that costs no AbortSignal). */
   readonly onCancel?: (cancel: () => void) => void;
   /** Progress for this call, with the caller's own token restored. */
@@ -40,6 +46,8 @@ export interface UpstreamSessionOptions {
   readonly onNotification?: (method: string, params: JsonObject | undefined) => void;
   /** Called once when the pipe closes or the process exits. */
   readonly onClose?: (reason: string) => void;
+  /** Called when a call that may push ends (its session may now take another alone). */
+  readonly onPushableEnd?: () => void;
   /** How long `initialize` may take. */
   readonly initializeTimeoutMs?: number;
   /**
@@ -82,6 +90,7 @@ export class UpstreamSession {
   #holds = 0;
   #held: HeldPush[] = [];
   #pushable = 0;
+  #reserved = 0;
   readonly #closedController = new AbortController();
 
   constructor(transport: Transport, options: UpstreamSessionOptions) {
@@ -113,9 +122,27 @@ export class UpstreamSession {
     return this.#pending.size;
   }
 
-  /** Calls in flight that may push requests (`tools/call`, `prompts/get`, `resources/read`). */
+  /** Calls in flight that may push requests (see `CallHooks.mayPush`). */
   get pushableInFlight(): number {
     return this.#pushable;
+  }
+
+  /**
+   * Counts a call that may push before it is sent, so that the session is not handed to another
+   * such call meanwhile. The call is then made with `reserved`; a caller that sends nothing calls
+   * `unreserve()`.
+   */
+  reserve(): void {
+    this.#reserved++;
+    this.#pushable++;
+  }
+
+  /** Gives back a reservation no call used. */
+  unreserve(): void {
+    if (this.#reserved === 0) return;
+    this.#reserved--;
+    this.#pushable--;
+    this.options.onPushableEnd?.();
   }
 
   /** Long-lived users (listen streams) that keep the session from idle eviction. */
@@ -155,9 +182,11 @@ export class UpstreamSession {
 
   /**
    * Sends one request upstream and resolves with its result or error. Aborting the signal sends
-   * `notifications/cancelled` upstream and resolves with a cancellation error.
+   * `notifications/cancelled` upstream and resolves with a cancellation error. `reserved`: the call
+   * uses the reservation its caller got with the session (see `reserve`).
    */
-  call(method: string, params: JsonObject | undefined, hooks: CallHooks = {}): Promise<RpcOutcome> {
+  call(method: string, params: JsonObject | undefined, hooks: CallHooks = {}, reserved = false): Promise<RpcOutcome> {
+    if (reserved && (this.#closed || hooks.signal?.aborted)) this.unreserve();
     if (this.#closed) return Promise.resolve({ error: closedError(this.#closed) });
     if (hooks.signal?.aborted) return Promise.resolve({ error: { code: ErrorCode.InternalError, message: 'Request cancelled' } });
     const upstreamId = this.#nextId++;
@@ -177,7 +206,10 @@ export class UpstreamSession {
         if (settled) return;
         settled = true;
         this.#pending.delete(upstreamId);
-        if (pending.pushable) this.#pushable--;
+        if (pending.pushable) {
+          this.#pushable--;
+          this.options.onPushableEnd?.();
+        }
         if (progressToken) this.#byToken.delete(progressToken);
         if (this.#held.length > 0) this.#settleHeld();
         hooks.signal?.removeEventListener('abort', onAbort);
@@ -186,9 +218,12 @@ export class UpstreamSession {
         }
         resolve(outcome);
       };
-      const pending: Pending = { upstreamId, method, hooks, resolve: (o) => finish(o), pushable: PUSHABLE.has(method), ...(progressToken ? { progressToken } : {}), ...(callerToken !== undefined ? { callerToken } : {}) };
+      const pending: Pending = { upstreamId, method, hooks, resolve: (o) => finish(o), pushable: hooks.mayPush ?? PUSHABLE.has(method), ...(progressToken ? { progressToken } : {}), ...(callerToken !== undefined ? { callerToken } : {}) };
       this.#pending.set(upstreamId, pending);
-      if (pending.pushable) this.#pushable++;
+      if (pending.pushable) {
+        if (reserved && this.#reserved > 0) this.#reserved--;
+        else this.#pushable++;
+      } else if (reserved) this.unreserve();
       if (progressToken) this.#byToken.set(progressToken, pending);
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       hooks.onCancel?.(onAbort);

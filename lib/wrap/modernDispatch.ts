@@ -51,6 +51,14 @@ export interface InputBroker {
   run(call: PushableCall): Promise<Answer>;
   /** True when calls to `target` (`tools/call:name`, `prompts/get:name`, `resources/read:uri`) have pushed before. */
   pushes?(target: string): boolean;
+  /**
+   * True when calls to `target` have finished without pushing and none has pushed since: they may
+   * share an upstream session. Calls to other targets get a session of their own (a push names no
+   * call on most transports, so two calls that push must not share one).
+   */
+  quiet?(target: string): boolean;
+  /** True when calls to `target` re-run from the start on every round (replay mode) instead of resuming a parked call. */
+  replays?(target: string): boolean;
 }
 
 /** Everything the broker needs to run (or resume) one MRTR-eligible call. */
@@ -152,8 +160,14 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
   const pushable = MRTR.has(request.method) && options.inputs !== undefined;
   const target = targetOf(request.method, up.request.params);
   let session: UpstreamSession;
+  const reservation = { reserved: false };
   try {
-    const how = { exclusive: pushable && (options.inputs?.pushes?.(target) ?? false) };
+    const inputs = options.inputs;
+    // A retry that resumes a parked call sends nothing upstream: it needs no session of its own
+    // (and must not wait for one: the parked calls hold them).
+    const resumes = up.retry?.requestState !== undefined && !(inputs?.replays?.(target) ?? false);
+    const alone = (): boolean => pushable && !resumes && !(inputs?.quiet?.(target) ?? !(inputs?.pushes?.(target) ?? false));
+    const how = { exclusive: alone(), open: inputs?.pushes?.(target) ?? false, stillExclusive: alone, signal: ctx.signal, reservation };
     session = options.pool.tryAcquire(key, how) ?? (await options.pool.acquire(key, how));
   } catch (e) {
     return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
@@ -165,7 +179,10 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     const inputSchema = typeof name !== 'string' ? undefined : loaded ? loaded.get(name) : await options.tools.schemaFor(session, name).catch(() => undefined);
     if (inputSchema !== undefined) {
       const checked = verifyHeaders(request, ctx.headers, { tool: { inputSchema } });
-      if (!checked.ok) return errorAnswer(request.id, { ...checked.error, status: 400 });
+      if (!checked.ok) {
+        if (reservation.reserved) session.unreserve();
+        return errorAnswer(request.id, { ...checked.error, status: 400 });
+      }
     }
   }
   const serverInfo = serverInfoOf(session, options);
@@ -176,8 +193,16 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
   const params = up.request.params;
-  const call = bindCall(session, method, params);
-  if (pushable) return options.inputs!.run({ request, legacy: up, key, session, ctx, call, finish, target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
+  const call = bindCall(session, method, params, reservation);
+  if (pushable) {
+    const answer = await options.inputs!.run({ request, legacy: up, key, session, ctx, call, finish, target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
+    // A retry that resumed a parked call sent nothing on this session.
+    if (reservation.reserved) {
+      reservation.reserved = false;
+      session.unreserve();
+    }
+    return answer;
+  }
   const deadline = scope([ctx.signal], options.requestTimeoutMs ?? 5 * 60_000);
   const outcome = await call({
     signal: deadline.signal,
@@ -206,6 +231,11 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
 }
 
 /** The upstream call of a request, closing over nothing else of it (a parked call keeps it). */
-function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined): (hooks: CallHooks) => Promise<RpcOutcome> {
-  return (hooks) => session.call(method, params, hooks);
+function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }): (hooks: CallHooks) => Promise<RpcOutcome> {
+  return (hooks) => {
+    // The session's reservation goes to the first run of the call (a re-run takes its chances).
+    if (!reservation.reserved) return session.call(method, params, hooks);
+    reservation.reserved = false;
+    return session.call(method, params, hooks, true);
+  };
 }

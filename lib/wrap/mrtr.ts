@@ -73,6 +73,8 @@ class Parked implements CallHooks {
   waiter: (() => void) | undefined;
   /** The deadline of the current run passed. */
   expired = false;
+  /** False for a target known to finish without pushing (see `CallHooks.mayPush`). */
+  readonly mayPush: boolean;
   /** Where progress and logs go: the request being served now. */
   envelope: Envelope;
   notify: ModernContext['notify'];
@@ -92,6 +94,7 @@ class Parked implements CallHooks {
     this.envelope = call.legacy.envelope;
     this.notify = call.ctx.notify;
     this.called = call.target;
+    this.mayPush = !broker.quiet(call.target);
   }
 
   /** Wakes the request waiting for this call, if one is. */
@@ -164,6 +167,7 @@ export class MrtrBroker implements InputBroker {
   readonly keyring: Keyring;
   readonly #parked = new Map<string, Parked>();
   readonly #pushy = new Set<string>();
+  readonly #quiet = new Set<string>();
   readonly #options: MrtrOptions;
   #closed = false;
 
@@ -172,10 +176,13 @@ export class MrtrBroker implements InputBroker {
   constructor(options: MrtrOptions = {}) {
     this.#options = options;
     this.keyring = options.keyring ?? new Keyring();
-    this.#replay = options.replay ? new ReplayRunner({ keyring: this.keyring, ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}) }) : undefined;
+    this.#replay = options.replay
+      ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}) })
+      : undefined;
   }
 
-  #replays(target: string): boolean {
+  /** True when calls to `target` run in replay mode. */
+  replays(target: string): boolean {
     const r = this.#options.replay;
     if (!r) return false;
     if (r === true) return true;
@@ -188,6 +195,19 @@ export class MrtrBroker implements InputBroker {
     return this.#pushy.has(target);
   }
 
+  /** True when calls to `target` have finished without pushing, and none has pushed since. */
+  quiet(target: string): boolean {
+    return this.#quiet.has(target) && !this.#pushy.has(target);
+  }
+
+  /** Records how a call to `target` went: it pushed, or it finished without pushing. */
+  observed(target: string, pushed: boolean): void {
+    if (pushed) {
+      if (this.#pushy.size < 10_000) this.#pushy.add(target);
+      this.#quiet.delete(target);
+    } else if (!this.#pushy.has(target) && this.#quiet.size < 10_000) this.#quiet.add(target);
+  }
+
   /** Calls parked right now. */
   get parked(): number {
     return this.#parked.size;
@@ -198,7 +218,7 @@ export class MrtrBroker implements InputBroker {
   }
 
   run(call: PushableCall): Promise<Answer> {
-    if (this.#replay && this.#replays(call.target)) return this.#replay.run(call);
+    if (this.#replay && this.replays(call.target)) return this.#replay.run(call);
     const state = call.legacy.retry?.requestState;
     if (state !== undefined) return this.#resume(call, state);
     if (this.#parked.size >= (this.#options.maxParked ?? 10_000)) return Promise.resolve(errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Internal error: too many calls are waiting for input' }));
@@ -228,7 +248,7 @@ export class MrtrBroker implements InputBroker {
       p.wake();
       return Promise.resolve({ error: { code: ErrorCode.InternalError, message: `The client did not declare the capability ${push.method} needs` } });
     }
-    if (this.#pushy.size < 10_000) this.#pushy.add(p.called);
+    this.observed(p.called, true);
     const key = inputKeyOf(push, ++p.ordinal);
     return new Promise<RpcOutcome>((resolve) => {
       (p.pending ??= new Map()).set(key, { push, method: push.method as InputMethod, resolve });
@@ -253,6 +273,7 @@ export class MrtrBroker implements InputBroker {
         if (p.outcome) {
           const outcome = p.outcome;
           if (p.rerun && 'error' in outcome) return this.#park(p, call, outcome.error);
+          if (p.ordinal === 0) this.observed(p.called, false);
           this.#drop(p);
           return call.finish(outcome);
         }

@@ -60,6 +60,8 @@ export interface ReplayOptions {
   /** Window for collecting concurrent pushes into one round (default 15 ms). */
   readonly collectMs?: number;
   readonly now?: () => number;
+  /** Told how each call went: it pushed, or it finished without pushing. */
+  readonly observed?: (target: string, pushed: boolean) => void;
 }
 
 /** Runs MRTR-eligible calls in replay mode. */
@@ -101,6 +103,7 @@ export class ReplayRunner {
     let ordinal = 0;
     let wake = () => {};
     const onPush = async (push: JsonRpcRequest): Promise<RpcOutcome> => {
+      this.#options.observed?.(call.target, true);
       const input = pushToInputRequest(push);
       if (!input.ok) return { error: input.error };
       const key = inputKeyOf(push, ++ordinal);
@@ -142,6 +145,7 @@ export class ReplayRunner {
       if (failure) break;
       if (outcome) {
         run.dispose();
+        if (ordinal === 0) this.#options.observed?.(call.target, false);
         return call.finish(outcome);
       }
       if (fresh.length > 0) {

@@ -67,6 +67,8 @@ export interface LegacyServerWrap {
   serveModern(request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined>;
   readonly events: Emitter<WrapEvents>;
   readonly pool: SessionPool;
+  /** Legacy HTTP sessions open now (clients that sent `initialize`). */
+  readonly legacySessions: number;
   readonly backend: Backend;
   /** Answers or cancels everything in flight, ends listens, closes every upstream session. Idempotent. */
   close(): Promise<void>;
@@ -146,6 +148,9 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     events,
     pool,
     backend,
+    get legacySessions() {
+      return legacy.size;
+    },
     close() {
       closing ??= (async () => {
         hub.closeAll();
