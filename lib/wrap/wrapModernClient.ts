@@ -1,0 +1,337 @@
+/**
+ * `wrapModernClient`: a transport for code that speaks the modern wire (2026-07-28) that reaches
+ * any server. It probes the server first; a modern one gets the client's messages untouched (the
+ * probed stdio process is kept, nothing is spawned twice), a legacy one is served through an
+ * in-process `wrapLegacyServer` whose upstream is that same server, so `initialize`, sessions,
+ * pushes turned into MRTR rounds, logs, progress, subscriptions and cancellation are translated.
+ */
+import type { Emitter } from '../events.ts';
+import { ErrorCode, internalError } from '../core/errors.ts';
+import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
+import { isRecord } from '../core/primitives.ts';
+import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
+import type { LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
+import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
+import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
+import type { Transport } from '../transport/transport.ts';
+import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from './probe.ts';
+import { processVerdictCache, type Verdict } from './verdictCache.ts';
+import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from './wrapLegacyServer.ts';
+
+/** Options of {@link wrapModernClient}: how to probe, and how to serve a legacy server. */
+export interface WrapModernClientOptions extends Omit<ProbeOptions, 'keepProcess' | 'force' | 'events'> {
+  /** For a legacy server: the options of the in-process `wrapLegacyServer` (roots answered outside any call, MRTR, session bounds, caching hints, deadline). */
+  readonly legacy?: Pick<WrapLegacyServerOptions, 'roots' | 'mrtr' | 'sessions' | 'requestTimeoutMs' | 'cache' | 'serverInfo'>;
+  /** For a legacy HTTP server: how its sessions and streams behave. */
+  readonly legacyHttp?: Pick<LegacyHttpClientOptions, 'requestTimeoutMs' | 'reconnect'>;
+}
+
+/** The transport {@link wrapModernClient} returns. */
+export interface ModernClientTransport extends Transport {
+  /** Probe, fallback, verdict and re-probe events. */
+  readonly events: Emitter<ProbeEvents>;
+  /** The era in use, once started. */
+  readonly verdict: Verdict | undefined;
+  /** Where the verdict in use came from. */
+  readonly source: VerdictSource | undefined;
+}
+
+const PRINCIPAL = 'wrapModernClient';
+
+/** One way of reaching the server, chosen by the verdict. */
+interface Path {
+  send(message: JsonRpcMessage): Promise<void>;
+  close(): Promise<void>;
+  /** Why the verdict behind this path proved wrong, judged from the first answer, if it did. */
+  wrong(request: JsonRpcRequest, answer: JsonRpcMessage | undefined): string | undefined;
+}
+
+/**
+ * A pipe handed to an upstream session: the probed process (already started) or a fresh one. It
+ * notes an `initialize` the server refused, which means a cached "legacy" verdict was wrong.
+ */
+class SessionPipe implements Transport {
+  readonly #inner: Transport;
+  readonly #started: boolean;
+  readonly #onRefused: (reason: string) => void;
+  #initializeId: RequestId | undefined;
+  onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: (() => void) | undefined;
+
+  constructor(inner: Transport, started: boolean, onRefused: (reason: string) => void) {
+    this.#inner = inner;
+    this.#started = started;
+    this.#onRefused = onRefused;
+    inner.onmessage = (message, extra) => {
+      if (this.#initializeId !== undefined && 'id' in message && message.id === this.#initializeId && 'error' in message && message.error) {
+        this.#onRefused(`initialize answered ${message.error.code} ${message.error.message}`);
+      }
+      this.onmessage?.(message, extra);
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => this.onclose?.();
+  }
+
+  async start(): Promise<void> {
+    if (!this.#started) await this.#inner.start();
+  }
+
+  send(message: JsonRpcMessage, options?: unknown): Promise<void> {
+    if ('method' in message && message.method === 'initialize' && 'id' in message) this.#initializeId = message.id;
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
+
+/** Closed over by the legacy path: the first connect adopts the probed process, later ones start their own. */
+function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefined, alive: () => boolean, onRefused: (reason: string) => void): Backend {
+  let first = adopted;
+  return {
+    kind: fresh.kind,
+    describe: fresh.describe,
+    ...(fresh.maxSessions !== undefined ? { maxSessions: fresh.maxSessions } : {}),
+    async connect() {
+      const own = first;
+      first = undefined;
+      if (own && alive()) return new SessionPipe(own, true, onRefused);
+      if (own) await own.close().catch(() => {});
+      return new SessionPipe(await fresh.connect(), false, onRefused);
+    },
+  };
+}
+
+function isCancel(message: JsonRpcMessage): RequestId | undefined {
+  if (!('method' in message) || message.method !== 'notifications/cancelled' || 'id' in message) return undefined;
+  const id = isRecord(message.params) ? message.params['requestId'] : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+class WrappedModernClient implements ModernClientTransport {
+  onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: (() => void) | undefined;
+  readonly events = createProbeEvents();
+  readonly #target: ProbeTarget;
+  readonly #options: WrapModernClientOptions;
+  #verdict: Verdict | undefined;
+  #source: VerdictSource | undefined;
+  #path: Path | undefined;
+  #started: Promise<void> | undefined;
+  /** Until the first answer confirms a verdict taken from the cache or a prior, other messages wait. */
+  #unconfirmed: Promise<void> | undefined;
+  #needsConfirm = false;
+  /** Told when the modern path's pipe closes while a first answer is awaited. */
+  #onGone: (() => void) | undefined;
+  #closed = false;
+
+  constructor(target: ProbeTarget, options: WrapModernClientOptions) {
+    this.#target = target;
+    this.#options = options;
+  }
+
+  get verdict(): Verdict | undefined {
+    return this.#verdict;
+  }
+
+  get source(): VerdictSource | undefined {
+    return this.#source;
+  }
+
+  start(): Promise<void> {
+    this.#started ??= this.#connect(false);
+    return this.#started;
+  }
+
+  async #connect(force: boolean): Promise<void> {
+    const { legacy: _legacy, legacyHttp: _legacyHttp, ...probeOptions } = this.#options;
+    const result = await probe(this.#target, { ...probeOptions, events: this.events, keepProcess: true, ...(force ? { force: true } : {}) });
+    if (this.#closed) {
+      await result.process?.close();
+      return;
+    }
+    this.#verdict = result.verdict;
+    this.#source = result.source;
+    this.#needsConfirm = result.source === 'cache' || result.source === 'prior';
+    this.#path = result.verdict.era === 'modern' ? await this.#modernPath(result.process) : this.#legacyPath(result.verdict, result.process);
+  }
+
+  #deliver(message: JsonRpcMessage): void {
+    if (!this.#closed) this.onmessage?.(message);
+  }
+
+  async #modernPath(probed: StdioChildTransport | undefined): Promise<Path> {
+    const target = this.#target;
+    let inner: Transport;
+    if (isHttpTarget(target)) inner = new ModernHttpClientTransport({ url: target.url, ...(target.headers ? { headers: target.headers } : {}), ...(target.fetch ? { fetch: target.fetch } : {}) });
+    else if (probed) inner = probed;
+    else {
+      inner = new StdioChildTransport(target);
+      await inner.start();
+    }
+    let answered = false;
+    let gone = false;
+    inner.onmessage = (message) => {
+      if (!('method' in message)) answered = true;
+      this.#deliver(message);
+    };
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => {
+      gone = true;
+      if (this.#onGone) this.#onGone();
+      else if (this.#path === path) void this.close();
+    };
+    const path: Path = {
+      send: (message) => inner.send(message),
+      close: () => inner.close(),
+      wrong: (request, answer) => {
+        if (!answer) return gone && !answered ? 'the server exited before it answered' : undefined;
+        if (!('error' in answer) || !answer.error) return undefined;
+        const code = answer.error.code;
+        if (code === ErrorCode.ConnectionClosed) return `${request.method} answered ${code} ${answer.error.message}`;
+        if (code === ErrorCode.MethodNotFound && request.method === 'server/discover') return 'server/discover is not a method the server knows';
+        return undefined;
+      },
+    };
+    return path;
+  }
+
+  #legacyPath(verdict: Verdict, probed: StdioChildTransport | undefined): Path {
+    const target = this.#target;
+    let refused: string | undefined;
+    const onRefused = (reason: string) => void (refused ??= reason);
+    let backend: Backend;
+    if (isHttpTarget(target)) {
+      const http = httpBackend({
+        url: target.url,
+        mode: verdict.era === 'legacy' && verdict.http ? verdict.http : 'auto',
+        ...(target.headers ? { headers: target.headers } : {}),
+        ...(target.fetch ? { fetch: target.fetch } : {}),
+        ...this.#options.legacyHttp,
+      });
+      backend = adoptingBackend(http, undefined, () => false, onRefused);
+    } else {
+      let alive = probed !== undefined;
+      if (probed) probed.onexit = () => void (alive = false);
+      backend = adoptingBackend(stdioBackend(target), probed, () => alive, onRefused);
+    }
+    const wrap: LegacyServerWrap = wrapLegacyServer({ upstream: backend, ...this.#options.legacy });
+    const inflight = new Map<RequestId, AbortController>();
+    return {
+      send: async (message) => {
+        const cancelled = isCancel(message);
+        if (cancelled !== undefined) {
+          inflight.get(cancelled)?.abort();
+          return;
+        }
+        const c = classify(message);
+        if (!c.ok || c.value.kind !== 'request') return;
+        const request = c.value.message;
+        const abort = new AbortController();
+        inflight.set(request.id, abort);
+        const ctx = { principal: PRINCIPAL, signal: abort.signal, notify: (n: JsonRpcMessage) => this.#deliver(n) };
+        void wrap
+          .serveModern(request, ctx)
+          .then(
+            (answer) => answer?.message,
+            (e: unknown) => errorResponse(request.id, internalError(e instanceof Error ? e.message : String(e))),
+          )
+          .then((answer) => {
+            if (inflight.get(request.id) === abort) inflight.delete(request.id);
+            // A request the client cancelled gets nothing more.
+            if (answer && !abort.signal.aborted) this.#deliver(answer);
+          });
+      },
+      close: async () => {
+        for (const abort of inflight.values()) abort.abort();
+        await wrap.close();
+      },
+      wrong: (_request, answer) => (answer && 'error' in answer && answer.error ? refused : undefined),
+    };
+  }
+
+  async send(message: JsonRpcMessage): Promise<void> {
+    await this.start();
+    if (this.#unconfirmed) await this.#unconfirmed;
+    const path = this.#path;
+    if (!path || this.#closed) throw new Error('the transport is closed');
+    const c = classify(message);
+    if (this.#needsConfirm && c.ok && c.value.kind === 'request') {
+      this.#needsConfirm = false;
+      return this.#confirm(c.value.message);
+    }
+    return path.send(message);
+  }
+
+  /**
+   * Sends the first request under a verdict known beforehand and checks its answer; when the
+   * answer shows the verdict wrong, probes again and sends the request the new way.
+   */
+  async #confirm(request: JsonRpcRequest): Promise<void> {
+    let release!: () => void;
+    this.#unconfirmed = new Promise((r) => (release = r));
+    const path = this.#path!;
+    const outcome = await new Promise<{ answer?: JsonRpcMessage; reason?: string }>((resolve) => {
+      const deliver = this.onmessage;
+      let done = false;
+      const finish = (result: { answer?: JsonRpcMessage; reason?: string }) => {
+        if (done) return;
+        done = true;
+        this.#onGone = undefined;
+        this.onmessage = deliver;
+        resolve(result);
+      };
+      this.#onGone = () => {
+        const reason = path.wrong(request, undefined);
+        if (reason) finish({ reason });
+      };
+      this.onmessage = (message, extra) => {
+        if (!('method' in message) && 'id' in message && message.id === request.id) {
+          const reason = path.wrong(request, message);
+          finish(reason ? { reason } : { answer: message });
+          if (!reason) deliver?.(message, extra);
+          return;
+        }
+        deliver?.(message, extra);
+      };
+      path.send(request).catch((e: unknown) => finish({ reason: `could not send: ${e instanceof Error ? e.message : String(e)}` }));
+    });
+    try {
+      if (outcome.reason === undefined) return;
+      const was = this.#verdict!;
+      this.events.emit('reprobe', { target: describeTarget(this.#target), was, reason: outcome.reason });
+      const cache = this.#options.cache === false ? undefined : (this.#options.cache ?? processVerdictCache);
+      cache?.delete(targetKey(this.#target));
+      this.#path = undefined;
+      await path.close().catch(() => {});
+      await this.#connect(true);
+      await this.#path!.send(request);
+    } finally {
+      this.#unconfirmed = undefined;
+      release();
+    }
+  }
+
+  setProtocolVersion(): void {}
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const path = this.#path;
+    this.#path = undefined;
+    await path?.close().catch(() => {});
+    this.onclose?.();
+  }
+}
+
+/**
+ * A transport for a modern (2026-07-28) client that reaches modern, dual-era and legacy servers
+ * alike, over stdio (`{ command, args }`) or HTTP (`{ url }`): the client never sees which era
+ * answered. Give it to an SDK `Client`'s `connect()`.
+ */
+export function wrapModernClient(target: StdioChildOptions | HttpTarget, options: WrapModernClientOptions = {}): ModernClientTransport {
+  return new WrappedModernClient(target, options);
+}
