@@ -8,7 +8,8 @@
 import type { Emitter } from '../events.ts';
 import { ErrorCode, internalError } from '../core/errors.ts';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
-import { isRecord } from '../core/primitives.ts';
+import { MetaKey } from '../core/era.ts';
+import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../core/primitives.ts';
 import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
 import type { LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
 import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
@@ -37,6 +38,7 @@ export interface ModernClientTransport extends Transport {
 }
 
 const PRINCIPAL = 'wrapModernClient';
+let setLevelIds = 0;
 
 /** One way of reaching the server, chosen by the verdict. */
 interface Path {
@@ -48,38 +50,76 @@ interface Path {
 
 /**
  * A pipe handed to an upstream session: the probed process (already started) or a fresh one. It
- * notes an `initialize` the server refused, which means a cached "legacy" verdict was wrong.
+ * notes an `initialize` the server refused (a cached "legacy" verdict was wrong), and before a
+ * request it raises the server's log level with `logging/setLevel` when a modern request has asked
+ * for more than the server was set to (the wrap filters each request's logs by its own level).
  */
 class SessionPipe implements Transport {
   readonly #inner: Transport;
   readonly #started: boolean;
   readonly #onRefused: (reason: string) => void;
+  readonly #wanted: () => LoggingLevel | undefined;
   #initializeId: RequestId | undefined;
+  #logging = false;
+  #level: LoggingLevel | undefined;
+  #raising: Promise<void> | undefined;
+  readonly #ownAnswers = new Map<RequestId, () => void>();
   onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: (() => void) | undefined;
 
-  constructor(inner: Transport, started: boolean, onRefused: (reason: string) => void) {
+  constructor(inner: Transport, started: boolean, onRefused: (reason: string) => void, wanted: () => LoggingLevel | undefined) {
     this.#inner = inner;
     this.#started = started;
     this.#onRefused = onRefused;
+    this.#wanted = wanted;
     inner.onmessage = (message, extra) => {
-      if (this.#initializeId !== undefined && 'id' in message && message.id === this.#initializeId && 'error' in message && message.error) {
-        this.#onRefused(`initialize answered ${message.error.code} ${message.error.message}`);
+      if ('id' in message && !('method' in message)) {
+        const own = message.id === null || message.id === undefined ? undefined : this.#ownAnswers.get(message.id);
+        if (own) return own();
+        if (this.#initializeId !== undefined && message.id === this.#initializeId) {
+          if ('error' in message && message.error) this.#onRefused(`initialize answered ${message.error.code} ${message.error.message}`);
+          else if ('result' in message) this.#logging = isRecord(message.result['capabilities']) && isRecord(message.result['capabilities']['logging']);
+        }
       }
       this.onmessage?.(message, extra);
     };
     inner.onerror = (error) => this.onerror?.(error);
-    inner.onclose = () => this.onclose?.();
+    inner.onclose = () => {
+      for (const done of this.#ownAnswers.values()) done();
+      this.onclose?.();
+    };
   }
 
   async start(): Promise<void> {
     if (!this.#started) await this.#inner.start();
   }
 
-  send(message: JsonRpcMessage, options?: unknown): Promise<void> {
-    if ('method' in message && message.method === 'initialize' && 'id' in message) this.#initializeId = message.id;
+  async send(message: JsonRpcMessage, options?: unknown): Promise<void> {
+    if ('method' in message && 'id' in message) {
+      if (message.method === 'initialize') this.#initializeId = message.id;
+      else if (this.#logging) await this.#raiseLevel();
+    }
     return this.#inner.send(message, options);
+  }
+
+  #raiseLevel(): Promise<void> {
+    const wanted = this.#wanted();
+    if (wanted === undefined || (this.#level !== undefined && LOGGING_LEVELS.indexOf(wanted) >= LOGGING_LEVELS.indexOf(this.#level))) return this.#raising ?? Promise.resolve();
+    this.#level = wanted;
+    const id = `mcp-dual-era-set-level-${++setLevelIds}`;
+    const raised = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => done(), 5000);
+      const done = () => {
+        clearTimeout(timer);
+        this.#ownAnswers.delete(id);
+        resolve();
+      };
+      this.#ownAnswers.set(id, done);
+      this.#inner.send({ jsonrpc: '2.0', id, method: 'logging/setLevel', params: { level: wanted } }).catch(done);
+    });
+    this.#raising = raised;
+    return raised;
   }
 
   close(): Promise<void> {
@@ -88,7 +128,7 @@ class SessionPipe implements Transport {
 }
 
 /** Closed over by the legacy path: the first connect adopts the probed process, later ones start their own. */
-function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefined, alive: () => boolean, onRefused: (reason: string) => void): Backend {
+function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefined, alive: () => boolean, onRefused: (reason: string) => void, wanted: () => LoggingLevel | undefined): Backend {
   let first = adopted;
   return {
     kind: fresh.kind,
@@ -97,9 +137,9 @@ function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefine
     async connect() {
       const own = first;
       first = undefined;
-      if (own && alive()) return new SessionPipe(own, true, onRefused);
+      if (own && alive()) return new SessionPipe(own, true, onRefused, wanted);
       if (own) await own.close().catch(() => {});
-      return new SessionPipe(await fresh.connect(), false, onRefused);
+      return new SessionPipe(await fresh.connect(), false, onRefused, wanted);
     },
   };
 }
@@ -203,6 +243,9 @@ class WrappedModernClient implements ModernClientTransport {
     const target = this.#target;
     let refused: string | undefined;
     const onRefused = (reason: string) => void (refused ??= reason);
+    // The most verbose level any request has asked for: the level upstream sessions are raised to.
+    let level: LoggingLevel | undefined;
+    const wanted = () => level;
     let backend: Backend;
     if (isHttpTarget(target)) {
       const http = httpBackend({
@@ -212,11 +255,11 @@ class WrappedModernClient implements ModernClientTransport {
         ...(target.fetch ? { fetch: target.fetch } : {}),
         ...this.#options.legacyHttp,
       });
-      backend = adoptingBackend(http, undefined, () => false, onRefused);
+      backend = adoptingBackend(http, undefined, () => false, onRefused, wanted);
     } else {
       let alive = probed !== undefined;
       if (probed) probed.onexit = () => void (alive = false);
-      backend = adoptingBackend(stdioBackend(target), probed, () => alive, onRefused);
+      backend = adoptingBackend(stdioBackend(target), probed, () => alive, onRefused, wanted);
     }
     const wrap: LegacyServerWrap = wrapLegacyServer({ upstream: backend, ...this.#options.legacy });
     const inflight = new Map<RequestId, AbortController>();
@@ -230,6 +273,8 @@ class WrappedModernClient implements ModernClientTransport {
         const c = classify(message);
         if (!c.ok || c.value.kind !== 'request') return;
         const request = c.value.message;
+        const asked = isRecord(request.params) && isRecord(request.params['_meta']) ? request.params['_meta'][MetaKey.logLevel] : undefined;
+        if (LOGGING_LEVELS.includes(asked as LoggingLevel) && (level === undefined || LOGGING_LEVELS.indexOf(asked as LoggingLevel) < LOGGING_LEVELS.indexOf(level))) level = asked as LoggingLevel;
         const abort = new AbortController();
         inflight.set(request.id, abort);
         const ctx = { principal: PRINCIPAL, signal: abort.signal, notify: (n: JsonRpcMessage) => this.#deliver(n) };

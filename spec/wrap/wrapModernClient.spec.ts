@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
+import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -22,6 +23,11 @@ function quirky(mode: string, marker: string, stderr: StdioChildOptions['stderr'
   return { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/quirkyStdio.ts'), mode], cwd: ROOT, env: { [MARKER]: marker }, stderr };
 }
 
+/** The fixture's server processes (tsx may run an esbuild helper beside them while it compiles). */
+function servers(marker: string): Array<{ pid: number; command: string }> {
+  return markedProcesses(marker).filter((p) => p.command.includes('quirkyStdio.ts'));
+}
+
 const edges = suite('wrapModernClient: the probed process');
 
 edges('should initialize the process a silent probe waited on, and ignore its late answer to the probe', async () => {
@@ -34,7 +40,7 @@ edges('should initialize the process a silent probe waited on, and ignore its la
     assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'one' } })), 'one');
     await sleep(700); // the late DiscoverResult has arrived by now
     assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'two' } })), 'two');
-    assert.is(markedProcesses(marker).length, 1, 'one process, the probed one');
+    assert.is(servers(marker).length, 1, 'one server process, the probed one');
     assert.not.ok(
       c.received.some((m) => String(m['id']).startsWith('mcp-dual-era-probe')),
       'the late answer never reaches the client',
@@ -55,7 +61,7 @@ edges('should start the server again when it exited on the probe', async () => {
   try {
     assert.match(seen.find(([t]) => t === 'fallback')![1].reason, 'exited');
     assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'again' } })), 'again');
-    assert.is(markedProcesses(marker).length, 1);
+    assert.is(servers(marker).length, 1);
   } finally {
     await c.client.close();
     reapMarked(marker);
@@ -75,6 +81,38 @@ edges('should carry a cancellation to the legacy server as notifications/cancell
     abort.abort();
     assert.ok(await call.then(() => false, () => true), 'the call was rejected');
     assert.ok(await waitFor(() => stderr.includes('wait: cancelled'), 3000), 'the server saw the cancellation');
+  } finally {
+    await c.client.close();
+    reapMarked(marker);
+  }
+});
+
+edges("should raise the server's log level with logging/setLevel when a request asks for more, and filter per request", async () => {
+  const marker = randomUUID();
+  let stderr = '';
+  const transport = wrapModernClient(quirky('plain', marker, (chunk) => void (stderr += chunk)), { cache: new VerdictCache() });
+  const c = await connectPinned(transport);
+  const logs: string[] = [];
+  c.client.setNotificationHandler('notifications/message', (n) => void logs.push(`${n.params.level}: ${String(n.params.data)}`));
+  const log = async (level?: string) => {
+    logs.length = 0;
+    await c.client.callTool({ name: 'log', arguments: {}, ...(level ? { _meta: { [LOG_LEVEL_META_KEY]: level } } : {}) });
+    await sleep(50);
+    return [...logs];
+  };
+  try {
+    assert.equal(await log(), [], 'no logLevel, no logs');
+    assert.not.match(stderr, 'setLevel');
+    assert.equal(await log('error'), ['error: an error line']);
+    assert.match(stderr, 'setLevel "error"');
+    assert.equal(await log('debug'), ['debug: a debug line', 'error: an error line'], 'the server was set to debug before the call');
+    assert.match(stderr, 'setLevel "debug"');
+    assert.equal(await log('error'), ['error: an error line'], 'a less verbose request still gets only its own level');
+    assert.is(stderr.match(/setLevel/g)?.length, 2, 'never lowered: concurrent requests may want more');
+    assert.not.ok(
+      c.received.some((m) => String(m['id']).startsWith('mcp-dual-era')),
+      'the answers to setLevel stay in the wrap',
+    );
   } finally {
     await c.client.close();
     reapMarked(marker);
