@@ -11,12 +11,13 @@ import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type
 import { MetaKey } from '../core/era.ts';
 import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../core/primitives.ts';
 import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
-import type { LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
+import { LegacyHttpClientTransport, type LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
 import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from './probe.ts';
 import { processVerdictCache, type Verdict } from './verdictCache.ts';
+import type { ModernContext } from './modernDispatch.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from './wrapLegacyServer.ts';
 
 /** Options of {@link wrapModernClient}: how to probe, and how to serve a legacy server. */
@@ -59,6 +60,7 @@ class SessionPipe implements Transport {
   readonly #started: boolean;
   readonly #onRefused: (reason: string) => void;
   readonly #wanted: () => LoggingLevel | undefined;
+  readonly #onExpired: () => void;
   #initializeId: RequestId | undefined;
   #logging = false;
   #level: LoggingLevel | undefined;
@@ -68,11 +70,12 @@ class SessionPipe implements Transport {
   onerror?: ((error: Error) => void) | undefined;
   onclose?: (() => void) | undefined;
 
-  constructor(inner: Transport, started: boolean, onRefused: (reason: string) => void, wanted: () => LoggingLevel | undefined) {
+  constructor(inner: Transport, started: boolean, hooks: PipeHooks) {
     this.#inner = inner;
     this.#started = started;
-    this.#onRefused = onRefused;
-    this.#wanted = wanted;
+    this.#onRefused = hooks.onRefused;
+    this.#wanted = hooks.wanted;
+    this.#onExpired = hooks.onExpired;
     inner.onmessage = (message, extra) => {
       if ('id' in message && !('method' in message)) {
         const own = message.id === null || message.id === undefined ? undefined : this.#ownAnswers.get(message.id);
@@ -84,7 +87,11 @@ class SessionPipe implements Transport {
       }
       this.onmessage?.(message, extra);
     };
-    inner.onerror = (error) => this.onerror?.(error);
+    inner.onerror = (error) => {
+      // Told before the pipe answers what is in flight and closes.
+      if (inner instanceof LegacyHttpClientTransport && inner.sessionExpired) this.#onExpired();
+      this.onerror?.(error);
+    };
     inner.onclose = () => {
       for (const done of this.#ownAnswers.values()) done();
       this.onclose?.();
@@ -127,8 +134,18 @@ class SessionPipe implements Transport {
   }
 }
 
+/** What the legacy path learns from, and tells, every upstream pipe. */
+interface PipeHooks {
+  /** The server refused `initialize`. */
+  readonly onRefused: (reason: string) => void;
+  /** The most verbose log level a request has asked for. */
+  readonly wanted: () => LoggingLevel | undefined;
+  /** The server answered 404 to the session's id (legacy HTTP): the session is gone. */
+  readonly onExpired: () => void;
+}
+
 /** Closed over by the legacy path: the first connect adopts the probed process, later ones start their own. */
-function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefined, alive: () => boolean, onRefused: (reason: string) => void, wanted: () => LoggingLevel | undefined): Backend {
+function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefined, alive: () => boolean, hooks: PipeHooks): Backend {
   let first = adopted;
   return {
     kind: fresh.kind,
@@ -137,11 +154,16 @@ function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefine
     async connect() {
       const own = first;
       first = undefined;
-      if (own && alive()) return new SessionPipe(own, true, onRefused, wanted);
+      if (own && alive()) return new SessionPipe(own, true, hooks);
       if (own) await own.close().catch(() => {});
-      return new SessionPipe(await fresh.connect(), false, onRefused, wanted);
+      return new SessionPipe(await fresh.connect(), false, hooks);
     },
   };
+}
+
+/** An MRTR retry: its parked call lived on the upstream session, so it cannot simply be sent again. */
+function isRetry(request: JsonRpcRequest): boolean {
+  return isRecord(request.params) && (request.params['requestState'] !== undefined || request.params['inputResponses'] !== undefined);
 }
 
 function isCancel(message: JsonRpcMessage): RequestId | undefined {
@@ -245,7 +267,16 @@ class WrappedModernClient implements ModernClientTransport {
     const onRefused = (reason: string) => void (refused ??= reason);
     // The most verbose level any request has asked for: the level upstream sessions are raised to.
     let level: LoggingLevel | undefined;
-    const wanted = () => level;
+    const inflight = new Map<RequestId, AbortController>();
+    // A request that was the only one in flight when its session expired never ran: it may be sent again once.
+    const expiredUnder = new Set<RequestId>();
+    const hooks: PipeHooks = {
+      onRefused,
+      wanted: () => level,
+      onExpired: () => {
+        if (inflight.size === 1) for (const id of inflight.keys()) expiredUnder.add(id);
+      },
+    };
     let backend: Backend;
     if (isHttpTarget(target)) {
       const http = httpBackend({
@@ -255,14 +286,18 @@ class WrappedModernClient implements ModernClientTransport {
         ...(target.fetch ? { fetch: target.fetch } : {}),
         ...this.#options.legacyHttp,
       });
-      backend = adoptingBackend(http, undefined, () => false, onRefused, wanted);
+      backend = adoptingBackend(http, undefined, () => false, hooks);
     } else {
       let alive = probed !== undefined;
       if (probed) probed.onexit = () => void (alive = false);
-      backend = adoptingBackend(stdioBackend(target), probed, () => alive, onRefused, wanted);
+      backend = adoptingBackend(stdioBackend(target), probed, () => alive, hooks);
     }
     const wrap: LegacyServerWrap = wrapLegacyServer({ upstream: backend, ...this.#options.legacy });
-    const inflight = new Map<RequestId, AbortController>();
+    const serve = async (request: JsonRpcRequest, ctx: ModernContext): Promise<JsonRpcMessage | undefined> => {
+      const answer = (await wrap.serveModern(request, ctx))?.message;
+      const again = expiredUnder.delete(request.id) && answer !== undefined && 'error' in answer && !isRetry(request) && !ctx.signal.aborted;
+      return again ? (await wrap.serveModern(request, ctx))?.message : answer;
+    };
     return {
       send: async (message) => {
         const cancelled = isCancel(message);
@@ -277,14 +312,14 @@ class WrappedModernClient implements ModernClientTransport {
         if (LOGGING_LEVELS.includes(asked as LoggingLevel) && (level === undefined || LOGGING_LEVELS.indexOf(asked as LoggingLevel) < LOGGING_LEVELS.indexOf(level))) level = asked as LoggingLevel;
         const abort = new AbortController();
         inflight.set(request.id, abort);
-        const ctx = { principal: PRINCIPAL, signal: abort.signal, notify: (n: JsonRpcMessage) => this.#deliver(n) };
-        void wrap
-          .serveModern(request, ctx)
+        const ctx: ModernContext = { principal: PRINCIPAL, signal: abort.signal, notify: (n) => this.#deliver(n) };
+        void serve(request, ctx)
           .then(
-            (answer) => answer?.message,
+            (answer) => answer,
             (e: unknown) => errorResponse(request.id, internalError(e instanceof Error ? e.message : String(e))),
           )
           .then((answer) => {
+            expiredUnder.delete(request.id);
             if (inflight.get(request.id) === abort) inflight.delete(request.id);
             // A request the client cancelled gets nothing more.
             if (answer && !abort.signal.aborted) this.#deliver(answer);

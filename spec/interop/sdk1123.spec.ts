@@ -61,4 +61,27 @@ s('should work over Streamable HTTP', async () => {
   }
 });
 
+s('should keep the legacy session: its id on every request, a new session after a 404, DELETE on close', async () => {
+  const server = await startSdk1123Http();
+  const transport = wrapModernClient({ url: server.url }, { cache: new VerdictCache() });
+  const c = await connectPinned(transport);
+  try {
+    assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'one' } })), '1.12.3: one');
+    const sessionOf = (line: string) => line.split(' ')[1]!;
+    const first = server.requests.filter((r) => r !== 'POST -').map(sessionOf);
+    const session = first.at(-1)!;
+    server.expire();
+    // The request that meets the 404 never ran: it is sent again on a new session.
+    assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'two' } })), '1.12.3: two');
+    const renewed = server.requests.at(-1)!;
+    assert.ok(server.requests.includes(`POST ${session}`) && sessionOf(renewed) !== session && sessionOf(renewed) !== '-', JSON.stringify(server.requests));
+    await c.client.close();
+    await sleep(100);
+    assert.ok(server.requests.includes(`DELETE ${sessionOf(renewed)}`), JSON.stringify(server.requests));
+  } finally {
+    await c.client.close();
+    await server.close();
+  }
+});
+
 s.run();
