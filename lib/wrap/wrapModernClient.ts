@@ -46,7 +46,7 @@ interface Path {
   send(message: JsonRpcMessage): Promise<void>;
   close(): Promise<void>;
   /** Why the verdict behind this path proved wrong, judged from the first answer, if it did. */
-  wrong(request: JsonRpcRequest, answer: JsonRpcMessage | undefined): string | undefined;
+  wrong(request: JsonRpcRequest, answer: JsonRpcMessage): string | undefined;
 }
 
 /**
@@ -183,11 +183,13 @@ class WrappedModernClient implements ModernClientTransport {
   #source: VerdictSource | undefined;
   #path: Path | undefined;
   #started: Promise<void> | undefined;
-  /** Until the first answer confirms a verdict taken from the cache or a prior, other messages wait. */
-  #unconfirmed: Promise<void> | undefined;
-  #needsConfirm = false;
-  /** Told when the modern path's pipe closes while a first answer is awaited. */
-  #onGone: (() => void) | undefined;
+  /**
+   * Under a verdict from the cache or a prior, the requests sent until the first answer judges it:
+   * if it proves wrong, the ones still unanswered are sent again the right way.
+   */
+  #judging: Map<RequestId, JsonRpcRequest> | undefined;
+  /** While the target is probed again, sends wait for it. */
+  #reprobing: Promise<void> | undefined;
   #closed = false;
 
   constructor(target: ProbeTarget, options: WrapModernClientOptions) {
@@ -217,12 +219,40 @@ class WrappedModernClient implements ModernClientTransport {
     }
     this.#verdict = result.verdict;
     this.#source = result.source;
-    this.#needsConfirm = result.source === 'cache' || result.source === 'prior';
+    this.#judging = result.source === 'cache' || result.source === 'prior' ? new Map() : undefined;
     this.#path = result.verdict.era === 'modern' ? await this.#modernPath(result.process) : this.#legacyPath(result.verdict, result.process);
   }
 
-  #deliver(message: JsonRpcMessage): void {
-    if (!this.#closed) this.onmessage?.(message);
+  /** A message from `path` on its way to the client; the first answer under a known verdict judges it. */
+  #deliver(path: Path, message: JsonRpcMessage): void {
+    if (this.#closed || path !== this.#path) return;
+    const judging = this.#judging;
+    if (judging && !('method' in message) && 'id' in message && message.id !== null && message.id !== undefined && judging.has(message.id)) {
+      const reason = path.wrong(judging.get(message.id)!, message);
+      if (reason) return this.#reprobe(path, reason);
+      this.#judging = undefined;
+    }
+    this.onmessage?.(message);
+  }
+
+  /** The verdict in use proved wrong: probe again, and send what is unanswered the new way. */
+  #reprobe(path: Path, reason: string): void {
+    const unanswered = [...(this.#judging?.values() ?? [])];
+    this.#judging = undefined;
+    this.#path = undefined;
+    this.events.emit('reprobe', { target: describeTarget(this.#target), was: this.#verdict!, reason });
+    const cache = this.#options.cache === false ? undefined : (this.#options.cache ?? processVerdictCache);
+    cache?.delete(targetKey(this.#target));
+    this.#reprobing = (async () => {
+      await path.close().catch(() => {});
+      try {
+        await this.#connect(true);
+      } catch (e) {
+        this.onerror?.(e instanceof Error ? e : new Error(String(e)));
+        return void (await this.close());
+      }
+      for (const request of unanswered) await this.#path?.send(request).catch(() => {});
+    })().finally(() => (this.#reprobing = undefined));
   }
 
   async #modernPath(probed: StdioChildTransport | undefined): Promise<Path> {
@@ -234,23 +264,17 @@ class WrappedModernClient implements ModernClientTransport {
       inner = new StdioChildTransport(target);
       await inner.start();
     }
-    let answered = false;
-    let gone = false;
-    inner.onmessage = (message) => {
-      if (!('method' in message)) answered = true;
-      this.#deliver(message);
-    };
+    inner.onmessage = (message) => this.#deliver(path, message);
     inner.onerror = (error) => this.onerror?.(error);
     inner.onclose = () => {
-      gone = true;
-      if (this.#onGone) this.#onGone();
-      else if (this.#path === path) void this.close();
+      if (this.#path !== path) return;
+      if (this.#judging) this.#reprobe(path, 'the server went away before it answered');
+      else void this.close();
     };
     const path: Path = {
       send: (message) => inner.send(message),
       close: () => inner.close(),
       wrong: (request, answer) => {
-        if (!answer) return gone && !answered ? 'the server exited before it answered' : undefined;
         if (!('error' in answer) || !answer.error) return undefined;
         const code = answer.error.code;
         if (code === ErrorCode.ConnectionClosed) return `${request.method} answered ${code} ${answer.error.message}`;
@@ -298,7 +322,7 @@ class WrappedModernClient implements ModernClientTransport {
       const again = expiredUnder.delete(request.id) && answer !== undefined && 'error' in answer && !isRetry(request) && !ctx.signal.aborted;
       return again ? (await wrap.serveModern(request, ctx))?.message : answer;
     };
-    return {
+    const path: Path = {
       send: async (message) => {
         const cancelled = isCancel(message);
         if (cancelled !== undefined) {
@@ -312,7 +336,7 @@ class WrappedModernClient implements ModernClientTransport {
         if (LOGGING_LEVELS.includes(asked as LoggingLevel) && (level === undefined || LOGGING_LEVELS.indexOf(asked as LoggingLevel) < LOGGING_LEVELS.indexOf(level))) level = asked as LoggingLevel;
         const abort = new AbortController();
         inflight.set(request.id, abort);
-        const ctx: ModernContext = { principal: PRINCIPAL, signal: abort.signal, notify: (n) => this.#deliver(n) };
+        const ctx: ModernContext = { principal: PRINCIPAL, signal: abort.signal, notify: (n) => this.#deliver(path, n) };
         void serve(request, ctx)
           .then(
             (answer) => answer,
@@ -322,77 +346,25 @@ class WrappedModernClient implements ModernClientTransport {
             expiredUnder.delete(request.id);
             if (inflight.get(request.id) === abort) inflight.delete(request.id);
             // A request the client cancelled gets nothing more.
-            if (answer && !abort.signal.aborted) this.#deliver(answer);
+            if (answer && !abort.signal.aborted) this.#deliver(path, answer);
           });
       },
       close: async () => {
         for (const abort of inflight.values()) abort.abort();
         await wrap.close();
       },
-      wrong: (_request, answer) => (answer && 'error' in answer && answer.error ? refused : undefined),
+      wrong: (_request, answer) => ('error' in answer && answer.error ? refused : undefined),
     };
+    return path;
   }
 
   async send(message: JsonRpcMessage): Promise<void> {
     await this.start();
-    if (this.#unconfirmed) await this.#unconfirmed;
+    while (this.#reprobing) await this.#reprobing;
     const path = this.#path;
     if (!path || this.#closed) throw new Error('the transport is closed');
-    const c = classify(message);
-    if (this.#needsConfirm && c.ok && c.value.kind === 'request') {
-      this.#needsConfirm = false;
-      return this.#confirm(c.value.message);
-    }
+    if (this.#judging && 'method' in message && 'id' in message) this.#judging.set(message.id, message as JsonRpcRequest);
     return path.send(message);
-  }
-
-  /**
-   * Sends the first request under a verdict known beforehand and checks its answer; when the
-   * answer shows the verdict wrong, probes again and sends the request the new way.
-   */
-  async #confirm(request: JsonRpcRequest): Promise<void> {
-    let release!: () => void;
-    this.#unconfirmed = new Promise((r) => (release = r));
-    const path = this.#path!;
-    const outcome = await new Promise<{ answer?: JsonRpcMessage; reason?: string }>((resolve) => {
-      const deliver = this.onmessage;
-      let done = false;
-      const finish = (result: { answer?: JsonRpcMessage; reason?: string }) => {
-        if (done) return;
-        done = true;
-        this.#onGone = undefined;
-        this.onmessage = deliver;
-        resolve(result);
-      };
-      this.#onGone = () => {
-        const reason = path.wrong(request, undefined);
-        if (reason) finish({ reason });
-      };
-      this.onmessage = (message, extra) => {
-        if (!('method' in message) && 'id' in message && message.id === request.id) {
-          const reason = path.wrong(request, message);
-          finish(reason ? { reason } : { answer: message });
-          if (!reason) deliver?.(message, extra);
-          return;
-        }
-        deliver?.(message, extra);
-      };
-      path.send(request).catch((e: unknown) => finish({ reason: `could not send: ${e instanceof Error ? e.message : String(e)}` }));
-    });
-    try {
-      if (outcome.reason === undefined) return;
-      const was = this.#verdict!;
-      this.events.emit('reprobe', { target: describeTarget(this.#target), was, reason: outcome.reason });
-      const cache = this.#options.cache === false ? undefined : (this.#options.cache ?? processVerdictCache);
-      cache?.delete(targetKey(this.#target));
-      this.#path = undefined;
-      await path.close().catch(() => {});
-      await this.#connect(true);
-      await this.#path!.send(request);
-    } finally {
-      this.#unconfirmed = undefined;
-      release();
-    }
   }
 
   setProtocolVersion(): void {}

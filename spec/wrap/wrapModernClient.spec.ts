@@ -145,6 +145,25 @@ known('should probe again when a cached modern verdict meets a legacy server, an
   }
 });
 
+known('should probe again when the server a cached modern verdict was sent to goes away before it answers', async () => {
+  const marker = randomUUID();
+  const target = quirky('exit', marker);
+  const cache = new VerdictCache();
+  cache.set(targetKey(target), { era: 'modern', version: '2026-07-28' }, 60_000);
+  const transport = wrapModernClient(target, { cache });
+  const seen: Array<[string, any]> = [];
+  transport.events.on('*', (type, payload) => void seen.push([type, payload]));
+  const c = await connectPinned(transport);
+  try {
+    assert.equal(seen.map(([t]) => t), ['verdict', 'reprobe', 'probe', 'fallback', 'verdict']);
+    assert.match(seen[1]![1].reason, 'went away');
+    assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'legacy after all' } })), 'legacy after all');
+  } finally {
+    await c.client.close();
+    reapMarked(marker);
+  }
+});
+
 known('should probe again when a prior legacy verdict meets a modern-only server', async () => {
   const handler = createMcpHandler(createDualEraServer, { legacy: 'reject' });
   const server = await serveNodeHttp((r) => handler.fetch(r), { port: 0 });
