@@ -113,6 +113,9 @@ modern('should stay modern: no fallback, schema-valid modern POSTs with the rout
       assert.is(headers['mcp-protocol-version'], '2026-07-28');
       assert.equal(validateMessage('2026-07-28', body), [], body.method);
     }
+    const subscription = await c.client.listen({ toolsListChanged: true });
+    assert.equal(subscription.honoredFilter.toolsListChanged, true, 'a subscription passes through too');
+    await subscription.close();
     const call = posts.find((p) => p.body.method === 'tools/call')!;
     assert.is(call.headers['mcp-name'], 'echo');
   } finally {

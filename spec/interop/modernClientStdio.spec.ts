@@ -88,6 +88,9 @@ modern('should stay modern: no fallback, the probed process carries the client s
     const prompt = await c.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
     assert.equal(prompt.messages[0]?.content, { type: 'text', text: 'Hello, Ada!' });
     assert.is(((await c.client.readResource({ uri: 'note://hello' })).contents[0] as { text: string }).text, 'a note');
+    const subscription = await c.client.listen({ toolsListChanged: true });
+    assert.equal(subscription.honoredFilter.toolsListChanged, true, 'a subscription passes through too');
+    await subscription.close();
     assert.is(markedProcesses(mark).filter((p) => p.command.includes('dualEraStdio.ts')).length, 1, 'one server process (tsx may run an esbuild helper beside it)');
   } finally {
     await c.client.close();
