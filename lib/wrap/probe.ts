@@ -275,7 +275,12 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
   const url = new URL(target.url);
   const fetcher = target.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const signal = () => (options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs));
+  const newSignal = () => (options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs));
+  const silent = (e: unknown): AdapterError => {
+    if (options.signal?.aborted) return new AdapterError('cancelled', 'the probe was cancelled');
+    const detail = e instanceof Error && e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `${e instanceof Error ? e.message : String(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`;
+    return refuse(`could not probe ${url.href}: ${detail}`, e);
+  };
   let version = versions[0]!;
   let retried = false;
   let roundTrips = 0;
@@ -289,12 +294,11 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
     headers.set(HEADER.method, 'server/discover');
     options.events?.emit('probe', { target: name, method: 'server/discover', attempt: roundTrips + 1, version });
     let res: Response;
+    const signal = newSignal();
     try {
-      res = await fetcher(url, { method: 'POST', headers, body: JSON.stringify(discoverRequest(id, version, options)), redirect: 'manual', signal: signal() });
+      res = await fetcher(url, { method: 'POST', headers, body: JSON.stringify(discoverRequest(id, version, options)), redirect: 'manual', signal });
     } catch (e) {
-      if (options.signal?.aborted) throw new AdapterError('cancelled', 'the probe was cancelled');
-      const detail = e instanceof Error && e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `${e instanceof Error ? e.message : String(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`;
-      throw refuse(`could not probe ${url.href}: ${detail}`, e);
+      throw silent(e);
     }
     roundTrips++;
     const status = res.status;
@@ -313,6 +317,8 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
     } catch {
       answer = undefined;
     }
+    // A body that did not come in time is silence, not a legacy answer.
+    if (answer === undefined && signal.aborted) throw silent(signal.reason);
     const c = answer ? classify(answer) : undefined;
     if (c?.ok && c.value.kind === 'result' && res.ok) reading = readDiscover(c.value.message.result, versions);
     else if (c?.ok && c.value.kind === 'error') {

@@ -302,6 +302,15 @@ http('should report a network error and a server that never answers instead of f
   } finally {
     await silent.close();
   }
+  const stalled = await edge((_s, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(': keep-alive\n\n');
+  });
+  try {
+    assert.match((await rejection(probe({ url: stalled.url }, { cache: false, timeoutMs: 300 }))).message, 'no answer within 300 ms', 'an open stream with no answer is silence too');
+  } finally {
+    await stalled.close();
+  }
 });
 
 http('should retry once with the version a -32022 names, and take a recognised modern error as modern', async () => {
