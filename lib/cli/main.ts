@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 /**
  * The `mcp-dual-era` command: `serve` fronts a legacy server for modern and legacy clients;
- * `--version` and `--help`.
+ * `probe` tells which era a server speaks; `--version` and `--help`.
  */
 import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
+import { probeCommand, PROBE_USAGE } from './probe.ts';
 import { serve, SERVE_USAGE } from './serve.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
@@ -16,6 +17,7 @@ Makes the two eras of the Model Context Protocol work together.
   modern revisions: ${MODERN_VERSIONS.join(', ')}
 
 ${SERVE_USAGE}
+${PROBE_USAGE}
   ${pkg.name} --version   print the version
   ${pkg.name} --help      print this help
 `;
@@ -26,6 +28,13 @@ if (args[0] === 'serve') {
     process.exitCode = await serve(args.slice(1));
   } catch (e) {
     process.stderr.write(`mcp-dual-era serve: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 2;
+  }
+} else if (args[0] === 'probe') {
+  try {
+    process.exitCode = await probeCommand(args.slice(1));
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era probe: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = 2;
   }
 } else if (args.includes('--version') || args.includes('-v')) process.stdout.write(`${pkg.version}\n`);
