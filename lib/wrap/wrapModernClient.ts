@@ -6,7 +6,7 @@
  * pushes turned into MRTR rounds, logs, progress, subscriptions and cancellation are translated.
  */
 import type { Emitter } from '../events.ts';
-import { ErrorCode, internalError } from '../core/errors.ts';
+import { AdapterError, ErrorCode, internalError } from '../core/errors.ts';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import { MetaKey } from '../core/era.ts';
 import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../core/primitives.ts';
@@ -362,11 +362,12 @@ class WrappedModernClient implements ModernClientTransport {
     await this.start();
     while (this.#reprobing) await this.#reprobing;
     const path = this.#path;
-    if (!path || this.#closed) throw new Error('the transport is closed');
+    if (!path || this.#closed) throw new AdapterError('closed', 'the transport is closed');
     if (this.#judging && 'method' in message && 'id' in message) this.#judging.set(message.id, message as JsonRpcRequest);
     return path.send(message);
   }
 
+  /** The SDK tells the version it negotiated; every request already carries it in `_meta`. */
   setProtocolVersion(): void {}
 
   async close(): Promise<void> {
