@@ -18,6 +18,7 @@ import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
 import { wrapModernClient } from '../../lib/wrap/wrapModernClient.ts';
 import { EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, ROOT, sleep, textOf, waitFor } from '../helpers/everything.ts';
 import { connectPinned } from '../helpers/modernClient.ts';
+import { validateMessage } from '../helpers/schemas.ts';
 
 function quirky(mode: string, marker: string, stderr: StdioChildOptions['stderr'] = 'ignore'): StdioChildOptions {
   return { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/quirkyStdio.ts'), mode], cwd: ROOT, env: { [MARKER]: marker }, stderr };
@@ -115,6 +116,31 @@ edges("should raise the server's log level with logging/setLevel when a request 
     );
   } finally {
     await c.client.close();
+    reapMarked(marker);
+  }
+});
+
+edges('should give a request that declares other capabilities its own upstream session, initialized with them', async () => {
+  const marker = randomUUID();
+  const transport = wrapModernClient({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' }, { cache: new VerdictCache() });
+  const answers = new Map<number, any>();
+  transport.onmessage = (m: any) => void (m.id !== undefined && answers.set(m.id, m));
+  await transport.start();
+  const list = async (id: number, capabilities: Record<string, unknown>) => {
+    await transport.send({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } } });
+    assert.ok(await waitFor(() => answers.has(id), 10_000), `answer ${id}`);
+    const answer = answers.get(id);
+    assert.equal(validateMessage('2026-07-28', answer, { method: 'tools/list' }), [], JSON.stringify(answer).slice(0, 300));
+    return (answer.result.tools as Array<{ name: string }>).map((t) => t.name);
+  };
+  try {
+    const plain = await list(1, {});
+    const eliciting = await list(2, { elicitation: { form: {} } });
+    assert.not.ok(plain.includes('trigger-elicitation-request'), 'server-everything was initialized without elicitation for the first');
+    assert.ok(eliciting.includes('trigger-elicitation-request'), 'and with it for the second');
+    assert.is(markedProcesses(marker).length, 2, 'two sessions: the probed process and one more');
+  } finally {
+    await transport.close();
     reapMarked(marker);
   }
 });
