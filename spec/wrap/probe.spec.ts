@@ -240,6 +240,8 @@ http('should fall back on a 400 with an empty body, and end the session it opene
     assert.equal(result.verdict, { era: 'legacy', http: 'streamable' });
     assert.equal(server.seen.map((s) => s.body?.method ?? s.method), ['server/discover', 'initialize', 'DELETE']);
     assert.is(server.seen[2]!.headers['mcp-session-id'], 'edge-session');
+    assert.equal(validateMessage('2026-07-28', server.seen[0]!.body), []);
+    assert.equal(validateMessage('2025-11-25', server.seen[1]!.body), []);
   } finally {
     await server.close();
   }
