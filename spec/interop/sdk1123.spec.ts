@@ -5,14 +5,29 @@
  * input_required rounds, gets progress and a log at its level, a prompt and a resource.
  */
 import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startSdk1123Http } from '../../fixtures/servers/sdk1123Server.ts';
 import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
 import { wrapModernClient } from '../../lib/wrap/wrapModernClient.ts';
 import { ROOT, sleep, textOf } from '../helpers/everything.ts';
 import { connectPinned, ROOTS, type Connected } from '../helpers/modernClient.ts';
+
+/** Whether the 1.12.3 SDK is installed (the `sdk-v1-12` alias among the devDependencies). */
+function installed(): boolean {
+  try {
+    createRequire(import.meta.url).resolve('sdk-v1-12/server/index.js');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The HTTP fixture, loaded only when its SDK is there, so a missing install fails one test, not the run. */
+async function startSdk1123Http() {
+  return (await import('../../fixtures/servers/sdk1123Server.ts')).startSdk1123Http();
+}
 
 async function exercise(c: Connected): Promise<void> {
   const { client } = c;
@@ -36,6 +51,10 @@ async function exercise(c: Connected): Promise<void> {
 }
 
 const s = suite('wrapModernClient: a pinned modern client to an SDK 1.12.3 (2025-03-26) server');
+
+s('should find the SDK 1.12.3 test peer installed', () => {
+  assert.ok(installed(), 'the sdk-v1-12 devDependency is missing: run npm install');
+});
 
 s('should work over stdio', async () => {
   const transport = wrapModernClient({ command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/sdk1123Stdio.ts')], cwd: ROOT, stderr: 'ignore' }, { cache: new VerdictCache(), legacy: { roots: ROOTS } });
