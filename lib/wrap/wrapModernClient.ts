@@ -11,13 +11,14 @@ import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type
 import { MetaKey } from '../core/era.ts';
 import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../core/primitives.ts';
 import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
-import { LegacyHttpClientTransport, type LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
+import type { LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
 import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from './probe.ts';
 import { processVerdictCache, type Verdict } from './verdictCache.ts';
 import type { ModernContext } from './modernDispatch.ts';
+import { adoptingBackend, type PipeHooks } from './sessionPipe.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from './wrapLegacyServer.ts';
 
 /** Options of {@link wrapModernClient}: how to probe, and how to serve a legacy server. */
@@ -39,7 +40,6 @@ export interface ModernClientTransport extends Transport {
 }
 
 const PRINCIPAL = 'wrapModernClient';
-let setLevelIds = 0;
 
 /** One way of reaching the server, chosen by the verdict. */
 interface Path {
@@ -47,118 +47,6 @@ interface Path {
   close(): Promise<void>;
   /** Why the verdict behind this path proved wrong, judged from the first answer, if it did. */
   wrong(request: JsonRpcRequest, answer: JsonRpcMessage): string | undefined;
-}
-
-/**
- * A pipe handed to an upstream session: the probed process (already started) or a fresh one. It
- * notes an `initialize` the server refused (a cached "legacy" verdict was wrong), and before a
- * request it raises the server's log level with `logging/setLevel` when a modern request has asked
- * for more than the server was set to (the wrap filters each request's logs by its own level).
- */
-class SessionPipe implements Transport {
-  readonly #inner: Transport;
-  readonly #started: boolean;
-  readonly #onRefused: (reason: string) => void;
-  readonly #wanted: () => LoggingLevel | undefined;
-  readonly #onExpired: () => void;
-  #initializeId: RequestId | undefined;
-  #logging = false;
-  #level: LoggingLevel | undefined;
-  #raising: Promise<void> | undefined;
-  readonly #ownAnswers = new Map<RequestId, () => void>();
-  onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
-  onerror?: ((error: Error) => void) | undefined;
-  onclose?: (() => void) | undefined;
-
-  constructor(inner: Transport, started: boolean, hooks: PipeHooks) {
-    this.#inner = inner;
-    this.#started = started;
-    this.#onRefused = hooks.onRefused;
-    this.#wanted = hooks.wanted;
-    this.#onExpired = hooks.onExpired;
-    inner.onmessage = (message, extra) => {
-      if ('id' in message && !('method' in message)) {
-        const own = message.id === null || message.id === undefined ? undefined : this.#ownAnswers.get(message.id);
-        if (own) return own();
-        if (this.#initializeId !== undefined && message.id === this.#initializeId) {
-          if ('error' in message && message.error) this.#onRefused(`initialize answered ${message.error.code} ${message.error.message}`);
-          else if ('result' in message) this.#logging = isRecord(message.result['capabilities']) && isRecord(message.result['capabilities']['logging']);
-        }
-      }
-      this.onmessage?.(message, extra);
-    };
-    inner.onerror = (error) => {
-      // Told before the pipe answers what is in flight and closes.
-      if (inner instanceof LegacyHttpClientTransport && inner.sessionExpired) this.#onExpired();
-      this.onerror?.(error);
-    };
-    inner.onclose = () => {
-      for (const done of this.#ownAnswers.values()) done();
-      this.onclose?.();
-    };
-  }
-
-  async start(): Promise<void> {
-    if (!this.#started) await this.#inner.start();
-  }
-
-  async send(message: JsonRpcMessage, options?: unknown): Promise<void> {
-    if ('method' in message && 'id' in message) {
-      if (message.method === 'initialize') this.#initializeId = message.id;
-      else if (this.#logging) await this.#raiseLevel();
-    }
-    return this.#inner.send(message, options);
-  }
-
-  #raiseLevel(): Promise<void> {
-    const wanted = this.#wanted();
-    if (wanted === undefined || (this.#level !== undefined && LOGGING_LEVELS.indexOf(wanted) >= LOGGING_LEVELS.indexOf(this.#level))) return this.#raising ?? Promise.resolve();
-    this.#level = wanted;
-    const id = `mcp-dual-era-set-level-${++setLevelIds}`;
-    const raised = new Promise<void>((resolve) => {
-      const timer = setTimeout(() => done(), 5000);
-      const done = () => {
-        clearTimeout(timer);
-        this.#ownAnswers.delete(id);
-        resolve();
-      };
-      this.#ownAnswers.set(id, done);
-      this.#inner.send({ jsonrpc: '2.0', id, method: 'logging/setLevel', params: { level: wanted } }).catch(done);
-    });
-    this.#raising = raised;
-    return raised;
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-}
-
-/** What the legacy path learns from, and tells, every upstream pipe. */
-interface PipeHooks {
-  /** The server refused `initialize`. */
-  readonly onRefused: (reason: string) => void;
-  /** The most verbose log level a request has asked for. */
-  readonly wanted: () => LoggingLevel | undefined;
-  /** The server answered 404 to the session's id (legacy HTTP): the session is gone. */
-  readonly onExpired: () => void;
-}
-
-/** Closed over by the legacy path: the first connect adopts the probed process, later ones start their own. */
-function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | undefined, alive: () => boolean, hooks: PipeHooks): Backend {
-  let first = adopted;
-  return {
-    kind: fresh.kind,
-    describe: fresh.describe,
-    ...(fresh.maxSessions !== undefined ? { maxSessions: fresh.maxSessions } : {}),
-    async connect() {
-      const own = first;
-      first = undefined;
-      if (own && alive()) return new SessionPipe(own, true, hooks);
-      if (own) await own.close().catch(() => {});
-      return new SessionPipe(await fresh.connect(), false, hooks);
-    },
-  };
 }
 
 /** An MRTR retry: its parked call lived on the upstream session, so it cannot simply be sent again. */
