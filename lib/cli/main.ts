@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
-import { probeCommand, PROBE_USAGE } from './probe.ts';
+import { PROBE_USAGE } from './probeUsage.ts';
 import { serve, SERVE_USAGE } from './serve.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
@@ -32,6 +32,7 @@ if (args[0] === 'serve') {
   }
 } else if (args[0] === 'probe') {
   try {
+    const { probeCommand } = await import('./probe.ts');
     process.exitCode = await probeCommand(args.slice(1));
   } catch (e) {
     process.stderr.write(`mcp-dual-era probe: ${e instanceof Error ? e.message : String(e)}\n`);
