@@ -99,9 +99,11 @@ modern('should complete server-everything roots, elicitation and sampling tools 
   assert.match(elicited, '- Agreed to terms: true');
   const sampled = textOf(await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'say hi', maxTokens: 20 } }));
   assert.match(sampled, '"text": "a sampled answer"');
-  assert.equal(modernAsked, ['roots', 'elicitation: Please provide inputs for the following fields:', 'sampling']);
+  // On a busy machine the first call can still be in flight when server-everything fetches roots on
+  // its own; that push then lands on the call and is one more roots round.
+  assert.equal(modernAsked.filter((a, i) => a !== 'roots' || i === 0), ['roots', 'elicitation: Please provide inputs for the following fields:', 'sampling']);
   const retries = modernSent.filter((m) => m['method'] === 'tools/call' && m['params']?.['requestState'] !== undefined);
-  assert.equal(retries.map((m) => m['params']['name']), ['get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request']);
+  assert.equal([...new Set(retries.map((m) => m['params']['name']))], ['get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request']);
   assert.equal(Object.values(retries[0]!['params']['inputResponses'] as Record<string, { roots: unknown }>)[0]?.roots, ROOTS);
 });
 

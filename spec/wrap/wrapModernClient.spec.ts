@@ -55,7 +55,7 @@ edges('should initialize the process a silent probe waited on, and ignore its la
 
 edges('should start the server again when it exited on the probe', async () => {
   const marker = randomUUID();
-  const transport = wrapModernClient(quirky('exit', marker), { cache: new VerdictCache() });
+  const transport = wrapModernClient(quirky('exit', marker), { cache: new VerdictCache(), timeoutMs: 20_000 });
   const seen: Array<[string, any]> = [];
   transport.events.on('*', (type, payload) => void seen.push([type, payload]));
   const c = await connectPinned(transport);
