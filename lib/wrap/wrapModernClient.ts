@@ -108,7 +108,9 @@ class WrappedModernClient implements ModernClientTransport {
     this.#verdict = result.verdict;
     this.#source = result.source;
     this.#judging = result.source === 'cache' || result.source === 'prior' ? new Map() : undefined;
-    this.#path = result.verdict.era === 'modern' ? await this.#modernPath(result.process) : this.#legacyPath(result.verdict, result.process);
+    const path = result.verdict.era === 'modern' ? await this.#modernPath(result.process) : this.#legacyPath(result.verdict, result.process);
+    if (this.#closed) return void (await path.close().catch(() => {}));
+    this.#path = path;
   }
 
   /** A message from `path` on its way to the client; the first answer under a known verdict judges it. */
