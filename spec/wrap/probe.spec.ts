@@ -156,6 +156,14 @@ stdio('should take a -32022 that names only legacy versions as legacy', async ()
   assert.match(seen.find(([t]) => t === 'fallback')![1].reason, '2025-06-18');
 });
 
+stdio('should retry once with the modern version a -32022 names', async () => {
+  const { events, seen } = record();
+  const result = await probe(quirky('modern-retry'), { cache: false, events, timeoutMs: 10_000, versions: ['2099-01-01' as ModernVersion, '2026-07-28'] });
+  assert.is(result.verdict.era === 'modern' && result.verdict.version, '2026-07-28');
+  assert.is(result.roundTrips, 2);
+  assert.equal(seen.filter(([t]) => t === 'probe').map(([, e]) => e.version), ['2099-01-01', '2026-07-28']);
+});
+
 stdio('should cache the verdict per command line: a second probe costs nothing', async () => {
   const cache = new VerdictCache();
   const first = record();
