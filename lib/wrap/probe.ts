@@ -120,15 +120,16 @@ function readDiscover(result: JsonObject, ours: readonly ModernVersion[]): Readi
   return { kind: 'legacy', reason: `the server offers no modern version this client speaks (${supported.map(String).join(', ')})` };
 }
 
-/** -32022: retry with a shared modern version; a list naming only legacy versions means `initialize`. */
+/** -32022: retry once with a shared modern version; otherwise `initialize` is the way left. */
 function readUnsupported(error: WireError, sent: ModernVersion, ours: readonly ModernVersion[], retried: boolean): Reading | undefined {
   if (error.code !== ErrorCode.UnsupportedProtocolVersion || !isRecord(error.data) || !Array.isArray(error.data['supported'])) return undefined;
   const supported = error.data['supported'] as unknown[];
   const version = pickModernVersion(supported, ours);
   if (version && version !== sent && !retried) return { kind: 'retry', version };
   if (version === sent) return { kind: 'modern', version };
-  if (supported.some(isLegacyVersion)) return { kind: 'legacy', reason: `the server supports ${supported.map(String).join(', ')}: legacy versions only reach it through initialize` };
-  throw new AdapterError('upstream-error', `the server supports none of the protocol versions this client speaks (it offers ${supported.map(String).join(', ') || 'none'})`, { cause: error });
+  // No modern version to share (or the one retry spent): `initialize` is what is left to try.
+  const offered = supported.map(String).join(', ') || 'nothing';
+  return { kind: 'legacy', reason: supported.some(isLegacyVersion) ? `the server supports ${offered}: legacy versions only reach it through initialize` : `-32022: the server offers ${offered}, no modern version this client speaks` };
 }
 
 /**
