@@ -113,6 +113,7 @@ export class LegacyHttpClientTransport implements Transport {
   #endpoint: URL | undefined;
   #retryMs: number | undefined;
   #getStream = false;
+  #expired = false;
   readonly #onAbort = (): void => void this.close();
 
   constructor(options: LegacyHttpClientOptions) {
@@ -131,6 +132,11 @@ export class LegacyHttpClientTransport implements Transport {
   /** The `Mcp-Session-Id` the server gave with its `initialize` result (Streamable HTTP). */
   get sessionId(): string | undefined {
     return this.#sessionId;
+  }
+
+  /** True once the server answered 404 to the session's id: the session is gone, not the server. */
+  get sessionExpired(): boolean {
+    return this.#expired;
   }
 
   /** The negotiated version sent as `MCP-Protocol-Version` (Streamable HTTP). */
@@ -348,6 +354,7 @@ export class LegacyHttpClientTransport implements Transport {
     }
     if (res.status === 404 && sentSession) {
       await drain(res);
+      this.#expired = true;
       return this.#lose(`the server's session ${this.#sessionId ?? ''} has expired (HTTP 404); initialize a new one`);
     }
     if (!res.ok) {
@@ -457,6 +464,7 @@ export class LegacyHttpClientTransport implements Transport {
         }
         if (res.status === 404 && headers.has('mcp-session-id')) {
           await drain(res);
+          this.#expired = true;
           this.#lose(`the server's session ${this.#sessionId ?? ''} has expired (HTTP 404); initialize a new one`);
           throw new GiveUp('the session has expired');
         }

@@ -1,0 +1,379 @@
+/**
+ * `probe`: which era a server speaks. On stdio it sends `server/discover` first on the process it
+ * spawned (and can hand that process over, so nothing is spawned twice); over HTTP it POSTs a
+ * modern `server/discover`, then a legacy `initialize` (Streamable HTTP, then HTTP+SSE). Verdicts
+ * are cached per command line or endpoint, can be given as a prior or pinned, and every step is
+ * reported as an event. It decides; it does not translate.
+ */
+import { isLegacyVersion, LATEST_LEGACY_VERSION, MetaKey, MODERN_VERSIONS, pickModernVersion, type ModernVersion } from '../core/era.ts';
+import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
+import { classify, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
+import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
+import { ADAPTER_INFO } from '../core/translate/context.ts';
+import { HEADER } from '../core/translate/headers.ts';
+import { createEmitter, type Emitter } from '../events.ts';
+import { LegacyHttpClientTransport, type LegacyHttpMode } from '../transport/legacyHttpClient.ts';
+import { mediaType, readSseMessages } from '../transport/modernHttpClient.ts';
+import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
+import { processVerdictCache, type Verdict, type VerdictCache } from './verdictCache.ts';
+
+export type { Verdict } from './verdictCache.ts';
+
+/** A server to probe: a command to run over stdio, or an HTTP endpoint. */
+export type ProbeTarget = StdioChildOptions | HttpTarget;
+
+/** An MCP endpoint over HTTP. */
+export interface HttpTarget {
+  readonly url: string | URL;
+  /** Extra headers on every request (e.g. `Authorization`). */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+/** `modern` or `legacy` skips the probe for good; `auto` (default) probes. */
+export type EraPin = 'modern' | 'legacy' | 'auto';
+
+/** Where a verdict came from. */
+export type VerdictSource = 'probe' | 'cache' | 'prior' | 'pin';
+
+export type ProbeEvents = {
+  /** A probe request is about to be sent (`server/discover`, or the legacy `initialize` over HTTP). */
+  probe: { target: string; method: string; attempt: number; version: string };
+  /** The probe moved on to an older transport or era. */
+  fallback: { target: string; from: 'modern' | 'streamable'; to: 'legacy' | 'sse'; reason: string };
+  /** The verdict, with how many round trips it cost (0 when it was known already). */
+  verdict: { target: string; verdict: Verdict; source: VerdictSource; roundTrips: number };
+  /** A verdict known beforehand proved wrong; the target is probed again. */
+  reprobe: { target: string; was: Verdict; reason: string };
+};
+
+export interface ProbeOptions {
+  /** Skip the probe: `'modern'` or `'legacy'` for good. Default `'auto'`. */
+  readonly pin?: EraPin;
+  /** A verdict known beforehand (say, from an earlier run): used without probing, and re-probed if it proves wrong. */
+  readonly prior?: Verdict;
+  /** Where verdicts are kept (default one cache per process); `false` keeps none. */
+  readonly cache?: VerdictCache | false;
+  /** How long a verdict stays in the cache (default 10 minutes). */
+  readonly ttlMs?: number;
+  /** How long to wait for an answer to the probe (default 3 s). On stdio the silence means legacy; over HTTP it is an error. */
+  readonly timeoutMs?: number;
+  /** Who is asking, in the probe's `_meta` (default the adapter). */
+  readonly clientInfo?: Implementation;
+  /** The modern versions to offer, newest preferred (default every modern version this library speaks). */
+  readonly versions?: readonly ModernVersion[];
+  /** Ignore the cache and probe (the verdict found is cached). */
+  readonly force?: boolean;
+  readonly events?: Emitter<ProbeEvents>;
+  readonly signal?: AbortSignal;
+  /** stdio: keep the probed process running and return it (its owner must close it). */
+  readonly keepProcess?: boolean;
+}
+
+/** The outcome of {@link probe}. */
+export interface ProbeResult {
+  readonly verdict: Verdict;
+  readonly source: VerdictSource;
+  readonly roundTrips: number;
+  /** stdio with `keepProcess`: the running process the probe spoke to, when it is still alive. */
+  readonly process?: StdioChildTransport;
+}
+
+const DEFAULT_TTL_MS = 10 * 60_000;
+const DEFAULT_TIMEOUT_MS = 3000;
+let probeIds = 0;
+
+export function isHttpTarget(target: ProbeTarget): target is HttpTarget {
+  return 'url' in target;
+}
+
+/** The cache key and human-readable name of a target: the command line, or the endpoint without query. */
+export function targetKey(target: ProbeTarget): string {
+  if (isHttpTarget(target)) {
+    const url = new URL(target.url);
+    return `http ${url.origin}${url.pathname}`;
+  }
+  return `stdio ${JSON.stringify([target.command, ...(target.args ?? []), target.cwd ?? ''])}`;
+}
+
+export function describeTarget(target: ProbeTarget): string {
+  return isHttpTarget(target) ? new URL(target.url).href : [target.command, ...(target.args ?? [])].join(' ');
+}
+
+function discoverRequest(id: RequestId, version: string, options: ProbeOptions): JsonRpcRequest {
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'server/discover',
+    params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientInfo]: options.clientInfo ?? ADAPTER_INFO, [MetaKey.clientCapabilities]: {} } },
+  };
+}
+
+/** What one answer to `server/discover` says. */
+type Reading = { kind: 'modern'; version: ModernVersion; discover?: JsonObject } | { kind: 'retry'; version: ModernVersion } | { kind: 'legacy'; reason: string };
+
+function readDiscover(result: JsonObject, ours: readonly ModernVersion[]): Reading {
+  const supported = result['supportedVersions'];
+  if (!Array.isArray(supported)) return { kind: 'legacy', reason: 'the answer to server/discover is not a DiscoverResult' };
+  const version = pickModernVersion(supported, ours);
+  if (version) return { kind: 'modern', version, discover: result };
+  return { kind: 'legacy', reason: `the server offers no modern version this client speaks (${supported.map(String).join(', ')})` };
+}
+
+/** -32022: retry once with a shared modern version; otherwise `initialize` is the way left. */
+function readUnsupported(error: WireError, sent: ModernVersion, ours: readonly ModernVersion[], retried: boolean): Reading | undefined {
+  if (error.code !== ErrorCode.UnsupportedProtocolVersion || !isRecord(error.data) || !Array.isArray(error.data['supported'])) return undefined;
+  const supported = error.data['supported'] as unknown[];
+  const version = pickModernVersion(supported, ours);
+  if (version && version !== sent && !retried) return { kind: 'retry', version };
+  if (version === sent) return { kind: 'modern', version };
+  // No modern version to share (or the one retry spent): `initialize` is what is left to try.
+  const offered = supported.map(String).join(', ') || 'nothing';
+  return { kind: 'legacy', reason: supported.some(isLegacyVersion) ? `the server supports ${offered}: legacy versions only reach it through initialize` : `-32022: the server offers ${offered}, no modern version this client speaks` };
+}
+
+/**
+ * Finds out which era a server speaks. stdio: `server/discover` on a spawned process (a
+ * DiscoverResult sharing a version → modern; `-32022` naming a shared version → one retry; any other
+ * error, the process exiting, or silence for `timeoutMs` → legacy). HTTP: see the module header;
+ * 401/403, 5xx, redirects and network or TLS errors throw instead of falling back.
+ */
+export async function probe(target: ProbeTarget, options: ProbeOptions = {}): Promise<ProbeResult> {
+  const name = describeTarget(target);
+  const key = targetKey(target);
+  const events = options.events;
+  const cache = options.cache === false ? undefined : (options.cache ?? processVerdictCache);
+  const known = (verdict: Verdict, source: VerdictSource): ProbeResult => {
+    events?.emit('verdict', { target: name, verdict, source, roundTrips: 0 });
+    return { verdict, source, roundTrips: 0 };
+  };
+  const versions = options.versions ?? MODERN_VERSIONS;
+  if (options.pin === 'modern') return known({ era: 'modern', version: versions[0]! }, 'pin');
+  if (options.pin === 'legacy') return known({ era: 'legacy' }, 'pin');
+  if (!options.force) {
+    const cached = cache?.get(key);
+    if (cached) return known(cached, 'cache');
+    if (options.prior) return known(options.prior, 'prior');
+  }
+  const found = isHttpTarget(target) ? await probeHttp(target, name, options, versions) : await probeStdio(target, name, options, versions);
+  cache?.set(key, found.verdict, options.ttlMs ?? DEFAULT_TTL_MS);
+  events?.emit('verdict', { target: name, verdict: found.verdict, source: 'probe', roundTrips: found.roundTrips });
+  return found;
+}
+
+// ── stdio ───────────────────────────────────────────────────────────────────
+
+type Heard = { kind: 'answer'; message: JsonRpcMessage } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'aborted' };
+
+async function probeStdio(target: StdioChildOptions, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
+  const child = new StdioChildTransport(target);
+  let exited = false;
+  let waiting: { id: RequestId; settle: (heard: Heard) => void } | undefined;
+  child.onexit = () => {
+    exited = true;
+    waiting?.settle({ kind: 'exit' });
+  };
+  child.onmessage = (message) => {
+    if (waiting && 'id' in message && message.id === waiting.id && !('method' in message)) waiting.settle({ kind: 'answer', message });
+  };
+  child.onerror = () => {};
+  await child.start();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const ask = (request: JsonRpcRequest): Promise<Heard> =>
+    new Promise<Heard>((resolve) => {
+      if (exited) return resolve({ kind: 'exit' });
+      const timer = setTimeout(() => settle({ kind: 'timeout' }), timeoutMs);
+      const onAbort = () => settle({ kind: 'aborted' });
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+      const settle = (heard: Heard) => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', onAbort);
+        waiting = undefined;
+        resolve(heard);
+      };
+      waiting = { id: request.id, settle };
+      child.send(request).catch(() => settle({ kind: 'exit' }));
+    });
+
+  let version = versions[0]!;
+  let retried = false;
+  let roundTrips = 0;
+  let reading: Reading;
+  try {
+    for (;;) {
+      const id = `mcp-dual-era-probe-${++probeIds}`;
+      options.events?.emit('probe', { target: name, method: 'server/discover', attempt: roundTrips + 1, version });
+      const heard = await ask(discoverRequest(id, version, options));
+      roundTrips++;
+      if (heard.kind === 'aborted') throw new AdapterError('cancelled', 'the probe was cancelled');
+      if (heard.kind === 'exit') reading = { kind: 'legacy', reason: 'the server exited on server/discover' };
+      else if (heard.kind === 'timeout') reading = { kind: 'legacy', reason: `no answer to server/discover within ${timeoutMs} ms` };
+      else {
+        const c = classify(heard.message);
+        if (c.ok && c.value.kind === 'result') reading = readDiscover(c.value.message.result, versions);
+        else if (c.ok && c.value.kind === 'error') {
+          const error = c.value.message.error;
+          reading = readUnsupported(error, version, versions, retried) ?? { kind: 'legacy', reason: `server/discover answered ${error.code} ${error.message}` };
+        } else reading = { kind: 'legacy', reason: 'the answer to server/discover is not JSON-RPC' };
+      }
+      if (reading.kind !== 'retry') break;
+      retried = true;
+      version = reading.version;
+    }
+  } catch (e) {
+    await child.close().catch(() => {});
+    throw e;
+  }
+  // Whatever the process says about the probe from now on (a late answer) is dropped.
+  child.onmessage = undefined;
+  waiting = undefined;
+  const verdict: Verdict = reading.kind === 'modern' ? { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) } : { era: 'legacy' };
+  if (reading.kind === 'legacy') options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
+  if (!options.keepProcess || exited) {
+    await child.close().catch(() => {});
+    return { verdict, source: 'probe', roundTrips };
+  }
+  return { verdict, source: 'probe', roundTrips, process: child };
+}
+
+// ── HTTP ────────────────────────────────────────────────────────────────────
+
+function refuse(detail: string, cause?: unknown): AdapterError {
+  return new AdapterError('upstream-error', detail, cause === undefined ? {} : { cause });
+}
+
+/** The first JSON-RPC response in a body (JSON or SSE), and whether the body was readable JSON-RPC at all. */
+async function readAnswer(res: Response, id: RequestId): Promise<JsonRpcMessage | undefined> {
+  if (mediaType(res) === 'text/event-stream' && res.body) {
+    let found: JsonRpcMessage | undefined;
+    const reading = new AbortController();
+    await Promise.race([
+      readSseMessages(res.body, (m) => {
+        if (!found && isRecord(m) && ('result' in m || 'error' in m) && (m['id'] === id || m['id'] === null)) {
+          found = m as JsonRpcMessage;
+          reading.abort();
+        }
+      }).catch(() => {}),
+      new Promise((r) => reading.signal.addEventListener('abort', r, { once: true })),
+    ]);
+    await res.body.cancel().catch(() => {});
+    return found;
+  }
+  const text = await res.text().catch(() => '');
+  if (text.trim() === '') return undefined;
+  const parsed = parseMessage(text);
+  if (!parsed.ok || (parsed.value.kind !== 'result' && parsed.value.kind !== 'error')) return undefined;
+  return parsed.value.message;
+}
+
+function isRecognisedModernError(error: WireError, status: number): boolean {
+  if (error.code === ErrorCode.HeaderMismatch) return true;
+  if (error.code === ErrorCode.MissingRequiredClientCapability) return isRecord(error.data) && isRecord(error.data['requiredCapabilities']);
+  return status === 404 && error.code === ErrorCode.MethodNotFound;
+}
+
+async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
+  const url = new URL(target.url);
+  const fetcher = target.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const newSignal = () => (options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs));
+  const silent = (e: unknown): AdapterError => {
+    if (options.signal?.aborted) return new AdapterError('cancelled', 'the probe was cancelled');
+    const detail = e instanceof Error && e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `${e instanceof Error ? e.message : String(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`;
+    return refuse(`could not probe ${url.href}: ${detail}`, e);
+  };
+  let version = versions[0]!;
+  let retried = false;
+  let roundTrips = 0;
+  let reading: Reading;
+  for (;;) {
+    const id = `mcp-dual-era-probe-${++probeIds}`;
+    const headers = new Headers(target.headers);
+    headers.set('content-type', 'application/json');
+    headers.set('accept', 'application/json, text/event-stream');
+    headers.set(HEADER.protocolVersion, version);
+    headers.set(HEADER.method, 'server/discover');
+    options.events?.emit('probe', { target: name, method: 'server/discover', attempt: roundTrips + 1, version });
+    let res: Response;
+    const signal = newSignal();
+    try {
+      res = await fetcher(url, { method: 'POST', headers, body: JSON.stringify(discoverRequest(id, version, options)), redirect: 'manual', signal });
+    } catch (e) {
+      throw silent(e);
+    }
+    roundTrips++;
+    const status = res.status;
+    if ((status >= 300 && status < 400) || res.type === 'opaqueredirect') {
+      await res.body?.cancel().catch(() => {});
+      throw refuse(`${url.href} answered the probe with a redirect (HTTP ${status}${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}); redirects are not followed`);
+    }
+    if (status === 401 || status === 403 || status >= 500) {
+      await res.body?.cancel().catch(() => {});
+      const what = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : 'a server error';
+      throw refuse(`${url.href} answered the probe with HTTP ${status} (${what}); not a reason to fall back`);
+    }
+    let answer: JsonRpcMessage | undefined;
+    try {
+      answer = await readAnswer(res, id);
+    } catch {
+      answer = undefined;
+    }
+    // A body that did not come in time is silence, not a legacy answer.
+    if (answer === undefined && signal.aborted) throw silent(signal.reason);
+    const c = answer ? classify(answer) : undefined;
+    if (c?.ok && c.value.kind === 'result' && res.ok) reading = readDiscover(c.value.message.result, versions);
+    else if (c?.ok && c.value.kind === 'error') {
+      const error = c.value.message.error;
+      reading =
+        readUnsupported(error, version, versions, retried) ??
+        (isRecognisedModernError(error, status) ? { kind: 'modern', version } : { kind: 'legacy', reason: `server/discover answered HTTP ${status} with ${error.code} ${error.message}` });
+    } else reading = { kind: 'legacy', reason: `server/discover answered HTTP ${status} without a JSON-RPC answer` };
+    if (reading.kind !== 'retry') break;
+    retried = true;
+    version = reading.version;
+  }
+  if (reading.kind === 'modern') return { verdict: { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) }, source: 'probe', roundTrips };
+  options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
+  const legacy = await legacyHttpMode(target, name, options);
+  if (legacy.mode === 'sse') options.events?.emit('fallback', { target: name, from: 'streamable', to: 'sse', reason: legacy.reason ?? 'the Streamable HTTP initialize was refused' });
+  return { verdict: { era: 'legacy', http: legacy.mode }, source: 'probe', roundTrips: roundTrips + legacy.roundTrips };
+}
+
+/**
+ * A legacy `initialize` through the legacy HTTP client (Streamable HTTP first, then HTTP+SSE), to
+ * learn which transport answers; the session it opens is closed again (DELETE).
+ */
+async function legacyHttpMode(target: HttpTarget, name: string, options: ProbeOptions): Promise<{ mode: LegacyHttpMode; roundTrips: number; reason?: string }> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const transport = new LegacyHttpClientTransport({
+    url: target.url,
+    mode: 'auto',
+    requestTimeoutMs: timeoutMs,
+    ...(target.headers ? { headers: target.headers } : {}),
+    ...(target.fetch ? { fetch: target.fetch } : {}),
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const id = `mcp-dual-era-probe-${++probeIds}`;
+  const answered = new Promise<JsonRpcMessage>((resolve) => {
+    transport.onmessage = (message) => {
+      if ('id' in message && message.id === id && !('method' in message)) resolve(message);
+    };
+  });
+  transport.onerror = () => {};
+  options.events?.emit('probe', { target: name, method: 'initialize', attempt: 1, version: LATEST_LEGACY_VERSION });
+  try {
+    await transport.start();
+    await transport.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO } });
+    const answer = await answered;
+    if ('error' in answer && answer.error) throw refuse(`${new URL(target.url).href} is neither a modern nor a legacy MCP endpoint: ${answer.error.message}`, answer.error);
+    const mode = transport.mode ?? 'streamable';
+    return { mode, roundTrips: mode === 'sse' ? 3 : 1, ...(mode === 'sse' ? { reason: 'the Streamable HTTP initialize was refused; the endpoint speaks HTTP+SSE' } : {}) };
+  } finally {
+    await transport.close().catch(() => {});
+  }
+}
+
+/** A typed emitter for probe events. */
+export function createProbeEvents(): Emitter<ProbeEvents> {
+  return createEmitter<ProbeEvents>();
+}
