@@ -8,7 +8,7 @@
 import { AdapterError, internalError } from '../core/errors.ts';
 import { MetaKey } from '../core/era.ts';
 import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
-import { extend, isRecord, type JsonObject } from '../core/primitives.ts';
+import { extend, isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from './transport.ts';
 
 /** Per-call options of a modern upstream request. */
@@ -184,7 +184,3 @@ export class ModernPipeUpstream implements ModernUpstream {
   }
 }
 
-/** True when a JSON object looks like a modern `input_required` result. */
-export function isInputRequired(result: JsonObject): boolean {
-  return result['resultType'] === 'input_required';
-}

@@ -16,9 +16,8 @@ import { isRecord, LoggingLevelSchema, type JsonObject, type LoggingLevel } from
 import { assembleBatch, splitBatch } from '../core/translate/batch.ts';
 import { discoverToInitializeResult } from '../core/translate/discover.ts';
 import { requestToModern, sessionFromInitialize, sessionMeta, type LegacySessionView } from '../core/translate/envelope.ts';
-import { errorToLegacy } from '../core/translate/errors.ts';
 import { inputRequestToPush, readInputRequired, resultToInputResponse, retryRequest } from '../core/translate/inputRequests.ts';
-import { discoverVerdict, inputFailure, refusalToInitializeError, unanswerableInputs } from '../core/translate/legacyClient.ts';
+import { discoverVerdict, inputFailure, refusalToInitializeError, unanswerableInputs, upstreamErrorToLegacy } from '../core/translate/legacyClient.ts';
 import { logToLegacy, progressToLegacy } from '../core/translate/notifications.ts';
 import { resultToLegacy } from '../core/translate/results.ts';
 import { legacySubscriptionsToFilter, notificationFromListen } from '../core/translate/subscriptions.ts';
@@ -310,7 +309,7 @@ export class LegacyClientBridge implements Transport {
         onNotification: (n) => this.#related(n, request.id),
         ...(toolSchema === undefined ? {} : { toolSchema }),
       });
-      if ('error' in answer) return { error: errorToLegacy(answer.error, { method: request.method }) };
+      if ('error' in answer) return upstreamErrorToLegacy(request.method, answer.error);
       const result = answer.result;
       if (result['resultType'] !== 'input_required' || !isMrtrMethod(request.method)) {
         if (request.method === 'tools/list') this.#learnTools(result);

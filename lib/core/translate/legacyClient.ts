@@ -9,6 +9,7 @@ import { isModernVersion, LEGACY_VERSIONS } from '../era.ts';
 import type { LegacyClientCapabilities } from '../legacy/capabilities.ts';
 import type { InputRequests } from '../modern/inputs.ts';
 import { isRecord, type JsonObject } from '../primitives.ts';
+import { errorToLegacy } from './errors.ts';
 import { legacyClientAllows } from './inputRequests.ts';
 
 /** What an answer to `server/discover` says about the upstream. */
@@ -67,4 +68,19 @@ export function unanswerableInputs(inputRequests: InputRequests, capabilities: L
 export function inputFailure(method: string, reason: string): { result: JsonObject } | { error: WireError } {
   if (method === 'tools/call') return { result: { content: [{ type: 'text', text: reason }], isError: true } };
   return { error: { code: ErrorCode.InternalError, message: reason } };
+}
+
+/**
+ * An upstream error → what a legacy client gets. `-32021` (the call needs a client capability the
+ * legacy client did not declare) has no legacy code: a `tools/call` ends with an `isError` result
+ * naming the capability, other methods keep the error. The rest goes through `errorToLegacy`
+ * (`-32602` naming a URI on `resources/read` → `-32002`).
+ */
+export function upstreamErrorToLegacy(method: string, error: WireError): { result: JsonObject } | { error: WireError } {
+  if (error.code === ErrorCode.MissingRequiredClientCapability) {
+    const data = isRecord(error.data) ? error.data['requiredCapabilities'] : undefined;
+    const reason = `${error.message}${data === undefined ? '' : ` (required: ${JSON.stringify(data)})`}`;
+    return method === 'tools/call' ? inputFailure(method, reason) : { error };
+  }
+  return { error: errorToLegacy(error, { method }) };
 }
