@@ -7,7 +7,7 @@
  * unchanged. Not an HTTP or stdio front: `wrapModernServer` puts those around it.
  */
 import { AdapterError, ErrorCode, internalError, invalidRequest, type WireError } from '../core/errors.ts';
-import { LATEST_MODERN_VERSION, LEGACY_VERSIONS, negotiateLegacyVersion, type LegacyVersion } from '../core/era.ts';
+import { LATEST_MODERN_VERSION, LEGACY_VERSIONS, negotiateLegacyVersion, pickModernVersion, type LegacyVersion, type ModernVersion } from '../core/era.ts';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { InitializeParamsSchema, type InitializeParams } from '../core/legacy/lifecycle.ts';
 import { isInputMethod } from '../core/legacy/inputs.ts';
@@ -96,6 +96,7 @@ export class LegacyClientBridge implements Transport {
   #session: LegacySessionView | undefined;
   #legacyVersion: LegacyVersion = LEGACY_VERSIONS[LEGACY_VERSIONS.length - 1]!;
   #capabilities: JsonObject = {};
+  #modernVersion: ModernVersion = LATEST_MODERN_VERSION;
   #passthrough: Transport | undefined;
   #passthroughOpening: Promise<Transport | undefined> | undefined;
   readonly #calls = new Map<RequestId, ActiveCall>();
@@ -124,7 +125,11 @@ export class LegacyClientBridge implements Transport {
     this.onmessage?.(message as JsonRpcMessage, extra);
   }
 
-  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  /**
+   * A message from the legacy client (a batch is an array). Typed loosely so any SDK's message
+   * type is accepted as it is; the message is checked here.
+   */
+  async send(message: object): Promise<void> {
     if (this.#closed) throw new AdapterError('closed', 'the bridge is closed');
     if (this.#passthrough || this.#passthroughOpening) {
       const pipe = this.#passthrough ?? (await this.#passthroughOpening);
@@ -198,21 +203,37 @@ export class LegacyClientBridge implements Transport {
 
   async #discover(params: InitializeParams): Promise<Outcome<JsonObject, WireError> | 'legacy'> {
     const cached = this.#cache.get(this.#now());
-    if (cached) return ok(cached);
-    const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: sessionMeta(sessionFromInitialize(params), undefined) } };
-    let answer: JsonRpcResponse;
-    try {
-      answer = await this.upstream.request(request);
-    } catch (e) {
-      if (e instanceof UpstreamHttpError && (e.status === 401 || e.status === 403)) return fail(refusalToInitializeError({ status: e.status }));
-      if (e instanceof UpstreamHttpError && e.status >= 400 && e.status < 500) return 'legacy';
-      return fail(internalError(`the upstream MCP server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+    if (cached) {
+      this.#modernVersion = (Array.isArray(cached['supportedVersions']) ? pickModernVersion(cached['supportedVersions']) : undefined) ?? this.#modernVersion;
+      return ok(cached);
     }
-    const verdict = discoverVerdict('result' in answer ? { result: answer.result } : { error: answer.error });
-    if (verdict.era === 'legacy') return 'legacy';
-    if (verdict.era === 'modern-refused') return fail(refusalToInitializeError({ error: verdict.error }));
-    this.#cache.set(verdict.result, this.#now());
-    return ok(verdict.result);
+    // A -32022 naming a modern version we speak is answered by asking again in that version, once.
+    for (let attempt = 0; ; attempt++) {
+      const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: sessionMeta(sessionFromInitialize(params), undefined, this.#modernVersion) } };
+      let answer: JsonRpcResponse;
+      try {
+        answer = await this.upstream.request(request);
+      } catch (e) {
+        if (e instanceof UpstreamHttpError && (e.status === 401 || e.status === 403)) return fail(refusalToInitializeError({ status: e.status }));
+        if (e instanceof UpstreamHttpError && e.status >= 400 && e.status < 500) return 'legacy';
+        return fail(internalError(`the upstream MCP server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+      }
+      const verdict = discoverVerdict('result' in answer ? { result: answer.result } : { error: answer.error });
+      if (verdict.era === 'legacy') return 'legacy';
+      if (verdict.era === 'modern-refused') {
+        const data = verdict.error.code === ErrorCode.UnsupportedProtocolVersion && isRecord(verdict.error.data) ? verdict.error.data : undefined;
+        const shared = data && Array.isArray(data['supported']) ? pickModernVersion(data['supported']) : undefined;
+        if (attempt === 0 && shared) {
+          this.#modernVersion = shared;
+          continue;
+        }
+        return fail(refusalToInitializeError({ error: verdict.error }));
+      }
+      const versions = Array.isArray(verdict.result['supportedVersions']) ? pickModernVersion(verdict.result['supportedVersions']) : undefined;
+      if (versions) this.#modernVersion = versions;
+      this.#cache.set(verdict.result, this.#now());
+      return ok(verdict.result);
+    }
   }
 
   async #initialize(request: JsonRpcRequest): Promise<JsonRpcResponse | typeof NO_ANSWER> {
@@ -296,7 +317,7 @@ export class LegacyClientBridge implements Transport {
   }
 
   async #call(request: JsonRpcRequest, session: LegacySessionView, call: ActiveCall): Promise<{ result: JsonObject } | { error: WireError }> {
-    const stamped = requestToModern(request, this.#session ?? session);
+    const stamped = requestToModern(request, this.#session ?? session, { modernVersion: this.#modernVersion });
     if (!stamped.ok) return { error: stamped.error };
     const original = stamped.value;
     const maxRounds = this.#options.maxRounds ?? 8;
@@ -404,7 +425,7 @@ export class LegacyClientBridge implements Transport {
     this.#listen = { controller, filterKey: key };
     let acknowledged!: () => void;
     const ack = new Promise<void>((resolve) => (acknowledged = resolve));
-    const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'listen', method: 'subscriptions/listen', params: { notifications: filter as JsonObject, _meta: sessionMeta(session, undefined, LATEST_MODERN_VERSION) } };
+    const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'listen', method: 'subscriptions/listen', params: { notifications: filter as JsonObject, _meta: sessionMeta(session, undefined, this.#modernVersion) } };
     void this.upstream
       .request(request, {
         signal: controller.signal,
