@@ -5,6 +5,7 @@
  * version negotiation, the discover cache, batches, input rounds that cannot complete, refusals at
  * `initialize`, and the relay to an upstream that turns out to be legacy.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createModernHandler } from '../../fixtures/servers/modernHttp.ts';
@@ -16,6 +17,7 @@ import { createMemoryPair } from '../../lib/transport/memory.ts';
 import type { Transport } from '../../lib/transport/transport.ts';
 import { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeOptions } from '../../lib/wrap/legacyClientBridge.ts';
 import { wrapLegacyClient } from '../../lib/wrap/wrapLegacyClient.ts';
+import { startEverythingHttp } from '../helpers/everything.ts';
 import { validateMessage, type Revision } from '../helpers/schemas.ts';
 
 type Msg = Record<string, any>;
@@ -231,6 +233,23 @@ calls('should push an elicitation, retry with inputResponses and the requestStat
   });
 });
 
+calls('should push a URL-mode elicitation with a synthesised elicitationId', async () => {
+  await withBridge({}, async (bridge, tap) => {
+    const client = new RawClient(bridge, '2025-11-25', () => ({ result: { action: 'accept' } }));
+    await client.initialize('2025-11-25', { elicitation: { form: {}, url: {} } });
+    const answer = await client.request('tools/call', { name: 'connect_account', arguments: {} });
+    assert.is(answer['result']['content'][0]['text'], 'login accept');
+    const push = client.pushes[0]!;
+    assert.is(push['params']['mode'], 'url');
+    assert.is(push['params']['url'], 'https://example.com/login');
+    assert.type(push['params']['elicitationId'], 'string');
+    const retry = tap.sent.filter((m) => m['method'] === 'tools/call')[1]!;
+    assert.equal(retry['params']['inputResponses'], { login: { action: 'accept' } });
+    assert.equal(client.problems, []);
+    assert.equal(upstreamProblems(tap), []);
+  });
+});
+
 calls('should end a tools/call with an isError result when the client lacks the capability, pushing nothing', async () => {
   await withBridge({}, async (bridge) => {
     const client = new RawClient(bridge, '2025-11-25');
@@ -357,6 +376,44 @@ refusals('should send the routing headers over HTTP, Mcp-Param-* from the tool l
   } finally {
     await bridge.close();
     await handler.close();
+  }
+});
+
+refusals('should ask again in the version a -32022 names, once', async () => {
+  const versions: string[] = [];
+  const handler = createModernHandler();
+  const bridge = wrapLegacyClient({
+    url: 'http://127.0.0.1/mcp',
+    fetch: (async (url: string, init: RequestInit) => {
+      const request = new Request(url, init);
+      versions.push(request.headers.get('mcp-protocol-version') ?? '');
+      if (versions.length === 1) return Response.json({ jsonrpc: '2.0', id: 'x', error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '2026-07-28' } } }, { status: 400 });
+      return handler.fetch(request);
+    }) as typeof fetch,
+  });
+  try {
+    const init = await new RawClient(bridge, '2025-11-25').initialize();
+    assert.equal(init['result']['serverInfo'], { name: 'modern-fixture', version: '2.4.0' });
+    assert.equal(versions.slice(0, 2), ['2026-07-28', '2026-07-28']);
+  } finally {
+    await bridge.close();
+    await handler.close();
+  }
+});
+
+refusals('should relay a session unchanged to a legacy HTTP server', async () => {
+  const everything = await startEverythingHttp();
+  const client = new Client({ name: 'v1', version: '1.32.2' });
+  try {
+    await client.connect(wrapLegacyClient(everything.url) as never);
+    assert.is(client.getServerVersion()?.name, 'mcp-servers/everything');
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === 'echo'));
+    const echoed = await client.callTool({ name: 'echo', arguments: { message: 'legacy over http' } });
+    assert.match(JSON.stringify(echoed), 'legacy over http');
+  } finally {
+    await client.close();
+    await everything.close();
   }
 });
 
