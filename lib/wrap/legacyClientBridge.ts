@@ -323,6 +323,7 @@ export class LegacyClientBridge implements Transport {
     const maxRounds = this.#options.maxRounds ?? 8;
     const toolName = request.method === 'tools/call' && isRecord(request.params) ? request.params['name'] : undefined;
     let next = original;
+    let relearned = false;
     for (let round = 0; ; round++) {
       const toolSchema = typeof toolName === 'string' ? this.#tools.get(toolName) : undefined;
       const answer = await this.upstream.request(next, {
@@ -330,7 +331,18 @@ export class LegacyClientBridge implements Transport {
         onNotification: (n) => this.#related(n, request.id),
         ...(toolSchema === undefined ? {} : { toolSchema }),
       });
-      if ('error' in answer) return upstreamErrorToLegacy(request.method, answer.error);
+      if ('error' in answer) {
+        // Header mismatch on a tool we know nothing of yet: learn the tools (their Mcp-Param-*
+        // annotations) and send the call again, once.
+        if (answer.error.code === ErrorCode.HeaderMismatch && typeof toolName === 'string' && !relearned && this.upstream.kind === 'http') {
+          relearned = true;
+          if (await this.#relearnTools(call.controller.signal)) {
+            round--;
+            continue;
+          }
+        }
+        return upstreamErrorToLegacy(request.method, answer.error);
+      }
       const result = answer.result;
       if (result['resultType'] !== 'input_required' || !isMrtrMethod(request.method)) {
         if (request.method === 'tools/list') this.#learnTools(result);
@@ -402,6 +414,23 @@ export class LegacyClientBridge implements Transport {
       const out = logToLegacy(n);
       if (out.ok) this.#emit(out.value, clientId);
     }
+  }
+
+  /** Reads every page of `tools/list` to learn the tools' input schemas; false when that fails. */
+  async #relearnTools(signal: AbortSignal): Promise<boolean> {
+    const session = this.#session;
+    if (!session) return false;
+    let cursor: string | undefined;
+    for (let page = 0; page < 100; page++) {
+      const list = requestToModern({ jsonrpc: '2.0', id: `tools-${page}`, method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, session, { modernVersion: this.#modernVersion });
+      if (!list.ok) return false;
+      const answer = await this.upstream.request(list.value, { signal }).catch(() => undefined);
+      if (!answer || !('result' in answer)) return false;
+      this.#learnTools(answer.result);
+      cursor = typeof answer.result['nextCursor'] === 'string' ? answer.result['nextCursor'] : undefined;
+      if (cursor === undefined) return true;
+    }
+    return true;
   }
 
   #learnTools(result: JsonObject): void {

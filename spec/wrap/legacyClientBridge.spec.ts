@@ -401,6 +401,30 @@ refusals('should ask again in the version a -32022 names, once', async () => {
   }
 });
 
+refusals('should learn the tools and call again when a tool it never listed needs Mcp-Param-* headers', async () => {
+  const handler = createModernHandler();
+  const methods: string[] = [];
+  const bridge = wrapLegacyClient({
+    url: 'http://127.0.0.1/mcp',
+    fetch: (async (url: string, init: RequestInit) => {
+      const request = new Request(url, init);
+      methods.push(`${request.headers.get('mcp-method')}${request.headers.has('mcp-param-region') ? '+param' : ''}`);
+      return handler.fetch(request);
+    }) as typeof fetch,
+  });
+  try {
+    const client = new RawClient(bridge, '2025-11-25');
+    await client.initialize();
+    const answer = await client.request('tools/call', { name: 'route', arguments: { region: 'eu-west', text: 'x' } });
+    assert.is(answer['result']['content'][0]['text'], 'eu-west:x:eu-west');
+    const calls = methods.filter((m) => m.startsWith('tools/'));
+    assert.equal(calls, ['tools/call', 'tools/list', 'tools/call+param']);
+  } finally {
+    await bridge.close();
+    await handler.close();
+  }
+});
+
 refusals('should relay a session unchanged to a legacy HTTP server', async () => {
   const everything = await startEverythingHttp();
   const client = new Client({ name: 'v1', version: '1.32.2' });
