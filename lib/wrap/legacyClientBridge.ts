@@ -39,6 +39,8 @@ export interface LegacyClientBridgeOptions {
   readonly legacyVersions?: readonly LegacyVersion[];
   /** Milliseconds; subscribe waits at most this long for the upstream to acknowledge (default 5000). */
   readonly subscribeAckTimeoutMs?: number;
+  /** Deadline for one call, input rounds included; then it is cancelled upstream and answered -32603 (default 5 minutes). */
+  readonly requestTimeoutMs?: number;
   /** The clock (default `Date.now`). */
   readonly now?: () => number;
 }
@@ -303,14 +305,22 @@ export class LegacyClientBridge implements Transport {
     const controller = new AbortController();
     const call: ActiveCall = { controller, pushes: new Set() };
     this.#calls.set(request.id, call);
+    const timeoutMs = this.#options.requestTimeoutMs ?? 300_000;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort('the call timed out');
+    }, timeoutMs);
+    const late = () => errorResponse(request.id, internalError(`no answer from the upstream server within ${timeoutMs} ms; the call was cancelled`));
     try {
       const answer = await this.#call(request, session, call);
-      if (controller.signal.aborted) return NO_ANSWER;
+      if (controller.signal.aborted) return timedOut ? late() : NO_ANSWER;
       return 'result' in answer ? { jsonrpc: '2.0', id: request.id, result: answer.result } : errorResponse(request.id, answer.error);
     } catch (e) {
-      if (controller.signal.aborted) return NO_ANSWER;
+      if (controller.signal.aborted) return timedOut ? late() : NO_ANSWER;
       return errorResponse(request.id, internalError(e instanceof Error ? e.message : String(e)));
     } finally {
+      clearTimeout(timer);
       this.#calls.delete(request.id);
       for (const id of call.pushes) this.#cancelPush(id, 'the call ended');
     }

@@ -304,6 +304,18 @@ calls('should split a 2025-03-26 batch and answer it as one array, in order', as
   });
 });
 
+calls('should answer a call the upstream never finishes when its deadline passes, and cancel it upstream', async () => {
+  await withBridge({ requestTimeoutMs: 200 }, async (bridge, tap) => {
+    const client = new RawClient(bridge, '2025-11-25');
+    await client.initialize();
+    const answer = await client.request('tools/call', { name: 'wait', arguments: {} });
+    assert.is(answer['error']['code'], -32603);
+    assert.match(answer['error']['message'], 'within 200 ms');
+    const call = tap.sent.find((m) => m['method'] === 'tools/call')!;
+    assert.ok(tap.sent.some((m) => m['method'] === 'notifications/cancelled' && m['params']['requestId'] === call['id']), 'cancelled upstream');
+  });
+});
+
 calls('should answer every request when the upstream goes away mid-call', async () => {
   const pipe = modernPipe();
   const bridge = wrapLegacyClient(pipe.tap);

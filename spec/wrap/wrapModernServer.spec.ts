@@ -103,4 +103,26 @@ http('should open a session on initialize and end it on DELETE', async () => {
   }
 });
 
+http('should answer a 2025-03-26 batch in a session', async () => {
+  const { wrap, served } = inProcess();
+  try {
+    const opened = await wrap.fetch(post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } }, { accept: 'application/json, text/event-stream' }));
+    const sid = opened.headers.get('mcp-session-id')!;
+    await opened.text();
+    const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-03-26' };
+    await wrap.fetch(post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers));
+    const batch = await wrap.fetch(post([
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'b' } } },
+      { jsonrpc: '2.0', id: 3, method: 'ping' },
+    ], headers));
+    const text = await batch.text();
+    const messages = text.includes('data:') ? text.split('\n').filter((l) => l.startsWith('data:')).flatMap((l) => [JSON.parse(l.slice(5))].flat()) : [JSON.parse(text)].flat();
+    assert.equal(messages.map((m: any) => m.id).sort(), [2, 3]);
+    assert.is(messages.find((m: any) => m.id === 2).result.content[0].text, 'b');
+  } finally {
+    await wrap.close();
+    await served.close();
+  }
+});
+
 http.run();
