@@ -13,7 +13,12 @@ import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 import { ROOT } from './everything.ts';
 
 export const MODERN_STDIO = { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')], cwd: ROOT, stderr: 'ignore' as const };
-export const WRAPPED_STDIO = { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernWrappedStdio.ts')], cwd: ROOT };
+/** `mcp-dual-era serve --modern --stdio -- <the modern fixture>`: wrapModernServer on a process's stdio, through the CLI. */
+export const WRAPPED_STDIO = {
+  command: process.execPath,
+  args: ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'serve', '--modern', '--stdio', '--quiet', '--', process.execPath, '--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')],
+  cwd: ROOT,
+};
 
 /** The modern fixture on a loopback port. */
 export async function startModernHttp(): Promise<{ url: string; close(): Promise<void> }> {

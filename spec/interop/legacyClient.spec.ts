@@ -204,7 +204,7 @@ for (const sdk of ['1.32.2', '1.17.5'] as const) {
   });
 
   exercise({
-    name: 'wrapModernServer over stdio',
+    name: 'wrapModernServer over stdio (mcp-dual-era serve --modern --stdio)',
     sdk,
     async connect(client) {
       const options = { ...WRAPPED_STDIO, env: getDefaultEnvironment(), stderr: 'ignore' as const };
