@@ -267,6 +267,14 @@ export {
   verifyHeaders,
 } from './core/translate/headers.ts';
 export {
+  discoverVerdict,
+  type DiscoverVerdict,
+  inputFailure,
+  refusalToInitializeError,
+  unanswerableInputs,
+  upstreamErrorToLegacy,
+} from './core/translate/legacyClient.ts';
+export {
   checkInputCapability,
   defaultInputKey,
   INPUT_KEY_META,
@@ -323,3 +331,14 @@ export {
   toolToModern,
 } from './core/translate/tasks.ts';
 
+export {
+  DiscoverCache,
+  LegacyClientBridge,
+  type LegacyClientBridgeEvents,
+  type LegacyClientBridgeOptions,
+} from './wrap/legacyClientBridge.ts';
+export { modernUpstream, type ModernServerTarget, wrapLegacyClient } from './wrap/wrapLegacyClient.ts';
+export { ModernHttpUpstream, type ModernHttpUpstreamOptions } from './transport/modernHttpUpstream.ts';
+export { ModernPipeUpstream, type ModernUpstream, type UpstreamCallOptions, UpstreamHttpError } from './transport/modernUpstream.ts';
+export { createMemoryPair } from './transport/memory.ts';
+export type { MessageExtra, Transport } from './transport/transport.ts';

@@ -13,3 +13,4 @@ export { createMemoryPair } from './transport/memory.ts';
 export { StdioChildTransport, type StdioChildOptions } from './transport/stdioChild.ts';
 export { LegacyHttpClientTransport, type LegacyHttpClientOptions } from './transport/legacyHttpClient.ts';
 export type { MessageExtra, Transport } from './transport/transport.ts';
+export { wrapModernServer, type ModernBackend, type ModernServerWrap, type WrapModernServerOptions } from './wrap/wrapModernServer.ts';

@@ -12,10 +12,13 @@ import { Keyring } from '../state/keyring.ts';
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { serveStdio } from '../wrap/stdioFront.ts';
 import { wrapLegacyServer } from '../wrap/wrapLegacyServer.ts';
+import { serveModern } from './serveModern.ts';
 
 export const SERVE_USAGE = `Usage:
   mcp-dual-era serve [options] -- <command> [args…]    front a stdio server
   mcp-dual-era serve [options] --upstream <url>         front a legacy HTTP server
+  mcp-dual-era serve --modern [options] -- <command>    front a modern-only server for legacy clients
+                                                        (or --upstream <url>)
 
 Options:
   --stdio                 serve on our stdin/stdout instead of HTTP
@@ -50,6 +53,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     args: own,
     options: {
       stdio: { type: 'boolean' },
+      modern: { type: 'boolean' },
       host: { type: 'string' },
       port: { type: 'string' },
       path: { type: 'string' },
@@ -74,6 +78,21 @@ export async function serve(argv: readonly string[]): Promise<number> {
   if (values.help) {
     process.stdout.write(SERVE_USAGE);
     return 0;
+  }
+  if (values.modern) {
+    const env = Object.fromEntries((values.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    return serveModern(command, {
+      say,
+      env,
+      ...(values.stdio ? { stdio: true } : {}),
+      ...(values.host ? { host: values.host } : {}),
+      ...(values.port ? { port: values.port } : {}),
+      ...(values.path ? { path: values.path } : {}),
+      ...(values.upstream ? { upstream: values.upstream } : {}),
+      ...(values.cwd ? { cwd: values.cwd } : {}),
+      ...(values['allowed-origin'] ? { allowedOrigins: values['allowed-origin'] } : {}),
+      ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
+    });
   }
   const usage = (text: string) => {
     process.stderr.write(`mcp-dual-era serve: ${text}\n`);

@@ -1,0 +1,54 @@
+/**
+ * `mcp-dual-era serve --modern`: run `wrapModernServer` in front of a modern-only server (a stdio
+ * command or a Streamable HTTP URL), serving legacy clients over sessionful Streamable HTTP or,
+ * with `--stdio`, one legacy session on our own stdin/stdout. Shuts down on SIGINT/SIGTERM.
+ */
+import { serveNodeHttp } from '../transport/nodeHttp.ts';
+import { wrapModernServer, type ModernBackend } from '../wrap/wrapModernServer.ts';
+
+export interface ServeModernOptions {
+  readonly stdio?: boolean;
+  readonly host?: string;
+  readonly port?: string;
+  readonly path?: string;
+  readonly upstream?: string;
+  readonly allowedOrigins?: readonly string[];
+  readonly allowedHosts?: readonly string[];
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly say: (text: string) => void;
+}
+
+/** Serves a modern-only server to legacy clients until a signal or the end of stdin. */
+export async function serveModern(command: readonly string[], options: ServeModernOptions): Promise<number> {
+  let backend: ModernBackend;
+  if (options.upstream) backend = options.upstream;
+  else if (command.length > 0) backend = { command: command[0]!, args: command.slice(1), ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500 };
+  else {
+    process.stderr.write('mcp-dual-era serve --modern: name the upstream server (-- <command> or --upstream <url>)\n');
+    return 2;
+  }
+  const describe = options.upstream ?? command.join(' ');
+  const wrap = wrapModernServer(backend, {
+    ...(options.path ? { path: options.path } : {}),
+    origins: { ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}), ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) },
+  });
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  process.once('SIGINT', () => stop());
+  process.once('SIGTERM', () => stop());
+  if (options.stdio) {
+    const front = wrap.serveStdio();
+    options.say(`mcp-dual-era: serving the modern server ${describe} to a legacy client on stdio`);
+    await Promise.race([front.done, stopped]);
+    await front.close();
+    return 0;
+  }
+  const server = await serveNodeHttp(wrap, { ...(options.host ? { host: options.host } : {}), port: options.port ? Number(options.port) : 3000 });
+  options.say(`mcp-dual-era: serving the modern server ${describe} to legacy clients at ${server.origin}${options.path ?? '/mcp'}`);
+  await stopped;
+  options.say('mcp-dual-era: shutting down');
+  await wrap.close();
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,97 @@
+/**
+ * The official conformance suite in client mode, `--requirements 2026-07-28`, against an SDK v1
+ * client (1.32.2) that knows only the legacy wire: through `wrapLegacyClient` it passes the core
+ * client scenarios (tool calls, per-request metadata, MRTR request state, the standard and custom
+ * headers, invalid header annotations); the gaps it still has are baselined with reasons in
+ * fixtures/conformance/client-baseline.yml. Without the wrap the same client fails `tools_call`.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { build } from 'esbuild';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
+// The suite starts every scenario's client at once: a prebuilt bundle keeps 39 cold starts cheap.
+const BUNDLE = join(ROOT, 'node_modules/.cache/mcp-dual-era/conformanceLegacyClient.mjs');
+const CLIENT = `${process.execPath} ${BUNDLE}`;
+const BASELINE = join(ROOT, 'fixtures/conformance/client-baseline.yml');
+
+const REQUIRED = ['tools_call', 'request-metadata', 'sep-2322-client-request-state', 'http-standard-headers', 'http-custom-headers', 'http-invalid-tool-headers'];
+
+interface ClientRun {
+  readonly code: number | null;
+  readonly output: string;
+  readonly scenarios: Map<string, { passed: number; failed: number }>;
+  /** Per scenario: the checks that did not pass, and the client's stderr. */
+  readonly details: Map<string, string>;
+}
+
+function runClientSuite(args: string[], env: Record<string, string> = {}): Promise<ClientRun> {
+  const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-client-'));
+  const results = join(cwd, 'results');
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'client', '--command', CLIENT, '-o', results, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('close', (code) => {
+      const details = new Map<string, string>();
+      const walk = (dir: string, prefix: string): void => {
+        for (const entry of existsSync(dir) ? readdirSync(dir) : []) {
+          const path = join(dir, entry);
+          if (!existsSync(join(path, 'checks.json'))) {
+            walk(path, `${prefix}${entry}/`);
+            continue;
+          }
+          const checks = JSON.parse(readFileSync(join(path, 'checks.json'), 'utf8')) as Array<{ name: string; status: string; errorMessage?: string }>;
+          const bad = checks.filter((c) => c.status !== 'SUCCESS' && c.status !== 'SKIPPED').map((c) => `${c.name} ${c.status}: ${c.errorMessage ?? ''}`);
+          const stderr = existsSync(join(path, 'stderr.txt')) ? readFileSync(join(path, 'stderr.txt'), 'utf8') : '';
+          details.set(`${prefix}${entry.replace(/-\d{4}-\d\d-\d\dT.*$/, '')}`, `${bad.join('\n')}\nclient stderr: ${stderr.slice(-1500)}`);
+        }
+      };
+      walk(results, '');
+      rmSync(cwd, { recursive: true, force: true });
+      const scenarios = new Map<string, { passed: number; failed: number }>();
+      for (const m of output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gmu)) scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
+      const single = /Passed: (\d+)\/(\d+), (\d+) failed/.exec(output);
+      if (scenarios.size === 0 && single) scenarios.set(args[args.indexOf('--scenario') + 1]!, { passed: Number(single[1]), failed: Number(single[3]) });
+      done({ code, output, scenarios, details });
+    });
+  });
+}
+
+const c = suite('conformance suite, client mode, 2026-07-28');
+
+c.before(async () => {
+  mkdirSync(join(ROOT, 'node_modules/.cache/mcp-dual-era'), { recursive: true });
+  await build({ entryPoints: [join(ROOT, 'fixtures/clients/conformanceLegacyClient.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: BUNDLE, logLevel: 'silent' });
+});
+
+c('should fail tools_call with the v1 client alone: it sends no MCP-Protocol-Version header', async () => {
+  const run = await runClientSuite(['--scenario', 'tools_call', '--spec-version', '2026-07-28', '--timeout', '60000'], { MCP_DUAL_ERA_UNWRAPPED: '1' });
+  const result = run.scenarios.get('tools_call');
+  assert.ok(result && result.failed > 0, run.output.slice(-2000));
+  assert.match(run.output, '-32020');
+  assert.match(run.output, 'Missing MCP-Protocol-Version header');
+});
+
+c('should pass the core client scenarios through wrapLegacyClient, with only baselined gaps', async () => {
+  const run = await runClientSuite(['--requirements', '2026-07-28', '--timeout', '120000', '--expected-failures', BASELINE]);
+  for (const name of REQUIRED) {
+    const result = run.scenarios.get(name);
+    assert.ok(result, `${name} ran:\n${run.output.slice(-2000)}`);
+    assert.is(result!.failed, 0, `${name} failed:\n${run.details.get(name) ?? run.output.slice(-3000)}`);
+    assert.ok(result!.passed > 0, name);
+  }
+  assert.match(run.output, 'Baseline check passed');
+  assert.is(run.code, 0, run.output.slice(-3000));
+  const passed = [...run.scenarios].filter(([, r]) => r.failed === 0).length;
+  process.stdout.write(`  conformance client 2026-07-28: ${passed} of ${run.scenarios.size} scenarios pass\n`);
+});
+
+c.run();
