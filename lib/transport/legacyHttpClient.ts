@@ -4,7 +4,8 @@
  * chosen by `mode` or found by the spec's fallback probe. It only moves messages; it never answers
  * the server. Every request sent gets exactly one answer: the server's, or a synthesised -32603.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { mediaType, readSse } from './sse.ts';
 import { GiveUp, retry } from '../retry.ts';
 import { AdapterError, internalError, type WireError } from '../core/errors.ts';
 import { classify, errorResponse, parseMessage, type Classified, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
@@ -64,9 +65,6 @@ function reason(e: unknown): string {
   return `${e.message}${cause}`;
 }
 
-function mediaType(res: Response): string {
-  return (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-}
 
 async function drain(res: Response): Promise<void> {
   await res.body?.cancel().catch(noop);
@@ -516,7 +514,7 @@ export class LegacyHttpClientTransport implements Transport {
   /** Reads one SSE body to its end: `message` events are delivered, others go to `onOther`. */
   async #consume(res: Response, cursor: Cursor, extra: MessageExtra | undefined, onOther?: (event: EventSourceMessage) => void): Promise<void> {
     if (!res.body) return;
-    const parser = createParser({
+    await readSse(res.body, {
       onEvent: (event) => {
         cursor.events++;
         if (event.id !== undefined) cursor.lastEventId = event.id;
@@ -530,14 +528,6 @@ export class LegacyHttpClientTransport implements Transport {
         if (e.type !== 'unknown-field' && !this.#closed) this.onerror?.(new AdapterError('protocol', `bad SSE from the server: ${e.message}`, { cause: e }));
       },
     });
-    const reader = res.body.getReader();
-    const decoder = new TextDecoder();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parser.feed(decoder.decode(value, { stream: true }));
-    }
-    parser.feed(decoder.decode());
   }
 
   // ── HTTP+SSE (2024-11-05) ─────────────────────────────────────────────────

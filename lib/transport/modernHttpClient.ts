@@ -4,7 +4,7 @@
  * tools the server listed), answered as JSON or as an SSE stream. Cancelling a request closes its
  * stream. It moves messages only; every request sent gets exactly one answer.
  */
-import { createParser } from 'eventsource-parser';
+import { mediaType, readSseMessages } from './sse.ts';
 import { AdapterError, internalError } from '../core/errors.ts';
 import { classify, errorResponse, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
@@ -21,35 +21,6 @@ export interface ModernHttpClientOptions {
   readonly fetch?: typeof globalThis.fetch;
 }
 
-/** Reads the JSON-RPC messages of an SSE body, handing each to `onMessage` as it arrives. */
-export async function readSseMessages(body: ReadableStream<Uint8Array>, onMessage: (message: unknown) => void): Promise<void> {
-  const parser = createParser({
-    onEvent: (event) => {
-      if (event.event !== undefined && event.event !== 'message') return;
-      if (event.data.trim() === '') return;
-      try {
-        onMessage(JSON.parse(event.data));
-      } catch {
-        // not JSON: skipped, like any garbage on a stream
-      }
-    },
-  });
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-  }
-  parser.feed(decoder.decode());
-}
-
-/** The media type of a response, lower case, without parameters. */
-export function mediaType(res: Response): string {
-  return (res.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
-/** A `Transport` to a modern MCP server over Streamable HTTP. */
 export class ModernHttpClientTransport implements Transport {
   onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;

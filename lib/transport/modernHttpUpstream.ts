@@ -5,7 +5,8 @@
  * stream is the cancellation. Not a legacy client: `legacyPipe()` hands that job to
  * `LegacyHttpClientTransport`.
  */
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { EventSourceMessage } from 'eventsource-parser';
+import { readSse } from './sse.ts';
 import { AdapterError, internalError } from '../core/errors.ts';
 import { classify, errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
 import { computeHeaders } from '../core/translate/headers.ts';
@@ -76,7 +77,7 @@ export class ModernHttpUpstream implements ModernUpstream {
 
   async #stream(body: ReadableStream<Uint8Array>, request: JsonRpcRequest, id: string, options: UpstreamCallOptions): Promise<JsonRpcResponse> {
     let final: JsonRpcResponse | undefined;
-    const parser = createParser({
+    await readSse(body, {
       onEvent: (event: EventSourceMessage) => {
         if (final || event.data.length === 0) return;
         let data: unknown;
@@ -90,18 +91,8 @@ export class ModernHttpUpstream implements ModernUpstream {
         if ((c.value.kind === 'result' || c.value.kind === 'error') && c.value.message.id === id) final = { ...c.value.message, id: request.id } as JsonRpcResponse;
         else if (c.value.kind === 'notification') options.onNotification?.(c.value.message as JsonRpcNotification);
       },
+      done: () => final !== undefined,
     });
-    const reader = body.getReader();
-    const decoder = new TextDecoder();
-    try {
-      while (!final) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        parser.feed(decoder.decode(value, { stream: true }));
-      }
-    } finally {
-      void reader.cancel().catch(() => {});
-    }
     return final ?? errorResponse(request.id, internalError('the upstream ended the stream without a response'));
   }
 

@@ -13,7 +13,7 @@ import { ADAPTER_INFO } from '../core/translate/context.ts';
 import { HEADER } from '../core/translate/headers.ts';
 import { createEmitter, type Emitter } from '../events.ts';
 import { LegacyHttpClientTransport, type LegacyHttpMode } from '../transport/legacyHttpClient.ts';
-import { mediaType, readSseMessages } from '../transport/modernHttpClient.ts';
+import { mediaType, readSseMessages } from '../transport/sse.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import { processVerdictCache, type Verdict, type VerdictCache } from './verdictCache.ts';
 
