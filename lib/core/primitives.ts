@@ -19,8 +19,8 @@ export type Implementation = v.InferOutput<typeof ImplementationSchema>;
  * without running it (client info is read on every request). Anything else is for the schema.
  */
 export function isPlainImplementation(info: unknown): boolean {
-  if (typeof info !== 'object' || info === null || Array.isArray(info)) return false;
-  const i = info as Record<string, unknown>;
+  if (!isRecord(info)) return false;
+  const i = info;
   if (typeof i['name'] !== 'string' || typeof i['version'] !== 'string' || i['icons'] !== undefined) return false;
   for (const key of ['title', 'description', 'websiteUrl']) if (i[key] !== undefined && typeof i[key] !== 'string') return false;
   return true;

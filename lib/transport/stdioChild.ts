@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { AdapterError } from '../core/errors.ts';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from './lineFramer.ts';
+import { turnBatcher } from './turnBatcher.ts';
 import type { Transport } from './transport.ts';
 
 export interface StdioChildOptions {
@@ -32,14 +33,8 @@ export class StdioChildTransport implements Transport {
   readonly options: StdioChildOptions;
   #child: ChildProcess | undefined;
   #closed = false;
-  #burst = 0;
-  #corked = false;
-  readonly #endBurst = (): void => {
-    this.#burst = 0;
-    if (!this.#corked) return;
-    this.#corked = false;
-    this.#child?.stdin?.uncork();
-  };
+  /** Writes to the child's stdin, batched per turn of the event loop (set once started). */
+  #write: ((chunk: string) => boolean) | undefined;
   #exited: Promise<void> | undefined;
 
   constructor(options: StdioChildOptions) {
@@ -103,15 +98,7 @@ export class StdioChildTransport implements Transport {
   async send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (this.#closed || !stdin || stdin.destroyed) throw new AdapterError('closed', 'the server process is not running');
-    // The first message of a turn of the event loop leaves at once; the ones after it in the same
-    // turn leave together in one write when the turn ends. Under load that saves the server a read,
-    // and us a system call, per message; a lone message is not delayed.
-    if (this.#burst++ === 0) setImmediate(this.#endBurst);
-    else if (!this.#corked) {
-      this.#corked = true;
-      stdin.cork();
-    }
-    const ok = stdin.write(frame(message));
+    const ok = (this.#write ??= turnBatcher(stdin))(frame(message));
     if (!ok) await new Promise<void>((resolve) => stdin.once('drain', resolve));
   }
 

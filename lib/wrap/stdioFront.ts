@@ -10,6 +10,7 @@ import { errorResponse, parseMessage, type JsonRpcMessage, type RequestId } from
 import { isRecord } from '../core/primitives.ts';
 import { Cancellation } from '../signals.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
+import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { LegacyServerWrap } from './wrapLegacyServer.ts';
 
@@ -41,25 +42,9 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
   let legacy: Transport | undefined;
   let legacyOpening: Promise<Transport | undefined> | undefined;
   let ended = false;
-  // The first answer of a turn of the event loop leaves at once; the ones after it in the same turn
-  // leave together when the turn ends (a system call here and a read in the client per message
-  // saved under load, no delay for a lone answer).
-  let burst = 0;
-  let corked = false;
-  const endBurst = () => {
-    burst = 0;
-    if (!corked) return;
-    corked = false;
-    output.uncork();
-  };
+  const batched = turnBatcher(output);
   const write = (message: JsonRpcMessage) => {
-    if (!output.writable) return;
-    if (burst++ === 0) setImmediate(endBurst);
-    else if (!corked) {
-      corked = true;
-      output.cork();
-    }
-    output.write(frame(message));
+    if (output.writable) batched(frame(message));
   };
 
   const openLegacy = async (): Promise<Transport | undefined> => {

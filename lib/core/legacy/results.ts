@@ -3,6 +3,7 @@
  * reads are checked, everything else passes through untouched.
  */
 import * as v from 'valibot';
+import { isRecord } from '../primitives.ts';
 
 const Obj = v.record(v.string(), v.unknown());
 
@@ -21,10 +22,6 @@ export const LEGACY_RESULT_SCHEMAS = {
 } as const;
 export type LegacyResultMethod = keyof typeof LEGACY_RESULT_SCHEMAS;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function arrayOf(value: unknown, item: (v: unknown) => boolean): boolean {
   if (!Array.isArray(value)) return false;
   for (const v of value) if (!item(v)) return false;
@@ -41,12 +38,12 @@ function optional(value: unknown, type: 'string' | 'boolean'): boolean {
  * by the schema, which words the failure. A spec holds the two to the same verdicts.
  */
 export const LEGACY_RESULT_SHAPES: { readonly [M in LegacyResultMethod]: (result: Record<string, unknown>) => boolean } = {
-  'tools/list': (r) => arrayOf(r['tools'], (t) => isObject(t) && typeof t['name'] === 'string' && isObject(t['inputSchema'])) && optional(r['nextCursor'], 'string'),
-  'tools/call': (r) => arrayOf(r['content'], isObject) && optional(r['isError'], 'boolean'),
-  'prompts/list': (r) => arrayOf(r['prompts'], isObject) && optional(r['nextCursor'], 'string'),
-  'prompts/get': (r) => arrayOf(r['messages'], isObject) && optional(r['description'], 'string'),
-  'resources/list': (r) => arrayOf(r['resources'], isObject) && optional(r['nextCursor'], 'string'),
-  'resources/templates/list': (r) => arrayOf(r['resourceTemplates'], isObject) && optional(r['nextCursor'], 'string'),
-  'resources/read': (r) => arrayOf(r['contents'], isObject),
-  'completion/complete': (r) => isObject(r['completion']) && arrayOf(r['completion']['values'], (x) => typeof x === 'string'),
+  'tools/list': (r) => arrayOf(r['tools'], (t) => isRecord(t) && typeof t['name'] === 'string' && isRecord(t['inputSchema'])) && optional(r['nextCursor'], 'string'),
+  'tools/call': (r) => arrayOf(r['content'], isRecord) && optional(r['isError'], 'boolean'),
+  'prompts/list': (r) => arrayOf(r['prompts'], isRecord) && optional(r['nextCursor'], 'string'),
+  'prompts/get': (r) => arrayOf(r['messages'], isRecord) && optional(r['description'], 'string'),
+  'resources/list': (r) => arrayOf(r['resources'], isRecord) && optional(r['nextCursor'], 'string'),
+  'resources/templates/list': (r) => arrayOf(r['resourceTemplates'], isRecord) && optional(r['nextCursor'], 'string'),
+  'resources/read': (r) => arrayOf(r['contents'], isRecord),
+  'completion/complete': (r) => isRecord(r['completion']) && arrayOf(r['completion']['values'], (x) => typeof x === 'string'),
 };

@@ -3,6 +3,7 @@
  * `server/discover`. No `tasks` (it is the `io.modelcontextprotocol/tasks` extension); `roots` is `{}`.
  */
 import * as v from 'valibot';
+import { isRecord } from '../primitives.ts';
 
 const Obj = v.record(v.string(), v.unknown());
 
@@ -15,23 +16,19 @@ export const ModernClientCapabilitiesSchema = v.looseObject({
 });
 export type ModernClientCapabilities = v.InferOutput<typeof ModernClientCapabilitiesSchema>;
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * True for client capabilities made of objects whose members are objects, the way clients declare
  * them: these pass `ModernClientCapabilitiesSchema` without running it (it is read on every
  * request). Anything else is for the schema to judge. A spec holds the two to the same verdicts.
  */
 export function isPlainClientCapabilities(caps: unknown): boolean {
-  if (!isObject(caps)) return false;
+  if (!isRecord(caps)) return false;
   for (const key in caps) {
     const member = caps[key];
     if (member === undefined) continue;
-    if (!isObject(member)) return false;
+    if (!isRecord(member)) return false;
     if (key === 'roots') continue;
-    for (const inner in member) if (!isObject(member[inner])) return false;
+    for (const inner in member) if (!isRecord(member[inner])) return false;
   }
   return true;
 }
