@@ -85,22 +85,26 @@ export function targetOf(method: string, params: JsonObject | undefined): string
   return `${method}:${typeof name === 'string' ? name : ''}`;
 }
 
-/**
- * The progress and log hooks that deliver a call's notifications on the stream of `target()`:
- * progress under that request's own token, logs only at or above its level.
- */
-export function streamHooks(target: () => { envelope: Envelope; notify: ModernContext['notify'] }): Pick<CallHooks, 'onProgress' | 'onLog'> {
-  return {
-    onProgress: (params: JsonObject) => {
-      const { envelope, notify } = target();
-      if (envelope.progressToken !== undefined) notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: envelope.progressToken } });
-    },
-    onLog: (params: JsonObject) => {
-      const { envelope, notify } = target();
-      const allowed = logToModern({ jsonrpc: '2.0', method: 'notifications/message', params }, envelope.logLevel);
-      if (allowed.ok && allowed.value) notify(allowed.value);
-    },
-  };
+/** Where a call's notifications go: the stream of the request being served for it. */
+export interface StreamTarget {
+  readonly envelope: Envelope;
+  readonly notify: ModernContext['notify'];
+}
+
+/** Delivers upstream progress on `to`'s stream, under that request's own token (none without one). */
+export function deliverProgress(to: StreamTarget, params: JsonObject): void {
+  if (to.envelope.progressToken !== undefined) to.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: to.envelope.progressToken } });
+}
+
+/** Delivers an upstream log on `to`'s stream, only at or above that request's level. */
+export function deliverLog(to: StreamTarget, params: JsonObject): void {
+  const allowed = logToModern({ jsonrpc: '2.0', method: 'notifications/message', params }, to.envelope.logLevel);
+  if (allowed.ok && allowed.value) to.notify(allowed.value);
+}
+
+/** The progress and log hooks that deliver a call's notifications on the stream of `to`. */
+export function streamHooks(to: StreamTarget): Pick<CallHooks, 'onProgress' | 'onLog'> {
+  return { onProgress: (params) => deliverProgress(to, params), onLog: (params) => deliverLog(to, params) };
 }
 
 export interface ModernDispatchOptions {
@@ -206,7 +210,7 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
   const deadline = scope([ctx.signal], options.requestTimeoutMs ?? 5 * 60_000);
   const outcome = await call({
     signal: deadline.signal,
-    ...streamHooks(() => ({ envelope, notify: ctx.notify })),
+    ...streamHooks({ envelope, notify: ctx.notify }),
     onPush: async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }),
   });
   deadline.dispose();

@@ -8,7 +8,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { ErrorCode, invalidParams, missingCapability, type WireError } from '../core/errors.ts';
 import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';
-import { logToModern } from '../core/translate/notifications.ts';
 import type { InputMethod } from '../core/legacy/inputs.ts';
 import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
 import type { Envelope } from '../core/translate/envelope.ts';
@@ -17,7 +16,7 @@ import { canonicalJson } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome } from '../session/upstreamSession.ts';
 import { Keyring } from '../state/keyring.ts';
 import { ReplayRunner } from './replay.ts';
-import { errorAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
+import { deliverLog, deliverProgress, errorAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
 
 export interface MrtrOptions {
   /** Seals `requestState`; default a random key per process (retries cannot cross processes). */
@@ -112,12 +111,11 @@ class Parked implements CallHooks {
   }
 
   onProgress(params: JsonObject): void {
-    if (this.envelope.progressToken !== undefined) this.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: this.envelope.progressToken } });
+    deliverProgress(this, params);
   }
 
   onLog(params: JsonObject): void {
-    const allowed = logToModern({ jsonrpc: '2.0', method: 'notifications/message', params }, this.envelope.logLevel);
-    if (allowed.ok && allowed.value) this.notify(allowed.value);
+    deliverLog(this, params);
   }
 
   onPush(push: JsonRpcRequest): Promise<RpcOutcome> {

@@ -137,7 +137,7 @@ export class ReplayRunner {
       });
     };
     let outcome: RpcOutcome | undefined;
-    const running = call.call({ signal, ...streamHooks(() => ({ envelope: call.legacy.envelope, notify: call.ctx.notify })), onPush }).then((o) => {
+    const running = call.call({ signal, ...streamHooks({ envelope: call.legacy.envelope, notify: call.ctx.notify }), onPush }).then((o) => {
       outcome = o;
       wake();
     });
