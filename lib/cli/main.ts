@@ -1,12 +1,14 @@
 #!/usr/bin/env node
 /**
  * The `mcp-dual-era` command: `serve` fronts a legacy server for modern and legacy clients;
- * `probe` tells which era a server speaks; `explain` shows a recorded exchange in the other era;
+ * `connect` bridges a stdio host of either era to a server of either era; `probe` tells which era a
+ * server speaks; `explain` shows a recorded exchange in the other era;
  * `--version` and `--help`.
  * Exit codes: 0 done, 1 a runtime failure (the upstream could not be started or reached), 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
+import { CONNECT_USAGE } from './connectUsage.ts';
 import { explain, EXPLAIN_USAGE } from './explain.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 import { serve, SERVE_USAGE } from './serve.ts';
@@ -20,6 +22,7 @@ Makes the two eras of the Model Context Protocol work together.
   modern revisions: ${MODERN_VERSIONS.join(', ')}
 
 ${SERVE_USAGE}
+${CONNECT_USAGE}
 ${PROBE_USAGE}
 ${EXPLAIN_USAGE}
   ${pkg.name} --version   print the version
@@ -31,6 +34,7 @@ const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   explain,
   // Loaded when used: it brings the client side, which serve does not need at startup.
   probe: async (argv) => (await import('./probe.ts')).probeCommand(argv),
+  connect: async (argv) => (await import('./connect.ts')).connect(argv),
 };
 
 const args = process.argv.slice(2);

@@ -1,10 +1,11 @@
 /**
- * `mcp-dual-era probe`: which era a server speaks, by the rules of `probe` — a stdio command
- * (`-- command args…`) or an HTTP endpoint (`--url`). Prints the verdict and each step as JSON lines
- * on stdout; exit 0 with a verdict, 1 when the probe was refused (401, 5xx, network…).
+ * `mcp-dual-era probe`: what a server is — a stdio command (`-- command args…`) or an HTTP endpoint
+ * (`<url>`): era and kind, versions, server info, capabilities, offer, probe cost, and which
+ * clients can use it directly. A report for people, or one JSON object with `--json`.
  */
 import { parseArgs } from 'node:util';
-import { createProbeEvents, probe, type ProbeTarget } from '../wrap/probe.ts';
+import { inspectServer, type ServerReport } from '../wrap/inspect.ts';
+import { createProbeEvents, type ProbeTarget } from '../wrap/probe.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 
 /** Runs the probe command; resolves with the exit code. */
@@ -12,35 +13,120 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
   const dash = argv.indexOf('--');
   const own = dash === -1 ? [...argv] : argv.slice(0, dash);
   const command = dash === -1 ? [] : argv.slice(dash + 1);
-  const { values } = parseArgs({
-    args: own,
-    options: { url: { type: 'string' }, header: { type: 'string', multiple: true }, timeout: { type: 'string' }, cwd: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-    strict: true,
-  });
+  const usage = (text: string) => {
+    process.stderr.write(`mcp-dual-era probe: ${text}\n`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: own,
+      allowPositionals: true,
+      options: {
+        url: { type: 'string' },
+        json: { type: 'boolean' },
+        steps: { type: 'boolean' },
+        header: { type: 'string', multiple: true },
+        timeout: { type: 'string' },
+        cwd: { type: 'string' },
+        env: { type: 'string', multiple: true },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (e) {
+    return usage(`${e instanceof Error ? e.message : String(e)}\n\nUsage:\n${PROBE_USAGE}`);
+  }
+  const { values, positionals } = parsed;
   if (values.help) {
-    process.stdout.write(PROBE_USAGE);
+    process.stdout.write(`Usage:\n${PROBE_USAGE}`);
     return 0;
   }
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1)) return usage(`--timeout must be a whole number of milliseconds, not ${values.timeout}`);
+  const url = values.url ?? positionals[0];
   let target: ProbeTarget;
-  if (values.url) {
-    const headers = Object.fromEntries((values.header ?? []).map((h) => [h.slice(0, h.indexOf(':')).trim(), h.slice(h.indexOf(':') + 1).trim()]));
-    target = { url: values.url, headers };
-  } else if (command.length > 0) target = { command: command[0]!, args: command.slice(1), stderr: 'ignore', ...(values.cwd ? { cwd: values.cwd } : {}) };
-  else {
-    process.stderr.write(`mcp-dual-era probe: name the server (-- <command> or --url <url>)\n\n${PROBE_USAGE}`);
-    return 2;
+  if (url !== undefined && command.length === 0) {
+    if (positionals.length > (values.url ? 0 : 1)) return usage(`one URL only (a command goes after --): ${positionals.join(' ')}`);
+    let parsedUrl: URL;
+    try {
+      parsedUrl = new URL(url);
+    } catch {
+      return usage(`not a URL: ${url} (a command goes after --)`);
+    }
+    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') return usage(`the URL must be http or https, not ${parsedUrl.protocol}`);
+    const headers: Record<string, string> = {};
+    for (const h of values.header ?? []) {
+      const colon = h.indexOf(':');
+      if (colon < 1) return usage(`--header must look like 'Name: value', not ${h}`);
+      headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
+    }
+    target = { url: parsedUrl.href, headers };
+  } else if (command.length > 0 && url === undefined) {
+    const env: Record<string, string> = {};
+    for (const kv of values.env ?? []) {
+      const eq = kv.indexOf('=');
+      if (eq < 1) return usage(`--env must look like KEY=VALUE, not ${kv}`);
+      env[kv.slice(0, eq)] = kv.slice(eq + 1);
+    }
+    target = { command: command[0]!, args: command.slice(1), env, stderr: 'ignore', ...(values.cwd ? { cwd: values.cwd } : {}) };
+  } else {
+    return usage(`name the server: <url> or -- <command> [args…], not both\n\nUsage:\n${PROBE_USAGE}`);
   }
+
+  const steps: Array<Record<string, unknown>> = [];
   const events = createProbeEvents();
-  const line = (value: unknown) => process.stdout.write(`${JSON.stringify(value)}\n`);
-  events.on('probe', (e) => line({ event: 'probe', method: e.method, version: e.version }));
-  events.on('fallback', (e) => line({ event: 'fallback', from: e.from, to: e.to, reason: e.reason }));
+  events.on('probe', (e) => steps.push({ step: 'probe', method: e.method, version: e.version }));
+  events.on('fallback', (e) => steps.push({ step: 'fallback', from: e.from, to: e.to, reason: e.reason }));
   try {
-    const result = await probe(target, { cache: false, events, ...(values.timeout ? { timeoutMs: Number(values.timeout) } : {}) });
-    const { verdict } = result;
-    line({ event: 'verdict', era: verdict.era, ...(verdict.era === 'modern' ? { version: verdict.version } : verdict.http ? { http: verdict.http } : {}), roundTrips: result.roundTrips });
+    const report = await inspectServer(target, { ...(timeout !== undefined ? { timeoutMs: timeout } : {}), events });
+    if (values.json) process.stdout.write(`${JSON.stringify({ ...report, ...(values.steps ? { steps } : {}) })}\n`);
+    else process.stdout.write(render(report, values.steps ? steps : undefined, process.stdout.isTTY === true && !process.env['NO_COLOR']));
     return 0;
   } catch (e) {
-    line({ event: 'error', message: e instanceof Error ? e.message : String(e) });
+    const message = e instanceof Error ? e.message : String(e);
+    if (values.json) process.stdout.write(`${JSON.stringify({ target: 'url' in target ? target.url : [target.command, ...(target.args ?? [])].join(' '), error: message, ...(values.steps ? { steps } : {}) })}\n`);
+    process.stderr.write(`mcp-dual-era probe: ${message}\n`);
     return 1;
   }
+}
+
+const KIND_TEXT: Record<ServerReport['kind'], string> = {
+  'modern-only': 'modern-only (2026-07-28 era; refuses legacy clients)',
+  'dual-era': 'dual-era (modern requests and legacy initialize both work)',
+  legacy: 'legacy (initialize first; no server/discover)',
+};
+
+/** The report as aligned lines for a terminal. */
+export function render(report: ServerReport, steps: ReadonlyArray<Record<string, unknown>> | undefined, colour: boolean): string {
+  const bold = (s: string) => (colour ? `\u001b[1m${s}\u001b[22m` : s);
+  const green = (s: string) => (colour ? `\u001b[32m${s}\u001b[39m` : s);
+  const yellow = (s: string) => (colour ? `\u001b[33m${s}\u001b[39m` : s);
+  const lines: string[] = [bold(report.target)];
+  const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
+  row('era', KIND_TEXT[report.kind]);
+  row('versions', [...report.versions.modern, ...(report.versions.legacy ? [`${report.versions.legacy} (legacy)`] : [])].join(', ') || 'unknown');
+  row('transport', report.transport);
+  if (report.serverInfo) row('server', `${report.serverInfo.name} ${report.serverInfo.version}${report.serverInfo.title ? ` (${report.serverInfo.title})` : ''}`);
+  row('capabilities', describeCapabilities(report.capabilities) || 'none');
+  const offer = (['tools', 'prompts', 'resources'] as const).filter((k) => report.counts[k] !== undefined).map((k) => `${report.counts[k]} ${k}`);
+  row('offers', offer.join(', ').replace(/\b1 (tools|prompts|resources)\b/g, (_, k: string) => `1 ${k.slice(0, -1)}`) || 'nothing listed');
+  row('probe', `${report.timing.roundTrips} round trip${report.timing.roundTrips === 1 ? '' : 's'}, ${report.timing.probeMs} ms (inspection ${report.timing.inspectMs} ms)`);
+  for (const step of steps ?? []) row('  step', Object.entries(step).map(([k, v]) => `${k}=${String(v)}`).join(' '));
+  lines.push('  who can use it');
+  const labels: Record<keyof ServerReport['clients'], string> = { 'modern-only': 'modern-only client', 'dual-era': 'dual-era client', legacy: 'legacy client' };
+  for (const key of ['modern-only', 'dual-era', 'legacy'] as const) {
+    const reach = report.clients[key];
+    lines.push(`    ${labels[key].padEnd(20)}${reach.direct ? green('directly') : yellow(`through ${reach.through}`)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function describeCapabilities(capabilities: Record<string, unknown>): string {
+  return Object.entries(capabilities)
+    .map(([name, value]) => {
+      const flags = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] === true) : [];
+      return flags.length > 0 ? `${name} (${flags.join(', ')})` : name;
+    })
+    .join(', ');
 }

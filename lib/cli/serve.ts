@@ -13,6 +13,7 @@ import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { serveStdio } from '../wrap/stdioFront.ts';
 import { wrapLegacyServer } from '../wrap/wrapLegacyServer.ts';
 import { serveModern } from './serveModern.ts';
+import { stderrTrace, tracingFetch, tracingHandler, tracingInput, tracingOutput, type Trace } from './trace.ts';
 
 export const SERVE_USAGE = `Usage:
   mcp-dual-era serve [options] -- <command> [args…]    front a stdio server
@@ -36,8 +37,11 @@ Options:
   --cache-ttl <ms>        ttlMs on cacheable results (default 0: no caching)
   --cache-scope <s>       private (default) or public
   --body-limit <bytes>    largest accepted request body (default 4194304)
+  --spares <n>            upstream processes kept started ahead of need, so a new session does
+                          not wait for one to boot (default 1 over HTTP, 0 with --stdio)
   --cwd <dir>             working directory of the upstream command
   --env KEY=VALUE         environment of the upstream command (repeatable)
+  --verbose               every message on both sides, in both eras, on stderr
   --quiet                 no messages on stderr
   -h, --help              print this help
 
@@ -66,15 +70,19 @@ export async function serve(argv: readonly string[]): Promise<number> {
       'cache-ttl': { type: 'string' },
       'cache-scope': { type: 'string' },
       'body-limit': { type: 'string' },
+      spares: { type: 'string' },
       mrtr: { type: 'string' },
       cwd: { type: 'string' },
       env: { type: 'string', multiple: true },
       quiet: { type: 'boolean' },
+      verbose: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   const say = (text: string) => values.quiet || process.stderr.write(`${text}\n`);
+  const trace: Trace | undefined = values.verbose ? stderrTrace() : undefined;
+  const upstreamTrace = trace ? { trace: (direction: 'sent' | 'received', message: unknown) => (direction === 'sent' ? trace('us', 'server', message) : trace('server', 'us', message)) } : {};
   if (values.help) {
     process.stdout.write(SERVE_USAGE);
     return 0;
@@ -84,6 +92,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     return serveModern(command, {
       say,
       env,
+      ...(trace ? { trace } : {}),
       ...(values.stdio ? { stdio: true } : {}),
       ...(values.host ? { host: values.host } : {}),
       ...(values.port ? { port: values.port } : {}),
@@ -106,11 +115,13 @@ export async function serve(argv: readonly string[]): Promise<number> {
     } catch {
       return usage(`--upstream is not a URL: ${values.upstream}`);
     }
-    backend = httpBackend({ url: values.upstream });
+    backend = httpBackend({ url: values.upstream, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
   }
   else if (command.length > 0) {
+    const spares = values.spares === undefined ? (values.stdio ? 0 : 1) : Number(values.spares);
+    if (!Number.isInteger(spares) || spares < 0 || spares > 16) return usage(`--spares must be a whole number from 0 to 16, not ${values.spares}`);
     const env = Object.fromEntries((values.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500 });
+    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500, ...upstreamTrace }, { spares });
   } else {
     process.stderr.write(`mcp-dual-era serve: name the upstream server (-- <command> or --upstream <url>)\n\n${SERVE_USAGE}`);
     return 2;
@@ -181,7 +192,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   if (values.stdio) {
-    const front = serveStdio(wrap);
+    const front = serveStdio(wrap, trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
     say(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
     await Promise.race([front.done, stopped]);
     await front.close();
@@ -189,7 +200,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   }
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
   try {
-    server = await serveNodeHttp(wrap, { ...(values.host ? { host: values.host } : {}), port });
+    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(values.host ? { host: values.host } : {}), port });
   } catch (e) {
     const code = (e as { code?: string }).code;
     const why = code === 'EADDRINUSE' ? `port ${port} is in use: choose another with --port` : code === 'EADDRNOTAVAIL' ? `cannot bind ${values.host}: not an address of this machine` : e instanceof Error ? e.message : String(e);

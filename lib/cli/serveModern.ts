@@ -5,6 +5,7 @@
  */
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { wrapModernServer, type ModernBackend } from '../wrap/wrapModernServer.ts';
+import { tracingFetch, tracingHandler, tracingInput, tracingOutput, type Trace } from './trace.ts';
 
 export interface ServeModernOptions {
   readonly stdio?: boolean;
@@ -17,13 +18,26 @@ export interface ServeModernOptions {
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string>>;
   readonly say: (text: string) => void;
+  /** `--verbose`: every message on both sides. */
+  readonly trace?: Trace;
 }
 
 /** Serves a modern-only server to legacy clients until a signal or the end of stdin. */
 export async function serveModern(command: readonly string[], options: ServeModernOptions): Promise<number> {
   let backend: ModernBackend;
-  if (options.upstream) backend = options.upstream;
-  else if (command.length > 0) backend = { command: command[0]!, args: command.slice(1), ...(options.env ? { env: options.env } : {}), ...(options.cwd ? { cwd: options.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500 };
+  const trace = options.trace;
+  if (options.upstream) backend = trace ? { url: options.upstream, fetch: tracingFetch('us', 'server', trace) } : options.upstream;
+  else if (command.length > 0) {
+    backend = {
+      command: command[0]!,
+      args: command.slice(1),
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      stderr: 'inherit',
+      shutdownGraceMs: 500,
+      ...(trace ? { trace: (direction: 'sent' | 'received', message: unknown) => (direction === 'sent' ? trace('us', 'server', message) : trace('server', 'us', message)) } : {}),
+    };
+  }
   else {
     process.stderr.write('mcp-dual-era serve --modern: name the upstream server (-- <command> or --upstream <url>)\n');
     return 2;
@@ -38,13 +52,13 @@ export async function serveModern(command: readonly string[], options: ServeMode
   process.once('SIGINT', () => stop());
   process.once('SIGTERM', () => stop());
   if (options.stdio) {
-    const front = wrap.serveStdio();
+    const front = wrap.serveStdio(trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
     options.say(`mcp-dual-era: serving the modern server ${describe} to a legacy client on stdio`);
     await Promise.race([front.done, stopped]);
     await front.close();
     return 0;
   }
-  const server = await serveNodeHttp(wrap, { ...(options.host ? { host: options.host } : {}), port: options.port ? Number(options.port) : 3000 });
+  const server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(options.host ? { host: options.host } : {}), port: options.port ? Number(options.port) : 3000 });
   options.say(`mcp-dual-era: serving the modern server ${describe} to legacy clients at ${server.origin}${options.path ?? '/mcp'}`);
   await stopped;
   options.say('mcp-dual-era: shutting down');

@@ -16,6 +16,8 @@ export interface Backend {
   /** How many sessions may be open at once (a single server instance supports one). */
   readonly maxSessions?: number;
   connect(): Promise<Transport>;
+  /** Releases what the backend holds beyond its sessions (a warm spare process). */
+  close?(): Promise<void>;
 }
 
 /** Anything with the SDK's `connect(transport)`: a v1 `Server` or `McpServer` (or a v2 one). */
@@ -47,13 +49,48 @@ export function inProcessBackend(server: ConnectableServer | (() => ConnectableS
   };
 }
 
-/** A child-process backend: one process per session, started on demand. */
-export function stdioBackend(options: StdioChildOptions): Backend {
+/** Tuning of {@link stdioBackend}. */
+export interface StdioBackendOptions {
+  /**
+   * Processes kept started ahead of need (default 0), from the first session on: a new session
+   * (a new user, or a new capability set) then initializes a process that has already booted
+   * instead of waiting for one to start. Each spare is one idle process.
+   */
+  readonly spares?: number;
+}
+
+/** A child-process backend: one process per session, started on demand (or kept warm: `spares`). */
+export function stdioBackend(options: StdioChildOptions, tuning: StdioBackendOptions = {}): Backend {
+  const wanted = tuning.spares ?? 0;
+  const spares: StdioChildTransport[] = [];
+  let closed = false;
+  const refill = () => {
+    while (!closed && spares.length < wanted) {
+      const spare = new StdioChildTransport(options);
+      spare.onerror = () => {};
+      spares.push(spare);
+      spare.prestart().catch(() => {
+        const at = spares.indexOf(spare);
+        if (at !== -1) spares.splice(at, 1);
+      });
+    }
+  };
   return {
     kind: 'stdio',
     describe: [options.command, ...(options.args ?? [])].join(' '),
     async connect() {
-      return new StdioChildTransport(options);
+      let transport: StdioChildTransport | undefined;
+      while (!transport && spares.length > 0) {
+        const spare = spares.shift()!;
+        // One that exited while it waited (or failed to start) is of no use.
+        if (spare.running) transport = spare;
+      }
+      refill();
+      return transport ?? new StdioChildTransport(options);
+    },
+    async close() {
+      closed = true;
+      await Promise.all(spares.splice(0).map((spare) => spare.close().catch(() => {})));
     },
   };
 }

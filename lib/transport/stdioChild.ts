@@ -21,6 +21,8 @@ export interface StdioChildOptions {
   readonly stderr?: 'inherit' | 'ignore' | ((chunk: string) => void);
   /** How long to wait after closing stdin before SIGTERM, and after SIGTERM before SIGKILL. */
   readonly shutdownGraceMs?: number;
+  /** Sees every message sent to the child and received from it (for logging). */
+  readonly trace?: (direction: 'sent' | 'received', message: unknown) => void;
 }
 
 /** A `Transport` over a spawned process's stdin/stdout. */
@@ -36,6 +38,7 @@ export class StdioChildTransport implements Transport {
   /** Writes to the child's stdin, batched per turn of the event loop (set once started). */
   #write: ((chunk: string) => boolean) | undefined;
   #exited: Promise<void> | undefined;
+  #prestarted: Promise<void> | undefined;
 
   constructor(options: StdioChildOptions) {
     this.options = options;
@@ -46,7 +49,26 @@ export class StdioChildTransport implements Transport {
     return this.#child?.pid;
   }
 
+  /**
+   * Starts the process ahead of use (a warm spare): the `start()` that follows only waits for this
+   * one. `running` tells whether the process is still there when it is wanted.
+   */
+  prestart(): Promise<void> {
+    this.#prestarted = this.start();
+    return this.#prestarted;
+  }
+
+  /** Whether the process has been spawned and not exited. */
+  get running(): boolean {
+    return this.#child !== undefined && !this.#closed;
+  }
+
   async start(): Promise<void> {
+    const prestarted = this.#prestarted;
+    if (prestarted) {
+      this.#prestarted = undefined;
+      return prestarted;
+    }
     if (this.#child) throw new AdapterError('protocol', 'stdio transport already started');
     const o = this.options;
     const env = o.inheritEnv === false ? { ...o.env } : { ...process.env, ...o.env };
@@ -86,6 +108,7 @@ export class StdioChildTransport implements Transport {
       this.onerror?.(new AdapterError('protocol', `not JSON on the server's stdout: ${line.slice(0, 200)}`));
       return;
     }
+    this.options.trace?.('received', message);
     this.onmessage?.(message as JsonRpcMessage);
   }
 
@@ -98,6 +121,7 @@ export class StdioChildTransport implements Transport {
   async send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.#child?.stdin;
     if (this.#closed || !stdin || stdin.destroyed) throw new AdapterError('closed', 'the server process is not running');
+    this.options.trace?.('sent', message);
     const ok = (this.#write ??= turnBatcher(stdin))(frame(message));
     if (!ok) await new Promise<void>((resolve) => stdin.once('drain', resolve));
   }

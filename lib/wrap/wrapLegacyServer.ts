@@ -159,6 +159,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         shutdown.abort();
         for (const s of listening) s.abort();
         await Promise.all([pool.close(), legacy.close()]);
+        await backend.close?.();
       })();
       return closing;
     },

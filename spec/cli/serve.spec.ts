@@ -110,4 +110,31 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
   assert.match(help.stdout, '--state-key-file');
 });
 
+s('should show every message in both eras with --verbose, keeping stdout for the protocol (--stdio)', async () => {
+  const child = spawn(TSX, [CLI, 'serve', '--stdio', '--verbose', '--', TSX, EXAMPLE], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  try {
+    const request = { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: META } };
+    child.stdin!.write(`${JSON.stringify(request)}\n`);
+    const deadline = Date.now() + 20_000;
+    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.is(lines.length, 1, 'only the answer on stdout');
+    assert.is(lines[0].id, 7);
+    assert.is(lines[0].result.resultType, 'complete');
+    const trace = err.split('\n');
+    assert.ok(trace.some((l) => l.includes('client → us') && l.includes('"tools/list"') && l.includes('2026-07-28')), err);
+    assert.ok(trace.some((l) => l.includes('us → server') && l.includes('"initialize"')), 'the legacy handshake the wrap made');
+    assert.ok(trace.some((l) => l.includes('server → us') && l.includes('"tools"')), err);
+    assert.ok(trace.some((l) => l.includes('us → client') && l.includes('"resultType":"complete"')), err);
+    child.stdin!.end();
+    assert.is(await exited(child), 0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
 s.run();

@@ -20,6 +20,14 @@ export const WRAPPED_STDIO = {
   cwd: ROOT,
 };
 
+/** `mcp-dual-era connect …` as a host spawns it: the real command, its stdio the host's pipe. */
+export function connectCommand(args: readonly string[]): { command: string; args: string[]; cwd: string } {
+  return { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'connect', '--quiet', ...args], cwd: ROOT };
+}
+
+/** `mcp-dual-era connect -- <the modern fixture>`. */
+export const CONNECT_STDIO = connectCommand(['--', process.execPath, '--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')]);
+
 /** The modern fixture on a loopback port. */
 export async function startModernHttp(): Promise<{ url: string; close(): Promise<void> }> {
   const handler = createModernHandler();

@@ -3,9 +3,10 @@
  * fixture server wrapped by wrapLegacyServer over Streamable HTTP: every scenario scored for
  * 2026-07-28 (modern clients, MRTR included) and for 2025-11-25 (legacy clients, same endpoint)
  * must pass, in suspend mode and (2026-07-28) again in replay mode; unscored failures must be
- * listed, with reasons, in fixtures/conformance/baseline.json.
+ * listed, with reasons, in fixtures/conformance/baseline.json. The 2026-07-28 suspend run goes
+ * through the real command, `mcp-dual-era serve -- <the fixture over stdio>`, in a child process.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -46,25 +47,46 @@ function runSuite(url: string, revision: string): Promise<Run> {
   });
 }
 
+/** `mcp-dual-era serve --port 0 -- tsx fixtures/servers/conformanceStdio.ts`: resolves with its endpoint. */
+function startServeCommand(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', '--', process.execPath, '--import', 'tsx', join(ROOT, 'fixtures/servers/conformanceStdio.ts')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  return new Promise((resolveUrl, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const m = /serving .* at (http:\/\/\S+)/.exec(err);
+      if (m) resolveUrl({ url: m[1]!, child });
+    });
+    child.once('exit', (code) => reject(new Error(`mcp-dual-era serve exited ${code}: ${err}`)));
+  });
+}
+
 const servers: Record<'suspend' | 'replay', { wrap?: LegacyServerWrap; server?: RunningHttpServer }> = { suspend: {}, replay: {} };
+let command: { url: string; child: ChildProcess } | undefined;
 const c = suite('conformance suite through wrapLegacyServer');
 
 c.before(async () => {
+  command = await startServeCommand();
   for (const mode of ['suspend', 'replay'] as const) {
     const wrap = wrapLegacyServer({ upstream: () => createConformanceServer(), mrtr: new MrtrBroker({ replay: mode === 'replay' }) });
     servers[mode] = { wrap, server: await serveNodeHttp(wrap, { port: 0 }) };
   }
 });
 c.after(async () => {
+  if (command) {
+    const exited = new Promise((r) => command!.child.once('exit', r));
+    command.child.kill('SIGTERM');
+    await exited;
+  }
   for (const { wrap, server } of Object.values(servers)) {
     await wrap?.close();
     await server?.close();
   }
 });
 
-for (const [revision, mode] of [['2026-07-28', 'suspend'], ['2026-07-28', 'replay'], ['2025-11-25', 'suspend']] as const) {
-  c(`should pass every scenario scored for ${revision} (${mode} mode), with only baselined unscored failures`, async () => {
-    const run = await runSuite(`${servers[mode].server!.origin}/mcp`, revision);
+for (const [revision, mode, where] of [['2026-07-28', 'suspend', 'the serve command'], ['2026-07-28', 'replay', 'in process'], ['2025-11-25', 'suspend', 'in process']] as const) {
+  c(`should pass every scenario scored for ${revision} (${mode} mode, ${where}), with only baselined unscored failures`, async () => {
+    const run = await runSuite(where === 'the serve command' ? command!.url : `${servers[mode].server!.origin}/mcp`, revision);
     const scored = [...run.scenarios].filter(([name]) => !run.unscored.has(name));
     assert.ok(scored.length >= (revision === '2026-07-28' ? 37 : 30), `only ${scored.length} scored scenarios ran:\n${run.output.slice(-2000)}`);
     const failing = scored.filter(([, r]) => r.failed > 0).map(([name]) => name);
@@ -75,7 +97,7 @@ for (const [revision, mode] of [['2026-07-28', 'suspend'], ['2026-07-28', 'repla
     for (const name of unscoredFailing) assert.ok(name in baseline, `${name} fails at ${revision} and is not in fixtures/conformance/baseline.json`);
     for (const name of Object.keys(baseline)) assert.ok(unscoredFailing.includes(name), `${name} is in the ${revision} baseline but no longer fails: remove it`);
     const checks = scored.reduce((n, [, r]) => n + r.passed, 0);
-    process.stdout.write(`  conformance ${revision} (${mode}): ${scored.length} scored scenarios, ${checks} checks passed\n`);
+    process.stdout.write(`  conformance ${revision} (${mode}, ${where}): ${scored.length} scored scenarios, ${checks} checks passed\n`);
   });
 }
 

@@ -1,7 +1,8 @@
 /**
  * Interop with real peers: SDK v1 clients (1.32.2, and 1.17.5 on the 2025-06-18 dialect) reach a
  * modern-only server written with the v2 SDK (`legacy: 'reject'`) over stdio and HTTP, through
- * `wrapLegacyClient` (client side) and through `wrapModernServer` (server side). Without a wrap the
+ * `wrapLegacyClient` (client side), through `wrapModernServer` (server side), and through the
+ * `mcp-dual-era connect` command between them (stdio host, stdio or HTTP server). Without a wrap the
  * same clients are refused. Every feature is answered by the v1 client's own handlers.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -16,7 +17,7 @@ import { StdioChildTransport } from '../../lib/transport/stdioChild.ts';
 import { wrapLegacyClient } from '../../lib/wrap/wrapLegacyClient.ts';
 import { wrapModernServer, type ModernServerWrap } from '../../lib/wrap/wrapModernServer.ts';
 import { legacyProgress, sleep, textOf, waitFor } from '../helpers/everything.ts';
-import { legacyClient, MODERN_STDIO, ROOTS, startModernHttp, WRAPPED_STDIO, type LegacyClient } from '../helpers/modernFixture.ts';
+import { CONNECT_STDIO, connectCommand, legacyClient, MODERN_STDIO, ROOTS, startModernHttp, WRAPPED_STDIO, type LegacyClient } from '../helpers/modernFixture.ts';
 
 const NOTE = 'note://greeting';
 
@@ -212,6 +213,27 @@ for (const sdk of ['1.32.2', '1.17.5'] as const) {
       return async () => {};
     },
   });
+
+  if (sdk === '1.32.2') {
+    exercise({
+      name: 'mcp-dual-era connect (the command) to a stdio server',
+      sdk,
+      async connect(client) {
+        await client.connect(new StdioClientTransport({ ...CONNECT_STDIO, env: getDefaultEnvironment(), stderr: 'ignore' }));
+        return async () => {};
+      },
+    });
+
+    exercise({
+      name: 'mcp-dual-era connect (the command) to an HTTP server',
+      sdk,
+      async connect(client) {
+        const modern = await startModernHttp();
+        await client.connect(new StdioClientTransport({ ...connectCommand([modern.url]), env: getDefaultEnvironment(), stderr: 'ignore' }));
+        return () => modern.close();
+      },
+    });
+  }
 
   exercise({
     name: 'wrapModernServer over HTTP',

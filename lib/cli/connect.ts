@@ -1,0 +1,307 @@
+/**
+ * `mcp-dual-era connect`: a stdio bridge for any host. The host speaks on our stdin/stdout, in
+ * whichever era it speaks; the server is an HTTP endpoint or a command, in whichever era it speaks.
+ * The host's first request tells its era: a legacy host (`initialize`) goes through
+ * `wrapLegacyClient` (a modern-only server is reached through translation, a legacy or dual-era
+ * one is relayed unchanged); a modern host goes through `wrapModernClient` (a legacy server is
+ * translated, a modern one gets the messages untouched). stdout carries protocol messages only.
+ */
+import { parseArgs } from 'node:util';
+import { claimedEra, type Era } from '../core/era.ts';
+import { internalError, parseError } from '../core/errors.ts';
+import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
+import { frame, LineFramer } from '../transport/lineFramer.ts';
+import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
+import type { Transport } from '../transport/transport.ts';
+import { turnBatcher } from '../transport/turnBatcher.ts';
+import type { HttpTarget } from '../wrap/probe.ts';
+import { wrapLegacyClient } from '../wrap/wrapLegacyClient.ts';
+import { wrapModernClient } from '../wrap/wrapModernClient.ts';
+import { CONNECT_USAGE } from './connectUsage.ts';
+import { stderrTrace, tracingFetch, type Trace } from './trace.ts';
+
+
+type Upstream = { url: string; headers: Record<string, string> } | { command: StdioChildOptions };
+
+/** Runs the connect command; resolves with the exit code when the host or the server is gone. */
+export async function connect(argv: readonly string[], io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): Promise<number> {
+  const dash = argv.indexOf('--');
+  const own = dash === -1 ? [...argv] : argv.slice(0, dash);
+  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  const usage = (text: string) => {
+    process.stderr.write(`mcp-dual-era connect: ${text}\n`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: own,
+      allowPositionals: true,
+      options: {
+        header: { type: 'string', multiple: true },
+        'host-era': { type: 'string' },
+        'server-era': { type: 'string' },
+        timeout: { type: 'string' },
+        cwd: { type: 'string' },
+        env: { type: 'string', multiple: true },
+        roots: { type: 'string', multiple: true },
+        verbose: { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    });
+  } catch (e) {
+    return usage(`${e instanceof Error ? e.message : String(e)}\n\n${CONNECT_USAGE}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(`Usage:\n${CONNECT_USAGE}`);
+    return 0;
+  }
+  const hostEra = values['host-era'] ?? 'auto';
+  if (hostEra !== 'auto' && hostEra !== 'legacy' && hostEra !== 'modern') return usage(`--host-era is legacy, modern or auto, not ${hostEra}`);
+  const serverEra = values['server-era'] ?? 'auto';
+  if (serverEra !== 'auto' && serverEra !== 'legacy' && serverEra !== 'modern') return usage(`--server-era is modern, legacy or auto, not ${serverEra}`);
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1)) return usage(`--timeout must be a whole number of milliseconds, not ${values.timeout}`);
+  const headers: Record<string, string> = {};
+  for (const h of values.header ?? []) {
+    const colon = h.indexOf(':');
+    if (colon < 1) return usage(`--header must look like 'Name: value', not ${h}`);
+    headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
+  }
+  const env: Record<string, string> = {};
+  for (const kv of values.env ?? []) {
+    const eq = kv.indexOf('=');
+    if (eq < 1) return usage(`--env must look like KEY=VALUE, not ${kv}`);
+    env[kv.slice(0, eq)] = kv.slice(eq + 1);
+  }
+  const roots: Array<{ uri: string }> = [];
+  for (const uri of values.roots ?? []) {
+    try {
+      roots.push({ uri: new URL(uri).href });
+    } catch {
+      return usage(`--roots must be a URI (file:///…), not ${uri}`);
+    }
+  }
+  let upstream: Upstream;
+  if (command.length > 0) {
+    if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
+    upstream = { command: { command: command[0]!, args: command.slice(1), env, stderr: 'inherit', shutdownGraceMs: 1000, ...(values.cwd ? { cwd: values.cwd } : {}) } };
+  } else if (positionals.length === 1) {
+    let url: URL;
+    try {
+      url = new URL(positionals[0]!);
+    } catch {
+      return usage(`not a URL: ${positionals[0]} (a command goes after --)`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return usage(`the URL must be http or https, not ${url.protocol}`);
+    upstream = { url: url.href, headers };
+  } else if (positionals.length > 1) {
+    return usage(`one URL only (a command and its arguments go after --): ${positionals.join(' ')}`);
+  } else {
+    return usage(`name the server (<url> or -- <command> [args…])\n\nUsage:\n${CONNECT_USAGE}`);
+  }
+
+  const say = (text: string) => values.quiet || process.stderr.write(`mcp-dual-era connect: ${text}\n`);
+  const trace = values.verbose ? stderrTrace() : undefined;
+  const bridge = new Connection(upstream, {
+    say,
+    ...(trace ? { trace } : {}),
+    ...(hostEra !== 'auto' ? { hostEra } : {}),
+    ...(serverEra !== 'auto' ? { serverEra } : {}),
+    ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    roots,
+  });
+  return bridge.run(io.input ?? process.stdin, io.output ?? process.stdout);
+}
+
+interface ConnectionOptions {
+  readonly say: (text: string) => void;
+  readonly trace?: Trace;
+  readonly hostEra?: Era;
+  readonly serverEra?: Era;
+  readonly timeoutMs?: number;
+  /** After the host's input ends, how long its requests in flight may still take (default 30 s). */
+  readonly graceMs?: number;
+  /** For a modern host and a legacy server: the roots the server gets when it asks outside any call. */
+  readonly roots: ReadonlyArray<{ uri: string }>;
+}
+
+/** One host on our stdio, one upstream, the transport between them chosen by the host's era. */
+class Connection {
+  readonly #upstream: Upstream;
+  readonly #options: ConnectionOptions;
+  #transport: Transport | undefined;
+  #opening: Promise<Transport | undefined> | undefined;
+  #write: ((message: unknown) => void) | undefined;
+  #finished = false;
+  #stopping = false;
+  #finish!: (code: number) => void;
+  /** Requests from the host still waiting for their answer (answered with an error if the upstream goes). */
+  readonly #pending = new Set<string | number>();
+  /** Of those, the `subscriptions/listen` streams: open until cancelled, so nothing to wait for at the end. */
+  readonly #streams = new Set<string | number>();
+
+  constructor(upstream: Upstream, options: ConnectionOptions) {
+    this.#upstream = upstream;
+    this.#options = options;
+  }
+
+  run(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<number> {
+    const batched = turnBatcher(output as unknown as Parameters<typeof turnBatcher>[0]);
+    this.#write = (message) => {
+      if (this.#finished) return;
+      const m = message as Record<string, unknown>;
+      if ((m['result'] !== undefined || m['error'] !== undefined) && (typeof m['id'] === 'string' || typeof m['id'] === 'number')) {
+        this.#pending.delete(m['id']);
+        this.#streams.delete(m['id']);
+      }
+      this.#options.trace?.('us', 'host', message);
+      batched(frame(message));
+    };
+    const done = new Promise<number>((resolve) => (this.#finish = resolve));
+    let queue = Promise.resolve();
+    const framer = new LineFramer((line) => {
+      queue = queue.then(() => this.#fromHost(line));
+    });
+    input.on('data', (chunk: Buffer) => framer.push(chunk));
+    input.on('end', () => {
+      framer.end();
+      // The host is done sending: what it still waits for may arrive, for a while; then we stop.
+      void queue.then(() => this.#drained(this.#options.graceMs ?? 30_000)).then(() => this.#stop(0));
+    });
+    const onSignal = () => void this.#stop(0);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    return done.finally(() => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    });
+  }
+
+  async #fromHost(line: string): Promise<void> {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.#options.trace?.('host', 'us', `(not JSON) ${line.slice(0, 200)}`);
+      this.#write!(errorResponse(null, parseError('the line is not JSON')));
+      return;
+    }
+    this.#options.trace?.('host', 'us', message);
+    for (const m of Array.isArray(message) ? message : [message]) {
+      if (typeof m !== 'object' || m === null) continue;
+      const { id, method, params } = m as Record<string, unknown>;
+      if (typeof method !== 'string') continue;
+      if (typeof id === 'string' || typeof id === 'number') {
+        this.#pending.add(id);
+        if (method === 'subscriptions/listen') this.#streams.add(id);
+      }
+      // A cancelled request gets no answer: nothing to wait for.
+      else if (method === 'notifications/cancelled' && typeof params === 'object' && params !== null) {
+        const cancelled = (params as { requestId?: string | number }).requestId!;
+        this.#pending.delete(cancelled);
+        this.#streams.delete(cancelled);
+      }
+    }
+    const transport = this.#transport ?? (await (this.#opening ??= this.#open(message)));
+    if (!transport) return;
+    // Sent in order, not awaited: a transport may take its time over a request (a call through a
+    // legacy server), and the host's next message must not wait for it.
+    transport.send(message as JsonRpcMessage).catch((e: unknown) => this.#failPending(`the server cannot be reached: ${e instanceof Error ? e.message : String(e)}`));
+  }
+
+  /** Chooses and starts the transport for the host's era, judged from its first message. */
+  async #open(first: unknown): Promise<Transport | undefined> {
+    const claimed = claimedEra(Array.isArray(first) ? first[0] : first);
+    const era: Era = this.#options.hostEra ?? (claimed === 'modern' ? 'modern' : 'legacy');
+    const trace = this.#options.trace;
+    const upstream = this.#upstream;
+    const side = era === 'legacy' ? 'modern or legacy server' : 'server';
+    let transport: Transport;
+    if (era === 'legacy') {
+      if ('url' in upstream) {
+        transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
+      } else {
+        transport = wrapLegacyClient(new StdioChildTransport(this.#withTrace(upstream.command)));
+      }
+    } else {
+      const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) } : this.#withTrace(upstream.command);
+      const modern = wrapModernClient(target, {
+        ...(this.#options.serverEra ? { pin: this.#options.serverEra } : {}),
+        ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
+        cache: false,
+        legacy: { roots: this.#options.roots },
+      });
+      modern.events.on('verdict', (e) => this.#options.say(`the server speaks the ${e.verdict.era} era${e.verdict.era === 'modern' ? ` (${e.verdict.version}): messages pass unchanged` : ': messages are translated'}`));
+      transport = modern;
+    }
+    transport.onmessage = (message) => this.#write!(message);
+    transport.onerror = (e) => this.#options.say(e.message);
+    transport.onclose = () => {
+      if (this.#finished) return;
+      this.#failPending('the server closed the connection');
+      this.#options.say('the server closed the connection');
+      void this.#stop(1);
+    };
+    const where = 'url' in upstream ? upstream.url : [upstream.command.command, ...(upstream.command.args ?? [])].join(' ');
+    try {
+      await transport.start();
+    } catch (e) {
+      const why = e instanceof Error ? e.message : String(e);
+      this.#options.say(`cannot reach ${where}: ${why}`);
+      this.#failPending(`mcp-dual-era connect cannot reach ${where}: ${why}`);
+      void this.#stop(1);
+      return undefined;
+    }
+    this.#options.say(`${era} host ⇄ ${side} at ${where}`);
+    this.#transport = transport;
+    return transport;
+  }
+
+  #withTrace(options: StdioChildOptions): StdioChildOptions {
+    const trace = this.#options.trace;
+    if (!trace) return options;
+    return { ...options, trace: (direction, message) => (direction === 'sent' ? trace('us', 'server', message) : trace('server', 'us', message)) };
+  }
+
+  /** Resolves when no request of the host waits for an answer, or after `ms`. */
+  #drained(ms: number): Promise<void> {
+    const idle = () => this.#finished || [...this.#pending].every((id) => this.#streams.has(id));
+    if (idle()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const started = Date.now();
+      const check = setInterval(() => {
+        if (idle() || Date.now() - started >= ms) {
+          clearInterval(check);
+          resolve();
+        }
+      }, 20);
+    });
+  }
+
+  /** Every request still waiting gets an error: the host never waits for an answer that cannot come. */
+  #failPending(why: string): void {
+    for (const id of [...this.#pending]) this.#write!(errorResponse(id, internalError(why)));
+    this.#pending.clear();
+  }
+
+  async #stop(code: number): Promise<void> {
+    if (this.#finished || this.#stopping) return;
+    this.#stopping = true;
+    // The shutdown waits on timers that do not keep a process alive (grace periods before SIGTERM):
+    // this one does, until every server process is gone.
+    const alive = setInterval(() => {}, 1000);
+    const transport = this.#transport ?? (this.#opening ? await this.#opening : undefined);
+    if (transport) {
+      transport.onclose = undefined;
+      await transport.close().catch(() => {});
+    }
+    clearInterval(alive);
+    this.#failPending('the bridge is shutting down');
+    this.#finished = true;
+    this.#finish(code);
+  }
+}

@@ -1,0 +1,19 @@
+/** The usage text of `mcp-dual-era connect`, apart so `--help` loads nothing else. */
+export const CONNECT_USAGE = `  mcp-dual-era connect [options] <url>                   bridge a stdio host to an HTTP server
+  mcp-dual-era connect [options] -- <command> [args…]    bridge a stdio host to a stdio server
+
+  Whatever era the host speaks on our stdin and whatever era the server speaks, the two work
+  together (legacy host → modern-only server, modern host → legacy server, same era relayed).
+
+Connect options:
+  --header 'Name: value'  an HTTP header on every upstream request (repeatable; e.g. Authorization)
+  --host-era <era>        legacy, modern or auto (default: from the host's first request)
+  --server-era <era>      modern, legacy or auto (default: probe the server; modern hosts only)
+  --timeout <ms>          how long the probe waits for an answer (default 3000)
+  --cwd <dir>             working directory of the command
+  --env KEY=VALUE         environment of the command (repeatable)
+  --roots <uri>           modern host, legacy server: a root for the server's roots/list outside
+                          any call (repeatable; a modern host cannot be asked then)
+  --verbose               every message on both sides, in both eras, on stderr
+  --quiet                 nothing on stderr but errors
+`;
