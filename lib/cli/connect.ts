@@ -88,7 +88,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   let upstream: Upstream;
   if (command.length > 0) {
     if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
-    upstream = { command: { command: command[0]!, args: command.slice(1), env, stderr: 'inherit', shutdownGraceMs: 1000, ...(values.cwd ? { cwd: values.cwd } : {}) } };
+    upstream = { command: { command: command[0]!, args: command.slice(1), env, stderr: 'inherit', shutdownGraceMs: 300, ...(values.cwd ? { cwd: values.cwd } : {}) } };
   } else if (positionals.length === 1) {
     let url: URL;
     try {
@@ -172,7 +172,11 @@ class Connection {
       // The host is done sending: what it still waits for may arrive, for a while; then we stop.
       void queue.then(() => this.#drained(this.#options.graceMs ?? 30_000)).then(() => this.#stop(0));
     });
-    const onSignal = () => void this.#stop(0);
+    const onSignal = () => {
+      void this.#stop(0);
+      // A host that signals will not wait long: past this, leave at once (our children are stopped on exit).
+      setTimeout(() => process.exit(0), 1500).unref();
+    };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
     return done.finally(() => {

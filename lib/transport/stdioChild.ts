@@ -25,6 +25,20 @@ export interface StdioChildOptions {
   readonly trace?: (direction: 'sent' | 'received', message: unknown) => void;
 }
 
+/** Children still running, stopped when this process exits however it exits short of SIGKILL. */
+const live = new Set<ChildProcess>();
+let reaping = false;
+
+function track(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (reaping) return;
+  reaping = true;
+  process.once('exit', () => {
+    for (const running of live) running.kill('SIGTERM');
+  });
+}
+
 /** A `Transport` over a spawned process's stdin/stdout. */
 export class StdioChildTransport implements Transport {
   onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
@@ -75,6 +89,7 @@ export class StdioChildTransport implements Transport {
     const stderr = typeof o.stderr === 'function' ? 'pipe' : (o.stderr ?? 'inherit');
     const child = spawn(o.command, [...(o.args ?? [])], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', stderr], windowsHide: true });
     this.#child = child;
+    track(child);
     const framer = new LineFramer((line) => this.#line(line));
     child.stdout!.on('data', (chunk: Buffer) => framer.push(chunk));
     child.stdout!.on('end', () => framer.end());
