@@ -20,9 +20,8 @@ export const WRAPPED_STDIO = {
   cwd: ROOT,
 };
 
-/** The modern fixture on a loopback port. */
-export async function startModernHttp(): Promise<{ url: string; close(): Promise<void> }> {
-  const handler = createModernHandler();
+/** The modern fixture (or another handler) on a loopback port. */
+export async function startModernHttp(handler: { fetch(request: Request): Promise<Response>; close(): Promise<void> } = createModernHandler()): Promise<{ url: string; close(): Promise<void> }> {
   const server = await serveNodeHttp(handler, { port: 0 });
   return {
     url: `${server.origin}/mcp`,

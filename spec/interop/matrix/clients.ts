@@ -65,6 +65,16 @@ function textOf(answer: object): string {
   return text;
 }
 
+function promptText(prompt: { messages: ReadonlyArray<{ content: unknown }> }): string {
+  const content = prompt.messages[0]?.content as { type?: string; text?: string } | undefined;
+  return content?.type === 'text' ? String(content.text) : JSON.stringify(content);
+}
+
+function resourceText(read: { contents: readonly object[] }): string {
+  const first = read.contents[0];
+  return first && 'text' in first ? String(first.text) : JSON.stringify(first);
+}
+
 /** Progress the SDK read after the call was answered is reported through `onerror` as an unknown token. */
 function lateProgress(error: Error): number | undefined {
   const match = /unknown token: (\{.*\})$/s.exec(error.message);
@@ -72,19 +82,55 @@ function lateProgress(error: Error): number | undefined {
 }
 
 /**
- * Where progress goes: the call that asked for it (the script runs one such call at a time), also
- * for notifications the SDK read only after the answer.
+ * What a client records and the handlers it answers with, the same for both SDKs: its input
+ * requests, logs, resource updates, and progress for the call that asked for it (the script runs
+ * one such call at a time), also progress the SDK read only after the answer.
  */
-function progressSink(): { set(sink: ((progress: number) => void) | undefined): void; handler: (p: { progress: number }) => void; onerror: (error: Error) => void } {
-  let current: ((progress: number) => void) | undefined;
+function recorder() {
+  const asked: string[] = [];
+  const logs: Array<{ level: string; data: unknown }> = [];
+  const updates: string[] = [];
+  let progressTo: ((progress: number) => void) | undefined;
   return {
-    set: (sink) => void (current = sink),
-    handler: (p) => current?.(p.progress),
-    onerror: (error) => {
+    asked,
+    logs,
+    updates,
+    elicit: async (request: { params: { message: string } }) => {
+      asked.push(`elicitation: ${request.params.message}`);
+      return { action: 'accept' as const, content: { name: NAME } };
+    },
+    sample: async () => {
+      asked.push('sampling');
+      return { model: 'matrix-model', role: 'assistant' as const, content: { type: 'text' as const, text: MODEL_ANSWER } };
+    },
+    roots: async () => {
+      asked.push('roots');
+      return { roots: ROOTS };
+    },
+    log: (n: { params: { level: string; data?: unknown } }) => void logs.push({ level: n.params.level, data: n.params.data }),
+    updated: (n: { params: { uri: string } }) => void updates.push(n.params.uri),
+    onerror: (error: Error) => {
       const late = lateProgress(error);
-      if (late !== undefined) current?.(late);
+      if (late !== undefined) progressTo?.(late);
+    },
+    /** The SDK request options of a call, its progress routed here. */
+    callOptions(options: CallOptions) {
+      progressTo = options.onprogress;
+      return { ...(options.signal ? { signal: options.signal } : {}), ...(options.onprogress ? { onprogress: (p: { progress: number }) => progressTo?.(p.progress) } : {}), timeout: 60_000 };
     },
   };
+}
+
+/** The transport for `link`: the client SDK's own stdio or HTTP transport, or the one made for it. */
+function open(link: Link, environment: Record<string, string>, stdio: (params: { command: string; args: string[]; cwd: string; env: Record<string, string>; stderr: 'ignore' }) => object, http: (url: URL) => object): object {
+  if (link.kind === 'stdio') return stdio({ command: link.command, args: [...link.args], cwd: link.cwd, env: { ...environment, ...link.env }, stderr: 'ignore' });
+  return link.kind === 'http' ? http(new URL(link.url)) : link.make();
+}
+
+/** What every driver says about its connection, read once it is open. */
+function connection(version: string | undefined, client: { getServerVersion(): { name: string; version: string } | undefined; getServerCapabilities(): object | undefined }, r: ReturnType<typeof recorder>) {
+  const info = client.getServerVersion();
+  return { version, serverInfo: info && { name: info.name, version: info.version }, serverCapabilities: client.getServerCapabilities() as Record<string, unknown> | undefined, asked: r.asked, logs: r.logs, updates: r.updates };
 }
 
 /** The v2 SDK client: modern-only (pinned) or dual-era (`auto`). */
@@ -93,81 +139,33 @@ async function v2Driver(era: 'modern' | 'dual', link: Link): Promise<Driver> {
     { name: `v2-${era}-client`, version: '2.4.0' },
     { versionNegotiation: { mode: era === 'modern' ? { pin: '2026-07-28' } : 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
   );
-  const asked: string[] = [];
-  const logs: Array<{ level: string; data: unknown }> = [];
-  const updates: string[] = [];
-  const progress = progressSink();
-  client.setRequestHandler('elicitation/create', async (request) => {
-    asked.push(`elicitation: ${request.params.message}`);
-    return { action: 'accept', content: { name: NAME } };
-  });
-  client.setRequestHandler('sampling/createMessage', async () => {
-    asked.push('sampling');
-    return { model: 'matrix-model', role: 'assistant', content: { type: 'text', text: MODEL_ANSWER } };
-  });
-  client.setRequestHandler('roots/list', async () => {
-    asked.push('roots');
-    return { roots: ROOTS };
-  });
-  client.setNotificationHandler('notifications/message', (n) => void logs.push({ level: n.params.level, data: n.params.data }));
-  client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push(n.params.uri));
-  client.onerror = progress.onerror;
-  const transport =
-    link.kind === 'stdio'
-      ? new V2Stdio({ command: link.command, args: [...link.args], cwd: link.cwd, env: { ...v2Environment(), ...link.env }, stderr: 'ignore' })
-      : link.kind === 'http'
-        ? new V2Http(new URL(link.url))
-        : link.make();
+  const r = recorder();
+  client.setRequestHandler('elicitation/create', r.elicit);
+  client.setRequestHandler('sampling/createMessage', r.sample);
+  client.setRequestHandler('roots/list', r.roots);
+  client.setNotificationHandler('notifications/message', r.log);
+  client.setNotificationHandler('notifications/resources/updated', r.updated);
+  client.onerror = r.onerror;
+  const transport = open(link, v2Environment(), (p) => new V2Stdio(p), (url) => new V2Http(url));
   // (The cast bridges this repository's exactOptionalPropertyTypes and the SDK's message typings.)
   await client.connect(transport as never, { timeout: CONNECT_TIMEOUT_MS });
-  const modern = () => client.getProtocolEra() === 'modern';
+  const modern = client.getProtocolEra() === 'modern';
   let level: Level | undefined;
-  const meta = () => (modern() && level ? { _meta: { [LOG_LEVEL_META_KEY]: level } } : {});
+  const meta = () => (modern && level ? { _meta: { [LOG_LEVEL_META_KEY]: level } } : {});
   return {
-    get version() {
-      return client.getNegotiatedProtocolVersion();
-    },
-    get serverInfo() {
-      const info = client.getServerVersion();
-      return info ? { name: info.name, version: info.version } : undefined;
-    },
-    get serverCapabilities() {
-      return client.getServerCapabilities();
-    },
-    asked,
-    logs,
-    updates,
+    ...connection(client.getNegotiatedProtocolVersion(), client, r),
     listTools: async () => (await client.listTools(meta())).tools.map((t) => t.name),
-    async call(name, args = {}, options = {}) {
-      progress.set(options.onprogress);
-      const result = await client.callTool(
-        { name, arguments: args, ...meta() },
-        {
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.onprogress ? { onprogress: progress.handler } : {}),
-          timeout: 60_000,
-        },
-      );
-      return textOf(result);
-    },
+    call: async (name, args = {}, options = {}) => textOf(await client.callTool({ name, arguments: args, ...meta() }, r.callOptions(options))),
     listPrompts: async () => (await client.listPrompts(meta())).prompts.map((p) => p.name),
-    async getPrompt(name, args) {
-      const prompt = await client.getPrompt({ name, arguments: args, ...meta() });
-      const content = prompt.messages[0]?.content;
-      return content && content.type === 'text' ? content.text : JSON.stringify(content);
-    },
-    listResources: async () => (await client.listResources(meta())).resources.map((r) => r.uri),
-    async readResource(uri) {
-      const read = await client.readResource({ uri, ...meta() });
-      const first = read.contents[0];
-      return first && 'text' in first ? String(first.text) : JSON.stringify(first);
-    },
+    getPrompt: async (name, args) => promptText(await client.getPrompt({ name, arguments: args, ...meta() })),
+    listResources: async () => (await client.listResources(meta())).resources.map((x) => x.uri),
+    readResource: async (uri) => resourceText(await client.readResource({ uri, ...meta() })),
     async setLogLevel(next) {
-      if (modern()) level = next;
+      if (modern) level = next;
       else await client.setLoggingLevel(next);
     },
     async subscribe(uri) {
-      if (!modern()) {
+      if (!modern) {
         await client.subscribeResource({ uri });
         return async () => void (await client.unsubscribeResource({ uri }));
       }
@@ -182,81 +180,37 @@ async function v2Driver(era: 'modern' | 'dual', link: Link): Promise<Driver> {
 /** The v1 SDK client 1.32.2: legacy only. */
 async function v1Driver(link: Link): Promise<Driver> {
   const client = new V1Client({ name: 'v1-legacy-client', version: '1.32.2' }, { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } });
-  const asked: string[] = [];
-  const logs: Array<{ level: string; data: unknown }> = [];
-  const updates: string[] = [];
-  const progress = progressSink();
-  client.setRequestHandler(ElicitRequestSchema, async (request) => {
-    asked.push(`elicitation: ${request.params.message}`);
-    return { action: 'accept', content: { name: NAME } };
-  });
-  client.setRequestHandler(CreateMessageRequestSchema, async () => {
-    asked.push('sampling');
-    return { role: 'assistant', content: { type: 'text', text: MODEL_ANSWER }, model: 'matrix-model' };
-  });
-  client.setRequestHandler(ListRootsRequestSchema, async () => {
-    asked.push('roots');
-    return { roots: ROOTS };
-  });
-  client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push({ level: n.params.level, data: n.params.data }));
-  client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => void updates.push(n.params.uri));
-  client.onerror = progress.onerror;
-  const transport =
-    link.kind === 'stdio'
-      ? new V1Stdio({ command: link.command, args: [...link.args], cwd: link.cwd, env: { ...v1Environment(), ...link.env }, stderr: 'ignore' })
-      : link.kind === 'http'
-        ? new V1Http(new URL(link.url))
-        : link.make();
+  const r = recorder();
+  client.setRequestHandler(ElicitRequestSchema, r.elicit);
+  client.setRequestHandler(CreateMessageRequestSchema, r.sample);
+  client.setRequestHandler(ListRootsRequestSchema, r.roots);
+  client.setNotificationHandler(LoggingMessageNotificationSchema, r.log);
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, r.updated);
+  client.onerror = r.onerror;
+  const transport = open(link, v1Environment(), (p) => new V1Stdio(p), (url) => new V1Http(url));
   // The v1 client keeps the negotiated version to itself: read it off the initialize answer.
   let negotiated: string | undefined;
-  const start = transport.start.bind(transport);
-  transport.start = () => {
-    const deliver = transport.onmessage;
-    transport.onmessage = (message: any, extra?: any) => {
-      if (negotiated === undefined && typeof message?.result?.protocolVersion === 'string') negotiated = message.result.protocolVersion;
+  const tapped = transport as { start(): Promise<void>; onmessage?: ((message: unknown, extra?: unknown) => void) | undefined };
+  const start = tapped.start.bind(tapped);
+  tapped.start = () => {
+    const deliver = tapped.onmessage;
+    tapped.onmessage = (message, extra) => {
+      const version = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+      if (negotiated === undefined && typeof version === 'string') negotiated = version;
       deliver?.(message, extra);
     };
     return start();
   };
   await client.connect(transport as never, { timeout: CONNECT_TIMEOUT_MS });
   return {
-    get version() {
-      return negotiated;
-    },
-    get serverInfo() {
-      const info = client.getServerVersion();
-      return info ? { name: info.name, version: info.version } : undefined;
-    },
-    get serverCapabilities() {
-      return client.getServerCapabilities();
-    },
-    asked,
-    logs,
-    updates,
+    ...connection(negotiated, client, r),
     listTools: async () => (await client.listTools()).tools.map((t) => t.name),
-    async call(name, args = {}, options = {}) {
-      progress.set(options.onprogress);
-      const result = await client.callTool({ name, arguments: args }, undefined, {
-        ...(options.signal ? { signal: options.signal } : {}),
-        ...(options.onprogress ? { onprogress: progress.handler } : {}),
-        timeout: 60_000,
-      });
-      return textOf(result);
-    },
+    call: async (name, args = {}, options = {}) => textOf(await client.callTool({ name, arguments: args }, undefined, r.callOptions(options))),
     listPrompts: async () => (await client.listPrompts()).prompts.map((p) => p.name),
-    async getPrompt(name, args) {
-      const prompt = await client.getPrompt({ name, arguments: args });
-      const content = prompt.messages[0]?.content;
-      return content && content.type === 'text' ? content.text : JSON.stringify(content);
-    },
-    listResources: async () => (await client.listResources()).resources.map((r) => r.uri),
-    async readResource(uri) {
-      const first = (await client.readResource({ uri })).contents[0];
-      return first && 'text' in first ? String(first.text) : JSON.stringify(first);
-    },
-    async setLogLevel(level) {
-      await client.setLoggingLevel(level);
-    },
+    getPrompt: async (name, args) => promptText(await client.getPrompt({ name, arguments: args })),
+    listResources: async () => (await client.listResources()).resources.map((x) => x.uri),
+    readResource: async (uri) => resourceText(await client.readResource({ uri })),
+    setLogLevel: async (level) => void (await client.setLoggingLevel(level)),
     async subscribe(uri) {
       await client.subscribeResource({ uri });
       return async () => void (await client.unsubscribeResource({ uri }));

@@ -8,8 +8,8 @@ import { resolve } from 'node:path';
 import { createDualEraHandler, createStatelessDualEraHandler, DUAL_ERA_INFO } from '../../../fixtures/servers/dualEraHttp.ts';
 import { startLegacyHttp } from '../../../fixtures/servers/legacyHttp.ts';
 import { createModernHandler } from '../../../fixtures/servers/modernHttp.ts';
-import { serveNodeHttp } from '../../../lib/transport/nodeHttp.ts';
 import { MARKER, ROOT } from '../../helpers/everything.ts';
+import { startModernHttp } from '../../helpers/modernFixture.ts';
 
 export type ServerEra = 'modern' | 'dual' | 'legacy';
 export type TransportKind = 'stdio' | 'http';
@@ -40,17 +40,6 @@ export function fixtureCommand(era: ServerEra, marker: string): Command {
   return { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, file!), ...rest], cwd: ROOT, env: { [MARKER]: marker } };
 }
 
-async function listen(handler: { fetch(request: Request): Promise<Response>; close(): Promise<void> }): Promise<{ url: string; close(): Promise<void> }> {
-  const server = await serveNodeHttp(handler, { port: 0 });
-  return {
-    url: `${server.origin}/mcp`,
-    async close() {
-      await handler.close();
-      await server.close();
-    },
-  };
-}
-
 /**
  * Starts (HTTP) or describes (stdio) the fixture of `era`. The dual-era server over HTTP serves
  * legacy clients sessionfully, or with `stateless` on `createMcpHandler`'s default legacy leg.
@@ -59,6 +48,6 @@ export async function startServer(era: ServerEra, transport: TransportKind, mark
   const name = SERVER_NAMES[era];
   if (transport === 'stdio') return { era, name, transport, command: fixtureCommand(era, marker), close: async () => {} };
   const running =
-    era === 'legacy' ? await startLegacyHttp() : await listen(era === 'modern' ? createModernHandler() : stateless ? createStatelessDualEraHandler() : createDualEraHandler());
+    era === 'legacy' ? await startLegacyHttp() : await startModernHttp(era === 'modern' ? createModernHandler() : stateless ? createStatelessDualEraHandler() : createDualEraHandler());
   return { era, name, transport, url: running.url, close: running.close };
 }
