@@ -28,9 +28,8 @@ export function connectCommand(args: readonly string[]): { command: string; args
 /** `mcp-dual-era connect -- <the modern fixture>`. */
 export const CONNECT_STDIO = connectCommand(['--', process.execPath, '--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')]);
 
-/** The modern fixture on a loopback port. */
-export async function startModernHttp(): Promise<{ url: string; close(): Promise<void> }> {
-  const handler = createModernHandler();
+/** The modern fixture (or another handler) on a loopback port. */
+export async function startModernHttp(handler: { fetch(request: Request): Promise<Response>; close(): Promise<void> } = createModernHandler()): Promise<{ url: string; close(): Promise<void> }> {
   const server = await serveNodeHttp(handler, { port: 0 });
   return {
     url: `${server.origin}/mcp`,
