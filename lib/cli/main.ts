@@ -2,12 +2,13 @@
 /**
  * The `mcp-dual-era` command: `serve` fronts a legacy server for modern and legacy clients;
  * `probe` tells which era a server speaks; `explain` shows a recorded exchange in the other era;
- * `--version` and `--help`.
+ * `migrate` moves SDK v1 code onto both eras; `--version` and `--help`.
  * Exit codes: 0 done, 1 a runtime failure (the upstream could not be started or reached), 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
 import { explain, EXPLAIN_USAGE } from './explain.ts';
+import { MIGRATE_USAGE } from './migrateUsage.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 import { serve, SERVE_USAGE } from './serve.ts';
 
@@ -22,6 +23,7 @@ Makes the two eras of the Model Context Protocol work together.
 ${SERVE_USAGE}
 ${PROBE_USAGE}
 ${EXPLAIN_USAGE}
+${MIGRATE_USAGE}
   ${pkg.name} --version   print the version
   ${pkg.name} --help      print this help
 `;
@@ -31,6 +33,8 @@ const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   explain,
   // Loaded when used: it brings the client side, which serve does not need at startup.
   probe: async (argv) => (await import('./probe.ts')).probeCommand(argv),
+  // Loaded when used: it brings the TypeScript compiler.
+  migrate: async (argv) => (await import('./migrate.ts')).migrateCommand(argv),
 };
 
 const args = process.argv.slice(2);

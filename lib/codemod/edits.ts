@@ -68,8 +68,8 @@ export function newlineOf(text: string): string {
 }
 
 /**
- * The range that removes a statement with its whole lines: from the start of the line of its
- * first leading comment (comments directly above it belong to it) to the end of its last line.
+ * The whole lines of a statement: from the start of the line of its first leading comment
+ * (comments directly above it belong to it) to the end of its last line.
  */
 export function statementLines(sf: ts.SourceFile, node: ts.Node): { start: number; end: number } {
   const text = sf.text;
@@ -83,9 +83,27 @@ export function statementLines(sf: ts.SourceFile, node: ts.Node): { start: numbe
     first = c.pos;
   }
   const start = lineStart(text, first);
-  const before = text.slice(start, first);
-  const end = lineEnd(text, node.getEnd());
-  return { start: /^[ \t]*$/.test(before) ? start : first, end };
+  return { start: /^[ \t]*$/.test(text.slice(start, first)) ? start : first, end: lineEnd(text, node.getEnd()) };
+}
+
+/**
+ * Edits that remove statements with their whole lines. Statements next to each other go as one
+ * block, and a block between two blank lines takes one of them along.
+ */
+export function removeStatements(sf: ts.SourceFile, nodes: readonly ts.Node[]): Edit[] {
+  const text = sf.text;
+  const ranges = nodes.map((n) => statementLines(sf, n)).sort((a, b) => a.start - b.start);
+  const merged: Array<{ start: number; end: number }> = [];
+  for (const r of ranges) {
+    const last = merged[merged.length - 1];
+    if (last && r.start <= last.end) last.end = Math.max(last.end, r.end);
+    else merged.push({ ...r });
+  }
+  const blank = (from: number) => from < text.length && /^[ \t]*\r?$/.test(text.slice(from, lineEnd(text, from)).replace(/\n$/, ''));
+  return merged.map(({ start, end }) => {
+    const surrounded = blank(end) && (start === 0 || blank(lineStart(text, start - 1)));
+    return { start, end: surrounded ? lineEnd(text, end) : end, text: '' };
+  });
 }
 
 /** The comment lines directly above a node (their text), for finding markers already in place. */

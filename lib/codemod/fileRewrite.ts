@@ -4,7 +4,7 @@
  * declaration an identifier has, where a name is used, which statement holds a node.
  */
 import ts from 'typescript';
-import { commentsAbove, indentAt, lineStart, newlineOf, type Edit } from './edits.ts';
+import { commentsAbove, indentAt, lineStart, newlineOf, removeStatements, type Edit } from './edits.ts';
 import { carriesMarker, markerComment, type MarkerCode } from './markers.ts';
 import { importsOf, lineOf, type ImportedName, type SourceModel } from './source.ts';
 
@@ -46,6 +46,11 @@ export class FileRewrite {
 
   replace(node: ts.Node, text: string): void {
     this.edit(node.getStart(this.sf), node.getEnd(), text);
+  }
+
+  /** Removes statements with their whole lines (see `removeStatements`). */
+  remove(statements: readonly ts.Node[]): void {
+    this.edits.push(...removeStatements(this.sf, statements));
   }
 
   rewrote(node: ts.Node, what: string): void {

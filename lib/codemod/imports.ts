@@ -4,7 +4,7 @@
  * semicolon style; imports the rewrite left unused are removed. Edits only, on a parsed text.
  */
 import ts from 'typescript';
-import { lineEnd, lineStart, newlineOf, quoteOf, statementLines, type Edit } from './edits.ts';
+import { lineEnd, lineStart, newlineOf, quoteOf, removeStatements, type Edit } from './edits.ts';
 import type { NeededImport } from './fileRewrite.ts';
 import { isRequireCall } from './source.ts';
 
@@ -98,7 +98,8 @@ export function addImports(sf: ts.SourceFile, needs: ReadonlyMap<string, Readonl
       const b = s.importClause?.namedBindings;
       if (b && ts.isNamedImports(b)) for (const e of b.elements) have.add(e.name.text);
     }
-    const add = wanted.filter((n) => !have.has(n.name)).map((n) => (n.type ? `type ${n.name}` : n.name));
+    const fresh = wanted.filter((n) => !have.has(n.name));
+    const add = [...fresh.filter((n) => !n.type).map((n) => n.name), ...fresh.filter((n) => n.type).map((n) => `type ${n.name}`)];
     if (add.length === 0) continue;
     if (existing) {
       const named = existing.importClause!.namedBindings as ts.NamedImports;
@@ -134,12 +135,12 @@ export function removeUnusedImports(sf: ts.SourceFile, checker: ts.TypeChecker, 
     return found;
   };
   const edits: Edit[] = [];
+  const whole: ts.Statement[] = [];
   const dropList = (statement: ts.Statement, elements: readonly ts.Node[], names: readonly ts.Identifier[]) => {
     const unused = elements.filter((_, i) => candidates.has(names[i]!.text) && !used(names[i]!));
     if (unused.length === 0) return;
     if (unused.length === elements.length) {
-      const { start, end } = statementLines(sf, statement);
-      edits.push({ start, end, text: '' });
+      whole.push(statement);
       return;
     }
     for (const e of unused) {
@@ -163,5 +164,5 @@ export function removeUnusedImports(sf: ts.SourceFile, checker: ts.TypeChecker, 
       dropList(s, elements, elements.map((e) => e.name as ts.Identifier));
     }
   }
-  return edits;
+  return [...edits, ...removeStatements(sf, whole)];
 }

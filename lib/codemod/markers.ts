@@ -45,7 +45,7 @@ export type MarkerCode = keyof typeof MARKERS;
 
 /** The comment line of a marker (without indentation or newline). */
 export function markerComment(code: MarkerCode, detail?: string): string {
-  return `// ${MARKER_TAG} ${code}: ${detail ? `${detail}: ` : ''}${MARKERS[code]}`;
+  return `// ${MARKER_TAG} ${code}: ${MARKERS[code]}${detail ? ` (${detail})` : ''}`;
 }
 
 /** Whether comment text already carries a marker with this code. */

@@ -60,10 +60,10 @@ function sourcesUnder(path: string): string[] {
   try {
     stats = statSync(path);
   } catch (e) {
-    throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
+    throw new Error(`cannot read: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : (e as Error).message}`);
   }
   if (stats.isFile()) return [path];
-  if (!stats.isDirectory()) throw new Error(`cannot read ${path}: not a file or directory`);
+  if (!stats.isDirectory()) throw new Error('cannot read: not a file or directory');
   const out: string[] = [];
   for (const name of readdirSync(path).sort()) {
     if (name === 'node_modules' || name.startsWith('.')) continue;

@@ -76,6 +76,16 @@ function usedTransportImports(f: FileRewrite): Set<string> {
   return out;
 }
 
+/**
+ * The last check before a rewrite is kept: the rewritten text must parse. An error (with the first
+ * syntax error) when it does not, so the file is left as it was.
+ */
+export function checkedRewrite(fileName: string, original: string, rewritten: string): { error?: string } {
+  if (rewritten === original) return {};
+  const errors = syntaxErrors(fileName, rewritten);
+  return errors.length > 0 ? { error: `left unchanged: the rewrite would not parse (${errors[0]})` } : {};
+}
+
 /** Runs the codemod on one file's text. */
 export function migrateSource(text: string, options: MigrateSourceOptions): SourceOutcome {
   const { fileName, mode } = options;
@@ -97,8 +107,8 @@ export function migrateSource(text: string, options: MigrateSourceOptions): Sour
   } catch (e) {
     return unchanged(text, `could not be rewritten (${e instanceof Error ? e.message : String(e)})`);
   }
-  const errors = syntaxErrors(fileName, result);
-  if (errors.length > 0) return unchanged(text, `left unchanged: the rewrite would not parse (${errors[0]})`);
+  const checked = checkedRewrite(fileName, text, result);
+  if (checked.error) return unchanged(text, checked.error);
   const markers = markerLines(result);
   return { text: result, rewrites: f.rewrites, markers, markersAdded: markers.length - markerLines(text).length, imports: [...f.imports.keys()] };
 }

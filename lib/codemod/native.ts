@@ -6,7 +6,7 @@
  * becomes the request's `ctx.mcpReq.log`. What cannot be rewritten safely is marked.
  */
 import ts from 'typescript';
-import { indentAt, indentUnit, lineStart, newlineOf, quoteOf, statementLines } from './edits.ts';
+import { indentAt, indentUnit, lineStart, newlineOf, quoteOf } from './edits.ts';
 import { propertyOf, propertyValue, rootIdentifier, stringValue, walk, within, type FileRewrite } from './fileRewrite.ts';
 import { isPureStatement } from './purity.ts';
 import { importedClass } from './wiring.ts';
@@ -291,8 +291,8 @@ function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler)
   const before = [...body.statements.slice(0, body.statements.indexOf(outer as ts.Statement)), ...(top.block === body ? [] : top.block.statements.slice(0, top.block.statements.indexOf(top.statement)))];
   const effect = before.find((s) => !isPureStatement(s));
   if (effect) {
-    const text = effect.getText(f.sf).split('\n')[0]!.trim();
-    f.mark(push.call, 'side-effects-before-push', `runs first: ${text.length > 50 ? `${text.slice(0, 47)}...` : text}`);
+    const text = effect.getText(f.sf).split('\n')[0]!.trim().replace(/;$/, '');
+    f.mark(push.call, 'side-effects-before-push', `first: ${text.length > 60 ? `${text.slice(0, 57)}...` : text}`);
     return;
   }
   // The request to return: its params must be a literal that does not depend on the push's own statement.
@@ -300,13 +300,13 @@ function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler)
   const params = push.params;
   if (kind === 'roots') builder = 'inputRequired.listRoots()';
   else {
-    const local = params ? [params, ...descendants(params)].some((n) => ts.isIdentifier(n) && ((d) => d !== undefined && within(d, top.statement))(f.declarationOf(n))) : false;
+    const local = params ? [params, ...descendants(params)].some((n) => isReference(n) && ((d) => d !== undefined && within(d, top.statement))(f.declarationOf(n))) : false;
     if (!params || local || (kind === 'elicit' && !ts.isObjectLiteralExpression(params))) {
       f.mark(push.call, 'push-params');
       return;
     }
     const from = indentAt(f.text, params.getStart(f.sf));
-    const to = indentAt(f.text, top.statement.getStart(f.sf)) + indentUnit(f.text);
+    const to = indentAt(f.text, top.statement.getStart(f.sf)) + indentUnit(f.text).repeat(3);
     if (kind === 'sampling') builder = `inputRequired.createMessage(${reindent(params.getText(f.sf), from, to)})`;
     else {
       const literal = params as ts.ObjectLiteralExpression;
@@ -335,21 +335,20 @@ function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler)
   const semi = top.statement.getText(f.sf).trimEnd().endsWith(';') ? ';' : '';
   const quote = quoteOf(f.text);
   const keyLiteral = `${quote}${key}${quote}`;
-  const viewKind = kind === 'elicit' ? 'elicit' : kind;
-  const guard = [
-    `if (inputResponse(${ctx}.mcpReq.inputResponses, ${keyLiteral}).kind !== ${quote}${viewKind}${quote}) {`,
-    `${unit}return inputRequired({ inputRequests: { ${key}: ${builder} } })${semi}`,
-    '}',
-  ].join(`${nl}${indent}`);
+  const ret = builder.includes('\n')
+    ? [`return inputRequired({`, `${unit}inputRequests: {`, `${unit}${unit}${key}: ${builder},`, `${unit}},`, `})${semi}`]
+    : [`return inputRequired({ inputRequests: { ${key}: ${builder} } })${semi}`];
+  const guard = [`if (inputResponse(${ctx}.mcpReq.inputResponses, ${keyLiteral}).kind !== ${quote}${kind === 'elicit' ? 'elicit' : kind}${quote}) {`, ...ret.map((l) => `${unit}${l}`), '}'].join(`${nl}${indent}`);
   const at = lineStart(f.text, top.statement.getStart(f.sf));
   f.edit(at, at, `${indent}${guard}${nl}`);
-  const read = `${ctx}.mcpReq.inputResponses?.[${keyLiteral}]${f.model.typescript ? ` as ${RESULT_TYPE[kind]}` : ''}`;
+  const response = `${ctx}.mcpReq.inputResponses?.[${keyLiteral}]`;
+  // The answer keeps the type the push had: `as` in TypeScript, a JSDoc cast in JavaScript.
+  const read = f.model.typescript ? `${response} as ${RESULT_TYPE[kind]}` : `/** @type {import(${quote}${V2_SERVER}${quote}).${RESULT_TYPE[kind]}} */ (${response})`;
   if (ts.isExpressionStatement(top.statement) && unparen(top.statement.expression) === awaited) {
-    const { start, end } = statementLines(f.sf, top.statement);
-    f.edit(start, end, '');
+    f.remove([top.statement]);
   } else {
     const parent = awaited.parent;
-    const bare = ts.isVariableDeclaration(parent) || ts.isParenthesizedExpression(parent) || ts.isReturnStatement(parent) || (!f.model.typescript && (ts.isCallExpression(parent) || ts.isPropertyAssignment(parent)));
+    const bare = !f.model.typescript || ts.isVariableDeclaration(parent) || ts.isParenthesizedExpression(parent) || ts.isReturnStatement(parent);
     f.replace(awaited, bare ? read : `(${read})`);
   }
   f.need(V2_SERVER, 'inputRequired');
@@ -362,6 +361,15 @@ function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler)
 function unparen(e: ts.Expression | undefined): ts.Expression | undefined {
   while (e && ts.isParenthesizedExpression(e)) e = e.expression;
   return e;
+}
+
+/** An identifier that names a value (not a property name in `a.name` or `{ name: … }`). */
+function isReference(node: ts.Node): node is ts.Identifier {
+  if (!ts.isIdentifier(node)) return false;
+  const p = node.parent;
+  if (ts.isPropertyAccessExpression(p) && p.name === node) return false;
+  if ((ts.isPropertyAssignment(p) || ts.isMethodDeclaration(p) || ts.isPropertySignature(p)) && p.name === node) return false;
+  return true;
 }
 
 function descendants(node: ts.Node): ts.Node[] {

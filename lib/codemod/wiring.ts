@@ -116,10 +116,22 @@ export function findRegistration(f: FileRewrite, fn: ts.FunctionLikeDeclaration)
 /** Names the wiring may call without being anything but wiring. */
 const WIRING_GLOBALS = new Set(['console', 'JSON', 'Object', 'Array', 'String', 'Number', 'Boolean', 'Math', 'Date', 'Promise', 'Error', 'TypeError', 'Map', 'Set', 'URL', 'crypto', 'Buffer']);
 
-/** The handler function of a registration call (its last argument) when it is written inline. */
-export function inlineHandler(call: ts.CallExpression): ts.FunctionLikeDeclaration | undefined {
+/**
+ * The handler function of a registration call (its last argument): written inline, or a function
+ * of this file named there (then also the statement that declares it).
+ */
+export function handlerOf(f: FileRewrite, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; declaration?: ts.Statement } | undefined {
   const last = call.arguments[call.arguments.length - 1];
-  return last && (ts.isArrowFunction(last) || ts.isFunctionExpression(last)) ? last : undefined;
+  if (!last) return undefined;
+  if (ts.isArrowFunction(last) || ts.isFunctionExpression(last)) return { fn: last };
+  if (!ts.isIdentifier(last)) return undefined;
+  const decl = f.declarationOf(last);
+  if (decl && ts.isFunctionDeclaration(decl) && ts.isSourceFile(decl.parent)) return { fn: decl, declaration: decl };
+  if (decl && ts.isVariableDeclaration(decl) && decl.initializer && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) {
+    const statement = decl.parent.parent;
+    if (ts.isVariableStatement(statement) && ts.isSourceFile(statement.parent) && statement.declarationList.declarations.length === 1) return { fn: decl.initializer, declaration: statement };
+  }
+  return undefined;
 }
 
 /**
@@ -147,7 +159,7 @@ export function beyondWiring(f: FileRewrite, fn: ts.FunctionLikeDeclaration, all
     if (ts.isCallExpression(node) || ts.isNewExpression(node) || ts.isTaggedTemplateExpression(node)) {
       const callee = ts.isTaggedTemplateExpression(node) ? node.tag : node.expression;
       const root = rootIdentifier(callee);
-      if (!root || !inside(root)) problem = describe(ts.isTaggedTemplateExpression(node) ? node : callee) + '(…)';
+      if (!root || !inside(root)) problem = `calls ${describe(ts.isTaggedTemplateExpression(node) ? node : callee)}(…)`;
     } else if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
       const root = rootIdentifier(node.left);
       if (!root || !inside(root)) problem = `assigns ${describe(node.left)}`;

@@ -5,6 +5,7 @@
  * its headers and fetch); an HTTP+SSE transport is marked (modern servers have no SSE endpoint).
  */
 import ts from 'typescript';
+import { quoteOf } from './edits.ts';
 import { propertyOf, propertyValue, type FileRewrite } from './fileRewrite.ts';
 import { boundIdentifier, connectCallOf, importedClass } from './wiring.ts';
 
@@ -67,15 +68,17 @@ function transportType(f: FileRewrite): string {
 }
 
 function stdio(f: FileRewrite, node: ts.NewExpression): void {
-  const { connect, wrapped } = usesOf(f, node);
-  if (wrapped) return;
+  const { connect, wrapped: done } = usesOf(f, node);
+  if (done) return;
   if (!connect) {
     f.mark(node, 'client-transport-used');
     return;
   }
   const arg = connect.arguments[0]!;
-  const cast = f.model.typescript ? ` as ${transportType(f)}` : '';
-  f.replace(arg, `wrapLegacyClient(${arg.getText(f.sf)}${cast})`);
+  // The SDK's transport typings and ours spell messages differently: a cast (a JSDoc one in JavaScript).
+  const quote = quoteOf(f.text);
+  const wrapped = f.model.typescript ? `${arg.getText(f.sf)} as ${transportType(f)}` : `/** @type {import(${quote}${ROOT_ENTRY}${quote}).Transport} */ (${arg.getText(f.sf)})`;
+  f.replace(arg, `wrapLegacyClient(${wrapped})`);
   f.need(ROOT_ENTRY, 'wrapLegacyClient');
   f.rewrote(connect, 'client over stdio: client.connect(transport) → client.connect(wrapLegacyClient(transport))');
 }

@@ -6,10 +6,10 @@
  * HTTP+SSE setup keeps its routes and gains a Streamable HTTP endpoint beside them.
  */
 import ts from 'typescript';
-import { indentAt, lineEnd, newlineOf, statementLines } from './edits.ts';
+import { indentAt, lineEnd, newlineOf } from './edits.ts';
 import { enclosingFunction, propertyOf, rootIdentifier, statementOf, stringValue, walk, within, type FileRewrite } from './fileRewrite.ts';
 import { markerComment, type MarkerCode } from './markers.ts';
-import { beyondWiring, boundIdentifier, connectCallOf, findRegistration, inlineHandler, registrationOf, routesAt, serverTransportKind, type Registration, type ServerTransportKind } from './wiring.ts';
+import { beyondWiring, boundIdentifier, connectCallOf, findRegistration, handlerOf, registrationOf, routesAt, serverTransportKind, type Registration, type ServerTransportKind } from './wiring.ts';
 
 export const SERVER_ENTRY = 'mcp-dual-era/server';
 
@@ -44,12 +44,13 @@ export function wrapServers(f: FileRewrite): void {
     if (x) found.push(x);
     else f.mark(node, kind === 'sse' ? 'sse-endpoint' : 'http-not-recognized');
   });
-  const hasStreamable = found.some((x) => x.kind === 'http-node' || x.kind === 'http-web');
+  // A file that serves Streamable HTTP, or already serves a wrap, gets no second endpoint for its SSE routes.
+  const wrapped = [...f.imported.values()].some((i) => i.module === SERVER_ENTRY && i.name === 'wrapLegacyServer');
+  const hasStreamable = wrapped || found.some((x) => x.kind === 'http-node' || x.kind === 'http-web');
   const served = new Set<ts.CallExpression>();
   for (const x of found) {
     if (x.kind === 'stdio') stdio(f, x);
     else if (x.kind !== 'sse') streamable(f, x, served);
-    // A file that also serves Streamable HTTP gets its endpoint there; its SSE routes stay as they are.
     else if (!hasStreamable) sse(f, x, served);
   }
 }
@@ -93,10 +94,7 @@ function dropTransportVariable(f: FileRewrite, transport: ts.Identifier, connect
   const others = f.referencesOf(decl.name).filter((r) => r !== decl.name && !within(r, connect));
   const statement = decl.parent.parent;
   if (others.length > 0) f.mark(others[0]!, 'transport-kept');
-  else if (ts.isVariableStatement(statement) && statement.declarationList.declarations.length === 1) {
-    const { start, end } = statementLines(f.sf, statement);
-    f.edit(start, end, '');
-  }
+  else if (ts.isVariableStatement(statement) && statement.declarationList.declarations.length === 1) f.remove([statement]);
 }
 
 /** Declarations of the identifiers in an expression. */
@@ -267,8 +265,7 @@ function streamable(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): v
     const at = statement.getStart(f.sf);
     f.edit(at, at, `${wrapDecl(path, semi, indentAt(f.text, at))}${nl}${indentAt(f.text, at)}`);
     if (declaration) {
-      const { start, end } = statementLines(f.sf, declaration);
-      f.edit(start, end, '');
+      f.remove([declaration]);
       f.replace(registration.call.arguments[registration.call.arguments.length - 1]!, listener);
     } else f.replace(handler, listener);
     f.rewrote(x.construction, `Streamable HTTP ${map ? 'with sessions' : 'stateless'}: the Node request listener → ${wrapName}.node(req, res)`);
@@ -287,35 +284,40 @@ function streamable(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): v
   const indent = indentAt(f.text, statement.getStart(f.sf));
   const semi = statement.getText(f.sf).trimEnd().endsWith(';') ? ';' : '';
   f.replace(statement, `${wrapDecl(null, semi, indent)}${nl}${indent}${registration.receiver}.all(${first.arguments[0]!.getText(f.sf)}, ${listener})${semi}`);
-  for (const r of group.routes.slice(1)) {
-    const { start, end } = statementLines(f.sf, r.parent);
-    f.edit(start, end, '');
-  }
-  if (declaration) {
-    const { start, end } = statementLines(f.sf, declaration);
-    f.edit(start, end, '');
-  }
+  f.remove([...group.routes.slice(1).map((r) => r.parent), ...(declaration ? [declaration] : []), ...group.handlers]);
   for (const [call, reason] of group.left) f.mark(call, 'handler-not-wiring', reason);
   const methods = group.routes.map((r) => (registrationOf(f, r) as { method: string }).method.toUpperCase()).join(', ');
   f.rewrote(first, `Streamable HTTP ${map ? 'with sessions' : 'stateless'}: ${methods} ${registration.path} → ${registration.receiver}.all('${registration.path}', … ${wrapName}.${web ? 'fetch' : 'node'}(…))`);
 }
 
-/** The routes that make up one MCP endpoint, and those on its path left as they are (with why). */
-function routeGroup(f: FileRewrite, registration: Extract<Registration, { kind: 'route' }>, map: ts.Declaration | undefined): { routes: ts.CallExpression[]; left: Array<[ts.CallExpression, string]> } {
+/**
+ * The routes that make up one MCP endpoint, those on its path left as they are (with why), and the
+ * declarations of named handlers that only these routes used.
+ */
+function routeGroup(f: FileRewrite, registration: Extract<Registration, { kind: 'route' }>, map: ts.Declaration | undefined): { routes: ts.CallExpression[]; left: Array<[ts.CallExpression, string]>; handlers: ts.Statement[] } {
   const routes: ts.CallExpression[] = [];
   const left: Array<[ts.CallExpression, string]> = [];
+  const named = new Set<ts.Statement>();
   for (const call of routesAt(f, registration.receiver, registration.path)) {
     if (call === registration.call) {
       routes.push(call);
       continue;
     }
-    const fn = inlineHandler(call);
-    const problem = fn ? beyondWiring(f, fn, new Set(map ? [map] : [])) : 'its handler is not written inline';
+    const handler = handlerOf(f, call);
+    const problem = handler ? beyondWiring(f, handler.fn, new Set(map ? [map] : [])) : 'its handler is not a function of this file';
     if (problem) left.push([call, problem]);
-    else routes.push(call);
+    else {
+      routes.push(call);
+      if (handler!.declaration) named.add(handler!.declaration);
+    }
   }
   routes.sort((a, b) => a.pos - b.pos);
-  return { routes, left };
+  // A named handler goes with the routes only when nothing else uses it.
+  const handlers = [...named].filter((d) => {
+    const name = ts.isFunctionDeclaration(d) ? d.name! : ((d as ts.VariableStatement).declarationList.declarations[0]!.name as ts.Identifier);
+    return f.referencesOf(name).every((r) => r === name || routes.some((c) => within(r, c)));
+  });
+  return { routes, left, handlers };
 }
 
 /** HTTP+SSE: the SSE routes stay; a Streamable HTTP endpoint served by the wrap is added after them. */
@@ -363,7 +365,7 @@ function sse(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): void {
   ];
   const at = lineEnd(f.text, last.getEnd());
   const lead = at === f.text.length && !f.text.endsWith('\n') ? nl : '';
-  f.edit(at, at, `${lead}${lines.map((l) => `${indent}${l}`).join(nl)}${nl}`);
+  f.edit(at, at, `${lead}${nl}${lines.map((l) => `${indent}${l}`).join(nl)}${nl}`);
   f.rewrote(x.construction, `HTTP+SSE kept; a Streamable HTTP endpoint ${path} served by ${wrapName}.node(req, res) added after it`);
   f.need(SERVER_ENTRY, 'wrapLegacyServer');
 }
