@@ -5,8 +5,6 @@
  */
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { migrate } from '../codemod/migrate.ts';
-import { renderReport, reportJson } from '../codemod/report.ts';
 import { MIGRATE_USAGE } from './migrateUsage.ts';
 
 /** Runs the migrate command; resolves with the exit code. */
@@ -37,6 +35,9 @@ export async function migrateCommand(argv: readonly string[]): Promise<number> {
     process.stderr.write(`mcp-dual-era migrate: name the files or directories to migrate\n\n${MIGRATE_USAGE}`);
     return 2;
   }
+  // The codemod (and the TypeScript compiler) is loaded once the arguments are known to be right.
+  const { migrate } = await import('../codemod/migrate.ts');
+  const { renderReport, reportJson } = await import('../codemod/report.ts');
   const report = migrate({ paths: positionals, mode, write: values.write === true });
   const base = process.cwd();
   process.stdout.write(values.json ? `${JSON.stringify(reportJson(report, base), null, 2)}\n` : renderReport(report, base));

@@ -3,7 +3,8 @@
  * everything it does not touch (formatting, comments, blank lines) stays byte for byte. Also the
  * small layout helpers edits need: line starts, indentation, whole-statement ranges.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 
 /** Replace `[start, end)` with `text` (an insertion when `start === end`). */
 export interface Edit {
@@ -71,7 +72,7 @@ export function newlineOf(text: string): string {
  * The whole lines of a statement: from the start of the line of its first leading comment
  * (comments directly above it belong to it) to the end of its last line.
  */
-export function statementLines(sf: ts.SourceFile, node: ts.Node): { start: number; end: number } {
+export function statementLines(sf: TS.SourceFile, node: TS.Node): { start: number; end: number } {
   const text = sf.text;
   const comments = ts.getLeadingCommentRanges(text, node.getFullStart()) ?? [];
   // Only comments that are directly above (no blank line between them and the statement).
@@ -90,7 +91,7 @@ export function statementLines(sf: ts.SourceFile, node: ts.Node): { start: numbe
  * Edits that remove statements with their whole lines. Statements next to each other go as one
  * block, and a block between two blank lines takes one of them along.
  */
-export function removeStatements(sf: ts.SourceFile, nodes: readonly ts.Node[]): Edit[] {
+export function removeStatements(sf: TS.SourceFile, nodes: readonly TS.Node[]): Edit[] {
   const text = sf.text;
   const ranges = nodes.map((n) => statementLines(sf, n)).sort((a, b) => a.start - b.start);
   const merged: Array<{ start: number; end: number }> = [];
@@ -107,7 +108,7 @@ export function removeStatements(sf: ts.SourceFile, nodes: readonly ts.Node[]): 
 }
 
 /** The comment lines directly above a node (their text), for finding markers already in place. */
-export function commentsAbove(sf: ts.SourceFile, node: ts.Node): string[] {
+export function commentsAbove(sf: TS.SourceFile, node: TS.Node): string[] {
   const text = sf.text;
   return (ts.getLeadingCommentRanges(text, node.getFullStart()) ?? []).map((c) => text.slice(c.pos, c.end));
 }

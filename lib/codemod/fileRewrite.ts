@@ -3,7 +3,8 @@
  * was (for the report), and the names to import. Also the questions rules ask of the file: which
  * declaration an identifier has, where a name is used, which statement holds a node.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { commentsAbove, indentAt, lineStart, newlineOf, removeStatements, type Edit } from './edits.ts';
 import { carriesMarker, markerComment, type MarkerCode } from './markers.ts';
 import { importsOf, lineOf, type ImportedName, type SourceModel } from './source.ts';
@@ -23,7 +24,7 @@ export interface NeededImport {
 
 export class FileRewrite {
   readonly model: SourceModel;
-  readonly sf: ts.SourceFile;
+  readonly sf: TS.SourceFile;
   readonly text: string;
   readonly edits: Edit[] = [];
   readonly rewrites: Rewrite[] = [];
@@ -44,16 +45,16 @@ export class FileRewrite {
     this.edits.push({ start, end, text });
   }
 
-  replace(node: ts.Node, text: string): void {
+  replace(node: TS.Node, text: string): void {
     this.edit(node.getStart(this.sf), node.getEnd(), text);
   }
 
   /** Removes statements with their whole lines (see `removeStatements`). */
-  remove(statements: readonly ts.Node[]): void {
+  remove(statements: readonly TS.Node[]): void {
     this.edits.push(...removeStatements(this.sf, statements));
   }
 
-  rewrote(node: ts.Node, what: string): void {
+  rewrote(node: TS.Node, what: string): void {
     this.rewrites.push({ line: lineOf(this.sf, node.getStart(this.sf)), what });
   }
 
@@ -68,7 +69,7 @@ export class FileRewrite {
    * Marks the statement holding `node` with a comment line above it (once per code and
    * statement; not again when the comment is already there).
    */
-  mark(node: ts.Node, code: MarkerCode, detail?: string): void {
+  mark(node: TS.Node, code: MarkerCode, detail?: string): void {
     const statement = statementOf(node);
     const start = statement.getStart(this.sf);
     const key = `${start}:${code}`;
@@ -83,17 +84,17 @@ export class FileRewrite {
   }
 
   /** The declaration an identifier refers to (the import specifier for imported names). */
-  declarationOf(id: ts.Identifier): ts.Declaration | undefined {
+  declarationOf(id: TS.Identifier): TS.Declaration | undefined {
     const symbol = this.model.checker.getSymbolAtLocation(id);
     return symbol?.declarations?.[0];
   }
 
   /** Every identifier in the file that refers to the same symbol as `id` (declaration included). */
-  referencesOf(id: ts.Identifier): ts.Identifier[] {
+  referencesOf(id: TS.Identifier): TS.Identifier[] {
     const symbol = this.model.checker.getSymbolAtLocation(id);
     if (!symbol) return [id];
-    const out: ts.Identifier[] = [];
-    const visit = (node: ts.Node): void => {
+    const out: TS.Identifier[] = [];
+    const visit = (node: TS.Node): void => {
       if (ts.isIdentifier(node) && node.text === id.text) {
         const s = this.model.checker.getSymbolAtLocation(node) ?? (ts.isShorthandPropertyAssignment(node.parent) ? this.model.checker.getShorthandAssignmentValueSymbol(node.parent) : undefined);
         if (s === symbol) out.push(node);
@@ -105,7 +106,7 @@ export class FileRewrite {
   }
 
   /** Where an identifier's value comes from, when it is imported. */
-  importOf(id: ts.Identifier): ImportedName | undefined {
+  importOf(id: TS.Identifier): ImportedName | undefined {
     const decl = this.declarationOf(id);
     if (!decl) return undefined;
     if (ts.isImportSpecifier(decl) || ts.isImportClause(decl) || ts.isNamespaceImport(decl)) return this.imported.get(id.text);
@@ -120,7 +121,7 @@ export class FileRewrite {
   /** A name not declared anywhere in the file: `base`, else `base2`, `base3`… */
   freshName(base: string): string {
     const used = new Set<string>();
-    const visit = (node: ts.Node): void => {
+    const visit = (node: TS.Node): void => {
       if (ts.isIdentifier(node)) used.add(node.text);
       ts.forEachChild(node, visit);
     };
@@ -131,15 +132,15 @@ export class FileRewrite {
 }
 
 /** The statement that holds a node and sits in a statement list (where a line may be inserted above it). */
-export function statementOf(node: ts.Node): ts.Statement {
-  let n: ts.Node = node;
+export function statementOf(node: TS.Node): TS.Statement {
+  let n: TS.Node = node;
   while (n.parent && !(ts.isSourceFile(n.parent) || ts.isBlock(n.parent) || ts.isModuleBlock(n.parent) || ts.isCaseClause(n.parent) || ts.isDefaultClause(n.parent))) n = n.parent;
-  return n as ts.Statement;
+  return n as TS.Statement;
 }
 
 /** The identifier at the root of a call chain or member access (`res` in `res.status(400).json(…)`), if any. */
-export function rootIdentifier(expr: ts.Expression): ts.Identifier | undefined {
-  let e: ts.Expression = expr;
+export function rootIdentifier(expr: TS.Expression): TS.Identifier | undefined {
+  let e: TS.Expression = expr;
   for (;;) {
     if (ts.isIdentifier(e)) return e;
     if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e) || ts.isCallExpression(e) || ts.isNonNullExpression(e) || ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isAwaitExpression(e)) e = e.expression;
@@ -148,19 +149,19 @@ export function rootIdentifier(expr: ts.Expression): ts.Identifier | undefined {
 }
 
 /** Whether `inner` lies within `outer`. */
-export function within(inner: ts.Node, outer: ts.Node): boolean {
+export function within(inner: TS.Node, outer: TS.Node): boolean {
   return inner.pos >= outer.pos && inner.end <= outer.end;
 }
 
 /** The nearest enclosing function-like node. */
-export function enclosingFunction(node: ts.Node): ts.FunctionLikeDeclaration | undefined {
-  for (let n = node.parent; n; n = n.parent) if (ts.isFunctionLike(n) && 'body' in n) return n as ts.FunctionLikeDeclaration;
+export function enclosingFunction(node: TS.Node): TS.FunctionLikeDeclaration | undefined {
+  for (let n = node.parent; n; n = n.parent) if (ts.isFunctionLike(n) && 'body' in n) return n as TS.FunctionLikeDeclaration;
   return undefined;
 }
 
 /** Calls `visit` for every node below `node`. */
-export function walk(node: ts.Node, visit: (n: ts.Node) => void): void {
-  const go = (n: ts.Node): void => {
+export function walk(node: TS.Node, visit: (n: TS.Node) => void): void {
+  const go = (n: TS.Node): void => {
     visit(n);
     ts.forEachChild(n, go);
   };
@@ -168,17 +169,17 @@ export function walk(node: ts.Node, visit: (n: ts.Node) => void): void {
 }
 
 /** The text of a string literal or no-substitution template, else undefined. */
-export function stringValue(node: ts.Node | undefined): string | undefined {
+export function stringValue(node: TS.Node | undefined): string | undefined {
   return node && (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) ? node.text : undefined;
 }
 
 /** A property of an object literal by name (`name: …`, `name`, or `name() {}`). */
-export function propertyOf(object: ts.ObjectLiteralExpression, name: string): ts.ObjectLiteralElementLike | undefined {
+export function propertyOf(object: TS.ObjectLiteralExpression, name: string): TS.ObjectLiteralElementLike | undefined {
   return object.properties.find((p) => p.name !== undefined && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name);
 }
 
 /** The value of a property of an object literal (`name: value` or shorthand `name`). */
-export function propertyValue(object: ts.ObjectLiteralExpression, name: string): ts.Expression | undefined {
+export function propertyValue(object: TS.ObjectLiteralExpression, name: string): TS.Expression | undefined {
   const p = propertyOf(object, name);
   if (!p) return undefined;
   if (ts.isPropertyAssignment(p)) return p.initializer;

@@ -3,7 +3,8 @@
  * (or `require`) of their module, or in a new one beside the others, in the file's own quote and
  * semicolon style; imports the rewrite left unused are removed. Edits only, on a parsed text.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { lineEnd, lineStart, newlineOf, quoteOf, removeStatements, type Edit } from './edits.ts';
 import type { NeededImport } from './fileRewrite.ts';
 import { isRequireCall } from './source.ts';
@@ -13,7 +14,7 @@ interface Style {
   readonly semicolon: string;
 }
 
-function styleOf(sf: ts.SourceFile): Style {
+function styleOf(sf: TS.SourceFile): Style {
   const text = sf.text;
   const sample = sf.statements.find((s) => ts.isImportDeclaration(s) || (ts.isVariableStatement(s) && s.declarationList.declarations.some((d) => d.initializer && isRequireCall(d.initializer))));
   if (sample) {
@@ -24,16 +25,16 @@ function styleOf(sf: ts.SourceFile): Style {
   return { quote: quoteOf(text), semicolon: semis > 0 || text.trim() === '' ? ';' : '' };
 }
 
-function requireDeclaration(s: ts.Statement): { decl: ts.VariableDeclaration; module: string } | undefined {
+function requireDeclaration(s: TS.Statement): { decl: TS.VariableDeclaration; module: string } | undefined {
   if (!ts.isVariableStatement(s) || s.declarationList.declarations.length !== 1) return undefined;
   const decl = s.declarationList.declarations[0]!;
   if (!decl.initializer || !isRequireCall(decl.initializer)) return undefined;
-  return { decl, module: (decl.initializer.arguments[0] as ts.StringLiteral).text };
+  return { decl, module: (decl.initializer.arguments[0] as TS.StringLiteral).text };
 }
 
 /** Where a new import line goes: after the last top-level import or require, else at the top. */
-function insertionPoint(sf: ts.SourceFile): { at: number; after: boolean } {
-  let last: ts.Statement | undefined;
+function insertionPoint(sf: TS.SourceFile): { at: number; after: boolean } {
+  let last: TS.Statement | undefined;
   for (const s of sf.statements) if (ts.isImportDeclaration(s) || requireDeclaration(s) || ts.isImportEqualsDeclaration(s)) last = s;
   if (last) return { at: lineEnd(sf.text, last.getEnd()), after: true };
   const first = sf.statements.find((s) => !(ts.isExpressionStatement(s) && ts.isStringLiteral(s.expression)));
@@ -44,7 +45,7 @@ function insertionPoint(sf: ts.SourceFile): { at: number; after: boolean } {
 }
 
 /** Adds elements to a named-imports or object-binding list, keeping its layout. */
-function addToList(sf: ts.SourceFile, open: number, elements: readonly ts.Node[], additions: readonly string[], edits: Edit[]): void {
+function addToList(sf: TS.SourceFile, open: number, elements: readonly TS.Node[], additions: readonly string[], edits: Edit[]): void {
   const text = sf.text;
   const last = elements[elements.length - 1];
   if (!last) {
@@ -69,7 +70,7 @@ function addToList(sf: ts.SourceFile, open: number, elements: readonly ts.Node[]
  * Edits that import `needs` (module → names). `style` is `import` or `require` (CommonJS without
  * import declarations); type-only names are skipped in JavaScript.
  */
-export function addImports(sf: ts.SourceFile, needs: ReadonlyMap<string, ReadonlyMap<string, NeededImport>>, typescript: boolean, useRequire: boolean): Edit[] {
+export function addImports(sf: TS.SourceFile, needs: ReadonlyMap<string, ReadonlyMap<string, NeededImport>>, typescript: boolean, useRequire: boolean): Edit[] {
   const edits: Edit[] = [];
   const style = styleOf(sf);
   const nl = newlineOf(sf.text);
@@ -79,18 +80,18 @@ export function addImports(sf: ts.SourceFile, needs: ReadonlyMap<string, Readonl
     if (wanted.length === 0) continue;
     if (useRequire) {
       const existing = sf.statements.map(requireDeclaration).find((r) => r?.module === module && ts.isObjectBindingPattern(r.decl.name));
-      const have = new Set(existing ? (existing.decl.name as ts.ObjectBindingPattern).elements.map((e) => (e.name as ts.Identifier).text) : []);
+      const have = new Set(existing ? (existing.decl.name as TS.ObjectBindingPattern).elements.map((e) => (e.name as TS.Identifier).text) : []);
       const add = wanted.filter((n) => !n.type && !have.has(n.name)).map((n) => n.name);
       const types = wanted.filter((n) => n.type).map((n) => n.name);
       if (existing && add.length > 0) {
-        const pattern = existing.decl.name as ts.ObjectBindingPattern;
+        const pattern = existing.decl.name as TS.ObjectBindingPattern;
         addToList(sf, pattern.getStart(sf), pattern.elements, add, edits);
       } else if (add.length > 0) lines.push(`const { ${add.join(', ')} } = require(${style.quote}${module}${style.quote})${style.semicolon}`);
       if (types.length > 0) lines.push(`import type { ${types.join(', ')} } from ${style.quote}${module}${style.quote}${style.semicolon}`);
       continue;
     }
     const existing = sf.statements.find(
-      (s): s is ts.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === module && !s.importClause?.isTypeOnly && s.importClause?.namedBindings !== undefined && ts.isNamedImports(s.importClause.namedBindings),
+      (s): s is TS.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === module && !s.importClause?.isTypeOnly && s.importClause?.namedBindings !== undefined && ts.isNamedImports(s.importClause.namedBindings),
     );
     const have = new Set<string>();
     for (const s of sf.statements) {
@@ -102,7 +103,7 @@ export function addImports(sf: ts.SourceFile, needs: ReadonlyMap<string, Readonl
     const add = [...fresh.filter((n) => !n.type).map((n) => n.name), ...fresh.filter((n) => n.type).map((n) => `type ${n.name}`)];
     if (add.length === 0) continue;
     if (existing) {
-      const named = existing.importClause!.namedBindings as ts.NamedImports;
+      const named = existing.importClause!.namedBindings as TS.NamedImports;
       addToList(sf, named.getStart(sf), named.elements, add, edits);
     } else lines.push(`import { ${add.join(', ')} } from ${style.quote}${module}${style.quote}${style.semicolon}`);
   }
@@ -119,11 +120,11 @@ export function addImports(sf: ts.SourceFile, needs: ReadonlyMap<string, Readonl
  * Edits that remove names imported from `fromModule` modules that nothing in the file uses any more;
  * only `candidates` (names the file used before it was rewritten) are considered.
  */
-export function removeUnusedImports(sf: ts.SourceFile, checker: ts.TypeChecker, fromModule: (module: string) => boolean, candidates: ReadonlySet<string>): Edit[] {
-  const used = (name: ts.Identifier): boolean => {
+export function removeUnusedImports(sf: TS.SourceFile, checker: TS.TypeChecker, fromModule: (module: string) => boolean, candidates: ReadonlySet<string>): Edit[] {
+  const used = (name: TS.Identifier): boolean => {
     const symbol = checker.getSymbolAtLocation(name);
     let found = false;
-    const visit = (node: ts.Node): void => {
+    const visit = (node: TS.Node): void => {
       if (found) return;
       if (ts.isIdentifier(node) && node !== name && node.text === name.text) {
         const s = checker.getSymbolAtLocation(node) ?? (ts.isShorthandPropertyAssignment(node.parent) ? checker.getShorthandAssignmentValueSymbol(node.parent) : undefined);
@@ -135,8 +136,8 @@ export function removeUnusedImports(sf: ts.SourceFile, checker: ts.TypeChecker, 
     return found;
   };
   const edits: Edit[] = [];
-  const whole: ts.Statement[] = [];
-  const dropList = (statement: ts.Statement, elements: readonly ts.Node[], names: readonly ts.Identifier[]) => {
+  const whole: TS.Statement[] = [];
+  const dropList = (statement: TS.Statement, elements: readonly TS.Node[], names: readonly TS.Identifier[]) => {
     const unused = elements.filter((_, i) => candidates.has(names[i]!.text) && !used(names[i]!));
     if (unused.length === 0) return;
     if (unused.length === elements.length) {
@@ -161,7 +162,7 @@ export function removeUnusedImports(sf: ts.SourceFile, checker: ts.TypeChecker, 
     const r = requireDeclaration(s);
     if (r && fromModule(r.module) && ts.isObjectBindingPattern(r.decl.name) && r.decl.name.elements.every((e) => ts.isIdentifier(e.name))) {
       const elements = r.decl.name.elements;
-      dropList(s, elements, elements.map((e) => e.name as ts.Identifier));
+      dropList(s, elements, elements.map((e) => e.name as TS.Identifier));
     }
   }
   return [...edits, ...removeStatements(sf, whole)];

@@ -3,7 +3,8 @@
  * rewrite left unused, add the ones it needs, and check that the result still parses. A file that
  * does not parse, or whose rewrite would not, comes back unchanged with the reason.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { applyEdits, type Edit } from './edits.ts';
 import { FileRewrite, type NeededImport, type Rewrite } from './fileRewrite.ts';
 import { addImports, removeUnusedImports } from './imports.ts';
@@ -67,7 +68,7 @@ function usedTransportImports(f: FileRewrite): Set<string> {
   const out = new Set<string>();
   for (const [local, from] of f.imported) {
     if (!isServerTransportModule(from.module) && !isClientTransportModule(from.module)) continue;
-    const visit = (node: ts.Node): boolean => {
+    const visit = (node: TS.Node): boolean => {
       if (ts.isIdentifier(node) && node.text === local && !ts.isImportSpecifier(node.parent) && !ts.isBindingElement(node.parent) && !ts.isImportClause(node.parent)) return true;
       return ts.forEachChild(node, visit) ?? false;
     };
@@ -89,6 +90,8 @@ export function checkedRewrite(fileName: string, original: string, rewritten: st
 /** Runs the codemod on one file's text. */
 export function migrateSource(text: string, options: MigrateSourceOptions): SourceOutcome {
   const { fileName, mode } = options;
+  // Every rule starts from an import of an MCP SDK: a file without one is not parsed at all.
+  if (!text.includes('@modelcontextprotocol/')) return unchanged(text);
   const parsed = parseSource(fileName, text, options.packageType);
   if (!parsed.model) return unchanged(text, `does not parse (${parsed.errors[0]})`);
   const f = new FileRewrite(parsed.model);

@@ -5,7 +5,8 @@
  * on re-entry; `getClientCapabilities()` reads the request's envelope first; `sendLoggingMessage`
  * becomes the request's `ctx.mcpReq.log`. What cannot be rewritten safely is marked.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { indentAt, indentUnit, lineStart, newlineOf, quoteOf } from './edits.ts';
 import { propertyOf, propertyValue, rootIdentifier, stringValue, walk, within, type FileRewrite } from './fileRewrite.ts';
 import { isPureStatement } from './purity.ts';
@@ -16,14 +17,14 @@ export const V2_SERVER = '@modelcontextprotocol/server';
 type PushKind = 'elicit' | 'sampling' | 'roots' | 'ping';
 
 interface Push {
-  readonly call: ts.CallExpression;
+  readonly call: TS.CallExpression;
   readonly kind: PushKind;
   /** The request's params expression, when the push has one. */
-  readonly params?: ts.Expression;
+  readonly params?: TS.Expression;
 }
 
 interface Handler {
-  readonly fn: ts.FunctionLikeDeclaration;
+  readonly fn: TS.FunctionLikeDeclaration;
   /** Index of the context parameter (`ctx`) in the handler's parameters. */
   readonly ctxIndex: number;
   /** Placeholder names for parameters before the context, if they must be added. */
@@ -44,7 +45,7 @@ function sdkOf(f: FileRewrite): 'v2' | 'v1' | undefined {
 }
 
 /** An object literal given directly, or through a `const` declared with one. */
-function literalOf(f: FileRewrite, arg: ts.Expression | undefined): ts.ObjectLiteralExpression | undefined {
+function literalOf(f: FileRewrite, arg: TS.Expression | undefined): TS.ObjectLiteralExpression | undefined {
   if (arg && ts.isObjectLiteralExpression(arg)) return arg;
   if (!arg || !ts.isIdentifier(arg)) return undefined;
   const decl = f.declarationOf(arg);
@@ -52,7 +53,7 @@ function literalOf(f: FileRewrite, arg: ts.Expression | undefined): ts.ObjectLit
 }
 
 /** The push a call makes, if it is one. */
-function pushOf(f: FileRewrite, call: ts.CallExpression): Push | undefined {
+function pushOf(f: FileRewrite, call: TS.CallExpression): Push | undefined {
   const callee = call.expression;
   if (!ts.isPropertyAccessExpression(callee)) return undefined;
   const root = rootIdentifier(callee.expression);
@@ -86,7 +87,7 @@ function pushOf(f: FileRewrite, call: ts.CallExpression): Push | undefined {
 }
 
 /** The function a registration call was given as its handler (inline, or declared in this file). */
-function handlerFunction(f: FileRewrite, arg: ts.Expression | undefined): ts.FunctionLikeDeclaration | undefined {
+function handlerFunction(f: FileRewrite, arg: TS.Expression | undefined): TS.FunctionLikeDeclaration | undefined {
   if (!arg) return undefined;
   if (ts.isArrowFunction(arg) || ts.isFunctionExpression(arg)) return arg;
   if (!ts.isIdentifier(arg)) return undefined;
@@ -97,7 +98,7 @@ function handlerFunction(f: FileRewrite, arg: ts.Expression | undefined): ts.Fun
 }
 
 /** The request method a `setRequestHandler` call names (a method string or a v1 schema name). */
-function requestMethodOf(arg: ts.Expression | undefined): string | undefined {
+function requestMethodOf(arg: TS.Expression | undefined): string | undefined {
   if (!arg) return undefined;
   return stringValue(arg) ?? (ts.isIdentifier(arg) ? arg.text : ts.isPropertyAccessExpression(arg) ? arg.name.text : undefined);
 }
@@ -134,8 +135,8 @@ function findHandlers(f: FileRewrite): Handler[] {
 }
 
 /** Functions assigned to `….oninitialized`. */
-function onInitialized(f: FileRewrite): ts.Node[] {
-  const out: ts.Node[] = [];
+function onInitialized(f: FileRewrite): TS.Node[] {
+  const out: TS.Node[] = [];
   walk(f.sf, (n) => {
     if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && n.left.name.text === 'oninitialized') out.push(n.right);
   });
@@ -147,7 +148,7 @@ export function nativeRewrite(f: FileRewrite): void {
   const sdk = sdkOf(f);
   if (!sdk) return;
   const handlers = findHandlers(f);
-  const inHandler = (node: ts.Node) => handlers.find((h) => within(node, h.fn));
+  const inHandler = (node: TS.Node) => handlers.find((h) => within(node, h.fn));
   const initializers = onInitialized(f);
   const ctxNames = new Map<Handler, string | null>();
   const ctxOf = (h: Handler): string | null => {
@@ -245,12 +246,12 @@ function ensureContext(f: FileRewrite, h: Handler): string | null {
 }
 
 /** The statement of the handler's body that holds a node, and whether the way there is unconditional. */
-function topStatement(node: ts.Node, body: ts.Block): { statement: ts.Statement; block: ts.Block; unconditional: boolean } | undefined {
+function topStatement(node: TS.Node, body: TS.Block): { statement: TS.Statement; block: TS.Block; unconditional: boolean } | undefined {
   let unconditional = true;
-  let n: ts.Node = node;
+  let n: TS.Node = node;
   while (n.parent && n.parent !== body) {
     const p = n.parent;
-    if (ts.isBlock(p) && ts.isTryStatement(p.parent) && p.parent.tryBlock === p && p.parent.parent === body) return { statement: n as ts.Statement, block: p, unconditional };
+    if (ts.isBlock(p) && ts.isTryStatement(p.parent) && p.parent.tryBlock === p && p.parent.parent === body) return { statement: n as TS.Statement, block: p, unconditional };
     const fine =
       ts.isVariableDeclaration(p) || ts.isVariableDeclarationList(p) || ts.isVariableStatement(p) || ts.isExpressionStatement(p) || ts.isReturnStatement(p) ||
       ts.isParenthesizedExpression(p) || ts.isPropertyAccessExpression(p) || (ts.isElementAccessExpression(p) && p.expression === n) || ts.isAsExpression(p) ||
@@ -260,7 +261,7 @@ function topStatement(node: ts.Node, body: ts.Block): { statement: ts.Statement;
     if (!fine) unconditional = false;
     n = p;
   }
-  return n.parent === body ? { statement: n as ts.Statement, block: body, unconditional } : undefined;
+  return n.parent === body ? { statement: n as TS.Statement, block: body, unconditional } : undefined;
 }
 
 /** Re-indents the lines after the first of a moved text. */
@@ -287,8 +288,8 @@ function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler)
     f.mark(push.call, 'push-conditional');
     return;
   }
-  const outer = top.block === body ? top.statement : (top.block.parent as ts.TryStatement);
-  const before = [...body.statements.slice(0, body.statements.indexOf(outer as ts.Statement)), ...(top.block === body ? [] : top.block.statements.slice(0, top.block.statements.indexOf(top.statement)))];
+  const outer = top.block === body ? top.statement : (top.block.parent as TS.TryStatement);
+  const before = [...body.statements.slice(0, body.statements.indexOf(outer as TS.Statement)), ...(top.block === body ? [] : top.block.statements.slice(0, top.block.statements.indexOf(top.statement)))];
   const effect = before.find((s) => !isPureStatement(s));
   if (effect) {
     const text = effect.getText(f.sf).split('\n')[0]!.trim().replace(/;$/, '');
@@ -309,7 +310,7 @@ function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler)
     const to = indentAt(f.text, top.statement.getStart(f.sf)) + indentUnit(f.text).repeat(3);
     if (kind === 'sampling') builder = `inputRequired.createMessage(${reindent(params.getText(f.sf), from, to)})`;
     else {
-      const literal = params as ts.ObjectLiteralExpression;
+      const literal = params as TS.ObjectLiteralExpression;
       const mode = propertyValue(literal, 'mode');
       const modeText = mode ? stringValue(mode) : 'form';
       if (modeText === 'form') builder = `inputRequired.elicit(${reindent(params.getText(f.sf), from, to)})`;
@@ -358,13 +359,13 @@ function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler)
   f.rewrote(push.call, `${what} push → inputRequired({ inputRequests: { ${key} } }) on the first pass, ctx.mcpReq.inputResponses.${key} on re-entry`);
 }
 
-function unparen(e: ts.Expression | undefined): ts.Expression | undefined {
+function unparen(e: TS.Expression | undefined): TS.Expression | undefined {
   while (e && ts.isParenthesizedExpression(e)) e = e.expression;
   return e;
 }
 
 /** An identifier that names a value (not a property name in `a.name` or `{ name: … }`). */
-function isReference(node: ts.Node): node is ts.Identifier {
+function isReference(node: TS.Node): node is TS.Identifier {
   if (!ts.isIdentifier(node)) return false;
   const p = node.parent;
   if (ts.isPropertyAccessExpression(p) && p.name === node) return false;
@@ -372,13 +373,13 @@ function isReference(node: ts.Node): node is ts.Identifier {
   return true;
 }
 
-function descendants(node: ts.Node): ts.Node[] {
-  const out: ts.Node[] = [];
+function descendants(node: TS.Node): TS.Node[] {
+  const out: TS.Node[] = [];
   walk(node, (n) => out.push(n));
   return out;
 }
 
-function capabilities(f: FileRewrite, call: ts.CallExpression, h: Handler, ctxOf: (h: Handler) => string | null): void {
+function capabilities(f: FileRewrite, call: TS.CallExpression, h: Handler, ctxOf: (h: Handler) => string | null): void {
   const parent = call.parent;
   // Already reads the envelope first (`envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()`).
   if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken && parent.right === call && parent.left.getText(f.sf).includes('CLIENT_CAPABILITIES_META_KEY')) return;
@@ -398,10 +399,10 @@ function capabilities(f: FileRewrite, call: ts.CallExpression, h: Handler, ctxOf
 }
 
 /** The level, data and logger of a log sent as `sendLoggingMessage({…})` or a `notifications/message` notification. */
-function logOf(call: ts.CallExpression): { level: ts.Expression; data: ts.Expression; logger?: ts.Expression } | undefined {
-  const callee = call.expression as ts.PropertyAccessExpression;
+function logOf(call: TS.CallExpression): { level: TS.Expression; data: TS.Expression; logger?: TS.Expression } | undefined {
+  const callee = call.expression as TS.PropertyAccessExpression;
   const [first] = call.arguments;
-  let params: ts.Expression | undefined;
+  let params: TS.Expression | undefined;
   if (callee.name.text === 'sendLoggingMessage') params = first;
   else if ((callee.name.text === 'notify' || callee.name.text === 'sendNotification') && first && ts.isObjectLiteralExpression(first) && stringValue(propertyValue(first, 'method')) === 'notifications/message') params = propertyValue(first, 'params');
   if (!params || !ts.isObjectLiteralExpression(params)) return undefined;
@@ -413,7 +414,7 @@ function logOf(call: ts.CallExpression): { level: ts.Expression; data: ts.Expres
   return { level, data, ...(logger ? { logger } : {}) };
 }
 
-function logging(f: FileRewrite, call: ts.CallExpression, log: { level: ts.Expression; data: ts.Expression; logger?: ts.Expression }, h: Handler, ctxOf: (h: Handler) => string | null): void {
+function logging(f: FileRewrite, call: TS.CallExpression, log: { level: TS.Expression; data: TS.Expression; logger?: TS.Expression }, h: Handler, ctxOf: (h: Handler) => string | null): void {
   const ctx = ctxOf(h);
   if (ctx === null) {
     f.mark(call, 'handler-shape');
@@ -425,9 +426,9 @@ function logging(f: FileRewrite, call: ts.CallExpression, log: { level: ts.Expre
 }
 
 /** `server.connect(new StdioServerTransport())` on the v2 SDK serves the 2025 protocol only. */
-function serving(f: FileRewrite, call: ts.CallExpression): void {
+function serving(f: FileRewrite, call: TS.CallExpression): void {
   if (!(ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'connect')) return;
-  let arg: ts.Expression = call.arguments[0]!;
+  let arg: TS.Expression = call.arguments[0]!;
   if (ts.isIdentifier(arg)) {
     const decl = f.declarationOf(arg);
     if (!decl || !ts.isVariableDeclaration(decl) || !decl.initializer) return;

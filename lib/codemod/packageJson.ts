@@ -5,7 +5,8 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { indentAt, lineStart, newlineOf, type Edit } from './edits.ts';
 
 /** The package.json closest above a path, if any. */
@@ -27,7 +28,7 @@ export function packageType(text: string): 'module' | 'commonjs' | undefined {
   }
 }
 
-function propertyName(p: ts.ObjectLiteralElementLike): string | undefined {
+function propertyName(p: TS.ObjectLiteralElementLike): string | undefined {
   return p.name && ts.isStringLiteral(p.name) ? p.name.text : undefined;
 }
 
@@ -47,7 +48,7 @@ export function addDependency(text: string, name: string, version: string): Edit
   }
   const nl = newlineOf(text);
   const entry = `"${name}": "${version}"`;
-  const deps = root.properties.find((p): p is ts.PropertyAssignment => ts.isPropertyAssignment(p) && propertyName(p) === 'dependencies');
+  const deps = root.properties.find((p): p is TS.PropertyAssignment => ts.isPropertyAssignment(p) && propertyName(p) === 'dependencies');
   if (deps && ts.isObjectLiteralExpression(deps.initializer)) {
     const list = deps.initializer;
     const items = list.properties;

@@ -3,7 +3,8 @@
  * the call comes back with its input, so native mode rewrites a push only when everything before it
  * computes values and nothing else (declarations, early returns, well-known pure functions).
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 
 const PURE_FUNCTIONS = new Set(['String', 'Number', 'Boolean', 'BigInt', 'parseInt', 'parseFloat', 'encodeURIComponent', 'decodeURIComponent', 'encodeURI', 'decodeURI', 'isNaN', 'isFinite']);
 const PURE_STATICS = /^(JSON\.(stringify|parse)|Math\.\w+|Object\.(keys|values|entries|fromEntries|freeze|is)|Array\.(isArray|from|of)|Number\.\w+|String\.(raw|fromCharCode)|Date\.(now|parse))$/;
@@ -16,7 +17,7 @@ const PURE_METHODS = new Set([
 const PURE_CONSTRUCTORS = new Set(['Date', 'URL', 'URLSearchParams', 'Map', 'Set', 'Array', 'RegExp', 'Error', 'TypeError', 'RangeError']);
 
 /** Whether evaluating an expression has no effect beyond its value. */
-export function isPureExpression(node: ts.Node): boolean {
+export function isPureExpression(node: TS.Node): boolean {
   if (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) {
     // A callback (for map, filter…) runs when called: its body must be pure too.
     return ts.isBlock(node.body) ? node.body.statements.every((s) => ts.isReturnStatement(s) && (!s.expression || isPureExpression(s.expression))) : isPureExpression(node.body);
@@ -41,18 +42,18 @@ export function isPureExpression(node: ts.Node): boolean {
 }
 
 /** A statement that leaves the handler (`return x;`, `throw e;`) with a pure expression. */
-function isPureExit(node: ts.Statement): boolean {
+function isPureExit(node: TS.Statement): boolean {
   if (ts.isReturnStatement(node) || ts.isThrowStatement(node)) return !node.expression || isPureExpression(node.expression);
   if (ts.isBlock(node)) return node.statements.every((s) => isPureStatement(s) || isPureExit(s));
   return false;
 }
 
 /** Whether running a statement twice changes nothing but the values it computes. */
-export function isPureStatement(node: ts.Statement): boolean {
+export function isPureStatement(node: TS.Statement): boolean {
   if (ts.isEmptyStatement(node)) return true;
   if (ts.isVariableStatement(node)) return node.declarationList.declarations.every((d) => !d.initializer || isPureExpression(d.initializer));
   if (ts.isIfStatement(node)) {
-    const branch = (s: ts.Statement | undefined) => !s || isPureStatement(s) || isPureExit(s);
+    const branch = (s: TS.Statement | undefined) => !s || isPureStatement(s) || isPureExit(s);
     return isPureExpression(node.expression) && branch(node.thenStatement) && branch(node.elseStatement);
   }
   if (ts.isBlock(node)) return node.statements.every(isPureStatement);

@@ -4,7 +4,8 @@
  * identifier", the file's imports by local name, and its syntax errors. No type information from
  * other files is needed or loaded.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 
 /** How the file loads modules. */
 export type ModuleSystem = 'esm' | 'cjs';
@@ -19,8 +20,8 @@ export interface ImportedName {
 export interface SourceModel {
   readonly fileName: string;
   readonly text: string;
-  readonly sf: ts.SourceFile;
-  readonly checker: ts.TypeChecker;
+  readonly sf: TS.SourceFile;
+  readonly checker: TS.TypeChecker;
   /** TypeScript (type annotations allowed) or JavaScript. */
   readonly typescript: boolean;
   readonly moduleSystem: ModuleSystem;
@@ -29,7 +30,7 @@ export interface SourceModel {
 const TS_EXT = /\.(ts|tsx|mts|cts)$/;
 
 /** The script kind of a file name. */
-export function scriptKindOf(fileName: string): ts.ScriptKind {
+export function scriptKindOf(fileName: string): TS.ScriptKind {
   if (/\.tsx$/.test(fileName)) return ts.ScriptKind.TSX;
   if (TS_EXT.test(fileName)) return ts.ScriptKind.TS;
   if (/\.jsx$/.test(fileName)) return ts.ScriptKind.JSX;
@@ -41,10 +42,10 @@ export function isTypeScript(fileName: string): boolean {
   return TS_EXT.test(fileName);
 }
 
-function program(fileName: string, text: string): { sf: ts.SourceFile; checker: ts.TypeChecker; errors: readonly ts.Diagnostic[] } {
+function program(fileName: string, text: string): { sf: TS.SourceFile; checker: TS.TypeChecker; errors: readonly TS.Diagnostic[] } {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, scriptKindOf(fileName));
-  const options: ts.CompilerOptions = { noLib: true, noResolve: true, allowJs: true, types: [], target: ts.ScriptTarget.Latest };
-  const host: ts.CompilerHost = {
+  const options: TS.CompilerOptions = { noLib: true, noResolve: true, allowJs: true, types: [], target: ts.ScriptTarget.Latest };
+  const host: TS.CompilerHost = {
     getSourceFile: (name) => (name === fileName ? sf : undefined),
     getDefaultLibFileName: () => 'lib.d.ts',
     writeFile: () => {},
@@ -65,7 +66,7 @@ export function syntaxErrors(fileName: string, text: string): string[] {
   return describeErrors(sf, errors);
 }
 
-function describeErrors(sf: ts.SourceFile, errors: readonly ts.Diagnostic[]): string[] {
+function describeErrors(sf: TS.SourceFile, errors: readonly TS.Diagnostic[]): string[] {
   return errors.map((d) => {
     const { line, character } = sf.getLineAndCharacterOfPosition(d.start ?? 0);
     return `${line + 1}:${character + 1} ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`;
@@ -84,12 +85,12 @@ export function parseSource(fileName: string, text: string, packageType?: 'modul
   return { model: { fileName, text, sf, checker, typescript: isTypeScript(fileName), moduleSystem: moduleSystemOf(sf, fileName, packageType) }, errors };
 }
 
-function moduleSystemOf(sf: ts.SourceFile, fileName: string, packageType: 'module' | 'commonjs' | undefined): ModuleSystem {
+function moduleSystemOf(sf: TS.SourceFile, fileName: string, packageType: 'module' | 'commonjs' | undefined): ModuleSystem {
   if (/\.(cjs|cts)$/.test(fileName)) return 'cjs';
   if (/\.(mjs|mts)$/.test(fileName)) return 'esm';
   if (sf.statements.some((s) => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) || ts.isExportAssignment(s) || hasExportModifier(s))) return 'esm';
   let requires = false;
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (requires) return;
     if (isRequireCall(node)) requires = true;
     else ts.forEachChild(node, visit);
@@ -99,17 +100,17 @@ function moduleSystemOf(sf: ts.SourceFile, fileName: string, packageType: 'modul
   return packageType === 'commonjs' ? 'cjs' : 'esm';
 }
 
-function hasExportModifier(node: ts.Node): boolean {
+function hasExportModifier(node: TS.Node): boolean {
   return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
 }
 
 /** `require('x')` with a string literal. */
-export function isRequireCall(node: ts.Node): node is ts.CallExpression {
+export function isRequireCall(node: TS.Node): node is TS.CallExpression {
   return ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && node.arguments.length === 1 && ts.isStringLiteralLike(node.arguments[0]!);
 }
 
 /** Every local name the file imports (ESM imports and destructured or whole `require()`s). */
-export function importsOf(sf: ts.SourceFile): Map<string, ImportedName> {
+export function importsOf(sf: TS.SourceFile): Map<string, ImportedName> {
   const out = new Map<string, ImportedName>();
   for (const s of sf.statements) {
     if (ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.importClause) {
@@ -125,7 +126,7 @@ export function importsOf(sf: ts.SourceFile): Map<string, ImportedName> {
     if (ts.isVariableStatement(s)) {
       for (const d of s.declarationList.declarations) {
         if (!d.initializer || !isRequireCall(d.initializer)) continue;
-        const module = (d.initializer.arguments[0] as ts.StringLiteral).text;
+        const module = (d.initializer.arguments[0] as TS.StringLiteral).text;
         if (ts.isIdentifier(d.name)) out.set(d.name.text, { module, name: '*' });
         else if (ts.isObjectBindingPattern(d.name)) {
           for (const e of d.name.elements) {
@@ -141,6 +142,6 @@ export function importsOf(sf: ts.SourceFile): Map<string, ImportedName> {
 }
 
 /** 1-based line of a position. */
-export function lineOf(sf: ts.SourceFile, pos: number): number {
+export function lineOf(sf: TS.SourceFile, pos: number): number {
   return sf.getLineAndCharacterOfPosition(pos).line + 1;
 }

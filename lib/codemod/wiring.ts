@@ -3,7 +3,8 @@
  * where a handler is registered (an Express- or Hono-style route, or Node's `createServer`), and
  * whether a handler does nothing but MCP wiring (so replacing it loses nothing of the user's).
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { rootIdentifier, within, type FileRewrite } from './fileRewrite.ts';
 
 export type ServerTransportKind = 'stdio' | 'http-node' | 'http-web' | 'sse';
@@ -27,7 +28,7 @@ export function isV1Module(module: string): boolean {
 }
 
 /** The name of the imported class a `new` builds, when it comes from `matches(module)`. */
-export function importedClass(f: FileRewrite, expr: ts.Expression, matches: (module: string) => boolean): string | undefined {
+export function importedClass(f: FileRewrite, expr: TS.Expression, matches: (module: string) => boolean): string | undefined {
   if (ts.isIdentifier(expr)) {
     const imported = f.importOf(expr);
     return imported && matches(imported.module) ? imported.name : undefined;
@@ -40,13 +41,13 @@ export function importedClass(f: FileRewrite, expr: ts.Expression, matches: (mod
 }
 
 /** The kind of v1 server transport a `new` builds, if it builds one. */
-export function serverTransportKind(f: FileRewrite, node: ts.NewExpression): ServerTransportKind | undefined {
+export function serverTransportKind(f: FileRewrite, node: TS.NewExpression): ServerTransportKind | undefined {
   const name = importedClass(f, node.expression, isServerTransportModule);
   return name ? SERVER_CLASSES[name] : undefined;
 }
 
 /** The identifier a `new` is stored in: `const t = new …` or `t = new …`. */
-export function boundIdentifier(node: ts.Expression): ts.Identifier | undefined {
+export function boundIdentifier(node: TS.Expression): TS.Identifier | undefined {
   const parent = node.parent;
   if (ts.isVariableDeclaration(parent) && parent.initializer === node && ts.isIdentifier(parent.name)) return parent.name;
   if (ts.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(parent.left)) return parent.left;
@@ -54,7 +55,7 @@ export function boundIdentifier(node: ts.Expression): ts.Identifier | undefined 
 }
 
 /** `x.connect(arg)` with `arg` the given node. */
-export function connectCallOf(arg: ts.Node): ts.CallExpression | undefined {
+export function connectCallOf(arg: TS.Node): TS.CallExpression | undefined {
   const call = arg.parent;
   if (ts.isCallExpression(call) && call.arguments.length === 1 && call.arguments[0] === arg && ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'connect') return call;
   return undefined;
@@ -65,12 +66,12 @@ const ROUTE_METHODS = new Set(['get', 'post', 'put', 'delete', 'patch', 'all', '
 /** Where a handler function is registered. */
 export type Registration =
   /** `app.post('/mcp', handler)`: an Express- or Hono-style route. */
-  | { readonly kind: 'route'; readonly call: ts.CallExpression; readonly receiver: string; readonly path: string; readonly method: string }
+  | { readonly kind: 'route'; readonly call: TS.CallExpression; readonly receiver: string; readonly path: string; readonly method: string }
   /** `createServer(handler)` from node:http or node:https. */
-  | { readonly kind: 'node'; readonly call: ts.CallExpression };
+  | { readonly kind: 'node'; readonly call: TS.CallExpression };
 
 /** How a call registers `fn` (its last argument), if it does. */
-export function registrationOf(f: FileRewrite, call: ts.CallExpression): Registration | undefined {
+export function registrationOf(f: FileRewrite, call: TS.CallExpression): Registration | undefined {
   const callee = call.expression;
   if (ts.isPropertyAccessExpression(callee) && ROUTE_METHODS.has(callee.name.text) && call.arguments.length >= 2) {
     const path = call.arguments[0]!;
@@ -87,21 +88,21 @@ export function registrationOf(f: FileRewrite, call: ts.CallExpression): Registr
 }
 
 /** The registration of a handler function: inline as the last argument, or a function named there. */
-export function findRegistration(f: FileRewrite, fn: ts.FunctionLikeDeclaration): { registration: Registration; declaration?: ts.Statement } | undefined {
+export function findRegistration(f: FileRewrite, fn: TS.FunctionLikeDeclaration): { registration: Registration; declaration?: TS.Statement } | undefined {
   const direct = fn.parent;
   if (ts.isCallExpression(direct) && direct.arguments[direct.arguments.length - 1] === fn) {
     const registration = registrationOf(f, direct);
     return registration ? { registration } : undefined;
   }
   // A named handler: `function handle(req, res) {…}` or `const handle = async (req, res) => {…}`.
-  let name: ts.Identifier | undefined;
-  let declaration: ts.Statement | undefined;
+  let name: TS.Identifier | undefined;
+  let declaration: TS.Statement | undefined;
   if (ts.isFunctionDeclaration(fn) && fn.name) {
     name = fn.name;
     declaration = fn;
   } else if (ts.isVariableDeclaration(direct) && ts.isIdentifier(direct.name) && ts.isVariableDeclarationList(direct.parent) && direct.parent.declarations.length === 1) {
     name = direct.name;
-    declaration = direct.parent.parent as ts.Statement;
+    declaration = direct.parent.parent as TS.Statement;
   }
   if (!name || !declaration || !ts.isSourceFile(declaration.parent)) return undefined;
   const uses = f.referencesOf(name).filter((r) => r !== name);
@@ -120,7 +121,7 @@ const WIRING_GLOBALS = new Set(['console', 'JSON', 'Object', 'Array', 'String', 
  * The handler function of a registration call (its last argument): written inline, or a function
  * of this file named there (then also the statement that declares it).
  */
-export function handlerOf(f: FileRewrite, call: ts.CallExpression): { fn: ts.FunctionLikeDeclaration; declaration?: ts.Statement } | undefined {
+export function handlerOf(f: FileRewrite, call: TS.CallExpression): { fn: TS.FunctionLikeDeclaration; declaration?: TS.Statement } | undefined {
   const last = call.arguments[call.arguments.length - 1];
   if (!last) return undefined;
   if (ts.isArrowFunction(last) || ts.isFunctionExpression(last)) return { fn: last };
@@ -139,8 +140,8 @@ export function handlerOf(f: FileRewrite, call: ts.CallExpression): { fn: ts.Fun
  * beyond the handler's own locals, the request and response, the SDK, the transports map, the
  * server (and what came with it) and harmless globals. Undefined when the handler is pure wiring.
  */
-export function beyondWiring(f: FileRewrite, fn: ts.FunctionLikeDeclaration, allowed: ReadonlySet<ts.Node>): string | undefined {
-  const inside = (id: ts.Identifier): boolean => {
+export function beyondWiring(f: FileRewrite, fn: TS.FunctionLikeDeclaration, allowed: ReadonlySet<TS.Node>): string | undefined {
+  const inside = (id: TS.Identifier): boolean => {
     const decl = f.declarationOf(id);
     if (!decl) return WIRING_GLOBALS.has(id.text);
     if (within(decl, fn) || allowed.has(decl)) return true;
@@ -150,11 +151,11 @@ export function beyondWiring(f: FileRewrite, fn: ts.FunctionLikeDeclaration, all
     return ts.isClassDeclaration(decl) && decl.members.some((m) => m.name !== undefined && ts.isIdentifier(m.name) && m.name.text === 'storeEvent');
   };
   let problem: string | undefined;
-  const describe = (node: ts.Node) => {
+  const describe = (node: TS.Node) => {
     const text = node.getText(f.sf).replace(/\s+/g, ' ');
     return text.length > 60 ? `${text.slice(0, 57)}...` : text;
   };
-  const visit = (node: ts.Node): void => {
+  const visit = (node: TS.Node): void => {
     if (problem) return;
     if (ts.isCallExpression(node) || ts.isNewExpression(node) || ts.isTaggedTemplateExpression(node)) {
       const callee = ts.isTaggedTemplateExpression(node) ? node.tag : node.expression;
@@ -177,9 +178,9 @@ export function beyondWiring(f: FileRewrite, fn: ts.FunctionLikeDeclaration, all
 }
 
 /** Every call in the file that registers a route with this receiver and path. */
-export function routesAt(f: FileRewrite, receiver: string, path: string): ts.CallExpression[] {
-  const out: ts.CallExpression[] = [];
-  const visit = (node: ts.Node): void => {
+export function routesAt(f: FileRewrite, receiver: string, path: string): TS.CallExpression[] {
+  const out: TS.CallExpression[] = [];
+  const visit = (node: TS.Node): void => {
     if (ts.isCallExpression(node)) {
       const r = registrationOf(f, node);
       if (r?.kind === 'route' && r.receiver === receiver && r.path === path) out.push(node);

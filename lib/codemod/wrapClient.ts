@@ -4,7 +4,8 @@
  * wrapped where it is connected; a Streamable HTTP transport becomes `wrapLegacyClient(url)` (with
  * its headers and fetch); an HTTP+SSE transport is marked (modern servers have no SSE endpoint).
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { quoteOf } from './edits.ts';
 import { propertyOf, propertyValue, type FileRewrite } from './fileRewrite.ts';
 import { boundIdentifier, connectCallOf, importedClass } from './wiring.ts';
@@ -21,8 +22,8 @@ export function isClientTransportModule(module: string): boolean {
 /** Members of a transport that the wrap also has, so uses of them survive the rewrite. */
 const BRIDGE_MEMBERS = new Set(['close', 'onclose', 'onerror']);
 
-function insideWrap(node: ts.Node): boolean {
-  for (let n: ts.Node | undefined = node.parent; n && !ts.isSourceFile(n); n = n.parent) {
+function insideWrap(node: TS.Node): boolean {
+  for (let n: TS.Node | undefined = node.parent; n && !ts.isSourceFile(n); n = n.parent) {
     if (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && n.expression.text === 'wrapLegacyClient') return true;
     if (ts.isStatement(n)) return false;
   }
@@ -31,8 +32,8 @@ function insideWrap(node: ts.Node): boolean {
 
 /** Applies the client rules to a file. */
 export function wrapClients(f: FileRewrite): void {
-  const found: ts.NewExpression[] = [];
-  const visit = (node: ts.Node): void => {
+  const found: TS.NewExpression[] = [];
+  const visit = (node: TS.Node): void => {
     if (ts.isNewExpression(node) && importedClass(f, node.expression, isClientTransportModule)) found.push(node);
     ts.forEachChild(node, visit);
   };
@@ -47,7 +48,7 @@ export function wrapClients(f: FileRewrite): void {
 }
 
 /** The connect call of a transport and the other uses of its variable. */
-function usesOf(f: FileRewrite, node: ts.NewExpression): { connect?: ts.CallExpression; others: ts.Identifier[]; wrapped: boolean; variable?: ts.Identifier } {
+function usesOf(f: FileRewrite, node: TS.NewExpression): { connect?: TS.CallExpression; others: TS.Identifier[]; wrapped: boolean; variable?: TS.Identifier } {
   const inline = connectCallOf(node);
   if (inline) return { connect: inline, others: [], wrapped: false };
   const bound = boundIdentifier(node);
@@ -67,7 +68,7 @@ function transportType(f: FileRewrite): string {
   return alias;
 }
 
-function stdio(f: FileRewrite, node: ts.NewExpression): void {
+function stdio(f: FileRewrite, node: TS.NewExpression): void {
   const { connect, wrapped: done } = usesOf(f, node);
   if (done) return;
   if (!connect) {
@@ -84,7 +85,7 @@ function stdio(f: FileRewrite, node: ts.NewExpression): void {
 }
 
 /** `wrapLegacyClient`'s target for `new StreamableHTTPClientTransport(url, options)`, if the options fit. */
-function httpTarget(f: FileRewrite, node: ts.NewExpression): string | undefined {
+function httpTarget(f: FileRewrite, node: TS.NewExpression): string | undefined {
   const [url, options] = node.arguments ?? [];
   if (!url) return undefined;
   if (!options) return url.getText(f.sf);
@@ -106,7 +107,7 @@ function httpTarget(f: FileRewrite, node: ts.NewExpression): string | undefined 
   return `{ ${parts.join(', ')} }`;
 }
 
-function http(f: FileRewrite, node: ts.NewExpression): void {
+function http(f: FileRewrite, node: TS.NewExpression): void {
   const { connect, others, wrapped } = usesOf(f, node);
   if (wrapped) return;
   const target = httpTarget(f, node);

@@ -5,7 +5,8 @@
  * a `WebStandardStreamableHTTPServerTransport` become one endpoint served by the wrap; an
  * HTTP+SSE setup keeps its routes and gains a Streamable HTTP endpoint beside them.
  */
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from './typescript.ts';
 import { indentAt, lineEnd, newlineOf } from './edits.ts';
 import { enclosingFunction, propertyOf, rootIdentifier, statementOf, stringValue, walk, within, type FileRewrite } from './fileRewrite.ts';
 import { markerComment, type MarkerCode } from './markers.ts';
@@ -15,10 +16,10 @@ export const SERVER_ENTRY = 'mcp-dual-era/server';
 
 interface Found {
   readonly kind: ServerTransportKind;
-  readonly construction: ts.NewExpression;
+  readonly construction: TS.NewExpression;
   /** The variable holding the transport (absent when built inline in `connect(…)`). */
-  readonly transport?: ts.Identifier;
-  readonly connect: ts.CallExpression;
+  readonly transport?: TS.Identifier;
+  readonly connect: TS.CallExpression;
 }
 
 /** What the wrap is given as its upstream, and what came with it. */
@@ -28,9 +29,9 @@ interface Upstream {
   /** One instance for every session (no factory could be made). */
   readonly single: boolean;
   /** Names destructured beside the server (`cleanup` in `const { server, cleanup } = createServer()`). */
-  readonly companions: readonly ts.Identifier[];
+  readonly companions: readonly TS.Identifier[];
   /** Declarations the factory reaches (they are wiring, not the user's own logic). */
-  readonly reaches: ReadonlySet<ts.Node>;
+  readonly reaches: ReadonlySet<TS.Node>;
 }
 
 /** Applies the server wiring rules to a file. */
@@ -47,7 +48,7 @@ export function wrapServers(f: FileRewrite): void {
   // A file that serves Streamable HTTP, or already serves a wrap, gets no second endpoint for its SSE routes.
   const wrapped = [...f.imported.values()].some((i) => i.module === SERVER_ENTRY && i.name === 'wrapLegacyServer');
   const hasStreamable = wrapped || found.some((x) => x.kind === 'http-node' || x.kind === 'http-web');
-  const served = new Set<ts.CallExpression>();
+  const served = new Set<TS.CallExpression>();
   for (const x of found) {
     if (x.kind === 'stdio') stdio(f, x);
     else if (x.kind !== 'sse') streamable(f, x, served);
@@ -56,7 +57,7 @@ export function wrapServers(f: FileRewrite): void {
 }
 
 /** The transport's variable and its `connect` call. */
-function locate(f: FileRewrite, node: ts.NewExpression, kind: ServerTransportKind): Found | undefined {
+function locate(f: FileRewrite, node: TS.NewExpression, kind: ServerTransportKind): Found | undefined {
   const inline = connectCallOf(node);
   if (inline) return { kind, construction: node, connect: inline };
   const transport = boundIdentifier(node);
@@ -67,8 +68,8 @@ function locate(f: FileRewrite, node: ts.NewExpression, kind: ServerTransportKin
   return connect ? { kind, construction: node, transport, connect } : undefined;
 }
 
-function serverOf(x: Found): ts.Expression {
-  return (x.connect.expression as ts.PropertyAccessExpression).expression;
+function serverOf(x: Found): TS.Expression {
+  return (x.connect.expression as TS.PropertyAccessExpression).expression;
 }
 
 function stdio(f: FileRewrite, x: Found): void {
@@ -88,7 +89,7 @@ function stdio(f: FileRewrite, x: Found): void {
  * Removes `const transport = new …;` when nothing but the rewritten `connect` used it; otherwise
  * keeps it and marks its other use (it no longer carries the server).
  */
-function dropTransportVariable(f: FileRewrite, transport: ts.Identifier, connect: ts.Node): void {
+function dropTransportVariable(f: FileRewrite, transport: TS.Identifier, connect: TS.Node): void {
   const decl = f.declarationOf(transport);
   if (!decl || !ts.isVariableDeclaration(decl) || !ts.isIdentifier(decl.name)) return;
   const others = f.referencesOf(decl.name).filter((r) => r !== decl.name && !within(r, connect));
@@ -98,9 +99,9 @@ function dropTransportVariable(f: FileRewrite, transport: ts.Identifier, connect
 }
 
 /** Declarations of the identifiers in an expression. */
-function declarationsIn(f: FileRewrite, expr: ts.Node): Set<ts.Node> {
-  const out = new Set<ts.Node>();
-  const add = (n: ts.Node) => {
+function declarationsIn(f: FileRewrite, expr: TS.Node): Set<TS.Node> {
+  const out = new Set<TS.Node>();
+  const add = (n: TS.Node) => {
     if (!ts.isIdentifier(n)) return;
     const d = f.declarationOf(n);
     if (d) out.add(d);
@@ -114,8 +115,8 @@ function declarationsIn(f: FileRewrite, expr: ts.Node): Set<ts.Node> {
  * The wrap's upstream from the server that was connected: a factory when the handler builds it
  * from something callable that does not depend on the request; the instance itself otherwise.
  */
-function upstreamOf(f: FileRewrite, server: ts.Expression, handler: ts.FunctionLikeDeclaration): Upstream | { problem: MarkerCode } {
-  const local = (decls: Set<ts.Node>) => [...decls].some((d) => within(d, handler));
+function upstreamOf(f: FileRewrite, server: TS.Expression, handler: TS.FunctionLikeDeclaration): Upstream | { problem: MarkerCode } {
+  const local = (decls: Set<TS.Node>) => [...decls].some((d) => within(d, handler));
   if (ts.isCallExpression(server) || ts.isNewExpression(server)) {
     const reaches = declarationsIn(f, server);
     return local(reaches) ? { problem: 'server-from-request' } : { text: `() => ${server.getText(f.sf)}`, single: false, companions: [], reaches };
@@ -127,43 +128,43 @@ function upstreamOf(f: FileRewrite, server: ts.Expression, handler: ts.FunctionL
   const holder = ts.isBindingElement(decl) ? decl.parent.parent : decl;
   if (!ts.isVariableDeclaration(holder) || !holder.initializer) return { problem: 'http-not-recognized' };
   const awaited = ts.isAwaitExpression(holder.initializer);
-  const init = awaited ? (holder.initializer as ts.AwaitExpression).expression : holder.initializer;
+  const init = awaited ? (holder.initializer as TS.AwaitExpression).expression : holder.initializer;
   if (!(ts.isCallExpression(init) || ts.isNewExpression(init))) return { problem: 'http-not-recognized' };
   const reaches = declarationsIn(f, init);
   if (local(reaches)) return { problem: 'server-from-request' };
   reaches.add(decl);
   // A server configured here (tools registered in the handler) cannot be rebuilt by calling `init`.
-  const name = ts.isBindingElement(decl) ? (decl.name as ts.Identifier) : (decl as ts.VariableDeclaration).name;
+  const name = ts.isBindingElement(decl) ? (decl.name as TS.Identifier) : (decl as TS.VariableDeclaration).name;
   if (ts.isIdentifier(name) && f.referencesOf(name).some((r) => r !== name && within(r, handler) && !isLifecycleUse(r))) return { problem: 'server-built-here' };
   let text = `() => ${init.getText(f.sf)}`;
-  let companions: ts.Identifier[] = [];
+  let companions: TS.Identifier[] = [];
   if (ts.isBindingElement(decl)) {
     if (!ts.isObjectBindingPattern(decl.parent)) return { problem: 'http-not-recognized' };
     const property = decl.propertyName && ts.isIdentifier(decl.propertyName) ? decl.propertyName.text : server.text;
-    companions = decl.parent.elements.filter((e) => e !== decl && ts.isIdentifier(e.name)).map((e) => e.name as ts.Identifier);
+    companions = decl.parent.elements.filter((e) => e !== decl && ts.isIdentifier(e.name)).map((e) => e.name as TS.Identifier);
     text = awaited ? `async () => (await ${init.getText(f.sf)}).${property}` : `() => ${init.getText(f.sf)}.${property}`;
   } else if (awaited) text = `async () => await ${init.getText(f.sf)}`;
   return { text, single: false, companions, reaches };
 }
 
 /** `server.connect(t)`, `server.close()`, `server.server.onclose = …`: uses that are wiring, not configuration. */
-function isLifecycleUse(ref: ts.Identifier): boolean {
-  let access: ts.Node = ref.parent;
+function isLifecycleUse(ref: TS.Identifier): boolean {
+  let access: TS.Node = ref.parent;
   if (!ts.isPropertyAccessExpression(access)) return false;
   if (access.name.text === 'server' && ts.isPropertyAccessExpression(access.parent)) access = access.parent;
-  const name = (access as ts.PropertyAccessExpression).name.text;
+  const name = (access as TS.PropertyAccessExpression).name.text;
   if (['connect', 'close'].includes(name) && ts.isCallExpression(access.parent)) return true;
   return ['onclose', 'onerror'].includes(name) && ts.isBinaryExpression(access.parent) && access.parent.left === access;
 }
 
 /** The declaration of the map the transport is kept in (`transports[id] = t`, `transports.set(id, t)`). */
-function sessionMap(f: FileRewrite, transport: ts.Identifier | undefined): ts.Declaration | undefined {
+function sessionMap(f: FileRewrite, transport: TS.Identifier | undefined): TS.Declaration | undefined {
   if (!transport) return undefined;
   const decl = f.declarationOf(transport);
   const name = decl && ts.isVariableDeclaration(decl) && ts.isIdentifier(decl.name) ? decl.name : transport;
   for (const ref of f.referencesOf(name)) {
     const p = ref.parent;
-    let target: ts.Expression | undefined;
+    let target: TS.Expression | undefined;
     if (ts.isBinaryExpression(p) && p.right === ref && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isElementAccessExpression(p.left)) target = p.left.expression;
     if (ts.isCallExpression(p) && p.arguments[1] === ref && ts.isPropertyAccessExpression(p.expression) && p.expression.name.text === 'set') target = p.expression.expression;
     const root = target ? rootIdentifier(target) : undefined;
@@ -174,7 +175,7 @@ function sessionMap(f: FileRewrite, transport: ts.Identifier | undefined): ts.De
 }
 
 /** The path a Node listener checks `req.url` against, if it checks one. */
-function checkedPath(f: FileRewrite, handler: ts.FunctionLikeDeclaration): string | undefined {
+function checkedPath(f: FileRewrite, handler: TS.FunctionLikeDeclaration): string | undefined {
   let path: string | undefined;
   const equality = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken];
   walk(handler, (n) => {
@@ -193,13 +194,13 @@ function checkedPath(f: FileRewrite, handler: ts.FunctionLikeDeclaration): strin
 }
 
 /** The options object literal of the transport construction, if written inline. */
-function optionsOf(x: Found): ts.ObjectLiteralExpression | undefined {
+function optionsOf(x: Found): TS.ObjectLiteralExpression | undefined {
   const arg = x.kind === 'sse' ? x.construction.arguments?.[2] : x.construction.arguments?.[0];
   return arg && ts.isObjectLiteralExpression(arg) ? arg : undefined;
 }
 
 /** `transport.handleRequest(<request>)` in a Web handler: the request expression (from the handler's parameters). */
-function webRequestOf(f: FileRewrite, handler: ts.FunctionLikeDeclaration): string | undefined {
+function webRequestOf(f: FileRewrite, handler: TS.FunctionLikeDeclaration): string | undefined {
   let found: string | undefined;
   walk(handler, (n) => {
     if (found || !ts.isCallExpression(n) || !ts.isPropertyAccessExpression(n.expression) || n.expression.name.text !== 'handleRequest') return;
@@ -211,7 +212,7 @@ function webRequestOf(f: FileRewrite, handler: ts.FunctionLikeDeclaration): stri
 }
 
 /** The marker comment lines of what the replaced wiring did that the wrap does not. */
-function endpointMarkers(f: FileRewrite, x: Found, upstream: Upstream, handler: ts.FunctionLikeDeclaration): Array<[MarkerCode, string?]> {
+function endpointMarkers(f: FileRewrite, x: Found, upstream: Upstream, handler: TS.FunctionLikeDeclaration): Array<[MarkerCode, string?]> {
   const out: Array<[MarkerCode, string?]> = [];
   const options = optionsOf(x);
   if (upstream.single) out.push(['single-instance']);
@@ -222,7 +223,7 @@ function endpointMarkers(f: FileRewrite, x: Found, upstream: Upstream, handler: 
   return out;
 }
 
-function streamable(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): void {
+function streamable(f: FileRewrite, x: Found, served: Set<TS.CallExpression>): void {
   const handler = enclosingFunction(x.construction);
   const found = handler ? findRegistration(f, handler) : undefined;
   if (!handler || !found || !within(x.connect, handler)) {
@@ -280,7 +281,7 @@ function streamable(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): v
     return;
   }
   const first = group.routes[0]!;
-  const statement = first.parent as ts.ExpressionStatement;
+  const statement = first.parent as TS.ExpressionStatement;
   const indent = indentAt(f.text, statement.getStart(f.sf));
   const semi = statement.getText(f.sf).trimEnd().endsWith(';') ? ';' : '';
   f.replace(statement, `${wrapDecl(null, semi, indent)}${nl}${indent}${registration.receiver}.all(${first.arguments[0]!.getText(f.sf)}, ${listener})${semi}`);
@@ -294,10 +295,10 @@ function streamable(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): v
  * The routes that make up one MCP endpoint, those on its path left as they are (with why), and the
  * declarations of named handlers that only these routes used.
  */
-function routeGroup(f: FileRewrite, registration: Extract<Registration, { kind: 'route' }>, map: ts.Declaration | undefined): { routes: ts.CallExpression[]; left: Array<[ts.CallExpression, string]>; handlers: ts.Statement[] } {
-  const routes: ts.CallExpression[] = [];
-  const left: Array<[ts.CallExpression, string]> = [];
-  const named = new Set<ts.Statement>();
+function routeGroup(f: FileRewrite, registration: Extract<Registration, { kind: 'route' }>, map: TS.Declaration | undefined): { routes: TS.CallExpression[]; left: Array<[TS.CallExpression, string]>; handlers: TS.Statement[] } {
+  const routes: TS.CallExpression[] = [];
+  const left: Array<[TS.CallExpression, string]> = [];
+  const named = new Set<TS.Statement>();
   for (const call of routesAt(f, registration.receiver, registration.path)) {
     if (call === registration.call) {
       routes.push(call);
@@ -314,14 +315,14 @@ function routeGroup(f: FileRewrite, registration: Extract<Registration, { kind: 
   routes.sort((a, b) => a.pos - b.pos);
   // A named handler goes with the routes only when nothing else uses it.
   const handlers = [...named].filter((d) => {
-    const name = ts.isFunctionDeclaration(d) ? d.name! : ((d as ts.VariableStatement).declarationList.declarations[0]!.name as ts.Identifier);
+    const name = ts.isFunctionDeclaration(d) ? d.name! : ((d as TS.VariableStatement).declarationList.declarations[0]!.name as TS.Identifier);
     return f.referencesOf(name).every((r) => r === name || routes.some((c) => within(r, c)));
   });
   return { routes, left, handlers };
 }
 
 /** HTTP+SSE: the SSE routes stay; a Streamable HTTP endpoint served by the wrap is added after them. */
-function sse(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): void {
+function sse(f: FileRewrite, x: Found, served: Set<TS.CallExpression>): void {
   const handler = enclosingFunction(x.construction);
   const found = handler ? findRegistration(f, handler) : undefined;
   if (!handler || !found || found.registration.kind !== 'route' || !within(x.connect, handler)) {
@@ -337,7 +338,7 @@ function sse(f: FileRewrite, x: Found, served: Set<ts.CallExpression>): void {
     return;
   }
   // The routes of the SSE endpoint: this one and those that post messages to its transports.
-  const related: ts.Statement[] = [statementOf(registration.call)];
+  const related: TS.Statement[] = [statementOf(registration.call)];
   const taken = new Set<string>();
   walk(f.sf, (n) => {
     if (!ts.isCallExpression(n)) return;

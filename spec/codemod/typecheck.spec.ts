@@ -8,7 +8,8 @@
  */
 import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import ts from 'typescript';
+import type * as TS from 'typescript';
+import { ts } from '../../lib/codemod/typescript.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROOT } from '../helpers/everything.ts';
@@ -46,7 +47,7 @@ const outputs = readdirSync(FIXTURES)
   .filter((name) => /\.output\.\w+$/.test(name))
   .map((name) => join(FIXTURES, name));
 
-const options: ts.CompilerOptions = {
+const options: TS.CompilerOptions = {
   target: ts.ScriptTarget.ES2022,
   module: ts.ModuleKind.NodeNext,
   moduleResolution: ts.ModuleResolutionKind.NodeNext,
