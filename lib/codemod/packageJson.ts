@@ -34,13 +34,15 @@ function propertyName(p: TS.ObjectLiteralElementLike): string | undefined {
 
 /**
  * The edit that adds `name: version` to `dependencies`, or undefined when the package already
- * depends on it (in any dependency list) or the text is not a JSON object.
+ * depends on it (in any dependency list), is that package, or the text is not a JSON object.
  */
 export function addDependency(text: string, name: string, version: string): Edit | undefined {
   const json = ts.parseJsonText('package.json', text);
   const statement = json.statements[0];
   const root = statement && ts.isObjectLiteralExpression(statement.expression) ? statement.expression : undefined;
   if (!root || (json as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics?.length) return undefined;
+  // The package itself (its own examples and fixtures) does not depend on itself.
+  if (root.properties.some((p) => ts.isPropertyAssignment(p) && propertyName(p) === 'name' && ts.isStringLiteral(p.initializer) && p.initializer.text === name)) return undefined;
   const lists = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'];
   for (const p of root.properties) {
     if (!ts.isPropertyAssignment(p) || !lists.includes(propertyName(p) ?? '') || !ts.isObjectLiteralExpression(p.initializer)) continue;

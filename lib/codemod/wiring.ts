@@ -22,11 +22,6 @@ export function isServerTransportModule(module: string): boolean {
   return SERVER_MODULE.test(module);
 }
 
-/** The v1 SDK (`@modelcontextprotocol/sdk`), any subpath. */
-export function isV1Module(module: string): boolean {
-  return module === '@modelcontextprotocol/sdk' || module.startsWith('@modelcontextprotocol/sdk/');
-}
-
 /** The name of the imported class a `new` builds, when it comes from `matches(module)`. */
 export function importedClass(f: FileRewrite, expr: TS.Expression, matches: (module: string) => boolean): string | undefined {
   if (ts.isIdentifier(expr)) {

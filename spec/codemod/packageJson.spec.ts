@@ -29,8 +29,9 @@ deps('should fill an empty list and add a missing one', () => {
   assert.is(add('{ "name": "x" }'), '{ "name": "x", "dependencies": { "mcp-dual-era": "^0.1.0" } }');
 });
 
-deps('should change nothing when the package already depends on it, or the text is not JSON', () => {
+deps('should change nothing when the package already depends on it, is that package, or the text is not JSON', () => {
   assert.is(addDependency('{ "devDependencies": { "mcp-dual-era": "^0.1.0" } }', 'mcp-dual-era', '^0.1.0'), undefined);
+  assert.is(addDependency('{ "name": "mcp-dual-era", "dependencies": {} }', 'mcp-dual-era', '^0.1.0'), undefined);
   assert.is(addDependency('{ "name": ', 'mcp-dual-era', '^0.1.0'), undefined);
 });
 

@@ -8,10 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { ROOT } from './everything.ts';
-
-const LOOPBACK_PRELOAD = pathToFileURL(resolve(import.meta.dirname, 'loopbackListen.mjs')).href;
+import { listeningPort, LOOPBACK_PRELOAD, ROOT } from './everything.ts';
 
 export interface Project {
   readonly dir: string;
@@ -92,14 +89,5 @@ export function migrateCli(args: readonly string[], cwd: string): Promise<Ran> {
 export async function startListening(project: Project, args: readonly string[]): Promise<number> {
   const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, '--import', 'tsx', ...args], { cwd: project.dir, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
   started.set(project.dir, [...(started.get(project.dir) ?? []), child]);
-  return new Promise<number>((resolvePort, reject) => {
-    let text = '';
-    child.stderr!.setEncoding('utf8');
-    child.stderr!.on('data', (chunk: string) => {
-      text += chunk;
-      const match = /LISTENING (\d+)/.exec(text);
-      if (match) resolvePort(Number(match[1]));
-    });
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited (${code}) before listening: ${text}`)));
-  });
+  return listeningPort(child, args.join(' '));
 }
