@@ -36,10 +36,12 @@ const MRTR_REQUESTS = new Set(['tools/call', 'prompts/get', 'resources/read', 'C
 const SET_LEVEL = new Set(['logging/setLevel', 'SetLevelRequestSchema']);
 const SUBSCRIBE = new Set(['resources/subscribe', 'resources/unsubscribe', 'SubscribeRequestSchema', 'UnsubscribeRequestSchema']);
 
+const V2_PACKAGES = [V2_SERVER, '@modelcontextprotocol/client'];
+
 /** Which SDK a file is written against. */
 function sdkOf(f: FileRewrite): 'v2' | 'v1' | undefined {
   const modules = [...f.imported.values()].map((i) => i.module);
-  if (modules.some((m) => m === V2_SERVER || m.startsWith(`${V2_SERVER}/`))) return 'v2';
+  if (modules.some((m) => V2_PACKAGES.some((p) => m === p || m.startsWith(`${p}/`)))) return 'v2';
   if (modules.some((m) => m === '@modelcontextprotocol/sdk' || m.startsWith('@modelcontextprotocol/sdk/'))) return 'v1';
   return undefined;
 }
@@ -190,6 +192,9 @@ export function nativeRewrite(f: FileRewrite): void {
         else if (sdk === 'v2') logging(f, n, log, h, ctxOf);
       }
       if (name === 'connect' && sdk === 'v2' && n.arguments.length === 1) serving(f, n);
+      // A client's requests that 2026-07-28 removed.
+      if (name === 'setLoggingLevel') f.mark(n, 'set-logging-level');
+      if (name === 'subscribeResource' || name === 'unsubscribeResource') f.mark(n, 'subscribe-resource');
     }
     if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name)) {
       if (n.name.text === 'sessionIdGenerator' && !(ts.isIdentifier(n.initializer) && n.initializer.text === 'undefined')) f.mark(n, 'session-state');
