@@ -9,10 +9,10 @@ import { applyEdits, type Edit } from './edits.ts';
 import { FileRewrite, type NeededImport, type Rewrite } from './fileRewrite.ts';
 import { addImports, removeUnusedImports } from './imports.ts';
 import { MARKER_TAG } from './markers.ts';
-import { nativeRewrite } from './native.ts';
+import { nativeRewrite } from './nativeRewrite.ts';
 import { parseSource, syntaxErrors } from './source.ts';
-import { isClientTransportModule, wrapClients } from './wrapClient.ts';
-import { wrapServers } from './wrapServer.ts';
+import { isClientTransportModule, wrapClients } from './wrapClients.ts';
+import { wrapServers } from './wrapServers.ts';
 import { isServerTransportModule } from './wiring.ts';
 
 /** `wrap`: rewire onto mcp-dual-era, handlers untouched. `native`: push-style handlers in the v2 idiom. */
