@@ -41,10 +41,12 @@ export class FileRewrite {
     this.imported = importsOf(model.sf);
   }
 
+  /** Replaces `[start, end)` of the original text (an insertion when they are equal). */
   edit(start: number, end: number, text: string): void {
     this.edits.push({ start, end, text });
   }
 
+  /** Replaces a node's text (its leading comments stay). */
   replace(node: TS.Node, text: string): void {
     this.edit(node.getStart(this.sf), node.getEnd(), text);
   }
@@ -54,10 +56,12 @@ export class FileRewrite {
     this.edits.push(...removeStatements(this.sf, statements));
   }
 
+  /** Records a rewrite for the report, at the node's line. */
   rewrote(node: TS.Node, what: string): void {
     this.rewrites.push({ line: lineOf(this.sf, node.getStart(this.sf)), what });
   }
 
+  /** Records a name the new code imports from a module (`type` for a type-only import). */
   need(module: string, name: string, type = false): void {
     let names = this.imports.get(module);
     if (!names) this.imports.set(module, (names = new Map()));

@@ -56,7 +56,7 @@ export function connectCallOf(arg: TS.Node): TS.CallExpression | undefined {
   return undefined;
 }
 
-const ROUTE_METHODS = new Set(['get', 'post', 'put', 'delete', 'patch', 'all', 'on']);
+const ROUTE_METHODS = new Set(['get', 'post', 'put', 'delete', 'patch', 'all']);
 
 /** Where a handler function is registered. */
 export type Registration =
