@@ -2,14 +2,15 @@
 /**
  * The `mcp-dual-era` command: `serve` fronts a legacy server for modern and legacy clients;
  * `connect` bridges a stdio host of either era to a server of either era; `probe` tells which era a
- * server speaks; `explain` shows a recorded exchange in the other era;
- * `--version` and `--help`.
+ * server speaks; `explain` shows a recorded exchange in the other era; `migrate` moves SDK v1 code
+ * onto both eras; `--version` and `--help`.
  * Exit codes: 0 done, 1 a runtime failure (the upstream could not be started or reached), 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
 import { CONNECT_USAGE } from './connectUsage.ts';
 import { explain, EXPLAIN_USAGE } from './explain.ts';
+import { MIGRATE_USAGE } from './migrateUsage.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 import { serve, SERVE_USAGE } from './serve.ts';
 
@@ -25,6 +26,7 @@ ${SERVE_USAGE}
 ${CONNECT_USAGE}
 ${PROBE_USAGE}
 ${EXPLAIN_USAGE}
+${MIGRATE_USAGE}
   ${pkg.name} --version   print the version
   ${pkg.name} --help      print this help
 `;
@@ -35,6 +37,8 @@ const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
   // Loaded when used: it brings the client side, which serve does not need at startup.
   probe: async (argv) => (await import('./probe.ts')).probeCommand(argv),
   connect: async (argv) => (await import('./connect.ts')).connect(argv),
+  // Loaded when used: it brings the TypeScript compiler.
+  migrate: async (argv) => (await import('./migrate.ts')).migrateCommand(argv),
 };
 
 const args = process.argv.slice(2);

@@ -68,6 +68,18 @@ const NO_SESSION_BATCH = 'Invalid Request: expected a JSON-RPC request (batches 
 
 function noop(): void {}
 
+/**
+ * A body a framework already read (Express's `express.json()` leaves it on `req.body` with the
+ * stream spent), as text, so the request is served as if it had been read here.
+ */
+function consumedBody(req: IncomingMessage): string | undefined {
+  const body = (req as IncomingMessage & { body?: unknown }).body;
+  if (body === undefined || !req.readableEnded) return undefined;
+  if (typeof body === 'string') return body;
+  if (body instanceof Uint8Array) return Buffer.from(body).toString('utf8');
+  return JSON.stringify(body);
+}
+
 function defaultPrincipal(header: HeaderGetter): string {
   const auth = header('authorization');
   return auth ? `auth:${auth}` : 'anonymous';
@@ -216,7 +228,10 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
 
   const node = (req: IncomingMessage, res: ServerResponse): void => {
     const headers = req.headers;
+    const consumed = consumedBody(req);
     if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined) {
+      // The Web listener reads a spent body from `rawBody`.
+      if (consumed !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(consumed);
       viaFetch ??= getRequestListener(fetch) as (req: IncomingMessage, res: ServerResponse) => void;
       viaFetch(req, res);
       return;
@@ -235,6 +250,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (early) {
       res.setHeader('connection', 'close');
       return writeJson(res, early.status, bodyFailureMessage(early));
+    }
+    if (consumed !== undefined) {
+      if (Buffer.byteLength(consumed) <= maxBytes) return answerNode(req, res, header, consumed);
+      const failure = tooLarge(maxBytes);
+      return writeJson(res, failure.status, bodyFailureMessage(failure));
     }
     const chunks: Buffer[] = [];
     let size = 0;

@@ -4,7 +4,7 @@
  * HTTP server on 127.0.0.1, the `mcp-dual-era serve --stdio` command line, finding (and reaping)
  * the processes a spec started, and small waiting and log-level utilities. No fakes.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
@@ -22,7 +22,8 @@ export const EVERYTHING = require.resolve('@modelcontextprotocol/server-everythi
 export const ROOT = resolve(import.meta.dirname, '../..');
 /** The environment variable that marks the processes a spec started. */
 export const MARKER = 'MCP_DUAL_ERA_SPEC_MARKER';
-const LOOPBACK_PRELOAD = pathToFileURL(resolve(import.meta.dirname, 'loopbackListen.mjs')).href;
+/** A preload that binds third-party servers to loopback and prints the port they listen on. */
+export const LOOPBACK_PRELOAD = pathToFileURL(resolve(import.meta.dirname, 'loopbackListen.mjs')).href;
 
 /** A message seen on an upstream pipe: `up` was sent to the server, `down` came from it. */
 export interface Tapped {
@@ -82,11 +83,12 @@ export function everythingBackend(marker: string, onMessage?: (seen: Tapped) => 
   return { ...backend, connect: async () => new TappedTransport(await backend.connect(), onMessage) };
 }
 
-/** server-everything's own (legacy, sessionful) Streamable HTTP server on 127.0.0.1 and a free port. */
-export async function startEverythingHttp(): Promise<{ url: URL; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  const port = await new Promise<number>((resolvePort, reject) => {
+/**
+ * The port a child started with the loopback preload (`LOOPBACK_PRELOAD`) listens on, read from
+ * its stderr; rejects when it exits first.
+ */
+export function listeningPort(child: ChildProcess, name: string): Promise<number> {
+  return new Promise<number>((resolvePort, reject) => {
     let text = '';
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
@@ -94,8 +96,15 @@ export async function startEverythingHttp(): Promise<{ url: URL; close(): Promis
       const match = /LISTENING (\d+)/.exec(text);
       if (match) resolvePort(Number(match[1]));
     });
-    void exited.then(() => reject(new Error(`server-everything exited before listening: ${text}`)));
+    child.once('exit', () => reject(new Error(`${name} exited before listening: ${text}`)));
   });
+}
+
+/** server-everything's own (legacy, sessionful) Streamable HTTP server on 127.0.0.1 and a free port. */
+export async function startEverythingHttp(): Promise<{ url: URL; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  const port = await listeningPort(child, 'server-everything');
   return {
     url: new URL(`http://127.0.0.1:${port}/mcp`),
     async close() {

@@ -1,0 +1,47 @@
+/**
+ * `mcp-dual-era migrate`: the migration codemod on the command line. A dry run prints a unified
+ * diff and a summary (files, rewrites, markers) on stdout; `--write` applies. Exit 0 when done,
+ * 1 when a path could not be read or a file could not be migrated or written, 2 on a usage error.
+ */
+import { relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { MIGRATE_USAGE } from './migrateUsage.ts';
+
+/** Runs the migrate command; resolves with the exit code. */
+export async function migrateCommand(argv: readonly string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: { write: { type: 'boolean' }, mode: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era migrate: ${e instanceof Error ? e.message : String(e)}\n\n${MIGRATE_USAGE}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(MIGRATE_USAGE);
+    return 0;
+  }
+  const mode = values.mode ?? 'wrap';
+  if (mode !== 'wrap' && mode !== 'native') {
+    process.stderr.write(`mcp-dual-era migrate: --mode is wrap or native, not ${mode}\n\n${MIGRATE_USAGE}`);
+    return 2;
+  }
+  if (positionals.length === 0) {
+    process.stderr.write(`mcp-dual-era migrate: name the files or directories to migrate\n\n${MIGRATE_USAGE}`);
+    return 2;
+  }
+  // The codemod (and the TypeScript compiler) is loaded once the arguments are known to be right.
+  const { migrate } = await import('../codemod/migrate.ts');
+  const { renderReport, reportJson } = await import('../codemod/report.ts');
+  const report = migrate({ paths: positionals, mode, write: values.write === true });
+  const base = process.cwd();
+  process.stdout.write(values.json ? `${JSON.stringify(reportJson(report, base), null, 2)}\n` : renderReport(report, base));
+  const failures = report.files.filter((f) => f.error);
+  for (const f of failures) process.stderr.write(`mcp-dual-era migrate: ${relative(base, f.path) || f.path}: ${f.error}\n`);
+  return failures.length > 0 ? 1 : 0;
+}
