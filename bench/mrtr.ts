@@ -152,7 +152,7 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
 
-interface Stats {
+export interface Stats {
   readonly n: number;
   readonly p50Us: number;
   readonly p99Us: number;
@@ -505,7 +505,7 @@ async function serverMemory(lib: Lib, o: ChildOptions): Promise<ServerMemoryResu
 // Child: latency of a plain call and of a full MRTR round
 // ---------------------------------------------------------------------------------------------
 
-interface RoundStats {
+export interface RoundStats {
   readonly first: Stats;
   readonly retry: Stats;
   readonly round: Stats;
@@ -518,7 +518,7 @@ type LatencyTransport = 'direct' | 'http' | 'node-http';
  * One wrap, one caller: plain `echo` calls and full `ask_name` rounds taken in turn (echo then
  * round, round then echo), so both see the same machine and the same warm wrap.
  */
-interface LatencyCell {
+export interface LatencyCell {
   readonly transport: LatencyTransport;
   /** The broker's `collectMs` (15 is the default). */
   readonly collectMs: number;

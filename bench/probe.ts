@@ -19,7 +19,6 @@
  * `VerdictCache` holding the verdict. Every verdict and every answer is checked; the exit status is
  * non-zero only for a wrong one. Timings are reported, never asserted. Writes bench/results/probe.json.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -30,6 +29,7 @@ import { probe, VerdictCache, type ProbeResult, type ProbeTarget } from '../lib/
 import { mediaType, readSse } from '../lib/transport/sse.ts';
 import type { StdioChildTransport } from '../lib/transport/stdioChild.ts';
 import { startEverythingHttp } from '../spec/helpers/everything.ts';
+import { writeResults } from './resultsFile.ts';
 import { buildEchoServer } from './wrap/build.ts';
 
 const args = process.argv.slice(2);
@@ -121,7 +121,7 @@ interface Op {
   run(): Promise<number>;
 }
 
-interface Suite {
+export interface Suite {
   readonly key: 'stdio' | 'streamable' | 'sse';
   readonly label: string;
   readonly server: string;
@@ -204,6 +204,21 @@ function stdioSuite(echo: string): Suite {
   };
 }
 
+/** A fresh probe of an HTTP endpoint, which must find the legacy transport `http`. */
+function freshHttpProbe(url: URL, http: 'streamable' | 'sse', label: string): Op {
+  return {
+    key: 'probe',
+    label,
+    async run() {
+      const t0 = now();
+      const r = await probe({ url }, { cache: false });
+      const ms = now() - t0;
+      expectVerdict(r, 'probe', http);
+      return ms;
+    },
+  };
+}
+
 async function streamableSuite(): Promise<Suite> {
   const server = await startEverythingHttp('streamableHttp');
   const url = server.url;
@@ -232,17 +247,7 @@ async function streamableSuite(): Promise<Suite> {
       },
     },
     candidates: [
-      {
-        key: 'probe',
-        label: 'probe, fresh (server/discover POST → legacy initialize POST → DELETE)',
-        async run() {
-          const t0 = now();
-          const r = await probe({ url }, { cache: false });
-          const ms = now() - t0;
-          expectVerdict(r, 'probe', 'streamable');
-          return ms;
-        },
-      },
+      freshHttpProbe(url, 'streamable', 'probe, fresh (server/discover POST → legacy initialize POST → DELETE)'),
     ],
     close: () => server.close(),
   };
@@ -289,17 +294,7 @@ async function sseSuite(): Promise<Suite> {
       },
     },
     candidates: [
-      {
-        key: 'probe',
-        label: 'probe, fresh (server/discover → Streamable HTTP initialize refused → GET /sse + initialize POST)',
-        async run() {
-          const t0 = now();
-          const r = await probe({ url }, { cache: false });
-          const ms = now() - t0;
-          expectVerdict(r, 'probe', 'sse');
-          return ms;
-        },
-      },
+      freshHttpProbe(url, 'sse', 'probe, fresh (server/discover → Streamable HTTP initialize refused → GET /sse + initialize POST)'),
     ],
     close: () => server.close(),
   };
@@ -307,7 +302,7 @@ async function sseSuite(): Promise<Suite> {
 
 // ---------------------------------------------------------------------------------------------
 
-interface Stats {
+export interface Stats {
   readonly n: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -324,7 +319,7 @@ function statsOf(samples: readonly number[]): Stats {
   return { n: sorted.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), meanMs: sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length) };
 }
 
-interface Row {
+export interface Row {
   readonly key: string;
   readonly label: string;
   readonly stats: Stats;
@@ -335,7 +330,7 @@ interface Row {
   readonly pairedRatio: number;
 }
 
-interface TargetResult {
+export interface TargetResult {
   readonly key: Suite['key'];
   readonly label: string;
   readonly server: string;
@@ -483,8 +478,6 @@ const elapsedS = (Date.now() - startedAt) / 1000;
 console.log('');
 console.log(`(${elapsedS.toFixed(1)} s; ÷ connect = this operation's p50 (p99) over the baseline's, measured in the same rounds; paired = median over the rounds of the per-round ratio)`);
 
-const resultsDir = join(root, 'bench', 'results');
-mkdirSync(resultsDir, { recursive: true });
 const report = {
   generatedAt: new Date().toISOString(),
   environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpuList.length, cpuModel: cpuList[0]?.model.trim() ?? null },
@@ -494,10 +487,7 @@ const report = {
   failures,
   elapsedSeconds: elapsedS,
 };
-const outFile = join(resultsDir, 'probe.json');
-writeFileSync(`${outFile}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
-renameSync(`${outFile}.tmp`, outFile);
-console.log(`results written to ${join('bench', 'results', 'probe.json')}`);
+writeResults('probe.json', report);
 if (failures.length > 0) {
   console.error('wrong answers or verdicts (or a server that could not start): that is a bug, not a timing');
   process.exitCode = 1;
