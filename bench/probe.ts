@@ -96,16 +96,24 @@ function ask(proc: StdioChildTransport, id: string, message: JsonRpcMessage): Pr
   });
 }
 
+/** An SSE event's data as JSON; `undefined` for an empty event (one that primes the stream for resumption) or one that is not JSON. */
+function jsonOf(data: string): unknown {
+  if (data.trim() === '') return undefined;
+  try {
+    return JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The first JSON-RPC answer with `id` in a POST's body (JSON or SSE). */
 async function answerOf(res: Response, id: string): Promise<unknown> {
   if (mediaType(res) !== 'text/event-stream' || !res.body) return res.json();
   let found: unknown;
   await readSse(res.body, {
     onEvent: (e) => {
-      // An event without data primes the stream for resumption; it carries no message.
-      if (e.data.trim() === '') return;
-      const m = JSON.parse(e.data) as { id?: unknown };
-      if (m.id === id) found ??= m;
+      const m = jsonOf(e.data) as { id?: unknown } | undefined;
+      if (m?.id === id) found ??= m;
     },
     done: () => found !== undefined,
   });
@@ -278,8 +286,9 @@ async function sseSuite(): Promise<Suite> {
         if (!res.ok || !res.body) throw new Wrong(`GET ${url.pathname} answered HTTP ${res.status}`);
         const reading = readSse(res.body, {
           onEvent: (e) => {
-            if (e.event === 'endpoint') onEndpoint(e.data);
-            else if ((JSON.parse(e.data) as { id?: unknown }).id === id) onAnswer(JSON.parse(e.data));
+            if (e.event === 'endpoint') return onEndpoint(e.data);
+            const message = jsonOf(e.data) as { id?: unknown } | undefined;
+            if (message?.id === id) onAnswer(message);
           },
         }).catch(() => {});
         const post = await fetch(new URL(await endpoint, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(initializeRequest(id)) });
@@ -398,7 +407,7 @@ async function runSuite(suite: Suite): Promise<TargetResult> {
       times.set('cached', statsOf(cachedRound).p50Ms);
       perRound.push(times);
     }
-    if (round % 10 === 9) process.stderr.write(`  ${suite.label}: ${round + 1} of ${total} rounds\n`);
+    if ((round + 1) % Math.ceil(total / 5) === 0) process.stderr.write(`  ${suite.label}: ${round + 1} of ${total} rounds\n`);
   }
 
   const base = statsOf(samples.get(suite.baseline.key)!);
