@@ -1,12 +1,22 @@
 /**
  * `npm run bench [-- --quick] [-- --filter=TEXT] [-- --profile] [-- --tsx] [-- --ref=GITREF]`: the
- * translator bench (bench/run.ts), the wrap bench (bench/wrap.ts), then the MRTR bench (bench/mrtr.ts:
- * memory per parked call, latency of a round), each in a fresh process so
- * neither's JIT or heap state leaks into the other. `--quick` and `--filter` go to both; `--profile`,
- * `--tsx` and `--ref` only concern the wrap bench. Exits non-zero when either does (a wrong answer, never a timing).
+ * translator bench (bench/run.ts), the wrap bench (bench/wrap.ts), the MRTR bench (bench/mrtr.ts:
+ * a full round against a plain call, memory per parked call) and the probe bench (bench/probe.ts),
+ * each in a fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
+ * `--filter` to the translator and wrap benches (the others are then left out); `--profile`,
+ * `--tsx` and `--ref` only concern the wrap bench.
+ *
+ * Then it combines their reports with the machine, the peers' versions and the commit into
+ * bench/results/latest.json (and a dated copy beside it), and a run without options writes
+ * bench/RESULTS.md and bench/chart.svg from it (`npm run bench:report` does that from a saved run).
+ * Exits non-zero when a bench does (a wrong answer, never a timing).
  */
-import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, release, totalmem } from 'node:os';
+import { join, relative } from 'node:path';
+import { LATEST, writeReport } from './report.ts';
+import type { Machine, Peer, Run } from './report/types.ts';
 
 const args = process.argv.slice(2);
 const wrapOnly = (a: string) => a === '--profile' || a === '--tsx' || a.startsWith('--ref=');
@@ -16,19 +26,103 @@ if (unknown.length > 0) {
   console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench -- [--quick] [--filter=TEXT] [--profile] [--tsx] [--ref=GITREF]`);
   process.exit(2);
 }
+const quick = args.includes('--quick');
+const filtered = args.some((a) => a.startsWith('--filter='));
 
-const run = (script: string, scriptArgs: readonly string[]): number => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, script), ...scriptArgs], { stdio: 'inherit', cwd: join(import.meta.dirname, '..') });
-  return r.status ?? 1;
-};
+const root = join(import.meta.dirname, '..');
+const resultsDir = join(root, 'bench', 'results');
 
-const translate = run('run.ts', args.filter((a) => !wrapOnly(a)));
-console.log('');
-const wrap = run('wrap.ts', args);
-console.log('');
-const mrtr = filterOnly(args) ? 0 : run('mrtr.ts', args.filter((a) => a === '--quick'));
-process.exitCode = translate !== 0 || wrap !== 0 || mrtr !== 0 ? 1 : 0;
+/** Each bench: its script, its arguments, the report it writes. */
+const BENCHES = [
+  { key: 'translate', script: 'run.ts', args: args.filter((a) => !wrapOnly(a)), report: 'translate.json', run: true },
+  { key: 'wrap', script: 'wrap.ts', args, report: 'wrap.json', run: true },
+  { key: 'mrtr', script: 'mrtr.ts', args: quick ? ['--quick'] : [], report: 'mrtr.json', run: !filtered },
+  { key: 'probe', script: 'probe.ts', args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
+] as const;
 
-function filterOnly(list: readonly string[]): boolean {
-  return list.some((a) => a.startsWith('--filter='));
+const PEERS: ReadonlyArray<{ name: string; role: string }> = [
+  { name: '@modelcontextprotocol/sdk', role: 'v1 SDK: every legacy server the benches run (echo and push servers) and the legacy clients (direct calls, the connect baseline)' },
+  { name: 'mcp-proxy', role: 'wrap bench: the comparison front on its 2026-07-28 route' },
+  { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers' },
+  { name: '@modelcontextprotocol/client', role: 'v2 SDK client: not driven by the benches (interop specs); for the record' },
+  { name: '@modelcontextprotocol/server', role: 'v2 SDK server: not driven by the benches (interop specs); for the record' },
+  { name: 'typescript', role: 'compiles lib/ for the wrap and MRTR benches' },
+  { name: 'tsx', role: 'runs the benches (and lib/ for the translator and probe benches)' },
+];
+
+function versionOf(name: string): string | null {
+  try {
+    return (JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version?: string }).version ?? null;
+  } catch {
+    return null;
+  }
 }
+
+function osName(): string {
+  try {
+    const text = readFileSync('/etc/os-release', 'utf8');
+    const pretty = /^PRETTY_NAME="?([^"\n]*)"?$/m.exec(text)?.[1];
+    if (pretty) return pretty;
+  } catch {
+    /* not Linux, or no os-release */
+  }
+  return process.platform;
+}
+
+function machine(): Machine {
+  const list = cpus();
+  return { cpuModel: list[0]?.model.trim() ?? 'unknown CPU', cores: list.length, memoryBytes: totalmem(), os: osName(), kernel: release(), arch: process.arch, node: process.version };
+}
+
+function commit(): Run['commit'] {
+  const git = (...a: string[]) => execFileSync('git', a, { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  try {
+    // The report files themselves do not make a checkout dirty.
+    const dirty = git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/RESULTS.md', ':!bench/chart.svg').length > 0;
+    return { hash: git('rev-parse', 'HEAD'), dirty };
+  } catch {
+    return { hash: null, dirty: false };
+  }
+}
+
+const started = Date.now();
+const loadStart = loadavg();
+mkdirSync(resultsDir, { recursive: true });
+const exitCodes: Record<string, number> = {};
+const parts: Record<string, unknown> = {};
+for (const bench of BENCHES) {
+  if (!bench.run) continue;
+  const report = join(resultsDir, bench.report);
+  // A bench that fails before writing its report must not leave an older one to be combined.
+  rmSync(report, { force: true });
+  if (Object.keys(exitCodes).length > 0) console.log('');
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, bench.script), ...bench.args], { stdio: 'inherit', cwd: root });
+  exitCodes[bench.key] = r.status ?? 1;
+  if (existsSync(report)) parts[bench.key] = JSON.parse(readFileSync(report, 'utf8'));
+}
+
+const run: Run = {
+  schema: 1,
+  generatedAt: new Date().toISOString(),
+  args,
+  quick,
+  commit: commit(),
+  machine: machine(),
+  load: { start: loadStart, end: loadavg() },
+  peers: PEERS.map((p): Peer => ({ name: p.name, version: versionOf(p.name), role: p.role })),
+  exitCodes,
+  elapsedSeconds: (Date.now() - started) / 1000,
+  parts: parts as Run['parts'],
+};
+writeFileSync(LATEST, `${JSON.stringify(run, null, 2)}\n`);
+const dated = join(resultsDir, `run-${run.generatedAt.replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
+copyFileSync(LATEST, dated);
+console.log('');
+console.log(`combined results written to ${relative(root, LATEST)} (a copy: ${relative(root, dated)})`);
+if (args.length === 0) {
+  const written = writeReport(run);
+  console.log(`wrote ${relative(root, written.results)} and ${relative(root, written.chart)}`);
+} else {
+  console.log(`a run with options leaves bench/RESULTS.md as it is; npm run bench:report writes it from this run`);
+}
+process.exitCode = Object.values(exitCodes).some((c) => c !== 0) ? 1 : 0;

@@ -4,15 +4,14 @@
  * validate + translate, on the decoded message) against `JSON.parse` + `JSON.stringify` of the same
  * message text, for small, medium and large messages in both directions.
  *
- * Prints a table and writes the same results to bench/results/latest.json. Timings are reported,
+ * Prints a table and writes the same results to bench/results/translate.json. Timings are reported,
  * never asserted; the exit status is non-zero only when a translation fails (a bug, not a timing).
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
 import { CASES, type BenchCase, type Translated } from './cases.ts';
 import { measure, type MeasureOptions, type Measurement, type SideStats } from './measure.ts';
 import { SIZES, type SizeName } from './messages.ts';
+import { writeResults } from './resultsFile.ts';
 
 /** Translator cost may be at most this multiple of parse + stringify for small and medium messages. */
 const GOAL_RATIO = 1.5;
@@ -181,8 +180,6 @@ else {
 }
 console.log(`(${elapsedS.toFixed(1)} s; spread = half the range of the samples without the extremes, relative to the median, worse side)`);
 
-const resultsDir = join(import.meta.dirname, 'results');
-mkdirSync(resultsDir, { recursive: true });
 const report = {
   generatedAt: new Date().toISOString(),
   environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpuList.length, cpuModel: cpuList[0]?.model.trim() ?? null },
@@ -208,10 +205,7 @@ const report = {
       : { failure: r.failure }),
   })),
 };
-const outFile = join(resultsDir, 'latest.json');
-writeFileSync(`${outFile}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
-renameSync(`${outFile}.tmp`, outFile);
-console.log(`results written to ${join('bench', 'results', 'latest.json')}`);
+writeResults('translate.json', report);
 
 if (failed) {
   console.error('a translation failed: that is a bug, not a timing');

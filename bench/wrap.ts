@@ -11,7 +11,7 @@
  *
  * and the wrap's stdio front (`serve --stdio`) against direct. One in-process load generator;
  * every answer is checked. Prints a table and the ratios against the goals, writes
- * bench/results/wrap-latest.json. Timings are reported, never asserted; the exit status is non-zero
+ * bench/results/wrap.json. Timings are reported, never asserted; the exit status is non-zero
  * only for wrong answers (or a contender that cannot start).
  *
  * `--quick` shortens every phase; `--filter=TEXT[,TEXT…]` keeps the contenders whose key or label
@@ -21,11 +21,11 @@
  * helpers make the wrap's closures dearer); `--ref=GITREF` measures lib/ as committed at GITREF
  * (exported with `git archive`) rather than the working tree.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { buildEchoServer, buildLib, commitOf, exportLib, libIsDirty, transpile } from './wrap/build.ts';
 import { httpDriver, initializeLegacy, LineDriver, percentile, runPhase, sdkDriver, type Driver, type PhaseResult } from './wrap/load.ts';
+import { RESULTS_DIR, writeResults } from './resultsFile.ts';
 import { childPids, cpuMicros, freePort, machineBusyMicros, start, stop, waitFor, type Started } from './wrap/procs.ts';
 
 /** The goals of the issue, for the wrap over HTTP. */
@@ -60,8 +60,7 @@ const timing = quick
   : { startWarmupMs: 15_000, startWarmupConcurrency: 16, warmupMs: 3000, slices: 5, sliceMs: 1000 };
 
 const root = join(import.meta.dirname, '..');
-const resultsDir = join(root, 'bench', 'results');
-const profileDir = join(resultsDir, 'profiles');
+const profileDir = join(RESULTS_DIR, 'profiles');
 const node = process.execPath;
 const MCP_PROXY_BIN = join(root, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
 
@@ -213,7 +212,7 @@ interface CpuShare {
   readonly otherBusy: number | null;
 }
 
-interface Cell {
+export interface Cell {
   readonly contender: Contender['key'];
   readonly label: string;
   readonly concurrency: number;
@@ -342,7 +341,7 @@ function printTable(cells: readonly Cell[]): void {
   }
 }
 
-interface Comparison {
+export interface Comparison {
   readonly concurrency: number;
   readonly candidate: Contender['key'];
   readonly reference: Contender['key'];
@@ -514,7 +513,6 @@ console.log(goals.length === 0 ? 'goals: not measured' : missed.length === 0 ? `
 console.log(`(${elapsedS.toFixed(1)} s; calls/s = correct answers in the measured slices ÷ their length, a call that ends after its slice counting half; latency = send to checked answer; cpu = /proc time ÷ calls)`);
 if (profile) console.log(`CPU profiles written under ${join('bench', 'results', 'profiles')}/ (summarise with: npx tsx bench/wrap/profileSummary.ts FILE)`);
 
-mkdirSync(resultsDir, { recursive: true });
 const report = {
   generatedAt: new Date().toISOString(),
   wrap: libState,
@@ -529,10 +527,7 @@ const report = {
   elapsedSeconds: elapsedS,
   cells,
 };
-const outFile = join(resultsDir, 'wrap-latest.json');
-writeFileSync(`${outFile}.tmp`, `${JSON.stringify(report, null, 2)}\n`);
-renameSync(`${outFile}.tmp`, outFile);
-console.log(`results written to ${join('bench', 'results', 'wrap-latest.json')}`);
+writeResults('wrap.json', report);
 
 if (failures.length > 0) {
   console.error('wrong answers (or a contender that could not start): that is a bug, not a timing');

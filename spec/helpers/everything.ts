@@ -90,23 +90,32 @@ export function everythingBackend(marker: string, onMessage?: (seen: Tapped) => 
 export function listeningPort(child: ChildProcess, name: string): Promise<number> {
   return new Promise<number>((resolvePort, reject) => {
     let text = '';
+    let found = false;
     child.stderr!.setEncoding('utf8');
+    // Read to the end (the server logs every message there), keeping only what comes before the port.
     child.stderr!.on('data', (chunk: string) => {
+      if (found) return;
       text += chunk;
       const match = /LISTENING (\d+)/.exec(text);
-      if (match) resolvePort(Number(match[1]));
+      if (match) {
+        found = true;
+        resolvePort(Number(match[1]));
+      }
     });
     child.once('exit', () => reject(new Error(`${name} exited before listening: ${text}`)));
   });
 }
 
-/** server-everything's own (legacy, sessionful) Streamable HTTP server on 127.0.0.1 and a free port. */
-export async function startEverythingHttp(): Promise<{ url: URL; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, EVERYTHING, 'streamableHttp'], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+/**
+ * server-everything's own legacy HTTP server on 127.0.0.1 and a free port: sessionful Streamable
+ * HTTP (`/mcp`, the default) or the 2024-11-05 HTTP+SSE transport (`/sse`).
+ */
+export async function startEverythingHttp(transport: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<{ url: URL; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, EVERYTHING, transport], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await listeningPort(child, 'server-everything');
   return {
-    url: new URL(`http://127.0.0.1:${port}/mcp`),
+    url: new URL(`http://127.0.0.1:${port}/${transport === 'sse' ? 'sse' : 'mcp'}`),
     async close() {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       await exited;

@@ -1,0 +1,68 @@
+/**
+ * `npm run bench:report [-- FILE]`: writes bench/RESULTS.md and bench/chart.svg from a saved run —
+ * bench/results/latest.json, as `npm run bench` leaves it, or FILE (a copy of one) — without
+ * running any bench. `npm run bench` calls the same `writeReport` after a full run.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { renderChart } from './report/chart.ts';
+import { figuresOf } from './report/figures.ts';
+import { renderResults, runCommit, runDate } from './report/markdown.ts';
+import type { Run } from './report/types.ts';
+
+const benchDir = import.meta.dirname;
+export const RESULTS_FILE = 'RESULTS.md';
+export const CHART_FILE = 'chart.svg';
+export const LATEST = join(benchDir, 'results', 'latest.json');
+
+/** Reads a combined run, refusing anything that is not one. */
+export function readRun(file: string): Run {
+  const run = JSON.parse(readFileSync(file, 'utf8')) as Partial<Run>;
+  if (run.schema !== 1 || !run.parts || !run.machine) throw new Error(`${file} is not a combined bench run (written by npm run bench)`);
+  return run as Run;
+}
+
+/** RESULTS.md and the chart for `run`, as text. */
+export function renderReport(run: Run): { markdown: string; chart: string } {
+  const m = run.machine;
+  const chart = renderChart(figuresOf(run), {
+    title: `mcp-dual-era bench: ratios measured side by side in one run${run.quick ? ' (quick run, not figures to quote)' : ''}`,
+    subtitle: `${runDate(run)}, commit ${runCommit(run)}; ${m.cpuModel}, ${m.cores} cores, ${m.os}, Node ${m.node}`,
+  });
+  return { markdown: renderResults(run, CHART_FILE), chart };
+}
+
+function writeAtomic(file: string, text: string): void {
+  writeFileSync(`${file}.tmp`, text);
+  renameSync(`${file}.tmp`, file);
+}
+
+/** Writes RESULTS.md and the chart into `dir` (default bench/); returns their paths. */
+export function writeReport(run: Run, dir: string = benchDir): { results: string; chart: string } {
+  const { markdown, chart } = renderReport(run);
+  const results = join(dir, RESULTS_FILE);
+  const chartPath = join(dir, CHART_FILE);
+  writeAtomic(chartPath, chart);
+  writeAtomic(results, markdown);
+  return { results, chart: chartPath };
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  const args = process.argv.slice(2);
+  if (args.length > 1 || args.some((a) => a.startsWith('-'))) {
+    console.error('usage: npm run bench:report [-- FILE]   (default bench/results/latest.json)');
+    process.exit(2);
+  }
+  const file = resolve(args[0] ?? LATEST);
+  let run: Run;
+  try {
+    run = readRun(file);
+  } catch (e) {
+    console.error(`${e instanceof Error ? e.message : String(e)}\nrun npm run bench first (or give the file of a saved run)`);
+    process.exit(1);
+  }
+  const written = writeReport(run);
+  const root = join(benchDir, '..');
+  console.log(`from ${relative(root, file)} (run of ${runDate(run)}, commit ${runCommit(run)}): wrote ${relative(root, written.results)} and ${relative(root, written.chart)}`);
+}

@@ -1,0 +1,73 @@
+/**
+ * The headline ratios of a run, in one list: what the chart draws and the summary table lists.
+ * Each is a ratio measured side by side in the same run, with the goal it is held to, if any.
+ */
+import type { Run } from './types.ts';
+
+export type Section = 'Translator' | 'Wrapped calls' | 'MRTR' | 'Probe' | 'Cached probe';
+
+export interface Figure {
+  readonly section: Section;
+  readonly label: string;
+  /** The ratio (×). */
+  readonly value: number;
+  readonly better: 'higher' | 'lower';
+  readonly goal?: { readonly op: '≥' | '≤'; readonly value: number };
+}
+
+export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'MRTR', 'Probe', 'Cached probe'];
+
+/** Whether a figure meets its goal; `undefined` when it has none. */
+export function goalHolds(f: Figure): boolean | undefined {
+  if (!f.goal) return undefined;
+  return f.goal.op === '≥' ? f.value >= f.goal.value : f.value <= f.goal.value;
+}
+
+/** Where the MRTR latency was taken: the Node HTTP front (as `serve` runs the wrap) when measured. */
+export const MRTR_WHERE = { 'node-http': 'Node HTTP', http: 'wrap.fetch', direct: 'serveModern' } as const;
+
+export function figuresOf(run: Run): Figure[] {
+  const out: Figure[] = [];
+  const { translate, wrap, mrtr, probe } = run.parts;
+
+  if (translate) {
+    const goal = translate.goal;
+    const worst = new Map<string, number>();
+    for (const r of translate.results) {
+      if (r.ratio === undefined || !goal.sizes.includes(r.size)) continue;
+      const key = `${r.case} ${r.direction}`;
+      worst.set(key, Math.max(worst.get(key) ?? 0, r.ratio));
+    }
+    for (const [key, value] of worst) out.push({ section: 'Translator', label: `${key}, ≤ 10 KB`, value, better: 'lower', goal: { op: '≤', value: goal.maxRatio } });
+  }
+
+  if (wrap) {
+    const g = wrap.goals.definition;
+    const c = wrap.comparisons;
+    for (const x of c.vsPassthrough) out.push({ section: 'Wrapped calls', label: `wrap ÷ pass-through, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', goal: { op: '≥', value: g.minVsPassthrough } });
+    for (const x of c.vsProxy) out.push({ section: 'Wrapped calls', label: `wrap ÷ mcp-proxy, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', goal: { op: '≥', value: g.minVsMcpProxy } });
+    for (const x of c.vsDirectSdk) out.push({ section: 'Wrapped calls', label: `wrap (HTTP) ÷ direct, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.stdioVsSdk) out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ direct, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+  }
+
+  if (mrtr) {
+    const cells = mrtr.latency?.cells ?? [];
+    const where = cells.some((c) => c.transport === 'node-http') ? 'node-http' : cells.some((c) => c.transport === 'http') ? 'http' : 'direct';
+    for (const c of cells.filter((x) => x.transport === where).sort((a, b) => b.collectMs - a.collectMs)) {
+      out.push({ section: 'MRTR', label: `round ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}`, value: c.ratioP50, better: 'lower' });
+    }
+    const beyond = mrtr.perParkedCall['direct']?.beyond;
+    if (beyond !== undefined) out.push({ section: 'MRTR', label: `parked call beyond messages ÷ ${mrtr.goalBeyondMessagesBytes / 1024} KB`, value: beyond / mrtr.goalBeyondMessagesBytes, better: 'lower', goal: { op: '≤', value: 1 } });
+  }
+
+  if (probe) {
+    const names: Record<string, string> = { probe: 'fresh probe', 'probe+connect': 'probe + connect', cached: 'cached probe' };
+    for (const key of ['probe', 'probe+connect', 'cached']) {
+      for (const t of probe.targets) {
+        const row = t.rows.find((r) => r.key === key);
+        if (row && Number.isFinite(row.ratioP50)) out.push({ section: key === 'cached' ? 'Cached probe' : 'Probe', label: `${names[key]} ÷ connect, ${t.label}`, value: row.ratioP50, better: 'lower' });
+      }
+    }
+  }
+  return out;
+}

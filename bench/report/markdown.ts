@@ -1,0 +1,256 @@
+/**
+ * bench/RESULTS.md from a combined run: the conditions (machine, load, peers, commit), the
+ * headline ratios, then each bench's table with its ratio column. Text only; the chart is a
+ * separate file it links to.
+ */
+import { formatRatio } from './chart.ts';
+import { figuresOf, goalHolds, MRTR_WHERE, SECTIONS } from './figures.ts';
+import type { Run, WrapComparison } from './types.ts';
+
+const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+
+function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, right: ReadonlySet<number> = new Set()): string {
+  const align = head.map((_, i) => (right.has(i) ? '---:' : '---'));
+  return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+const us = (v: number) => (!Number.isFinite(v) ? '–' : v >= 10_000 ? `${(v / 1000).toFixed(1)} ms` : `${int.format(v)} µs`);
+const ms = (v: number) => (!Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v >= 0.01 ? v.toFixed(3) : v.toExponential(1));
+const kb = (bytes: number | undefined) => (bytes === undefined || !Number.isFinite(bytes) ? '–' : `${(bytes / 1024).toFixed(2)} KB`);
+const pct = (v: number) => `${Math.round(v * 100)}%`;
+const signedUs = (v: number) => `${v >= 0 ? '+' : '−'}${int.format(Math.abs(v))} µs`;
+
+function median(values: readonly number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+}
+
+/** When the run was taken, to the minute, in UTC. */
+export function runDate(run: Run): string {
+  return `${run.generatedAt.slice(0, 10)} ${run.generatedAt.slice(11, 16)} UTC`;
+}
+
+export function runCommit(run: Run): string {
+  return run.commit.hash ? `${run.commit.hash.slice(0, 10)}${run.commit.dirty ? ' (with uncommitted changes)' : ''}` : 'unknown';
+}
+
+function conditions(run: Run): string {
+  const m = run.machine;
+  const wrap = run.parts.wrap;
+  const other = (wrap?.cells ?? []).map((c) => c.cpu?.otherBusy).filter((v): v is number => typeof v === 'number');
+  const rows: Array<[string, string]> = [
+    ['Date', runDate(run)],
+    ['Commit', `\`${runCommit(run)}\``],
+    ['Run', run.args.length === 0 ? `full (\`npm run bench\`), ${Math.round(run.elapsedSeconds / 60)} min` : `\`npm run bench -- ${run.args.join(' ')}\`${run.quick ? ' (quick: a smoke check, not figures to quote)' : ''}`],
+    ['CPU', `${m.cpuModel}, ${m.cores} cores (${m.arch})`],
+    ['Memory', `${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
+    ['OS', `${m.os}, kernel ${m.kernel}`],
+    ['Node', m.node],
+    ['Load average (1 min)', `${run.load.start[0]?.toFixed(2) ?? '?'} at the start, ${run.load.end[0]?.toFixed(2) ?? '?'} at the end`],
+  ];
+  if (other.length > 0) rows.push(['Other processes during the wrap cells', `${pct(median(other))} of the cores (median), up to ${pct(Math.max(...other))}`]);
+  const lines = [table(['', ''], rows)];
+  lines.push('');
+  lines.push(
+    `Every process runs on this one machine: the load generator shares the ${m.cores} cores with the fronts and the servers it drives, ` +
+      'so absolute numbers are for scale only. The figures are ratios, each measured side by side in the same run (baseline and candidate ' +
+      'alternating, or taken in turn slice by slice), so whatever else the machine does lands on both sides alike; it still widens the spread, ' +
+      'and runs on a busy machine differ by several percent or more.',
+  );
+  return lines.join('\n');
+}
+
+function peers(run: Run): string {
+  return table(['package', 'version', 'role in the bench'], run.peers.map((p) => [`\`${p.name}\``, p.version ?? 'not installed', p.role]));
+}
+
+function headline(run: Run): string {
+  const figures = figuresOf(run);
+  if (figures.length === 0) return 'No figures in this run.';
+  const rows = SECTIONS.flatMap((s) =>
+    figures
+      .filter((f) => f.section === s)
+      .map((f) => {
+        const holds = goalHolds(f);
+        return [s, f.label, formatRatio(f.value), f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–', holds === undefined ? '' : holds ? 'met' : '**missed**'];
+      }),
+  );
+  return table(['section', 'ratio', 'value', 'goal', ''], rows, new Set([2]));
+}
+
+function translator(run: Run): string {
+  const t = run.parts.translate;
+  if (!t) return '_Not measured in this run._';
+  const intro =
+    `Per message: \`classify\` + validate + translate of the decoded message, against \`JSON.parse\` + \`JSON.stringify\` of the same message text ` +
+    `(what any JSON-RPC hop pays). ${t.options.samples} alternating samples of at least ${t.options.sampleMs} ms per side; medians. ` +
+    `Ratio = translate ÷ (parse + stringify), lower is better; goal ≤ ${t.goal.maxRatio} for ${t.goal.sizes.join(' and ')} messages (up to 10 KB).`;
+  const rows = t.results.map((r) => [
+    `\`${r.case}\``,
+    r.direction,
+    r.size,
+    int.format(r.bytes),
+    r.baselineNsPerMsg === undefined ? '–' : int.format(r.baselineNsPerMsg),
+    r.translateNsPerMsg === undefined ? '–' : int.format(r.translateNsPerMsg),
+    r.ratio === undefined ? `FAILED: ${r.failure ?? ''}` : formatRatio(r.ratio),
+  ]);
+  return `${intro}\n\n${table(['message', 'direction', 'size', 'bytes', 'parse + stringify ns', 'translate ns', 'ratio'], rows, new Set([3, 4, 5, 6]))}`;
+}
+
+function wrapped(run: Run): string {
+  const w = run.parts.wrap;
+  if (!w) return '_Not measured in this run._';
+  const g = w.goals.definition;
+  const o = w.options;
+  const intro =
+    'Modern `tools/call` requests (full `_meta`, routing headers) from one closed-loop load generator at concurrency 1, 16 and 64, every answer ' +
+    'checked, against one legacy stdio server (a v1 SDK echo server) behind: the wrap (`mcp-dual-era serve`, HTTP, and `serve --stdio`); a bare ' +
+    'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
+    'route; and a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines). ' +
+    `Each contender warmed ${o.startWarmupMs / 1000} s, then per cell ${o.warmupMs / 1000} s of warm-up and ${(o.slices * o.sliceMs) / 1000} s measured in ` +
+    `${o.slices} slices taken in turn with the other contenders. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
+  const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
+  const c = w.comparisons;
+  const at = (list: readonly WrapComparison[], conc: number) => list.find((x) => x.concurrency === conc);
+  const concs = [...new Set(w.cells.map((x) => x.concurrency))].sort((a, b) => a - b);
+  const ratio = (x: WrapComparison | undefined, goal?: number) => (x ? `${formatRatio(x.throughputRatio)}${goal === undefined ? '' : x.throughputRatio >= goal ? '' : ' (missed)'}` : '–');
+  const ratios = concs.map((conc) => {
+    const p = at(c.vsPassthrough, conc);
+    return [
+      String(conc),
+      ratio(p, g.minVsPassthrough),
+      p ? signedUs(p.addedP50Us) : '–',
+      ratio(at(c.vsProxy, conc), g.minVsMcpProxy),
+      ratio(at(c.vsDirectSdk, conc)),
+      ratio(at(c.stdioVsSdk, conc)),
+      ratio(at(c.stdioVsRaw, conc)),
+    ];
+  });
+  const goals =
+    `Goals for the wrap over HTTP: throughput ≥ ${g.minVsPassthrough}× the pass-through and ≥ ${g.minVsMcpProxy}× mcp-proxy at every concurrency, ` +
+    `and at most ${g.maxAddedP50Us} µs added p50 over the pass-through at concurrency ${g.addedP50Concurrency}.`;
+  return [
+    intro,
+    '',
+    'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
+    '',
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines'], ratios, new Set([0, 1, 2, 3, 4, 5, 6])),
+    '',
+    goals,
+    '',
+    'Every cell ("other load": the share of the cores that processes outside the cell used meanwhile):',
+    '',
+    table(['contender', 'concurrency', 'calls/s', 'p50', 'p99', 'wrong answers', 'other load'], cells, new Set([1, 2, 3, 4, 5, 6])),
+  ].join('\n');
+}
+
+function mrtrSection(run: Run): string {
+  const m = run.parts.mrtr;
+  if (!m) return '_Not measured in this run._';
+  const parts: string[] = [];
+  const lat = m.latency;
+  if (lat) {
+    parts.push(
+      'A full round (the first call answered `input_required`, then the retry with the answer and `requestState`, answered with the result) ' +
+        'against a plain `echo` call, taken in turn, one at a time, through the same wrap with the same caller, in one process (upstream: ' +
+        'the v1 push server in process). `collectMs` is how long the broker waits for further pushes before it answers a round (default 15 ms). ' +
+        'Ratio = round ÷ plain call, lower is better; "paired" is the median of each round over the plain call next to it.',
+      '',
+      table(
+        ['front', 'collectMs', 'pairs', 'plain call p50', 'p99', 'round p50', 'p99', 'round ÷ plain p50', 'p99', 'paired'],
+        lat.cells.map((c) => [MRTR_WHERE[c.transport], String(c.collectMs), int.format(c.rounds.round.n), us(c.echo.p50Us), us(c.echo.p99Us), us(c.rounds.round.p50Us), us(c.rounds.round.p99Us), formatRatio(c.ratioP50), formatRatio(c.ratioP99), formatRatio(c.pairedRatio)]),
+        new Set([1, 2, 3, 4, 5, 6, 7, 8, 9]),
+      ),
+      '',
+      `For scale, the legacy server alone (a bare in-memory client answering the push itself): plain call ${us(lat.serverAlone.echo.p50Us)}, call with its push answered ${us(lat.serverAlone.round.p50Us)} (p50).`,
+    );
+  }
+  const direct = m.perParkedCall['direct'];
+  const http = m.perParkedCall['http'];
+  if (direct || http) {
+    const s = m.memory.server;
+    parts.push(
+      '',
+      `Memory per parked call: ${int.format(m.n)} calls parked at once (one principal), in process; heap after gc. A call that pushes holds an ` +
+        'upstream session of its own while parked, so each parked call here also has its own in-process legacy server. ' +
+        '"Wrap alone" takes away the legacy servers measured alone (one per session, each with one call suspended); "session" is what the wrap ' +
+        'keeps per upstream session beyond what a bare client of the server keeps (read once every call resumed, the sessions idle); ' +
+        `"beyond messages" also takes away the original request's params. Goal: under ${m.goalBeyondMessagesBytes / 1024} KB per parked call beyond the messages.`,
+      '',
+      table(
+        ['front', 'total (wrap + server)', 'wrap alone', 'of which session', 'parked call', 'beyond messages', '÷ goal'],
+        (
+          [
+            ['serveModern', direct],
+            ['wrap.fetch', http],
+          ] as const
+        )
+          .filter(([, p]) => p)
+          .map(([label, p]) => [label, kb(p!.total), kb(p!.wrapAlone), kb(p!.session), kb(p!.call), kb(p!.beyond), p!.beyond === undefined ? '–' : formatRatio(p!.beyond / m.goalBeyondMessagesBytes)]),
+        new Set([1, 2, 3, 4, 5, 6]),
+      ),
+    );
+    if (s) parts.push('', `The legacy server alone: ${kb(s.serverPerSuspended)} per server with its call suspended, ${kb(s.serverPerFinished)} once it finished; the messages: pushed request ${s.pushJsonBytes} B of JSON, original params ${s.paramsJsonBytes} B (${kb(s.paramsHeapPerCopy)} of heap parsed).`);
+  }
+  return parts.join('\n');
+}
+
+function probeSection(run: Run): string {
+  const p = run.parts.probe;
+  if (!p) return '_Not measured in this run._';
+  const intro =
+    '`probe()` against legacy servers, against what a legacy client pays to connect to the same server anyway, measured in the same rounds ' +
+    '(the order rotating every round). Fresh: no verdict cache (`cache: false`); cached: a verdict cache hit. On stdio the probe keeps the ' +
+    'process it spawned and hands it over (as `wrapModernClient` does), so "probe + connect" is all a wrapped client pays before its first ' +
+    'call. Ratio = the operation ÷ the legacy connect, lower is better.';
+  const rows = p.targets.flatMap((t) => t.rows.map((r) => [t.label, r.label, int.format(r.stats.n), ms(r.stats.p50Ms), ms(r.stats.p99Ms), formatRatio(r.ratioP50), formatRatio(r.ratioP99), formatRatio(r.pairedRatio)]));
+  const servers = p.targets.map((t) => `${t.label}: ${t.server}`).join('; ');
+  return `${intro}\n\n${table(['target', 'operation', 'n', 'p50 ms', 'p99 ms', '÷ connect p50', 'p99', 'paired'], rows, new Set([2, 3, 4, 5, 6, 7]))}\n\nServers: ${servers}.`;
+}
+
+/** The whole of bench/RESULTS.md. */
+export function renderResults(run: Run, chartFile: string): string {
+  const failed = Object.entries(run.exitCodes).filter(([, code]) => code !== 0);
+  const out = [
+    '# Benchmark results',
+    '',
+    `Written by \`npm run bench\` on ${runDate(run)} from commit \`${runCommit(run)}\`; \`npm run bench:report\` writes it again from a saved run ` +
+      '(`bench/results/latest.json`, or a file given as its argument). Every figure is a ratio measured side by side in this one run.',
+  ];
+  if (run.quick || run.args.length > 0) out.push('', `> **Not a full run** (\`${run.args.join(' ')}\`): a smoke check; the numbers are not figures to quote.`);
+  if (failed.length > 0) out.push('', `> **Some benches reported wrong answers or failures** (${failed.map(([k, c]) => `${k}: exit ${c}`).join(', ')}); their figures are incomplete.`);
+  out.push(
+    '',
+    `![Headline ratios](${chartFile})`,
+    '',
+    '## Conditions',
+    '',
+    conditions(run),
+    '',
+    '## Peers',
+    '',
+    peers(run),
+    '',
+    '## Headline ratios',
+    '',
+    headline(run),
+    '',
+    '## 1. Translator against bare JSON parse + serialize',
+    '',
+    translator(run),
+    '',
+    '## 2. Wrapped calls against direct calls, a pass-through and mcp-proxy',
+    '',
+    wrapped(run),
+    '',
+    '## 3. MRTR: a full round against a plain call; memory per parked call',
+    '',
+    mrtrSection(run),
+    '',
+    '## 4. Probe cost',
+    '',
+    probeSection(run),
+    '',
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,115 @@
+/**
+ * The shape of a combined run (bench/results/latest.json, written by bench/all.ts): the machine,
+ * the peers, the commit, and each bench's own report as it wrote it. Only what the report reads is
+ * typed (with the benches' own types where they have them); a part a run left out (a filtered run,
+ * a bench that failed) is absent.
+ */
+import type { LatencyCell, Stats } from '../mrtr.ts';
+import type { Row, TargetResult } from '../probe.ts';
+import type { Cell, Comparison } from '../wrap.ts';
+
+export interface Run {
+  readonly schema: 1;
+  readonly generatedAt: string;
+  /** The arguments `npm run bench` was given; a run with none is a full run. */
+  readonly args: readonly string[];
+  readonly quick: boolean;
+  readonly commit: { readonly hash: string | null; readonly dirty: boolean };
+  readonly machine: Machine;
+  readonly load: { readonly start: readonly number[]; readonly end: readonly number[] };
+  readonly peers: readonly Peer[];
+  /** Exit status of each bench (non-zero: a wrong answer or a failure, never a timing). */
+  readonly exitCodes: Readonly<Record<string, number>>;
+  readonly elapsedSeconds: number;
+  readonly parts: {
+    readonly translate?: TranslatePart;
+    readonly wrap?: WrapPart;
+    readonly mrtr?: MrtrPart;
+    readonly probe?: ProbePart;
+  };
+}
+
+export interface Machine {
+  readonly cpuModel: string;
+  readonly cores: number;
+  readonly memoryBytes: number;
+  readonly os: string;
+  readonly kernel: string;
+  readonly arch: string;
+  readonly node: string;
+}
+
+export interface Peer {
+  readonly name: string;
+  readonly version: string | null;
+  readonly role: string;
+}
+
+export interface TranslateRow {
+  readonly case: string;
+  readonly direction: string;
+  readonly size: 'small' | 'medium' | 'large';
+  readonly bytes: number;
+  readonly baselineNsPerMsg?: number;
+  readonly translateNsPerMsg?: number;
+  readonly ratio?: number;
+  readonly pairedRatio?: number;
+  readonly failure?: string;
+}
+
+export interface TranslatePart {
+  readonly options: { readonly sampleMs: number; readonly samples: number; readonly quick: boolean };
+  readonly goal: { readonly maxRatio: number; readonly sizes: readonly string[] };
+  readonly results: readonly TranslateRow[];
+}
+
+export type WrapCell = Cell;
+export type WrapComparison = Comparison;
+
+export interface WrapPart {
+  readonly wrap: { readonly commit: string | null; readonly source: string };
+  readonly options: { readonly quick: boolean; readonly slices: number; readonly sliceMs: number; readonly warmupMs: number; readonly startWarmupMs: number };
+  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number } };
+  readonly comparisons: {
+    readonly vsPassthrough: readonly WrapComparison[];
+    readonly vsProxy: readonly WrapComparison[];
+    readonly vsDirectSdk: readonly WrapComparison[];
+    readonly stdioVsSdk: readonly WrapComparison[];
+    readonly stdioVsRaw: readonly WrapComparison[];
+  };
+  readonly cells: readonly WrapCell[];
+  readonly failures: readonly string[];
+}
+
+export type MrtrLatencyCell = LatencyCell;
+
+export interface PerParkedCall {
+  readonly total: number;
+  readonly rss: number;
+  readonly idle: number;
+  readonly wrapAlone?: number;
+  readonly session?: number;
+  readonly call?: number;
+  readonly beyond?: number;
+  readonly beyondWithSession?: number;
+}
+
+export interface MrtrPart {
+  readonly quick: boolean;
+  readonly n: number;
+  readonly goalBeyondMessagesBytes: number;
+  readonly perParkedCall: Readonly<Record<string, PerParkedCall>>;
+  readonly memory: {
+    readonly server?: { readonly pushJsonBytes: number; readonly paramsJsonBytes: number; readonly paramsHeapPerCopy: number; readonly serverPerSuspended: number; readonly serverPerFinished: number };
+  };
+  readonly latency?: { readonly cells: readonly MrtrLatencyCell[]; readonly serverAlone: { readonly echo: Stats; readonly round: Stats } };
+  readonly failures: readonly string[];
+}
+
+export type ProbeRow = Row;
+
+export interface ProbePart {
+  readonly options: { readonly quick: boolean };
+  readonly targets: readonly TargetResult[];
+  readonly failures: readonly string[];
+}

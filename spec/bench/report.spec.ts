@@ -1,0 +1,149 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readRun, renderReport, writeReport } from '../../bench/report.ts';
+import { figuresOf, goalHolds } from '../../bench/report/figures.ts';
+import type { Run } from '../../bench/report/types.ts';
+
+const comparison = (concurrency: number, throughputRatio: number) => ({ concurrency, candidate: 'wrap-http' as const, reference: 'passthrough' as const, throughputRatio, addedP50Us: 80, addedP99Us: 400 });
+const latency = (p50Us: number) => ({ n: 100, p50Us, p99Us: p50Us * 3, meanUs: p50Us * 1.2 });
+const timing = (p50Ms: number, p99Ms: number, n = 60) => ({ n, p50Ms, p99Ms, meanMs: p50Ms * 1.1 });
+
+/** A small combined run with one of each kind of figure. */
+function sampleRun(): Run {
+  return {
+    schema: 1,
+    generatedAt: '2026-11-30T12:34:56.000Z',
+    args: [],
+    quick: false,
+    commit: { hash: '0123456789abcdef0123456789abcdef01234567', dirty: false },
+    machine: { cpuModel: 'Test CPU', cores: 2, memoryBytes: 8 * 2 ** 30, os: 'Test OS', kernel: '6.0', arch: 'x64', node: 'v20.0.0' },
+    load: { start: [0.5, 0.4, 0.3], end: [0.7, 0.5, 0.3] },
+    peers: [{ name: 'mcp-proxy', version: '6.7.19', role: 'comparison' }],
+    exitCodes: { translate: 0, wrap: 0, mrtr: 0, probe: 0 },
+    elapsedSeconds: 900,
+    parts: {
+      translate: {
+        options: { sampleMs: 200, samples: 5, quick: false },
+        goal: { maxRatio: 1.5, sizes: ['small', 'medium'] },
+        results: [
+          { case: 'tools/call request', direction: 'legacy→modern', size: 'small', bytes: 200, baselineNsPerMsg: 2000, translateNsPerMsg: 1000, ratio: 0.5, pairedRatio: 0.5 },
+          { case: 'tools/call request', direction: 'legacy→modern', size: 'medium', bytes: 10_000, baselineNsPerMsg: 40_000, translateNsPerMsg: 2000, ratio: 0.05, pairedRatio: 0.05 },
+          { case: 'tools/call request', direction: 'legacy→modern', size: 'large', bytes: 1_000_000, baselineNsPerMsg: 4_000_000, translateNsPerMsg: 8_000_000, ratio: 2, pairedRatio: 2 },
+        ],
+      },
+      wrap: {
+        wrap: { commit: '0123456', source: 'lib/ of the working tree, as committed' },
+        options: { quick: false, slices: 5, sliceMs: 1000, warmupMs: 3000, startWarmupMs: 15_000 },
+        goals: { definition: { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1 } },
+        comparisons: { vsPassthrough: [comparison(1, 0.8), comparison(16, 0.9)], vsProxy: [comparison(1, 4)], vsDirectSdk: [comparison(1, 0.3)], stdioVsSdk: [comparison(1, 0.6)], stdioVsRaw: [] },
+        cells: [{ contender: 'wrap-http', label: 'wrap (HTTP)', concurrency: 1, calls: 1000, callsPerSecond: 1600, p50Us: 550, p99Us: 2000, meanUs: 600, errors: 0, errorSamples: [], cpu: { generatorUs: 200, frontUs: 300, serverUs: 150, otherBusy: 0.02, machineBusy: 0.9 } }],
+        failures: [],
+      },
+      mrtr: {
+        quick: false,
+        n: 5000,
+        goalBeyondMessagesBytes: 4096,
+        perParkedCall: { direct: { total: 35_000, rss: 40_000, idle: 30_000, wrapAlone: 3800, session: 100, call: 3700, beyond: 3072, beyondWithSession: 3500 } },
+        memory: { server: { pushJsonBytes: 206, paramsJsonBytes: 240, paramsHeapPerCopy: 280, serverPerSuspended: 31_000, serverPerFinished: 28_000 } },
+        latency: {
+          cells: [{ transport: 'node-http', collectMs: 15, echo: latency(400), rounds: { first: latency(16_000), retry: latency(2000), round: latency(18_000) }, ratioP50: 45, ratioP99: 40, pairedRatio: 44 }],
+          serverAlone: { echo: latency(30), round: latency(400) },
+        },
+        failures: [],
+      },
+      probe: {
+        options: { quick: false },
+        targets: [
+          {
+            key: 'stdio',
+            label: 'stdio',
+            server: 'echo server',
+            rounds: 60,
+            rows: [
+              { key: 'connect', label: 'legacy client connects', stats: timing(200, 300), ratioP50: 1, ratioP99: 1, pairedRatio: 1 },
+              { key: 'probe', label: 'probe, fresh', stats: timing(210, 320), ratioP50: 1.05, ratioP99: 1.07, pairedRatio: 1.04 },
+              { key: 'cached', label: 'probe, cached', stats: timing(0.004, 0.05, 6000), ratioP50: 2e-5, ratioP99: 1.7e-4, pairedRatio: 2e-5 },
+            ],
+            errors: 0,
+            errorSamples: [],
+          },
+        ],
+        failures: [],
+      },
+    },
+  };
+}
+
+const figures = suite('figuresOf');
+figures('should hold each figure to its goal', () => {
+  const all = figuresOf(sampleRun());
+  const find = (label: string) => all.find((f) => f.label === label);
+  // The translator figure is the worst of the sizes the goal covers (small and medium), not the large one.
+  assert.is(find('tools/call request legacy→modern, ≤ 10 KB')?.value, 0.5);
+  assert.is(goalHolds(find('tools/call request legacy→modern, ≤ 10 KB')!), true);
+  assert.is(goalHolds(find('wrap ÷ pass-through, c=1')!), false);
+  assert.is(goalHolds(find('wrap ÷ pass-through, c=16')!), true);
+  assert.is(goalHolds(find('wrap ÷ mcp-proxy, c=1')!), true);
+  assert.is(find('parked call beyond messages ÷ 4 KB')?.value, 0.75);
+  assert.is(goalHolds(find('round ÷ plain call, Node HTTP, collectMs 15')!), undefined);
+  assert.is(find('cached probe ÷ connect, stdio')?.value, 2e-5);
+});
+figures('should leave out what a run did not measure', () => {
+  const run = sampleRun();
+  const partial: Run = { ...run, parts: { translate: run.parts.translate! } };
+  assert.ok(figuresOf(partial).every((f) => f.section === 'Translator'));
+});
+figures.run();
+
+const report = suite('renderReport');
+report('should write the conditions, every table with its ratio column, and the chart link', () => {
+  const { markdown } = renderReport(sampleRun());
+  assert.match(markdown, '| CPU | Test CPU, 2 cores (x64) |');
+  assert.match(markdown, '`0123456789`');
+  assert.match(markdown, '![Headline ratios](chart.svg)');
+  assert.match(markdown, '| Wrapped calls | wrap ÷ pass-through, c=1 | 0.80× | ≥ 0.85× | **missed** |');
+  assert.match(markdown, '| Wrapped calls | wrap ÷ mcp-proxy, c=1 | 4.00× | ≥ 2.50× | met |');
+  assert.match(markdown, '| 1 | 0.80× (missed) | +80 µs | 4.00× | 0.30× | 0.60× | – |');
+  assert.match(markdown, '| stdio | probe, fresh | 60 | 210 | 320 | 1.05× | 1.07× | 1.04× |');
+  assert.match(markdown, '| serveModern | 34.18 KB | 3.71 KB | 0.10 KB | 3.61 KB | 3.00 KB | 0.75× |');
+  assert.not.match(markdown, 'Not a full run');
+});
+report('should mark a quick run and a bench that failed', () => {
+  const { markdown, chart } = renderReport({ ...sampleRun(), args: ['--quick'], quick: true, exitCodes: { translate: 0, wrap: 1 } });
+  assert.match(markdown, '**Not a full run**');
+  assert.match(markdown, 'wrap: exit 1');
+  assert.match(chart, 'quick run');
+});
+report('should draw one bar per figure, coloured by its goal, in a well-formed SVG', () => {
+  const run = sampleRun();
+  const { chart } = renderReport(run);
+  assert.ok(chart.startsWith('<svg xmlns="http://www.w3.org/2000/svg"'));
+  assert.ok(chart.trimEnd().endsWith('</svg>'));
+  const bars = [...chart.matchAll(/<rect [^>]*><title>([^<]*)<\/title><\/rect>/g)].map((m) => m[1]!);
+  assert.is(bars.length, figuresOf(run).length);
+  assert.ok(bars.some((t) => t.startsWith('wrap ÷ pass-through, c=1: 0.80× (goal ≥ 0.85×)')));
+  assert.ok(chart.includes('fill="#c62828"'), 'a missed goal is drawn red');
+  assert.is(renderReport(run).chart, chart, 'the same run gives the same bytes');
+});
+report.run();
+
+const files = suite('writeReport');
+files('should rebuild RESULTS.md and the chart from a saved run, and refuse a file that is not one', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-report-'));
+  try {
+    const saved = join(dir, 'latest.json');
+    writeFileSync(saved, JSON.stringify(sampleRun()));
+    const written = writeReport(readRun(saved), dir);
+    assert.match(readFileSync(written.results, 'utf8'), '# Benchmark results');
+    assert.match(readFileSync(written.chart, 'utf8'), '<svg');
+    const other = join(dir, 'other.json');
+    writeFileSync(other, JSON.stringify({ results: [] }));
+    assert.throws(() => readRun(other), /not a combined bench run/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+files.run();
