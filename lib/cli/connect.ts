@@ -18,6 +18,7 @@ import type { HttpTarget } from '../wrap/probe.ts';
 import { wrapLegacyClient } from '../wrap/wrapLegacyClient.ts';
 import { wrapModernClient } from '../wrap/wrapModernClient.ts';
 import { CONNECT_USAGE } from './connectUsage.ts';
+import { readEnv, readHeaders, readHttpUrl, readRoots } from './options.ts';
 import { stderrTrace, tracingFetch, type Trace } from './trace.ts';
 
 
@@ -65,39 +66,20 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   if (serverEra !== 'auto' && serverEra !== 'legacy' && serverEra !== 'modern') return usage(`--server-era is modern, legacy or auto, not ${serverEra}`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1)) return usage(`--timeout must be a whole number of milliseconds, not ${values.timeout}`);
-  const headers: Record<string, string> = {};
-  for (const h of values.header ?? []) {
-    const colon = h.indexOf(':');
-    if (colon < 1) return usage(`--header must look like 'Name: value', not ${h}`);
-    headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
-  }
-  const env: Record<string, string> = {};
-  for (const kv of values.env ?? []) {
-    const eq = kv.indexOf('=');
-    if (eq < 1) return usage(`--env must look like KEY=VALUE, not ${kv}`);
-    env[kv.slice(0, eq)] = kv.slice(eq + 1);
-  }
-  const roots: Array<{ uri: string }> = [];
-  for (const uri of values.roots ?? []) {
-    try {
-      roots.push({ uri: new URL(uri).href });
-    } catch {
-      return usage(`--roots must be a URI (file:///…), not ${uri}`);
-    }
-  }
+  const headers = readHeaders(values.header);
+  if (!headers.ok) return usage(headers.message);
+  const env = readEnv(values.env);
+  if (!env.ok) return usage(env.message);
+  const roots = readRoots(values.roots);
+  if (!roots.ok) return usage(roots.message);
   let upstream: Upstream;
   if (command.length > 0) {
     if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
-    upstream = { command: { command: command[0]!, args: command.slice(1), env, stderr: 'inherit', shutdownGraceMs: 300, ...(values.cwd ? { cwd: values.cwd } : {}) } };
+    upstream = { command: { command: command[0]!, args: command.slice(1), env: env.value, stderr: 'inherit', shutdownGraceMs: 300, ...(values.cwd ? { cwd: values.cwd } : {}) } };
   } else if (positionals.length === 1) {
-    let url: URL;
-    try {
-      url = new URL(positionals[0]!);
-    } catch {
-      return usage(`not a URL: ${positionals[0]} (a command goes after --)`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') return usage(`the URL must be http or https, not ${url.protocol}`);
-    upstream = { url: url.href, headers };
+    const url = readHttpUrl(positionals[0]!, 'the server');
+    if (!url.ok) return usage(`${url.message} (a command goes after --)`);
+    upstream = { url: url.value.href, headers: headers.value };
   } else if (positionals.length > 1) {
     return usage(`one URL only (a command and its arguments go after --): ${positionals.join(' ')}`);
   } else {
@@ -112,7 +94,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
     ...(hostEra !== 'auto' ? { hostEra } : {}),
     ...(serverEra !== 'auto' ? { serverEra } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
-    roots,
+    roots: roots.value,
   });
   return bridge.run(io.input ?? process.stdin, io.output ?? process.stdout);
 }

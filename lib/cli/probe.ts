@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { inspectServer, type ServerReport } from '../wrap/inspect.ts';
 import { createProbeEvents, type ProbeTarget } from '../wrap/probe.ts';
+import { readEnv, readHeaders, readHttpUrl } from './options.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 
 /** Runs the probe command; resolves with the exit code. */
@@ -48,28 +49,15 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
   let target: ProbeTarget;
   if (url !== undefined && command.length === 0) {
     if (positionals.length > (values.url ? 0 : 1)) return usage(`one URL only (a command goes after --): ${positionals.join(' ')}`);
-    let parsedUrl: URL;
-    try {
-      parsedUrl = new URL(url);
-    } catch {
-      return usage(`not a URL: ${url} (a command goes after --)`);
-    }
-    if (parsedUrl.protocol !== 'http:' && parsedUrl.protocol !== 'https:') return usage(`the URL must be http or https, not ${parsedUrl.protocol}`);
-    const headers: Record<string, string> = {};
-    for (const h of values.header ?? []) {
-      const colon = h.indexOf(':');
-      if (colon < 1) return usage(`--header must look like 'Name: value', not ${h}`);
-      headers[h.slice(0, colon).trim()] = h.slice(colon + 1).trim();
-    }
-    target = { url: parsedUrl.href, headers };
+    const parsedUrl = readHttpUrl(url, 'the server');
+    if (!parsedUrl.ok) return usage(`${parsedUrl.message} (a command goes after --)`);
+    const headers = readHeaders(values.header);
+    if (!headers.ok) return usage(headers.message);
+    target = { url: parsedUrl.value.href, headers: headers.value };
   } else if (command.length > 0 && url === undefined) {
-    const env: Record<string, string> = {};
-    for (const kv of values.env ?? []) {
-      const eq = kv.indexOf('=');
-      if (eq < 1) return usage(`--env must look like KEY=VALUE, not ${kv}`);
-      env[kv.slice(0, eq)] = kv.slice(eq + 1);
-    }
-    target = { command: command[0]!, args: command.slice(1), env, stderr: 'ignore', ...(values.cwd ? { cwd: values.cwd } : {}) };
+    const env = readEnv(values.env);
+    if (!env.ok) return usage(env.message);
+    target = { command: command[0]!, args: command.slice(1), env: env.value, stderr: 'ignore', ...(values.cwd ? { cwd: values.cwd } : {}) };
   } else {
     return usage(`name the server: <url> or -- <command> [args…], not both\n\nUsage:\n${PROBE_USAGE}`);
   }

@@ -12,6 +12,7 @@ import { Keyring } from '../state/keyring.ts';
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { serveStdio } from '../wrap/stdioFront.ts';
 import { wrapLegacyServer } from '../wrap/wrapLegacyServer.ts';
+import { readEnv, readHttpUrl, readRoots } from './options.ts';
 import { serveModern } from './serveModern.ts';
 import { stderrTrace, tracingFetch, tracingHandler, tracingInput, tracingOutput, type Trace } from './trace.ts';
 
@@ -87,11 +88,16 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
+  const usage = (text: string) => {
+    process.stderr.write(`mcp-dual-era serve: ${text}\n`);
+    return 2;
+  };
   if (values.modern) {
-    const env = Object.fromEntries((values.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+    const env = readEnv(values.env);
+    if (!env.ok) return usage(env.message);
     return serveModern(command, {
       say,
-      env,
+      env: env.value,
       ...(trace ? { trace } : {}),
       ...(values.stdio ? { stdio: true } : {}),
       ...(values.host ? { host: values.host } : {}),
@@ -103,25 +109,18 @@ export async function serve(argv: readonly string[]): Promise<number> {
       ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     });
   }
-  const usage = (text: string) => {
-    process.stderr.write(`mcp-dual-era serve: ${text}\n`);
-    return 2;
-  };
   let backend: Backend;
   if (values.upstream) {
-    try {
-      const url = new URL(values.upstream);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return usage(`--upstream must be an http or https URL, not ${values.upstream}`);
-    } catch {
-      return usage(`--upstream is not a URL: ${values.upstream}`);
-    }
+    const url = readHttpUrl(values.upstream, '--upstream');
+    if (!url.ok) return usage(url.message);
     backend = httpBackend({ url: values.upstream, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
   }
   else if (command.length > 0) {
     const spares = values.spares === undefined ? (values.stdio ? 0 : 1) : Number(values.spares);
     if (!Number.isInteger(spares) || spares < 0 || spares > 16) return usage(`--spares must be a whole number from 0 to 16, not ${values.spares}`);
-    const env = Object.fromEntries((values.env ?? []).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500, ...upstreamTrace }, { spares });
+    const env = readEnv(values.env);
+    if (!env.ok) return usage(env.message);
+    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env: env.value, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500, ...upstreamTrace }, { spares });
   } else {
     process.stderr.write(`mcp-dual-era serve: name the upstream server (-- <command> or --upstream <url>)\n\n${SERVE_USAGE}`);
     return 2;
@@ -135,14 +134,8 @@ export async function serve(argv: readonly string[]): Promise<number> {
   if (scope !== 'private' && scope !== 'public') return usage(`--cache-scope is private or public, not ${scope}`);
   const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
   if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
-  const roots: Array<{ uri: string }> = [];
-  for (const uri of values.roots ?? []) {
-    try {
-      roots.push({ uri: new URL(uri).href });
-    } catch {
-      return usage(`--roots must be a URI (file:///…), not ${uri}`);
-    }
-  }
+  const roots = readRoots(values.roots);
+  if (!roots.ok) return usage(roots.message);
   let keyring: Keyring;
   let keyText: string | undefined;
   if (values['state-key-env']) {
@@ -168,7 +161,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
   const wrap = wrapLegacyServer({
     upstream: backend,
     mrtr: { keyring, replay: values.mrtr === 'replay' },
-    roots,
+    roots: roots.value,
     ...(ttl > 0 || scope !== 'private' ? { cache: { default: { ttlMs: ttl, cacheScope: scope } } } : {}),
     http: {
       ...(values.path ? { path: values.path } : {}),

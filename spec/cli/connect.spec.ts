@@ -125,7 +125,7 @@ c('should answer a line that is not JSON with a parse error', async () => {
 c('should exit 2 with a clear message on bad usage', () => {
   const cases: Array<[string[], string]> = [
     [[], 'name the server'],
-    [['ftp://example.com/mcp'], 'must be http or https'],
+    [['ftp://example.com/mcp'], 'must be an http or https URL'],
     [['not a url'], 'not a URL'],
     [['--header', 'nocolon', 'http://127.0.0.1/mcp'], "--header must look like 'Name: value'"],
     [['--host-era', 'future', 'http://127.0.0.1/mcp'], '--host-era is legacy, modern or auto'],

@@ -120,7 +120,7 @@ p('should exit 2 with a clear message on bad usage', () => {
   const cases: Array<[string[], string]> = [
     [[], 'name the server'],
     [['not a url'], 'not a URL'],
-    [['ftp://example.com/mcp'], 'must be http or https'],
+    [['ftp://example.com/mcp'], 'must be an http or https URL'],
     [['--timeout', 'soon', 'http://127.0.0.1/mcp'], '--timeout must be a whole number'],
   ];
   for (const [args, message] of cases) {
