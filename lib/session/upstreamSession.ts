@@ -300,7 +300,8 @@ export class UpstreamSession {
       case 'notification': {
         const params = v.message.params;
         if (v.message.method === 'notifications/progress' && params) {
-          const pending = this.#byToken.get(String(params['progressToken']));
+          const token = params['progressToken'];
+          const pending = typeof token === 'string' ? this.#byToken.get(token) : undefined;
           if (pending) pending.hooks.onProgress?.({ ...params, progressToken: pending.callerToken });
           return;
         }
