@@ -387,6 +387,20 @@ stdio('should cancel upstream and answer nothing more when the client sends noti
   await assertNothingLeft(w, timers);
 });
 
+stdio('should end every request of a reused id when the input ends (and the wrap stays open)', async () => {
+  const f = inProcessFaulty();
+  const w = open({ upstream: f.upstream });
+  const c = stdioClient(w, 1000);
+  // The listen reuses the id of a call that finishes first: the listen must still be ended.
+  c.send({ jsonrpc: '2.0', id: 'x', method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true }, _meta: modernMeta() } });
+  c.send({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'echo', arguments: { text: 'same id' }, _meta: modernMeta() } });
+  assert.ok(await settle(() => c.lines.some((m) => m['id'] === 'x' && m['result']), 3000));
+  c.input.end();
+  await bounded(c.front.done, 20_000, 'the front finishing');
+  assert.is(w.stats().listens, 0);
+  await assertNothingLeft(w, timers);
+});
+
 stdio('should end the calls in flight when the client input ends, cancelling them upstream after the grace period', async () => {
   // A process that serves an in-process server on its own stdio: nothing but its input holds it.
   const child = spawn(TSX, [WRAPPED_STDIO, '300'], { stdio: ['pipe', 'pipe', 'pipe'] });
