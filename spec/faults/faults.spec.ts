@@ -387,6 +387,22 @@ stdio('should cancel upstream and answer nothing more when the client sends noti
   await assertNothingLeft(w, timers);
 });
 
+stdio('should park nothing for a call cancelled while its round of input was being gathered', async () => {
+  const f = inProcessFaulty();
+  const w = open({ upstream: f.upstream, mrtr: new MrtrBroker({ collectMs: 200 }) });
+  const c = stdioClient(w, 1000);
+  c.send({ jsonrpc: '2.0', id: 'ask', method: 'tools/call', params: { name: 'ask_then_wait', arguments: {}, _meta: modernMeta({ [CAPS]: { elicitation: {} } }) } });
+  // The server has pushed its elicitation: the round is being gathered when the client cancels.
+  assert.ok(await settle(() => f.started.length === 1, 3000));
+  await sleep(20);
+  c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'ask' } });
+  assert.ok(await settle(() => f.cancelled.length === 1, 8000), 'the server was told to cancel');
+  c.input.end();
+  await bounded(c.front.done, 20_000, 'the front finishing');
+  assert.equal(c.lines.filter((m) => m['id'] === 'ask'), [], 'no answer for a cancelled request');
+  await assertNothingLeft(w, timers);
+});
+
 stdio('should end every request of a reused id when the input ends (and the wrap stays open)', async () => {
   const f = inProcessFaulty();
   const w = open({ upstream: f.upstream });
