@@ -3,6 +3,7 @@
  * message belongs to, and legacy version negotiation. Unknown dated strings are classified,
  * never thrown on.
  */
+import { shown } from './primitives.ts';
 
 /** Legacy revisions, oldest first. They negotiate through `initialize`. */
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -47,7 +48,7 @@ export type VersionInfo =
  * in (it is still unsupported); anything else (drafts, `1.0.0`, non-strings) is unrecognised.
  */
 export function classifyVersion(version: unknown): VersionInfo {
-  if (typeof version !== 'string') return { kind: 'unrecognised', version: String(version) };
+  if (typeof version !== 'string') return { kind: 'unrecognised', version: shown(version) };
   if ((LEGACY_VERSIONS as readonly string[]).includes(version)) return { kind: 'known', version: version as LegacyVersion, era: 'legacy' };
   if ((MODERN_VERSIONS as readonly string[]).includes(version)) return { kind: 'known', version: version as ModernVersion, era: 'modern' };
   const m = DATED.exec(version);

@@ -134,6 +134,11 @@ function mayNestBeyond(text: string, maxDepth: number): boolean {
   return false;
 }
 
+/** True when `value`, decoded from `text`, nests deeper than `maxDepth` (the text is looked at first: most messages need no walk). */
+export function nestedBeyond(text: string, value: unknown, maxDepth = DEFAULT_MAX_DEPTH): boolean {
+  return mayNestBeyond(text, maxDepth) && nestingDepth(value, maxDepth) > maxDepth;
+}
+
 /**
  * Decodes one JSON-RPC message from text: `-32700` for invalid JSON or nesting beyond `maxDepth`,
  * then `classify()`.
@@ -146,7 +151,7 @@ export function parseMessage(text: string, options: { maxDepth?: number } = {}):
     return fail({ ...parseError(e instanceof Error ? e.message : undefined), id: null });
   }
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
-  if (mayNestBeyond(text, maxDepth) && nestingDepth(value, maxDepth) > maxDepth) return fail({ ...parseError(`nesting deeper than ${maxDepth}`), id: null });
+  if (nestedBeyond(text, value, maxDepth)) return fail({ ...parseError(`nesting deeper than ${maxDepth}`), id: null });
   return classify(value);
 }
 

@@ -36,6 +36,14 @@ export type ProgressToken = v.InferOutput<typeof ProgressTokenSchema>;
 /** A JSON object with unknown members (what `params`, `result` and `_meta` are). */
 export type JsonObject = Record<string, unknown>;
 
+/**
+ * A valibot object or record schema that also refuses arrays (valibot takes an array for an
+ * object; a JSON object in the protocol never is one).
+ */
+export function notArray<S extends v.GenericSchema>(schema: S) {
+  return v.pipe(v.custom<v.InferInput<S>>((value) => !Array.isArray(value), 'expected an object, not an array'), schema);
+}
+
 export const JsonObjectSchema = v.record(v.string(), v.unknown());
 
 /** True for a plain JSON object (not null, not an array). */
@@ -49,10 +57,19 @@ export function recordAt(value: JsonObject | undefined, key: string): JsonObject
   return isRecord(inner) ? inner : undefined;
 }
 
+/**
+ * Sets `obj[key]` as an own member. A JSON member named `__proto__` is data like any other, but
+ * assigning it would replace the object's prototype instead (and drop the member).
+ */
+export function setMember(obj: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  else obj[key] = value;
+}
+
 /** A shallow copy of `obj` without `keys`; `undefined` when nothing is left and `dropEmpty` is set. */
 export function omitKeys(obj: JsonObject, keys: readonly string[]): JsonObject {
   const out: JsonObject = {};
-  for (const k in obj) if (!keys.includes(k)) out[k] = obj[k];
+  for (const k in obj) if (!keys.includes(k)) setMember(out, k, obj[k]);
   return out;
 }
 
@@ -61,9 +78,22 @@ export function omitKeys(obj: JsonObject, keys: readonly string[]): JsonObject {
  * magnitude cheaper than adding keys to a spread copy, and translation runs on every message.)
  */
 export function extend(base: JsonObject | undefined, entries: JsonObject): JsonObject {
-  const out: JsonObject = base === undefined ? {} : Object.assign({}, base);
-  for (const k in entries) out[k] = entries[k];
+  const out: JsonObject = base === undefined ? {} : Object.hasOwn(base, '__proto__') ? omitKeys(base, []) : Object.assign({}, base);
+  for (const k in entries) setMember(out, k, entries[k]);
   return out;
+}
+
+/**
+ * A value as text for a message: a string as it is, anything else as JSON. (`String(value)` can
+ * throw for decoded JSON: an object whose `toString` member is not a function cannot be converted.)
+ */
+export function shown(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 /** True when an object has no own enumerable keys. */

@@ -300,7 +300,8 @@ export class UpstreamSession {
       case 'notification': {
         const params = v.message.params;
         if (v.message.method === 'notifications/progress' && params) {
-          const pending = this.#byToken.get(String(params['progressToken']));
+          const token = params['progressToken'];
+          const pending = typeof token === 'string' ? this.#byToken.get(token) : undefined;
           if (pending) pending.hooks.onProgress?.({ ...params, progressToken: pending.callerToken });
           return;
         }
@@ -352,9 +353,20 @@ export class UpstreamSession {
     this.options.onClose?.(reason);
   }
 
-  /** Closes the pipe; every call still in flight gets an error. Idempotent. */
+  /**
+   * Closes the pipe; every call still in flight gets an error, and is first cancelled upstream so
+   * the server stops its work (closing the pipe alone does not tell every server). Idempotent.
+   */
   async close(): Promise<void> {
+    const cancels: Array<Promise<void>> = [];
+    if (!this.#closed) {
+      for (const p of this.#pending.values()) {
+        if (p.method === 'initialize') continue;
+        cancels.push(this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.upstreamId, reason: 'The connection is closing' } }).catch(() => {}));
+      }
+    }
     this.#shutdown('was shut down');
+    await Promise.all(cancels);
     await this.#transport.close().catch(() => {});
   }
 }

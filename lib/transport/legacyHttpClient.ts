@@ -242,17 +242,26 @@ export class LegacyHttpClientTransport implements Transport {
   #timedOut(id: RequestId, ms: number): void {
     const method = this.#pending.get(id)?.method;
     if (method === undefined || this.#closed) return;
-    this.#answer(id, `the server did not answer ${method} within ${ms} ms`);
-    // A dropped connection is not a cancellation (spec); say it, so the server can stop working.
-    if (method !== 'initialize') {
-      this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'Request timed out' } }).catch(noop);
+    this.#abandon(id, `the server did not answer ${method} within ${ms} ms`, 'Request timed out');
+  }
+
+  /**
+   * Answers a request the server may still be working on (its answer will never come), and tells
+   * the server to stop: a dropped connection is not a cancellation (spec), so it has to be said.
+   */
+  #abandon(id: RequestId, detail: string, reason: string): void {
+    const method = this.#pending.get(id)?.method;
+    if (method === undefined) return;
+    this.#answer(id, detail);
+    if (method !== 'initialize' && !this.#closed) {
+      this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(noop);
     }
   }
 
   /** A request's POST failed without an HTTP answer; anything else is only reported. */
   #fail(id: RequestId | undefined, detail: string, cause?: unknown): void {
     if (this.#closed) return;
-    if (id !== undefined) this.#answer(id, detail);
+    if (id !== undefined) this.#abandon(id, detail, 'The connection to the server broke');
     else this.onerror?.(new AdapterError('upstream-error', detail, { cause }));
   }
 
@@ -415,7 +424,7 @@ export class LegacyHttpClientTransport implements Transport {
     }
     if (this.#closed || id === undefined || !this.#pending.has(id)) return;
     if (cursor.lastEventId !== undefined) return this.#resume(id, cursor, extra);
-    this.#answer(id, broken === undefined ? 'the server closed the stream before it answered' : `the server's stream broke before it answered: ${reason(broken)}`);
+    this.#abandon(id, broken === undefined ? 'the server closed the stream before it answered' : `the server's stream broke before it answered: ${reason(broken)}`, 'The stream of the answer broke');
   }
 
   /** Re-opens a POST stream that had event ids with GET + `Last-Event-ID` until the answer comes. */

@@ -1,11 +1,12 @@
 /**
  * A child process spoken to over stdio (newline-delimited JSON-RPC): spawn, frame, and shut down
- * the way the spec asks (close stdin, wait, SIGTERM, then SIGKILL). Lines that are not JSON are
- * reported through `onerror` and skipped; the pipe stays usable.
+ * the way the spec asks (close stdin, wait, SIGTERM, then SIGKILL). Lines that are not JSON, or
+ * nest deeper than the decoding bound, are reported through `onerror` and skipped (an answer among
+ * them becomes an error for its request); the pipe stays usable.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { AdapterError } from '../core/errors.ts';
-import type { JsonRpcMessage } from '../core/jsonrpc.ts';
+import { AdapterError, internalError } from '../core/errors.ts';
+import { DEFAULT_MAX_DEPTH, errorResponse, isRequestId, nestedBeyond, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from './lineFramer.ts';
 import { turnBatcher } from './turnBatcher.ts';
 import type { Transport } from './transport.ts';
@@ -121,6 +122,14 @@ export class StdioChildTransport implements Transport {
       message = JSON.parse(line);
     } catch {
       this.onerror?.(new AdapterError('protocol', `not JSON on the server's stdout: ${line.slice(0, 200)}`));
+      return;
+    }
+    // Nesting beyond the bound every decoder of ours keeps: nothing downstream could write it out
+    // again. An answer is replaced by an error for its request, so the request does not wait in vain.
+    if (nestedBeyond(line, message)) {
+      this.onerror?.(new AdapterError('protocol', `a message nested deeper than ${DEFAULT_MAX_DEPTH} levels on the server's stdout`));
+      const id = (message as { id?: unknown }).id;
+      if (!Array.isArray(message) && !('method' in (message as object)) && isRequestId(id)) this.onmessage?.(errorResponse(id, internalError(`the server's answer is nested deeper than ${DEFAULT_MAX_DEPTH} levels`)));
       return;
     }
     this.options.trace?.('received', message);

@@ -12,6 +12,7 @@ import { claimedEra } from '../core/era.ts';
 import type { ModernVersion } from '../core/era.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { errorResponse, type Classified, type JsonRpcRequest } from '../core/jsonrpc.ts';
+import { isRemovedInModern } from '../core/legacy/methods.ts';
 import { readEnvelope, type Envelope } from '../core/translate/envelope.ts';
 import { verifyHeaders } from '../core/translate/headers.ts';
 import { Cancellation } from '../signals.ts';
@@ -98,6 +99,17 @@ function pathOf(url: string): string {
   return url.slice(start, end);
 }
 
+const BAD_HOST = 'Invalid Request: the Host header names no valid host';
+
+/** The Web `Request` for a Node request; `undefined` when its Host header makes no URL (`localhost:x` passes the loopback check). */
+function asWebRequest(req: IncomingMessage, body?: string): Request | undefined {
+  try {
+    return webRequest(req, body);
+  } catch {
+    return undefined;
+  }
+}
+
 function errorBody(code: number, message: string): unknown {
   return { jsonrpc: '2.0', error: { code, message } };
 }
@@ -122,7 +134,8 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     const envelope = readEnvelope(rpc, envelopeOptions);
     if (!envelope.ok) return { kind: 'reply', status: envelope.error.status, body: errorAnswer(rpc.id, envelope.error).message };
-    const streams = rpc.method === 'subscriptions/listen' || envelope.value.progressToken !== undefined || envelope.value.logLevel !== undefined;
+    // A method refused whatever the server can do gets its 404 as JSON, even when it asked for a stream.
+    const streams = (rpc.method === 'subscriptions/listen' || envelope.value.progressToken !== undefined || envelope.value.logLevel !== undefined) && !isRemovedInModern(rpc.method) && rpc.method !== 'tasks/update';
     return { kind: 'serve', rpc, envelope: envelope.value, streams };
   };
 
@@ -186,7 +199,8 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         return r.body === undefined ? writeEmpty(res, r.status) : writeJson(res, r.status, r.body);
       case 'legacy-handle':
       case 'legacy-open': {
-        const request = webRequest(req, text);
+        const request = asWebRequest(req, text);
+        if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
         const answer = r.kind === 'legacy-open' ? config.legacy.open(request, r.parsed) : config.legacy.handle(request, r.parsed);
         void answer.then((response) => writeWebResponse(res, response)).catch(() => res.destroy());
         return;
@@ -194,7 +208,12 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       case 'serve':
         break;
     }
-    const principal = http.principal ? http.principal(webRequest(req)) : defaultPrincipal(header);
+    let principal: string;
+    if (http.principal) {
+      const request = asWebRequest(req);
+      if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
+      principal = http.principal(request);
+    } else principal = defaultPrincipal(header);
     const { rpc, envelope } = r;
     const gone = new Cancellation();
     if (!r.streams) {
@@ -274,7 +293,9 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     });
     req.on('end', () => {
       if (over) return;
-      answerNode(req, res, header, chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      // A byte order mark is skipped, as the Web handler's UTF-8 decoding does.
+      answerNode(req, res, header, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
     });
     req.on('error', noop);
   };

@@ -270,19 +270,21 @@ export class MrtrBroker implements InputBroker {
         }
         if (p.outcome) {
           const outcome = p.outcome;
-          if (p.rerun && 'error' in outcome) return this.#park(p, call, outcome.error);
+          if (p.rerun && 'error' in outcome && !signal.aborted) return this.#park(p, call, outcome.error);
           if (p.ordinal === 0) this.observed(p.called, false);
           this.#drop(p);
           return call.finish(outcome);
         }
-        if (p.pending && p.pending.size > 0) {
-          await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
-          if (p.outcome || p.capabilityError) continue;
-          return this.#park(p, call);
-        }
+        // A client that went away gets no parked call (nobody could ever resume it), even one whose
+        // pushes are being gathered into a round right now.
         if (signal.aborted) {
           this.#drop(p, 'the client went away');
           return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Request cancelled' });
+        }
+        if (p.pending && p.pending.size > 0) {
+          await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
+          if (p.outcome || p.capabilityError || signal.aborted) continue;
+          return this.#park(p, call);
         }
         if (p.expired) {
           this.#drop(p, 'the upstream server did not answer in time');

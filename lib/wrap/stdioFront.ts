@@ -36,7 +36,10 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const principal = options.principal ?? 'stdio';
+  /** Modern requests in flight by id, for `notifications/cancelled` (a reused id names the latest). */
   const active = new Map<RequestId, Cancellation>();
+  /** Every modern request in flight, whatever its id: all are ended when the input ends. */
+  const running = new Set<Cancellation>();
   const inflight = new Set<Promise<void>>();
   const calls = new Set<Promise<void>>();
   let legacy: Transport | undefined;
@@ -97,15 +100,20 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
       const request = c.message;
       const controller = new Cancellation();
       active.set(request.id, controller);
+      running.add(controller);
+      const finished = () => {
+        running.delete(controller);
+        if (active.get(request.id) === controller) active.delete(request.id);
+      };
       const served = trackCall(
         request.method !== 'subscriptions/listen',
         wrap.serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
           (answer) => {
-            active.delete(request.id);
+            finished();
             if (answer && !controller.signal.aborted) write(answer.message);
           },
           () => {
-            active.delete(request.id);
+            finished();
             write(errorResponse(request.id, { code: -32603, message: 'Internal error' }));
           },
         ),
@@ -142,11 +150,14 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
     if (ended) return;
     ended = true;
     framer.end();
-    // Calls in flight are answered (within the grace period); listens end with the wrap.
-    const grace = new Promise((r) => setTimeout(r, options.graceMs ?? 30_000).unref());
+    // Calls in flight are answered (within the grace period); listens end with the wrap. The grace
+    // timer holds the process: with nothing else alive (an in-process server), it would end first.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise((r) => (timer = setTimeout(r, options.graceMs ?? 30_000)));
     await Promise.race([Promise.allSettled([...calls]), grace]);
+    clearTimeout(timer);
     if (options.closeOnEnd !== false) await wrap.close();
-    for (const c of active.values()) c.abort();
+    for (const c of running) c.abort();
     while (inflight.size > 0) await Promise.allSettled([...inflight]);
     await legacy?.close();
     finish();
@@ -157,7 +168,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
   return {
     done,
     async close() {
-      for (const c of active.values()) c.abort();
+      for (const c of running) c.abort();
       input.pause();
       await end();
     },

@@ -49,6 +49,24 @@ export interface WrapLegacyServerOptions {
   readonly mrtr?: MrtrOptions | InputBroker;
 }
 
+/** What a wrap holds right now: counts only, cheap to read (health checks, leak checks). */
+export interface WrapStats {
+  /** Modern requests being served (a listen counts while its stream is open). */
+  readonly requests: number;
+  /** Upstream sessions open. */
+  readonly sessions: number;
+  /** Upstream calls in flight. */
+  readonly inFlight: number;
+  /** Holds on upstream sessions (a listen or a parked call keeps its session). */
+  readonly holds: number;
+  /** Calls parked waiting for their MRTR retry (suspend mode with the built-in broker). */
+  readonly parked: number;
+  /** `subscriptions/listen` streams being served. */
+  readonly listens: number;
+  /** Legacy HTTP sessions open (clients that sent `initialize`). */
+  readonly legacySessions: number;
+}
+
 export type WrapEvents = {
   'upstream-closed': { key: SessionKey; reason: string };
   'unrelated-push': { method: string };
@@ -70,6 +88,8 @@ export interface LegacyServerWrap {
   /** Legacy HTTP sessions open now (clients that sent `initialize`). */
   readonly legacySessions: number;
   readonly backend: Backend;
+  /** What the wrap holds right now. */
+  stats(): WrapStats;
   /** Answers or cancels everything in flight, ends listens, closes every upstream session. Idempotent. */
   close(): Promise<void>;
 }
@@ -123,7 +143,17 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   };
   const http = options.http ?? {};
 
-  const serve = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
+  let serving = 0;
+  const served = (): void => {
+    serving--;
+  };
+  const serve = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
+    serving++;
+    const answer = serveOne(request, ctx);
+    void answer.then(served, served);
+    return answer;
+  };
+  const serveOne = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
     if (shutdown.signal.aborted) return errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' });
     // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
     // has nothing upstream in flight, so it is ended here.
@@ -150,6 +180,17 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     backend,
     get legacySessions() {
       return legacy.size;
+    },
+    stats() {
+      let sessions = 0;
+      let inFlight = 0;
+      let holds = 0;
+      for (const { session } of pool.sessions()) {
+        sessions++;
+        inFlight += session.inFlight;
+        holds += session.holds;
+      }
+      return { requests: serving, sessions, inFlight, holds, parked: inputs instanceof MrtrBroker ? inputs.parked : 0, listens: listening.size, legacySessions: legacy.size };
     },
     close() {
       closing ??= (async () => {

@@ -50,3 +50,9 @@ claimed('should read notifications, results and errors by their era marks', () =
   assert.is(claimedEra('garbage'), 'unclaimed');
 });
 claimed.run();
+
+const hostile = suite('classifyVersion on decoded values');
+hostile('should not throw for an object whose toString member is not a function', () => {
+  assert.equal(classifyVersion(JSON.parse('{"toString":0}')), { kind: 'unrecognised', version: '{"toString":0}' });
+});
+hostile.run();

@@ -123,3 +123,34 @@ s('should close idempotently and stop the child', async () => {
 });
 
 s.run();
+
+const raw = suite('UpstreamSession with a server that writes what it likes');
+
+raw('should survive a progress notification whose token is an object with a toString member', async () => {
+  const [client, server] = createMemoryPair();
+  server.onmessage = (message) => {
+    const m = message as { id?: number; method?: string };
+    if (m.method === 'initialize') void server.send({ jsonrpc: '2.0', id: m.id!, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } });
+    if (m.method === 'tools/call') {
+      void server.send(JSON.parse('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{"toString":0},"progress":1}}'));
+      void server.send({ jsonrpc: '2.0', id: m.id!, result: { content: [] } });
+    }
+  };
+  await server.start();
+  const thrown: unknown[] = [];
+  const trap = (e: unknown) => thrown.push(e);
+  process.on('uncaughtException', trap);
+  try {
+    const session = new UpstreamSession(client, { clientInfo: CLIENT, capabilities: {}, protocolVersion: '2025-11-25' });
+    await session.open();
+    const outcome = await session.call('tools/call', { name: 'x', _meta: { progressToken: 'mine' } }, { onProgress: () => thrown.push('progress delivered') });
+    assert.ok('result' in outcome);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(thrown, []);
+    await session.close();
+  } finally {
+    process.off('uncaughtException', trap);
+  }
+});
+
+raw.run();

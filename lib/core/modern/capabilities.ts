@@ -3,17 +3,21 @@
  * `server/discover`. No `tasks` (it is the `io.modelcontextprotocol/tasks` extension); `roots` is `{}`.
  */
 import * as v from 'valibot';
-import { isRecord } from '../primitives.ts';
+import { isRecord, notArray } from '../primitives.ts';
 
 const Obj = v.record(v.string(), v.unknown());
+/** Client capabilities arrive on every request, from anyone: no member that should be an object may be an array. */
+const Strict = notArray(Obj);
 
-export const ModernClientCapabilitiesSchema = v.looseObject({
-  experimental: v.optional(v.record(v.string(), Obj)),
-  roots: v.optional(Obj),
-  sampling: v.optional(v.looseObject({ context: v.optional(Obj), tools: v.optional(Obj) })),
-  elicitation: v.optional(v.looseObject({ form: v.optional(Obj), url: v.optional(Obj) })),
-  extensions: v.optional(v.record(v.string(), Obj)),
-});
+export const ModernClientCapabilitiesSchema = notArray(
+  v.looseObject({
+    experimental: v.optional(notArray(v.record(v.string(), Strict))),
+    roots: v.optional(Strict),
+    sampling: v.optional(notArray(v.looseObject({ context: v.optional(Strict), tools: v.optional(Strict) }))),
+    elicitation: v.optional(notArray(v.looseObject({ form: v.optional(Strict), url: v.optional(Strict) }))),
+    extensions: v.optional(notArray(v.record(v.string(), Strict))),
+  }),
+);
 export type ModernClientCapabilities = v.InferOutput<typeof ModernClientCapabilitiesSchema>;
 
 /**

@@ -4,17 +4,20 @@
  * required in 2026-07-28).
  */
 import * as v from 'valibot';
+import { notArray } from '../primitives.ts';
 
 const Id = v.union([v.string(), v.number()]);
 const Meta = v.optional(v.record(v.string(), v.unknown()));
 
-export const SubscriptionFilterSchema = v.looseObject({
-  toolsListChanged: v.optional(v.boolean()),
-  promptsListChanged: v.optional(v.boolean()),
-  resourcesListChanged: v.optional(v.boolean()),
-  resourceSubscriptions: v.optional(v.array(v.string())),
-  taskIds: v.optional(v.array(v.string())),
-});
+export const SubscriptionFilterSchema = notArray(
+  v.looseObject({
+    toolsListChanged: v.optional(v.boolean()),
+    promptsListChanged: v.optional(v.boolean()),
+    resourcesListChanged: v.optional(v.boolean()),
+    resourceSubscriptions: v.optional(v.array(v.string())),
+    taskIds: v.optional(v.array(v.string())),
+  }),
+);
 export type SubscriptionFilter = v.InferOutput<typeof SubscriptionFilterSchema>;
 
 export const ListenParamsSchema = v.looseObject({ notifications: SubscriptionFilterSchema, _meta: v.record(v.string(), v.unknown()) });

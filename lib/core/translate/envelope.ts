@@ -12,7 +12,7 @@ import type { LegacyClientCapabilities } from '../legacy/capabilities.ts';
 import { isRemovedInModern } from '../legacy/methods.ts';
 import { isPlainClientCapabilities, ModernClientCapabilitiesSchema, type ModernClientCapabilities } from '../modern/capabilities.ts';
 import { isMrtrMethod, type InputResponses } from '../modern/inputs.ts';
-import { ImplementationSchema, isPlainImplementation, LoggingLevelSchema, extend, isRecord, omitKeys, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
+import { ImplementationSchema, isPlainImplementation, LoggingLevelSchema, extend, isRecord, omitKeys, setMember, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { ADAPTER_INFO } from './context.ts';
 import { clientCapabilitiesToLegacy, clientCapabilitiesToModern } from './capabilities.ts';
@@ -104,7 +104,7 @@ function stripMeta(meta: JsonObject): JsonObject | undefined {
   let any = false;
   for (const k in meta) {
     if ((ERA_META_KEYS as readonly string[]).includes(k)) continue;
-    out[k] = meta[k];
+    setMember(out, k, meta[k]);
     any = true;
   }
   return any ? out : undefined;
@@ -138,7 +138,7 @@ export function requestToLegacy(request: JsonRpcRequest, options: { supportedVer
     } else if (mrtr && k === 'requestState') {
       if (typeof params[k] !== 'string') return bad(invalidParams('requestState must be a string'), 200);
       (retry ??= {}).requestState = params[k];
-    } else out[k] = params[k];
+    } else setMember(out, k, params[k]);
   }
   const legacy: JsonRpcRequest = { jsonrpc: '2.0', id: request.id, method };
   for (const _ in out) {

@@ -7,7 +7,7 @@ import { MetaKey } from '../era.ts';
 import { headerMismatch, invalidParams, type WireError } from '../errors.ts';
 import type { JsonRpcRequest } from '../jsonrpc.ts';
 import { modernMethod } from '../modern/methods.ts';
-import { isRecord, type JsonObject } from '../primitives.ts';
+import { isRecord, shown, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 
 export const HEADER = {
@@ -178,7 +178,7 @@ export function computeHeaders(request: JsonRpcRequest, options: { tool?: ToolHe
   }
   if (request.method === 'tools/call' && options.tool) {
     const defs = paramHeaders(options.tool.inputSchema);
-    if (!defs.ok) return fail(invalidParams(`tool ${String(params['name'])}: ${defs.error}`));
+    if (!defs.ok) return fail(invalidParams(`tool ${shown(params['name'])}: ${defs.error}`));
     for (const def of defs.value) {
       const value = valueAt(params['arguments'], def.path);
       if (value === undefined || value === null) continue;
@@ -194,7 +194,7 @@ export function computeHeaders(request: JsonRpcRequest, options: { tool?: ToolHe
 export type HeaderLookup = (name: string) => string | null | undefined;
 
 function mismatch(name: string, got: string, want: unknown): WireError {
-  return headerMismatch(`${name} header value '${got}' does not match body value '${String(want)}'`);
+  return headerMismatch(`${name} header value '${got}' does not match body value '${shown(want)}'`);
 }
 
 /**
@@ -232,7 +232,7 @@ export function verifyHeaders(request: JsonRpcRequest, header: HeaderLookup, opt
       const decoded = decodeHeaderValue(raw);
       if (!decoded.ok) return fail(headerMismatch(`${headerName}: ${decoded.error.message}`));
       if (value === undefined || value === null) return fail(mismatch(headerName, decoded.value, value));
-      const same = def.type === 'integer' ? Number(decoded.value) === value && decoded.value.trim() !== '' : decoded.value === String(value);
+      const same = def.type === 'integer' ? Number(decoded.value) === value && decoded.value.trim() !== '' : decoded.value === shown(value);
       if (!same) return fail(mismatch(headerName, decoded.value, value));
     }
   }

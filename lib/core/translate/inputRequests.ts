@@ -12,7 +12,7 @@ import { LEGACY_INPUT_METHODS, UrlElicitationRequiredDataSchema, isInputMethod, 
 import type { LegacyClientCapabilities } from '../legacy/capabilities.ts';
 import type { ModernClientCapabilities } from '../modern/capabilities.ts';
 import { INPUT_RESPONSE_SCHEMAS, InputRequestSchema, InputRequiredResultSchema, type InputRequest, type InputRequests } from '../modern/inputs.ts';
-import { isRecord, omitKeys, type Implementation, type JsonObject } from '../primitives.ts';
+import { isRecord, omitKeys, setMember, type Implementation, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { stampServerInfo } from './meta.ts';
 
@@ -82,7 +82,7 @@ export function inputRequiredResult(pushes: readonly KeyedPush[], options: { req
     if (Object.hasOwn(inputRequests, key)) return fail(invalidParams(`input key ${key} is used twice in one round`));
     const entry = pushToInputRequest(request);
     if (!entry.ok) return entry;
-    inputRequests[key] = entry.value;
+    setMember(inputRequests, key, entry.value);
   }
   const result: JsonObject = { resultType: 'input_required' };
   if (pushes.length > 0) result['inputRequests'] = inputRequests;
@@ -180,7 +180,7 @@ export function urlElicitationToInputRequired(
   const elicitationIds: Record<string, string> = {};
   const pushes: KeyedPush[] = parsed.output.elicitations.map((params, i) => {
     const key = inputKeyOf({ method: 'elicitation/create', params }, (options.firstOrdinal ?? 1) + i);
-    elicitationIds[key] = params.elicitationId;
+    setMember(elicitationIds, key, params.elicitationId);
     return { key, request: { method: 'elicitation/create', params } };
   });
   const result = inputRequiredResult(pushes, options);

@@ -10,7 +10,7 @@ import { internalError, type WireError } from '../errors.ts';
 import { describe } from '../jsonrpc.ts';
 import { LEGACY_RESULT_SCHEMAS, LEGACY_RESULT_SHAPES, type LegacyResultMethod } from '../legacy/results.ts';
 import { isCacheableMethod } from '../modern/results.ts';
-import { extend, isRecord, omitKeys, type JsonObject } from '../primitives.ts';
+import { extend, isRecord, omitKeys, setMember, shown, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { cachePolicyFor, NO_CACHING, type ToModernOptions } from './context.ts';
 import { paramHeaders } from './headers.ts';
@@ -34,7 +34,7 @@ function stripHeaderAnnotations(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(stripHeaderAnnotations);
   if (!isRecord(node)) return node;
   const out: JsonObject = {};
-  for (const k in node) if (k !== 'x-mcp-header') out[k] = stripHeaderAnnotations(node[k]);
+  for (const k in node) if (k !== 'x-mcp-header') setMember(out, k, stripHeaderAnnotations(node[k]));
   return out;
 }
 
@@ -86,7 +86,7 @@ const PLAIN = new Set(['complete', undefined]);
 export function resultToLegacy(method: string, result: JsonObject): Outcome<{ result: JsonObject; droppedTools: readonly InvalidToolAnnotation[] }> {
   const type = result['resultType'];
   if (!PLAIN.has(type as string | undefined)) {
-    return fail(internalError(`a ${String(type)} result has no plain legacy form (method ${method})`));
+    return fail(internalError(`a ${shown(type)} result has no plain legacy form (method ${method})`));
   }
   const out = omitKeys(result, ['resultType', 'ttlMs', 'cacheScope', '_meta']);
   if (isRecord(result['_meta'])) {

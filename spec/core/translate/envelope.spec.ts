@@ -127,3 +127,21 @@ init('should synthesise client info for a discover that carries none, and refuse
   if (!bad.ok) assert.is(bad.error.code, -32602);
 });
 init.run();
+
+const hostile = suite('the envelope under hostile members');
+hostile('should pass a params member named __proto__ upstream as data', () => {
+  const request = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","__proto__":{"name":"y"},"_meta":${JSON.stringify(modernMeta())}}}`);
+  const r = requestToLegacy(request);
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  assert.is(Object.getPrototypeOf(r.value.request.params), Object.prototype);
+  assert.is(JSON.stringify(r.value.request.params), '{"name":"x","__proto__":{"name":"y"}}');
+});
+hostile('should refuse client capabilities or their members sent as arrays', () => {
+  for (const caps of [[], [{ elicitation: {} }], { elicitation: [] }, { sampling: { tools: [] } }, { experimental: { a: [] } }]) {
+    const r = readEnvelope(modernRequest('tools/list', {}, { 'io.modelcontextprotocol/clientCapabilities': caps }));
+    assert.not.ok(r.ok, JSON.stringify(caps));
+    if (!r.ok) assert.equal([r.error.code, r.error.status], [-32602, 400]);
+  }
+});
+hostile.run();

@@ -115,3 +115,17 @@ hdr('should not ask for a param header whose argument is absent or null', () => 
   if (r.ok) assert.ok(verifyHeaders(req, lookup(r.value), { tool: { inputSchema: schema } }).ok);
 });
 hdr.run();
+
+const hostile = suite('verifyHeaders under hostile members');
+hostile('should answer -32020 for body values whose toString member is not a function', () => {
+  const versionObject = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":{"toString":0}}}}`);
+  const r = verifyHeaders(versionObject, lookup({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list' }));
+  assert.not.ok(r.ok);
+  if (!r.ok) assert.is(r.error.code, -32020);
+  const schema = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } };
+  const call = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"region":{"toString":0}}}}`);
+  const p = verifyHeaders(call, lookup({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 't', 'Mcp-Param-Region': 'x' }), { tool: { inputSchema: schema } });
+  assert.not.ok(p.ok);
+  if (!p.ok) assert.is(p.error.code, -32020);
+});
+hostile.run();

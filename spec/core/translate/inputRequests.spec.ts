@@ -121,3 +121,15 @@ urlErr('should turn URL elicitations into entries without ids, and back with the
   assert.not.ok(t.inputRequiredToUrlElicitation({ k: { method: 'roots/list' } }, () => 'x').ok);
 });
 urlErr.run();
+
+const hostile = suite('inputRequiredResult under hostile keys');
+hostile('should keep an input request whose server-chosen key is __proto__', () => {
+  const r = t.inputRequiredResult([{ key: '__proto__', request: form }], { requestState: 's' });
+  assert.ok(r.ok);
+  if (!r.ok) return;
+  const inputs = r.value['inputRequests'] as Record<string, unknown>;
+  assert.is(Object.getPrototypeOf(inputs), Object.prototype);
+  assert.equal(Object.keys(inputs), ['__proto__']);
+  assert.equal(validateMessage('2026-07-28', JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: 1, result: r.value })), { method: 'tools/call' }), []);
+});
+hostile.run();

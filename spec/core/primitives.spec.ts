@@ -1,0 +1,41 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import * as v from 'valibot';
+import { extend, notArray, omitKeys, setMember, shown } from '../../lib/core/primitives.ts';
+
+/** A decoded message may have a member named `__proto__`: JSON.parse makes it an own data member. */
+const decoded = JSON.parse('{"a":1,"__proto__":{"polluted":true}}') as Record<string, unknown>;
+
+const copy = suite('setMember / omitKeys / extend');
+copy('should copy a member named __proto__ as data and leave the prototype alone', () => {
+  for (const out of [omitKeys(decoded, []), extend(decoded, { b: 2 }), extend({}, decoded)]) {
+    assert.is(Object.getPrototypeOf(out), Object.prototype);
+    assert.ok(Object.hasOwn(out, '__proto__'));
+    assert.is(out['polluted'], undefined);
+    assert.ok(JSON.stringify(out).includes('"__proto__":{"polluted":true}'));
+  }
+  const target: Record<string, unknown> = {};
+  setMember(target, '__proto__', 5);
+  assert.equal(Object.keys(target), ['__proto__']);
+});
+copy.run();
+
+const text = suite('shown');
+text('should word any decoded value, whatever its toString member', () => {
+  assert.is(shown('x'), 'x');
+  assert.is(shown(5), '5');
+  assert.is(shown(JSON.parse('{"toString":0}')), '{"toString":0}');
+  assert.is(shown(undefined), 'undefined');
+});
+text.run();
+
+const objects = suite('notArray');
+objects('should refuse an array where an object schema would take one', () => {
+  const schema = notArray(v.looseObject({ a: v.optional(v.string()) }));
+  assert.ok(v.is(schema, { a: 'x' }));
+  assert.not.ok(v.is(v.looseObject({}), 5));
+  assert.ok(v.is(v.looseObject({}), []), 'valibot alone takes an array for an object');
+  assert.not.ok(v.is(schema, []));
+  assert.not.ok(v.is(schema, [{ a: 'x' }]));
+});
+objects.run();
