@@ -23,6 +23,7 @@ import type { Transport } from '../../lib/transport/transport.ts';
 import { MrtrBroker } from '../../lib/wrap/mrtr.ts';
 import { serveStdio } from '../../lib/wrap/stdioFront.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/wrapLegacyServer.ts';
+import { readEvents } from '../helpers/eventStream.ts';
 import { modernMeta } from '../helpers/messages.ts';
 import { viaNode } from '../helpers/viaNode.ts';
 import { bounded, liveTimers, settle, sleep, trapProcessErrors, type ProcessTrap } from '../fuzz/runner.ts';
@@ -109,30 +110,7 @@ async function assertNothingLeft(wrap: LegacyServerWrap, timers: number): Promis
 
 /** Reads an event stream until `stop` holds for a message; then cancels it. */
 function readUntil(response: Response, stop: (m: Json) => boolean): Promise<Json[]> {
-  return bounded(readEvents(response, stop), 20_000, 'the event stream');
-}
-
-async function readEvents(response: Response, stop: (m: Json) => boolean): Promise<Json[]> {
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  const out: Json[] = [];
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (value) buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const data = buffer.slice(0, end).split('\n').find((l) => l.startsWith('data: '));
-      buffer = buffer.slice(end + 2);
-      if (!data) continue;
-      out.push(JSON.parse(data.slice(6)) as Json);
-      if (stop(out[out.length - 1]!)) {
-        await reader.cancel();
-        return out;
-      }
-    }
-    if (done) return out;
-  }
+  return bounded(readEvents(response, stop).then((r) => r.messages as Json[]), 20_000, 'the event stream');
 }
 
 let trap: ProcessTrap;
@@ -371,6 +349,14 @@ function stdioClient(w: LegacyServerWrap, graceMs: number) {
   return { input, lines, front, send };
 }
 
+/** Ends the client's input: the front finishes, the cancelled request got no answer, nothing is left. */
+async function endCancelled(c: ReturnType<typeof stdioClient>, w: LegacyServerWrap, id: string): Promise<void> {
+  c.input.end();
+  await bounded(c.front.done, 20_000, 'the front finishing');
+  assert.equal(c.lines.filter((m) => m['id'] === id), [], 'no answer for a cancelled request');
+  await assertNothingLeft(w, timers);
+}
+
 stdio('should cancel upstream and answer nothing more when the client sends notifications/cancelled', async () => {
   const f = inProcessFaulty();
   const w = open({ upstream: f.upstream });
@@ -381,10 +367,7 @@ stdio('should cancel upstream and answer nothing more when the client sends noti
   assert.ok(await settle(() => f.cancelled.length === 1, 3000), 'the server was told to cancel');
   c.send({ jsonrpc: '2.0', id: 'echo-1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'next' }, _meta: modernMeta() } });
   assert.ok(await settle(() => c.lines.some((m) => m['id'] === 'echo-1'), 3000));
-  c.input.end();
-  await bounded(c.front.done, 20_000, 'the front finishing');
-  assert.equal(c.lines.filter((m) => m['id'] === 'slow-1'), [], 'no answer for a cancelled request');
-  await assertNothingLeft(w, timers);
+  await endCancelled(c, w, 'slow-1');
 });
 
 stdio('should park nothing for a call cancelled while its round of input was being gathered', async () => {
@@ -397,10 +380,7 @@ stdio('should park nothing for a call cancelled while its round of input was bei
   await sleep(20);
   c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'ask' } });
   assert.ok(await settle(() => f.cancelled.length === 1, 8000), 'the server was told to cancel');
-  c.input.end();
-  await bounded(c.front.done, 20_000, 'the front finishing');
-  assert.equal(c.lines.filter((m) => m['id'] === 'ask'), [], 'no answer for a cancelled request');
-  await assertNothingLeft(w, timers);
+  await endCancelled(c, w, 'ask');
 });
 
 stdio('should end every request of a reused id when the input ends (and the wrap stays open)', async () => {

@@ -14,6 +14,7 @@ import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeH
 import { MrtrBroker } from '../../lib/wrap/mrtr.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapStats } from '../../lib/wrap/wrapLegacyServer.ts';
 import { validateMessage } from '../helpers/schemas.ts';
+import { readEvents } from '../helpers/eventStream.ts';
 import { viaNode } from '../helpers/viaNode.ts';
 import { textOf, type Json } from './arbitraries.ts';
 import { knownGap } from './gaps.ts';
@@ -128,42 +129,6 @@ function build(spec: RequestSpec): Built {
     valid,
     progressToken: progressTokenOf(sent),
   };
-}
-
-/** JSON-RPC messages of an event stream, read until it ends or `stop` says so (then the stream is cancelled). */
-async function readEvents(response: Response, stop?: (message: Json) => boolean): Promise<{ messages: Json[]; problems: string[] }> {
-  const messages: Json[] = [];
-  const problems: string[] = [];
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (value) buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) !== -1) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = block
-        .split('\n')
-        .filter((l) => l.startsWith('data:'))
-        .map((l) => l.slice(5).replace(/^ /, ''))
-        .join('\n');
-      if (data === '') continue;
-      try {
-        messages.push(JSON.parse(data) as Json);
-      } catch {
-        problems.push(`an event that is not JSON: ${data.slice(0, 100)}`);
-      }
-      if (stop?.(messages[messages.length - 1]!)) {
-        await reader.cancel();
-        return { messages, problems };
-      }
-    }
-    if (done) break;
-  }
-  if (buffer.trim() !== '') problems.push(`a partial event at the end: ${buffer.slice(0, 100)}`);
-  return { messages, problems };
 }
 
 /** The fixture behind the fuzzed front: a wrap over the faulty server, with states to refuse. */

@@ -92,7 +92,8 @@ function headerText(raw: string): string | undefined {
   return raw;
 }
 
-function deeperThan(value: unknown, limit: number): boolean {
+/** True when a decoded value nests deeper than `limit` (iterative: any depth). */
+export function deeperThan(value: unknown, limit: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;

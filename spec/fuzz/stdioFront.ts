@@ -15,7 +15,7 @@ import { validateMessage } from '../helpers/schemas.ts';
 import type { Json } from './arbitraries.ts';
 import { knownGap } from './gaps.ts';
 import type { HttpFixture } from './httpFront.ts';
-import { claimsModern, expectMessage, shapeOf, type Expected, type Id } from './httpOracle.ts';
+import { claimsModern, deeperThan, expectMessage, shapeOf, type Expected, type Id } from './httpOracle.ts';
 import { compose, messageSpec, modernMessage, PV, retryParams, textFor, type MessageSpec } from './messages.ts';
 import { bounded, checkProperty, liveTimers, settle, type RunOptions } from './runner.ts';
 
@@ -58,17 +58,6 @@ interface Written {
   readonly expectations: LineExpectation[];
   /** The modern requests among the lines, as the front decodes them. */
   readonly requests: Json[];
-}
-
-function deeperThan(value: unknown, limit: number): boolean {
-  const stack: Array<[unknown, number]> = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(node)) stack.push([child, depth + 1]);
-  }
-  return false;
 }
 
 /** A message relayed to the legacy session: one answer for a request (or none, while that gap is known), none otherwise. */
@@ -206,14 +195,17 @@ async function runCase(fixture: HttpFixture, lines: readonly LineSpec[], cuts: r
   const responses = (id: Id | undefined) => received.filter((m) => !('method' in m) && (id === undefined ? m['id'] === undefined || m['id'] === null : m['id'] === id));
   const strict = expectations.filter((e) => e.kind === 'error' || e.kind === 'answer' || e.kind === 'listen');
   const satisfied = () => strict.every((e) => (e.kind === 'listen' ? received.some((m) => m['method'] === 'notifications/subscriptions/acknowledged' && ((m['params'] as Json)['_meta'] as Json)['io.modelcontextprotocol/subscriptionId'] === e.id) : responses(e.id).length > 0));
-  await settle(satisfied, 10_000);
+  // Every strict expectation met, and nothing but listens still being served (a cancelled request
+  // may still have parked a round of input before its cancellation arrived).
+  const quiet = () => fixture.wrap.stats().requests === fixture.wrap.stats().listens;
+  await settle(() => satisfied() && quiet(), 10_000);
 
   // Rounds of input the modern requests started are finished the way a client does (with a reused
   // id, the request the round belongs to is found by trying each: a state bound to other params is
   // refused without being used up).
   let retries = 0;
   for (const answer of received.filter((m) => (m['result'] as Json | undefined)?.['resultType'] === 'input_required')) {
-    const candidates = requests.filter((r) => r['id'] === answer['id']);
+    const candidates = requests.filter((r) => r['id'] === answer['id'] && ['tools/call', 'prompts/get', 'resources/read'].includes(r['method'] as string));
     let finished = false;
     for (const original of candidates) {
       const { params, caps } = retryParams(original, answer['result'] as Json);

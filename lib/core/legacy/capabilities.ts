@@ -3,23 +3,29 @@
  * Open objects: unknown keys (e.g. SEP-2133 `extensions`) are kept.
  */
 import * as v from 'valibot';
+import { notArray } from '../primitives.ts';
 
-const Obj = v.record(v.string(), v.unknown());
+/** An object member: a record, never an array (valibot alone takes one for an object). */
+const Obj = notArray(v.record(v.string(), v.unknown()));
 
-export const LegacyClientCapabilitiesSchema = v.looseObject({
-  experimental: v.optional(v.record(v.string(), Obj)),
-  roots: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
-  sampling: v.optional(v.looseObject({ context: v.optional(Obj), tools: v.optional(Obj) })),
-  elicitation: v.optional(v.looseObject({ form: v.optional(Obj), url: v.optional(Obj) })),
-  tasks: v.optional(
-    v.looseObject({
-      list: v.optional(Obj),
-      cancel: v.optional(Obj),
-      requests: v.optional(v.looseObject({ sampling: v.optional(Obj), elicitation: v.optional(Obj) })),
-    }),
-  ),
-  extensions: v.optional(v.record(v.string(), Obj)),
-});
+export const LegacyClientCapabilitiesSchema = notArray(
+  v.looseObject({
+    experimental: v.optional(notArray(v.record(v.string(), Obj))),
+    roots: v.optional(notArray(v.looseObject({ listChanged: v.optional(v.boolean()) }))),
+    sampling: v.optional(notArray(v.looseObject({ context: v.optional(Obj), tools: v.optional(Obj) }))),
+    elicitation: v.optional(notArray(v.looseObject({ form: v.optional(Obj), url: v.optional(Obj) }))),
+    tasks: v.optional(
+      notArray(
+        v.looseObject({
+          list: v.optional(Obj),
+          cancel: v.optional(Obj),
+          requests: v.optional(notArray(v.looseObject({ sampling: v.optional(Obj), elicitation: v.optional(Obj) }))),
+        }),
+      ),
+    ),
+    extensions: v.optional(notArray(v.record(v.string(), Obj))),
+  }),
+);
 export type LegacyClientCapabilities = v.InferOutput<typeof LegacyClientCapabilitiesSchema>;
 
 export const LegacyServerCapabilitiesSchema = v.looseObject({

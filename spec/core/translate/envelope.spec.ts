@@ -137,6 +137,13 @@ hostile('should pass a params member named __proto__ upstream as data', () => {
   assert.is(Object.getPrototypeOf(r.value.request.params), Object.prototype);
   assert.is(JSON.stringify(r.value.request.params), '{"name":"x","__proto__":{"name":"y"}}');
 });
+hostile('should refuse an initialize whose capabilities hold arrays where objects belong', () => {
+  for (const capabilities of [[], { elicitation: [] }, { roots: [[0]] }, { tasks: { requests: [] } }]) {
+    const r = initializeToDiscoverRequest({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: CLIENT } });
+    assert.not.ok(r.ok, JSON.stringify(capabilities));
+    if (!r.ok) assert.is(r.error.code, -32602);
+  }
+});
 hostile('should refuse client capabilities or their members sent as arrays', () => {
   for (const caps of [[], [{ elicitation: {} }], { elicitation: [] }, { sampling: { tools: [] } }, { experimental: { a: [] } }]) {
     const r = readEnvelope(modernRequest('tools/list', {}, { 'io.modelcontextprotocol/clientCapabilities': caps }));
