@@ -19,7 +19,7 @@ import { wrapLegacyClient } from '../wrap/wrapLegacyClient.ts';
 import { wrapModernClient } from '../wrap/wrapModernClient.ts';
 import { CONNECT_USAGE } from './connectUsage.ts';
 import { readEnv, readHeaders, readHttpUrl, readRoots } from './options.ts';
-import { stderrTrace, tracingFetch, type Trace } from './trace.ts';
+import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
 
 
 type Upstream = { url: string; headers: Record<string, string> } | { command: StdioChildOptions };
@@ -125,6 +125,8 @@ class Connection {
   readonly #pending = new Set<string | number>();
   /** Of those, the `subscriptions/listen` streams: open until cancelled, so nothing to wait for at the end. */
   readonly #streams = new Set<string | number>();
+  /** Set while the end of the host's input waits for its requests to be answered. */
+  #onIdle: (() => void) | undefined;
 
   constructor(upstream: Upstream, options: ConnectionOptions) {
     this.#upstream = upstream;
@@ -137,8 +139,7 @@ class Connection {
       if (this.#finished) return;
       const m = message as Record<string, unknown>;
       if ((m['result'] !== undefined || m['error'] !== undefined) && (typeof m['id'] === 'string' || typeof m['id'] === 'number')) {
-        this.#pending.delete(m['id']);
-        this.#streams.delete(m['id']);
+        this.#settled(m['id']);
       }
       this.#options.trace?.('us', 'host', message);
       batched(frame(message));
@@ -188,8 +189,7 @@ class Connection {
       // A cancelled request gets no answer: nothing to wait for.
       else if (method === 'notifications/cancelled' && typeof params === 'object' && params !== null) {
         const cancelled = (params as { requestId?: string | number }).requestId!;
-        this.#pending.delete(cancelled);
-        this.#streams.delete(cancelled);
+        this.#settled(cancelled);
       }
     }
     const transport = this.#transport ?? (await (this.#opening ??= this.#open(message)));
@@ -250,23 +250,35 @@ class Connection {
   #withTrace(options: StdioChildOptions): StdioChildOptions {
     const trace = this.#options.trace;
     if (!trace) return options;
-    return { ...options, trace: (direction, message) => (direction === 'sent' ? trace('us', 'server', message) : trace('server', 'us', message)) };
+    return { ...options, trace: upstreamTrace(trace) };
   }
 
   /** Resolves when no request of the host waits for an answer, or after `ms`. */
+  /** A request of the host needs no more waiting for: answered or cancelled. */
+  #settled(id: string | number): void {
+    this.#pending.delete(id);
+    this.#streams.delete(id);
+    if (this.#idle()) this.#onIdle?.();
+  }
+
+  /** Nothing the host waits for is still to come (open `subscriptions/listen` streams aside). */
+  #idle(): boolean {
+    return this.#finished || [...this.#pending].every((id) => this.#streams.has(id));
+  }
+
+  /** Resolves when the host waits for nothing more, or after `ms`. */
   #drained(ms: number): Promise<void> {
-    const idle = () => this.#finished || [...this.#pending].every((id) => this.#streams.has(id));
-    if (idle()) return Promise.resolve();
+    if (this.#idle()) return Promise.resolve();
     return new Promise((resolve) => {
-      const started = Date.now();
-      const check = setInterval(() => {
-        if (idle() || Date.now() - started >= ms) {
-          clearInterval(check);
-          resolve();
-        }
-      }, 20);
+      const timer = setTimeout(() => this.#onIdle?.(), ms);
+      this.#onIdle = () => {
+        clearTimeout(timer);
+        this.#onIdle = undefined;
+        resolve();
+      };
     });
   }
+
 
   /** Every request still waiting gets an error: the host never waits for an answer that cannot come. */
   #failPending(why: string): void {
@@ -288,6 +300,7 @@ class Connection {
     clearInterval(alive);
     this.#failPending('the bridge is shutting down');
     this.#finished = true;
+    this.#onIdle?.();
     this.#finish(code);
   }
 }

@@ -14,7 +14,7 @@ import { serveStdio } from '../wrap/stdioFront.ts';
 import { wrapLegacyServer } from '../wrap/wrapLegacyServer.ts';
 import { readEnv, readHttpUrl, readRoots } from './options.ts';
 import { serveModern } from './serveModern.ts';
-import { stderrTrace, tracingFetch, tracingHandler, tracingInput, tracingOutput, type Trace } from './trace.ts';
+import { stderrTrace, tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 export const SERVE_USAGE = `Usage:
   mcp-dual-era serve [options] -- <command> [args…]    front a stdio server
@@ -83,7 +83,6 @@ export async function serve(argv: readonly string[]): Promise<number> {
   });
   const say = (text: string) => values.quiet || process.stderr.write(`${text}\n`);
   const trace: Trace | undefined = values.verbose ? stderrTrace() : undefined;
-  const upstreamTrace = trace ? { trace: (direction: 'sent' | 'received', message: unknown) => (direction === 'sent' ? trace('us', 'server', message) : trace('server', 'us', message)) } : {};
   if (values.help) {
     process.stdout.write(SERVE_USAGE);
     return 0;
@@ -120,7 +119,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     if (!Number.isInteger(spares) || spares < 0 || spares > 16) return usage(`--spares must be a whole number from 0 to 16, not ${values.spares}`);
     const env = readEnv(values.env);
     if (!env.ok) return usage(env.message);
-    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env: env.value, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500, ...upstreamTrace }, { spares });
+    backend = stdioBackend({ command: command[0]!, args: command.slice(1), env: env.value, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit', shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) }, { spares });
   } else {
     process.stderr.write(`mcp-dual-era serve: name the upstream server (-- <command> or --upstream <url>)\n\n${SERVE_USAGE}`);
     return 2;

@@ -5,7 +5,7 @@
  */
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { wrapModernServer, type ModernBackend } from '../wrap/wrapModernServer.ts';
-import { tracingFetch, tracingHandler, tracingInput, tracingOutput, type Trace } from './trace.ts';
+import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 export interface ServeModernOptions {
   readonly stdio?: boolean;
@@ -35,7 +35,7 @@ export async function serveModern(command: readonly string[], options: ServeMode
       ...(options.cwd ? { cwd: options.cwd } : {}),
       stderr: 'inherit',
       shutdownGraceMs: 500,
-      ...(trace ? { trace: (direction: 'sent' | 'received', message: unknown) => (direction === 'sent' ? trace('us', 'server', message) : trace('server', 'us', message)) } : {}),
+      ...(trace ? { trace: upstreamTrace(trace) } : {}),
     };
   }
   else {

@@ -23,6 +23,11 @@ export function stderrTrace(out: NodeJS.WriteStream = process.stderr): Trace {
   };
 }
 
+/** What a stdio server process of ours sends and receives, shown as `us → server` / `server → us`. */
+export function upstreamTrace(trace: Trace): (direction: 'sent' | 'received', message: unknown) => void {
+  return (direction, message) => (direction === 'sent' ? trace('us', 'server', message) : trace('server', 'us', message));
+}
+
 /** Each message of a JSON body (a batch is shown message by message). */
 function traceJsonText(text: string, from: string, to: string, trace: Trace): void {
   if (text.trim() === '') return;

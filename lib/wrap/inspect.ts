@@ -14,7 +14,7 @@ import { LegacyHttpClientTransport, type LegacyHttpMode } from '../transport/leg
 import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
 import { StdioChildTransport } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
-import { describeTarget, isHttpTarget, probe, type ProbeOptions, type ProbeTarget } from './probe.ts';
+import { describeTarget, isHttpTarget, probe, type HttpTarget, type ProbeOptions, type ProbeTarget } from './probe.ts';
 
 /** The three kinds of server the compatibility matrix knows. */
 export type ServerKind = 'modern-only' | 'dual-era' | 'legacy';
@@ -146,7 +146,7 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
   try {
     let report: Omit<ServerReport, 'timing' | 'clients' | 'target'>;
     if (verdict.era === 'modern') {
-      const transport: Transport = http ? new ModernHttpClientTransport({ url: target.url, ...(target.headers ? { headers: target.headers } : {}), ...(target.fetch ? { fetch: target.fetch } : {}) }) : probed.process!;
+      const transport: Transport = http ? new ModernHttpClientTransport({ url: target.url, ...httpOptions(target) }) : probed.process!;
       closing.push(transport);
       if (http) await transport.start();
       const rpc = new Rpc(transport, timeoutMs);
@@ -167,7 +167,7 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
       };
     } else {
       const transport: Transport = http
-        ? new LegacyHttpClientTransport({ url: target.url, mode: verdict.http ?? 'auto', ...(target.headers ? { headers: target.headers } : {}), ...(target.fetch ? { fetch: target.fetch } : {}) })
+        ? new LegacyHttpClientTransport({ url: target.url, mode: verdict.http ?? 'auto', ...httpOptions(target) })
         : (probed.process ?? new StdioChildTransport(target));
       closing.push(transport);
       if (http || !probed.process) await transport.start();
@@ -198,6 +198,11 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
   }
 }
 
+/** The headers and fetch of an HTTP target, for any of our HTTP clients. */
+function httpOptions(target: HttpTarget): { headers?: Readonly<Record<string, string>>; fetch?: typeof fetch } {
+  return { ...(target.headers ? { headers: target.headers } : {}), ...(target.fetch ? { fetch: target.fetch } : {}) };
+}
+
 function withInfo(info: ServerReport['serverInfo']): { serverInfo?: NonNullable<ServerReport['serverInfo']> } {
   return info ? { serverInfo: info } : {};
 }
@@ -205,7 +210,7 @@ function withInfo(info: ServerReport['serverInfo']): { serverInfo?: NonNullable<
 /** Whether a modern server also takes a legacy `initialize`: the version it agreed on, if so. */
 async function legacyHandshake(target: ProbeTarget, timeoutMs: number, clientInfo: NonNullable<InspectOptions['clientInfo']>): Promise<string | undefined> {
   const transport: Transport = isHttpTarget(target)
-    ? new LegacyHttpClientTransport({ url: target.url, mode: 'streamable', ...(target.headers ? { headers: target.headers } : {}), ...(target.fetch ? { fetch: target.fetch } : {}) })
+    ? new LegacyHttpClientTransport({ url: target.url, mode: 'streamable', ...httpOptions(target) })
     : new StdioChildTransport({ ...target, stderr: 'ignore' });
   try {
     await transport.start();
