@@ -1,5 +1,5 @@
 /**
- * `npm run bench:wrap [-- --quick] [-- --filter=TEXT] [-- --profile] [-- --tsx] [-- --ref=GITREF]`
+ * `npm run bench:wrap [-- --quick] [-- --filter=TEXT] [-- --concurrency=N[,N…]] [-- --profile] [-- --tsx] [-- --ref=GITREF]`
  * (also run by `npm run bench`): calls per second and p50/p99 latency of modern `tools/call` requests through the wrap, at
  * concurrency 1, 16 and 64, against the same legacy stdio server (bench/servers/echoServer.ts) behind
  *
@@ -15,7 +15,7 @@
  * only for wrong answers (or a contender that cannot start).
  *
  * `--quick` shortens every phase; `--filter=TEXT[,TEXT…]` keeps the contenders whose key or label
- * contains one of the TEXTs; `--profile` runs the fronts under `node --cpu-prof` (profiles in bench/results/profiles/,
+ * contains one of the TEXTs; `--concurrency=N[,N…]` measures only those of 1, 16 and 64; `--profile` runs the fronts under `node --cpu-prof` (profiles in bench/results/profiles/,
  * see bench/wrap/profileSummary.ts); `--tsx` runs the wrap and the pass-through from TypeScript
  * through the tsx loader instead of compiling them first (quicker to start, but tsx's keepNames
  * helpers make the wrap's closures dearer); `--ref=GITREF` measures lib/ as committed at GITREF
@@ -30,7 +30,7 @@ import { childPids, cpuMicros, freePort, machineBusyMicros, start, stop, waitFor
 
 /** The goals of the issue, for the wrap over HTTP. */
 const GOAL = { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1 } as const;
-const CONCURRENCIES = [1, 16, 64] as const;
+const ALL_CONCURRENCIES = [1, 16, 64] as const;
 /** Share of the machine's cores used by other processes during a cell above which the report warns. */
 const OTHER_LOAD_WARNING = 0.1;
 
@@ -40,9 +40,11 @@ const profile = args.includes('--profile');
 const viaTsx = args.includes('--tsx');
 const filter = args.find((a) => a.startsWith('--filter='))?.slice('--filter='.length).toLowerCase();
 const ref = args.find((a) => a.startsWith('--ref='))?.slice('--ref='.length);
-const unknown = args.filter((a) => a !== '--quick' && a !== '--profile' && a !== '--tsx' && !a.startsWith('--filter=') && !a.startsWith('--ref='));
-if (unknown.length > 0) {
-  console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench:wrap -- [--quick] [--filter=TEXT[,TEXT…]] [--profile] [--tsx] [--ref=GITREF]`);
+const only = args.find((a) => a.startsWith('--concurrency='))?.slice('--concurrency='.length);
+const CONCURRENCIES: readonly number[] = only === undefined ? ALL_CONCURRENCIES : ALL_CONCURRENCIES.filter((c) => only.split(',').includes(String(c)));
+const unknown = args.filter((a) => a !== '--quick' && a !== '--profile' && a !== '--tsx' && !a.startsWith('--filter=') && !a.startsWith('--ref=') && !a.startsWith('--concurrency='));
+if (unknown.length > 0 || CONCURRENCIES.length === 0) {
+  console.error(`${unknown.length > 0 ? `unknown argument(s): ${unknown.join(' ')}` : `--concurrency takes some of ${ALL_CONCURRENCIES.join(', ')}`}\nusage: npm run bench:wrap -- [--quick] [--filter=TEXT[,TEXT…]] [--concurrency=N[,N…]] [--profile] [--tsx] [--ref=GITREF]`);
   process.exit(2);
 }
 /**

@@ -92,7 +92,9 @@ export class StdioChildTransport implements Transport {
     this.#child = child;
     track(child);
     const framer = new LineFramer((line) => this.#line(line));
-    child.stdout!.on('data', (chunk: Buffer) => framer.push(chunk));
+    // Node's own UTF-8 decoding of the pipe (split characters kept whole across chunks).
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => framer.push(chunk));
     child.stdout!.on('end', () => framer.end());
     if (typeof o.stderr === 'function') {
       const sink = o.stderr;

@@ -220,16 +220,16 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       const onClose = () => {
         if (!res.writableEnded) gone.abort();
       };
-      res.once('close', onClose);
+      res.on('close', onClose);
       config.serve(rpc, { principal, signal: gone, envelope, notify: noop, headers: header }).then(
         (answer) => {
-          res.off('close', onClose);
+          res.removeListener('close', onClose);
           if (res.destroyed) return;
           if (answer) writeJson(res, answer.status, answer.message);
           else writeEmpty(res, 204);
         },
         () => {
-          res.off('close', onClose);
+          res.removeListener('close', onClose);
           if (!res.destroyed) writeJson(res, 500, errorResponse(rpc.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
         },
       );

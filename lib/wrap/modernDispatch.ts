@@ -15,7 +15,7 @@ import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from
 import { initializeResultToDiscover } from '../core/translate/discover.ts';
 import { errorToModern } from '../core/translate/errors.ts';
 import { logToModern } from '../core/translate/notifications.ts';
-import { verifyHeaders, type HeaderLookup } from '../core/translate/headers.ts';
+import { verifyParamHeaders, type HeaderLookup } from '../core/translate/headers.ts';
 import type { ToolIndex } from './toolIndex.ts';
 import { scope, type CancelSignal } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
@@ -182,17 +182,17 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     const loaded = options.tools.loaded(session);
     const inputSchema = typeof name !== 'string' ? undefined : loaded ? loaded.get(name) : await options.tools.schemaFor(session, name).catch(() => undefined);
     if (inputSchema !== undefined) {
-      const checked = verifyHeaders(request, ctx.headers, { tool: { inputSchema } });
+      const checked = verifyParamHeaders(request, ctx.headers, { inputSchema });
       if (!checked.ok) {
         if (reservation.reserved) session.unreserve();
         return errorAnswer(request.id, { ...checked.error, status: 400 });
       }
     }
   }
-  const serverInfo = serverInfoOf(session, options);
+  const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
   const finish = (outcome: RpcOutcome): Answer => {
     if ('error' in outcome) return errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
-    const translated = resultToModern(method, outcome.result, { ...(serverInfo ? { serverInfo } : {}), ...(options.cache ? { cache: options.cache } : {}), retry: up.retry !== undefined });
+    const translated = resultToModern(method, outcome.result, toModern);
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };

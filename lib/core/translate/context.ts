@@ -28,9 +28,9 @@ export function cachePolicyFor(method: CacheableMethod, defaults: CacheDefaults 
 /** Options shared by translators that produce modern messages. */
 export interface ToModernOptions {
   /** Stamped as `_meta["io.modelcontextprotocol/serverInfo"]` on every result. */
-  readonly serverInfo?: Implementation;
+  readonly serverInfo?: Implementation | undefined;
   /** Caching hints for cacheable results; default none (`ttlMs: 0`, `private`). */
-  readonly cache?: CacheDefaults;
+  readonly cache?: CacheDefaults | undefined;
   /** The modern version this adapter speaks on the modern side. */
   readonly modernVersion?: ModernVersion;
 }

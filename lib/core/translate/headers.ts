@@ -100,6 +100,20 @@ function mentionsHeaderKeyword(node: unknown): boolean {
  * `properties` alone). Any violation makes the whole tool's annotations invalid.
  */
 export function paramHeaders(inputSchema: unknown): Outcome<readonly ParamHeader[], string> {
+  if (typeof inputSchema !== 'object' || inputSchema === null) return NONE;
+  // Tool schemas are asked about on every call of the tool: the answer is kept per schema object
+  // (schemas are decoded values nobody modifies).
+  let known = PARAM_HEADERS.get(inputSchema);
+  if (!known) {
+    known = readParamHeaders(inputSchema);
+    PARAM_HEADERS.set(inputSchema, known);
+  }
+  return known;
+}
+
+const PARAM_HEADERS = new WeakMap<object, Outcome<readonly ParamHeader[], string>>();
+
+function readParamHeaders(inputSchema: object): Outcome<readonly ParamHeader[], string> {
   if (!mentionsHeaderKeyword(inputSchema)) return NONE;
   const found: ParamHeader[] = [];
   const seen = new Set<string>();
@@ -218,23 +232,30 @@ export function verifyHeaders(request: JsonRpcRequest, header: HeaderLookup, opt
     if (!decoded.ok) return decoded;
     if (decoded.value !== params[nameParam]) return fail(mismatch(HEADER.name, decoded.value, params[nameParam]));
   }
-  if (request.method === 'tools/call' && options.tool) {
-    const defs = paramHeaders(options.tool.inputSchema);
-    if (!defs.ok) return ok(undefined);
-    for (const def of defs.value) {
-      const headerName = `${HEADER.paramPrefix}${def.name}`;
-      const raw = header(headerName);
-      const value = valueAt(params['arguments'], def.path);
-      if (raw == null) {
-        if (value === undefined || value === null) continue;
-        return fail(headerMismatch(`missing ${headerName} header`));
-      }
-      const decoded = decodeHeaderValue(raw);
-      if (!decoded.ok) return fail(headerMismatch(`${headerName}: ${decoded.error.message}`));
-      if (value === undefined || value === null) return fail(mismatch(headerName, decoded.value, value));
-      const same = def.type === 'integer' ? Number(decoded.value) === value && decoded.value.trim() !== '' : decoded.value === shown(value);
-      if (!same) return fail(mismatch(headerName, decoded.value, value));
+  return request.method === 'tools/call' && options.tool ? verifyParamHeaders(request, header, options.tool) : ok(undefined);
+}
+
+/**
+ * Checks only the `Mcp-Param-*` headers of a `tools/call` against its arguments, for a tool whose
+ * definition became known after the other routing headers were checked (`verifyHeaders` does both).
+ */
+export function verifyParamHeaders(request: JsonRpcRequest, header: HeaderLookup, tool: ToolHeaderInfo): Outcome<void> {
+  const defs = paramHeaders(tool.inputSchema);
+  if (!defs.ok || defs.value.length === 0) return ok(undefined);
+  const params = isRecord(request.params) ? request.params : {};
+  for (const def of defs.value) {
+    const headerName = `${HEADER.paramPrefix}${def.name}`;
+    const raw = header(headerName);
+    const value = valueAt(params['arguments'], def.path);
+    if (raw == null) {
+      if (value === undefined || value === null) continue;
+      return fail(headerMismatch(`missing ${headerName} header`));
     }
+    const decoded = decodeHeaderValue(raw);
+    if (!decoded.ok) return fail(headerMismatch(`${headerName}: ${decoded.error.message}`));
+    if (value === undefined || value === null) return fail(mismatch(headerName, decoded.value, value));
+    const same = def.type === 'integer' ? Number(decoded.value) === value && decoded.value.trim() !== '' : decoded.value === shown(value);
+    if (!same) return fail(mismatch(headerName, decoded.value, value));
   }
   return ok(undefined);
 }
