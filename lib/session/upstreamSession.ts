@@ -61,15 +61,26 @@ interface HeldPush {
   readonly settle: (owner: Pending | undefined) => void;
 }
 
+/** A call in flight. Settled once, through `UpstreamSession.#settle`. */
 interface Pending {
   readonly upstreamId: number;
   readonly method: string;
   readonly hooks: CallHooks;
-  readonly progressToken?: string;
-  readonly callerToken?: string | number;
-  readonly resolve: (outcome: RpcOutcome) => void;
+  readonly progressToken: string | undefined;
+  readonly callerToken: string | number | undefined;
   readonly pushable: boolean;
+  /** Resolves the caller's promise. */
+  resolve: (outcome: RpcOutcome) => void;
+  /** Set when the call listens to a signal or hands out a cancel function. */
+  onAbort: (() => void) | undefined;
+  settled: boolean;
 }
+
+function cancelled(): RpcOutcome {
+  return { error: { code: ErrorCode.InternalError, message: 'Request cancelled' } };
+}
+
+function noop(): void {}
 
 const PUSHABLE = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
@@ -188,7 +199,7 @@ export class UpstreamSession {
   call(method: string, params: JsonObject | undefined, hooks: CallHooks = {}, reserved = false): Promise<RpcOutcome> {
     if (reserved && (this.#closed || hooks.signal?.aborted)) this.unreserve();
     if (this.#closed) return Promise.resolve({ error: closedError(this.#closed) });
-    if (hooks.signal?.aborted) return Promise.resolve({ error: { code: ErrorCode.InternalError, message: 'Request cancelled' } });
+    if (hooks.signal?.aborted) return Promise.resolve(cancelled());
     const upstreamId = this.#nextId++;
     let sent = params;
     let progressToken: string | undefined;
@@ -199,37 +210,41 @@ export class UpstreamSession {
       progressToken = `p${upstreamId}`;
       sent = { ...params, _meta: { ...meta, progressToken } };
     }
-    return new Promise<RpcOutcome>((resolve) => {
-      let settled = false;
-      const onAbort = () => finish({ error: { code: ErrorCode.InternalError, message: 'Request cancelled' } }, true);
-      const finish = (outcome: RpcOutcome, cancelUpstream = false) => {
-        if (settled) return;
-        settled = true;
-        this.#pending.delete(upstreamId);
-        if (pending.pushable) {
-          this.#pushable--;
-          this.options.onPushableEnd?.();
-        }
-        if (progressToken) this.#byToken.delete(progressToken);
-        if (this.#held.length > 0) this.#settleHeld();
-        hooks.signal?.removeEventListener('abort', onAbort);
-        if (cancelUpstream && !this.#closed) {
-          this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: upstreamId, reason: 'The client cancelled the request' } }).catch(() => {});
-        }
-        resolve(outcome);
-      };
-      const pending: Pending = { upstreamId, method, hooks, resolve: (o) => finish(o), pushable: hooks.mayPush ?? PUSHABLE.has(method), ...(progressToken ? { progressToken } : {}), ...(callerToken !== undefined ? { callerToken } : {}) };
-      this.#pending.set(upstreamId, pending);
-      if (pending.pushable) {
-        if (reserved && this.#reserved > 0) this.#reserved--;
-        else this.#pushable++;
-      } else if (reserved) this.unreserve();
-      if (progressToken) this.#byToken.set(progressToken, pending);
+    const pending: Pending = { upstreamId, method, hooks, progressToken, callerToken, pushable: hooks.mayPush ?? PUSHABLE.has(method), resolve: noop, onAbort: undefined, settled: false };
+    const promise = new Promise<RpcOutcome>((resolve) => (pending.resolve = resolve));
+    this.#pending.set(upstreamId, pending);
+    if (pending.pushable) {
+      if (reserved && this.#reserved > 0) this.#reserved--;
+      else this.#pushable++;
+    } else if (reserved) this.unreserve();
+    if (progressToken) this.#byToken.set(progressToken, pending);
+    if (hooks.signal || hooks.onCancel) {
+      const onAbort = (): void => this.#settle(pending, cancelled(), true);
+      pending.onAbort = onAbort;
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       hooks.onCancel?.(onAbort);
-      const request: JsonRpcRequest = sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
-      this.#transport.send(request).catch((e: unknown) => finish({ error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
-    });
+    }
+    const request: JsonRpcRequest = sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
+    this.#transport.send(request).catch((e: unknown) => this.#settle(pending, { error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
+    return promise;
+  }
+
+  /** Ends a call (once): its bookkeeping, a cancellation upstream when asked, then its caller's answer. */
+  #settle(pending: Pending, outcome: RpcOutcome, cancelUpstream = false): void {
+    if (pending.settled) return;
+    pending.settled = true;
+    this.#pending.delete(pending.upstreamId);
+    if (pending.pushable) {
+      this.#pushable--;
+      this.options.onPushableEnd?.();
+    }
+    if (pending.progressToken) this.#byToken.delete(pending.progressToken);
+    if (this.#held.length > 0) this.#settleHeld();
+    if (pending.onAbort) pending.hooks.signal?.removeEventListener('abort', pending.onAbort);
+    if (cancelUpstream && !this.#closed) {
+      this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.upstreamId, reason: 'The client cancelled the request' } }).catch(() => {});
+    }
+    pending.resolve(outcome);
   }
 
   /** Sends a notification upstream (best effort). */
@@ -294,7 +309,7 @@ export class UpstreamSession {
         const id = v.message.id;
         const pending = typeof id === 'number' ? this.#pending.get(id) : undefined;
         if (!pending) return;
-        pending.resolve(v.kind === 'result' ? { result: v.message.result } : { error: v.message.error });
+        this.#settle(pending, v.kind === 'result' ? { result: v.message.result } : { error: v.message.error });
         return;
       }
       case 'notification': {
@@ -348,7 +363,7 @@ export class UpstreamSession {
     if (this.#closed) return;
     this.#closed = reason;
     this.#closedController.abort();
-    for (const p of [...this.#pending.values()]) p.resolve({ error: closedError(reason) });
+    for (const p of [...this.#pending.values()]) this.#settle(p, { error: closedError(reason) });
     this.#settleHeld();
     this.options.onClose?.(reason);
   }

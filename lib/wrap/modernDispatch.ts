@@ -149,46 +149,112 @@ function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions):
   return options.serverInfo ?? session.initializeResult?.serverInfo;
 }
 
-/** Serves a modern request that is not `subscriptions/listen`. */
-export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
-  const versions = options.supportedVersions ? { supportedVersions: options.supportedVersions } : {};
+/** `{ supportedVersions }` of the options, made once per options object. */
+const versionOptions = new WeakMap<ModernDispatchOptions, { supportedVersions?: readonly ModernVersion[] }>();
+function versionsOf(options: ModernDispatchOptions): { supportedVersions?: readonly ModernVersion[] } {
+  let versions = versionOptions.get(options);
+  if (!versions) {
+    versions = options.supportedVersions ? { supportedVersions: options.supportedVersions } : {};
+    versionOptions.set(options, versions);
+  }
+  return versions;
+}
+
+function unavailable(request: JsonRpcRequest, e: unknown): Answer {
+  return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+}
+
+/** One request on its way: what `serveModern` has read of it before it has a session. */
+interface Pending {
+  readonly request: JsonRpcRequest;
+  readonly ctx: ModernContext;
+  readonly options: ModernDispatchOptions;
+  readonly up: LegacyRequest;
+  readonly key: SessionKey;
+  readonly target: string;
+  readonly pushable: boolean;
+  readonly reservation: { reserved: boolean };
+}
+
+/**
+ * Serves a modern request that is not `subscriptions/listen`. A request whose session is at hand
+ * (and, for `tools/call` over HTTP, whose tool is known) is sent upstream without waiting for
+ * anything; one that must wait for a session or for the server's tool list takes the slower path.
+ */
+export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
+  const versions = versionsOf(options);
   if (request.method === 'server/discover') {
     const envelope = readEnvelope(request, versions);
-    return envelope.ok ? discover(request, envelope.value, ctx, options) : errorAnswer(request.id, envelope.error);
+    return envelope.ok ? discover(request, envelope.value, ctx, options) : Promise.resolve(errorAnswer(request.id, envelope.error));
   }
   const legacy = requestToLegacy(request, ctx.envelope ? { ...versions, envelope: ctx.envelope } : versions);
-  if (!legacy.ok) return errorAnswer(request.id, legacy.error);
+  if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
-  const envelope = up.envelope;
-  const key = keyFor(ctx.principal, envelope);
-  const pushable = MRTR.has(request.method) && options.inputs !== undefined;
+  const inputs = options.inputs;
   const target = targetOf(request.method, up.request.params);
-  let session: UpstreamSession;
-  const reservation = { reserved: false };
+  const r: Pending = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope), target, pushable: inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
+  let session: UpstreamSession | undefined;
   try {
-    const inputs = options.inputs;
-    // A retry that resumes a parked call sends nothing upstream: it needs no session of its own
-    // (and must not wait for one: the parked calls hold them).
-    const resumes = up.retry?.requestState !== undefined && !(inputs?.replays?.(target) ?? false);
-    const alone = (): boolean => pushable && !resumes && !(inputs?.quiet?.(target) ?? !(inputs?.pushes?.(target) ?? false));
-    const how = { exclusive: alone(), open: inputs?.pushes?.(target) ?? false, stillExclusive: alone, signal: ctx.signal, reservation };
-    session = options.pool.tryAcquire(key, how) ?? (await options.pool.acquire(key, how));
+    session = options.pool.tryAcquire(r.key, { exclusive: alone(r), open: inputs?.pushes?.(target) ?? false, reservation: r.reservation });
   } catch (e) {
-    return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+    return Promise.resolve(unavailable(request, e));
   }
-  const method = request.method;
-  if (method === 'tools/call' && ctx.headers && options.tools) {
-    const name = up.request.params?.['name'];
-    const loaded = options.tools.loaded(session);
-    const inputSchema = typeof name !== 'string' ? undefined : loaded ? loaded.get(name) : await options.tools.schemaFor(session, name).catch(() => undefined);
-    if (inputSchema !== undefined) {
-      const checked = verifyParamHeaders(request, ctx.headers, { inputSchema });
-      if (!checked.ok) {
-        if (reservation.reserved) session.unreserve();
-        return errorAnswer(request.id, { ...checked.error, status: 400 });
-      }
+  if (session) {
+    const schema = toolSchemaAtHand(r, session);
+    if (schema !== WAIT) return dispatch(r, session, schema);
+  }
+  return serveWaiting(r, session);
+}
+
+/** Whether the call wants a session with no other call that may push (see `AcquireOptions.exclusive`). */
+function alone(r: Pending): boolean {
+  if (!r.pushable) return false;
+  const inputs = r.options.inputs!;
+  // A retry that resumes a parked call sends nothing upstream: it needs no session of its own
+  // (and must not wait for one: the parked calls hold them).
+  if (r.up.retry?.requestState !== undefined && !(inputs.replays?.(r.target) ?? false)) return false;
+  return !(inputs.quiet?.(r.target) ?? !(inputs.pushes?.(r.target) ?? false));
+}
+
+/** Marks "the tool's schema must be fetched first". */
+const WAIT = Symbol('wait');
+
+/** The input schema `Mcp-Param-*` headers are checked against, if known now (`WAIT` if it must be fetched). */
+function toolSchemaAtHand(r: Pending, session: UpstreamSession): unknown {
+  if (r.request.method !== 'tools/call' || !r.ctx.headers || !r.options.tools) return undefined;
+  const name = r.up.request.params?.['name'];
+  if (typeof name !== 'string') return undefined;
+  const loaded = r.options.tools.loaded(session);
+  return loaded ? loaded.get(name) : WAIT;
+}
+
+/** The slower path: waits for a session, or for the server's tool list. */
+async function serveWaiting(r: Pending, held: UpstreamSession | undefined): Promise<Answer> {
+  let session = held;
+  if (!session) {
+    try {
+      const { options, ctx, target } = r;
+      session = await options.pool.acquire(r.key, { exclusive: alone(r), open: options.inputs?.pushes?.(target) ?? false, stillExclusive: () => alone(r), signal: ctx.signal, reservation: r.reservation });
+    } catch (e) {
+      return unavailable(r.request, e);
     }
   }
+  let schema = toolSchemaAtHand(r, session);
+  if (schema === WAIT) schema = await r.options.tools!.schemaFor(session, r.up.request.params!['name'] as string).catch(() => undefined);
+  return dispatch(r, session, schema);
+}
+
+/** Sends the request upstream on `session` and resolves with its answer. */
+function dispatch(r: Pending, session: UpstreamSession, inputSchema: unknown): Promise<Answer> {
+  const { request, ctx, options, up, reservation } = r;
+  if (inputSchema !== undefined && ctx.headers) {
+    const checked = verifyParamHeaders(request, ctx.headers, { inputSchema });
+    if (!checked.ok) {
+      if (reservation.reserved) session.unreserve();
+      return Promise.resolve(errorAnswer(request.id, { ...checked.error, status: 400 }));
+    }
+  }
+  const method = request.method;
   const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
   const finish = (outcome: RpcOutcome): Answer => {
     if ('error' in outcome) return errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
@@ -196,25 +262,31 @@ export async function serveModern(request: JsonRpcRequest, ctx: ModernContext, o
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
-  const params = up.request.params;
-  const call = bindCall(session, method, params, reservation);
-  if (pushable) {
-    const answer = await options.inputs!.run({ request, legacy: up, key, session, ctx, call, finish, target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
-    // A retry that resumed a parked call sent nothing on this session.
+  const call = bindCall(session, method, up.request.params, reservation);
+  if (!r.pushable) return callPlain(r, call, finish);
+  const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
+  if (!reservation.reserved) return answer;
+  // A retry that resumed a parked call sent nothing on this session: its reservation is given back.
+  return answer.then((a) => {
     if (reservation.reserved) {
       reservation.reserved = false;
       session.unreserve();
     }
-    return answer;
-  }
+    return a;
+  });
+}
+
+/** A call no push can become input for (not `tools/call`, `prompts/get` or `resources/read`, or no broker). */
+async function callPlain(r: Pending, call: (hooks: CallHooks) => Promise<RpcOutcome>, finish: (outcome: RpcOutcome) => Answer): Promise<Answer> {
+  const { request, ctx, options } = r;
   const deadline = scope([ctx.signal], options.requestTimeoutMs ?? 5 * 60_000);
   const outcome = await call({
     signal: deadline.signal,
-    ...streamHooks({ envelope, notify: ctx.notify }),
+    ...streamHooks({ envelope: r.up.envelope, notify: ctx.notify }),
     onPush: async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }),
   });
   deadline.dispose();
-  if (deadline.timedOut) return errorAnswer(request.id, internalError(`the upstream server did not answer ${method} within ${options.requestTimeoutMs ?? 300000} ms`));
+  if (deadline.timedOut) return errorAnswer(request.id, internalError(`the upstream server did not answer ${request.method} within ${options.requestTimeoutMs ?? 300000} ms`));
   return finish(outcome);
 }
 

@@ -153,11 +153,20 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     void answer.then(served, served);
     return answer;
   };
-  const serveOne = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
-    if (shutdown.signal.aborted) return errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' });
+  const serveOne = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
+    if (shutdown.signal.aborted) return Promise.resolve(errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' }));
     // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
     // has nothing upstream in flight, so it is ended here.
-    if (request.method !== 'subscriptions/listen') return serveModern(request, ctx, dispatch);
+    if (request.method !== 'subscriptions/listen') {
+      try {
+        return serveModern(request, ctx, dispatch);
+      } catch (e) {
+        return Promise.reject(e);
+      }
+    }
+    return serveListen(request, ctx);
+  };
+  const serveListen = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
     const own = scope([ctx.signal]);
     listening.add(own);
     try {
