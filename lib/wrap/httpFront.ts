@@ -81,6 +81,17 @@ function consumedBody(req: IncomingMessage): string | undefined {
   return JSON.stringify(body);
 }
 
+/** Header names looked up, lower-cased once (Node's `req.headers` keys are lower case). */
+const lowered = new Map<string, string>();
+function lowerCase(name: string): string {
+  let lower = lowered.get(name);
+  if (lower === undefined) {
+    lower = name.toLowerCase();
+    if (lowered.size < 256) lowered.set(name, lower);
+  }
+  return lower;
+}
+
 function defaultPrincipal(header: HeaderGetter): string {
   const auth = header('authorization');
   return auth ? `auth:${auth}` : 'anonymous';
@@ -256,7 +267,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       return;
     }
     const header: HeaderGetter = (name) => {
-      const value = headers[name.toLowerCase()];
+      const value = headers[lowerCase(name)];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     };
     if (path !== null) {

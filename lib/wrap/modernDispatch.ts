@@ -127,20 +127,58 @@ export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & 
   return { message: errorResponse(id, error), status: error.status ?? httpStatusForError(error) };
 }
 
-/** Legacy capabilities and their canonical text, by the modern capabilities' JSON text (clients repeat theirs on every request). */
-const legacyCapabilities = new Map<string, { readonly capabilities: JsonObject; readonly text: string }>();
+interface KnownCapabilities {
+  readonly modern: unknown;
+  readonly capabilities: JsonObject;
+  readonly text: string;
+}
+
+/**
+ * The capability sets seen last, newest first: clients repeat theirs on every request, so a new
+ * request's set is compared with these (no text is built) before it is translated and canonicalised.
+ */
+const recentCapabilities: KnownCapabilities[] = [];
+const RECENT_CAPABILITIES = 16;
+
+/** Whether two decoded JSON values are equal (object member order aside). */
+function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > 16) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  let count = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(b, k) || !sameJson((a as JsonObject)[k], (b as JsonObject)[k], depth + 1)) return false;
+    count++;
+  }
+  for (const _ in b) count--;
+  return count === 0;
+}
 
 /** The pool key for a modern envelope: the principal plus what the request declared. */
 export function keyFor(principal: string, envelope: Envelope): SessionKey {
-  const modern = JSON.stringify(envelope.clientCapabilities);
-  let known = legacyCapabilities.get(modern);
-  if (!known) {
-    const capabilities = clientCapabilitiesToLegacy(envelope.clientCapabilities) as JsonObject;
-    known = { capabilities, text: canonicalJson(capabilities) };
-    if (modern.length <= 4096) {
-      if (legacyCapabilities.size >= 512) legacyCapabilities.clear();
-      legacyCapabilities.set(modern, known);
+  const modern = envelope.clientCapabilities;
+  let known: KnownCapabilities | undefined;
+  for (let i = 0; i < recentCapabilities.length; i++) {
+    const candidate = recentCapabilities[i]!;
+    if (!sameJson(candidate.modern, modern)) continue;
+    known = candidate;
+    if (i > 0) {
+      recentCapabilities.splice(i, 1);
+      recentCapabilities.unshift(candidate);
     }
+    break;
+  }
+  if (!known) {
+    const capabilities = clientCapabilitiesToLegacy(modern) as JsonObject;
+    // What is remembered is a copy: the request's own value stays the caller's.
+    known = { modern: structuredClone(modern), capabilities, text: canonicalJson(capabilities) };
+    recentCapabilities.unshift(known);
+    if (recentCapabilities.length > RECENT_CAPABILITIES) recentCapabilities.pop();
   }
   return { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
 }

@@ -139,6 +139,11 @@ interface StatePayload {
 
 const AAD = 'requestState';
 
+/** `#next`: gather the round's pushes for a moment, then park. */
+const COLLECT = Symbol('collect');
+/** `#next`: nothing to answer yet. */
+const WAIT_FOR_EVENT = Symbol('wait');
+
 /** How long a released call whose pushes were answered may take to finish before it is cancelled. */
 const RELEASE_GRACE_MS = 5_000;
 
@@ -254,49 +259,78 @@ export class MrtrBroker implements InputBroker {
     });
   }
 
-  /** Waits for the call's next event and answers the current request with it. */
-  async #serve(p: Parked, call: PushableCall): Promise<Answer> {
+  /**
+   * Waits for the call's next event and answers the current request with it. Driven by the call's
+   * wake-ups rather than an async loop: a call that finishes without pushing (most) costs one
+   * promise here.
+   */
+  #serve(p: Parked, call: PushableCall): Promise<Answer> {
+    return new Promise<Answer>((resolve, reject) => {
+      const signal = call.ctx.signal;
+      p.expired = false;
+      const deadline = setTimeout(expire, call.timeoutMs, p);
+      deadline.unref?.();
+      signal.addEventListener('abort', p.onWake, { once: true });
+      let collecting = false;
+      const end = (): void => {
+        p.waiter = undefined;
+        clearTimeout(deadline);
+        signal.removeEventListener('abort', p.onWake);
+      };
+      const step = (gathered = false): void => {
+        if (collecting) return;
+        try {
+          // After a round's gathering moment, the round is sent unless the call moved on meanwhile.
+          const answer = gathered && !(p.outcome || p.capabilityError || signal.aborted) ? this.#park(p, call) : this.#next(p, call);
+          if (answer === COLLECT) {
+            // Further pushes of the same round are gathered for a moment before the round is sent.
+            collecting = true;
+            p.waiter = undefined;
+            setTimeout(() => {
+              collecting = false;
+              step(true);
+            }, this.#options.collectMs ?? 15);
+          } else if (answer === WAIT_FOR_EVENT) p.waiter = step;
+          else {
+            end();
+            resolve(answer);
+          }
+        } catch (e) {
+          end();
+          reject(e);
+        }
+      };
+      step();
+    });
+  }
+
+  /** What the request being served for `p` gets now: an answer, or a wait (for an event, or while a round is gathered). */
+  #next(p: Parked, call: PushableCall): Answer | typeof COLLECT | typeof WAIT_FOR_EVENT {
     const signal = call.ctx.signal;
-    p.expired = false;
-    const deadline = setTimeout(expire, call.timeoutMs, p);
-    deadline.unref?.();
-    signal.addEventListener('abort', p.onWake, { once: true });
-    try {
-      for (;;) {
-        if (p.capabilityError) {
-          const error = p.capabilityError;
-          this.#drop(p, 'the client lacks a capability');
-          return errorAnswer(call.request.id, { ...missingCapability((error.data as { requiredCapabilities: JsonObject }).requiredCapabilities, error.message), status: 400 });
-        }
-        if (p.outcome) {
-          const outcome = p.outcome;
-          if (p.rerun && 'error' in outcome && !signal.aborted) return this.#park(p, call, outcome.error);
-          if (p.ordinal === 0) this.observed(p.called, false);
-          this.#drop(p);
-          return call.finish(outcome);
-        }
-        // A client that went away gets no parked call (nobody could ever resume it), even one whose
-        // pushes are being gathered into a round right now.
-        if (signal.aborted) {
-          this.#drop(p, 'the client went away');
-          return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Request cancelled' });
-        }
-        if (p.pending && p.pending.size > 0) {
-          await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
-          if (p.outcome || p.capabilityError || signal.aborted) continue;
-          return this.#park(p, call);
-        }
-        if (p.expired) {
-          this.#drop(p, 'the upstream server did not answer in time');
-          return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` });
-        }
-        await new Promise<void>((resolve) => (p.waiter = resolve));
-      }
-    } finally {
-      p.waiter = undefined;
-      clearTimeout(deadline);
-      signal.removeEventListener('abort', p.onWake);
+    if (p.capabilityError) {
+      const error = p.capabilityError;
+      this.#drop(p, 'the client lacks a capability');
+      return errorAnswer(call.request.id, { ...missingCapability((error.data as { requiredCapabilities: JsonObject }).requiredCapabilities, error.message), status: 400 });
     }
+    if (p.outcome) {
+      const outcome = p.outcome;
+      if (p.rerun && 'error' in outcome && !signal.aborted) return this.#park(p, call, outcome.error);
+      if (p.ordinal === 0) this.observed(p.called, false);
+      this.#drop(p);
+      return call.finish(outcome);
+    }
+    // A client that went away gets no parked call (nobody could ever resume it), even one whose
+    // pushes are being gathered into a round right now.
+    if (signal.aborted) {
+      this.#drop(p, 'the client went away');
+      return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Request cancelled' });
+    }
+    if (p.pending && p.pending.size > 0) return COLLECT;
+    if (p.expired) {
+      this.#drop(p, 'the upstream server did not answer in time');
+      return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` });
+    }
+    return WAIT_FOR_EVENT;
   }
 
   /** Parks the call and answers with an `input_required` round. */

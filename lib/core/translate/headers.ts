@@ -79,6 +79,7 @@ export interface ParamHeader {
 
 const ALLOWED_TYPES = new Set(['string', 'integer', 'boolean']);
 const NONE: Outcome<readonly ParamHeader[], string> = ok([]);
+const CHECKED: Outcome<void> = ok(undefined);
 
 /** A walk that allocates nothing: most schemas have no annotation and need no full check. */
 function mentionsHeaderKeyword(node: unknown): boolean {
@@ -232,7 +233,7 @@ export function verifyHeaders(request: JsonRpcRequest, header: HeaderLookup, opt
     if (!decoded.ok) return decoded;
     if (decoded.value !== params[nameParam]) return fail(mismatch(HEADER.name, decoded.value, params[nameParam]));
   }
-  return request.method === 'tools/call' && options.tool ? verifyParamHeaders(request, header, options.tool) : ok(undefined);
+  return request.method === 'tools/call' && options.tool ? verifyParamHeaders(request, header, options.tool) : CHECKED;
 }
 
 /**
@@ -241,7 +242,7 @@ export function verifyHeaders(request: JsonRpcRequest, header: HeaderLookup, opt
  */
 export function verifyParamHeaders(request: JsonRpcRequest, header: HeaderLookup, tool: ToolHeaderInfo): Outcome<void> {
   const defs = paramHeaders(tool.inputSchema);
-  if (!defs.ok || defs.value.length === 0) return ok(undefined);
+  if (!defs.ok || defs.value.length === 0) return CHECKED;
   const params = isRecord(request.params) ? request.params : {};
   for (const def of defs.value) {
     const headerName = `${HEADER.paramPrefix}${def.name}`;
@@ -257,5 +258,5 @@ export function verifyParamHeaders(request: JsonRpcRequest, header: HeaderLookup
     const same = def.type === 'integer' ? Number(decoded.value) === value && decoded.value.trim() !== '' : decoded.value === shown(value);
     if (!same) return fail(mismatch(headerName, decoded.value, value));
   }
-  return ok(undefined);
+  return CHECKED;
 }
