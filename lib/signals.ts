@@ -106,3 +106,103 @@ class ScopeImpl extends Cancellation implements Scope {
 export function scope(sources: ReadonlyArray<CancelSignal | undefined>, timeoutMs?: number): Scope {
   return new ScopeImpl(sources, timeoutMs);
 }
+
+/** A deadline in a `DeadlineList`: pass it back to `remove` once it no longer matters. */
+export interface Deadline<T> {
+  readonly item: T;
+  readonly due: number;
+  /** @internal */ prev: Deadline<T> | undefined;
+  /** @internal */ next: Deadline<T> | undefined;
+  /** @internal */ listed: boolean;
+}
+
+/**
+ * Many deadlines on one timer: for the request path, where every call has a deadline and nearly
+ * every call ends well before it. Adding and removing cost no timer (one `setTimeout` per call is
+ * a timer object, a list Node keeps per duration, and at low load that list made and dropped on
+ * every call). The list is kept in due order (calls of one length are appended); the one timer is
+ * armed for the earliest, unreferenced, and left armed when the list empties (it then fires once
+ * and does nothing).
+ */
+export class DeadlineList<T> {
+  readonly #onExpire: (item: T) => void;
+  readonly #now: () => number;
+  #head: Deadline<T> | undefined;
+  #tail: Deadline<T> | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerDue = Number.POSITIVE_INFINITY;
+  #size = 0;
+
+  constructor(onExpire: (item: T) => void, now: () => number = Date.now) {
+    this.#onExpire = onExpire;
+    this.#now = now;
+  }
+
+  /** Deadlines listed now. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** `item` expires in `ms` unless removed first. */
+  add(item: T, ms: number): Deadline<T> {
+    const due = this.#now() + ms;
+    const d: Deadline<T> = { item, due, prev: undefined, next: undefined, listed: true };
+    let after = this.#tail;
+    while (after && after.due > due) after = after.prev;
+    if (after) {
+      d.prev = after;
+      d.next = after.next;
+      if (after.next) after.next.prev = d;
+      else this.#tail = d;
+      after.next = d;
+    } else {
+      d.next = this.#head;
+      if (this.#head) this.#head.prev = d;
+      else this.#tail = d;
+      this.#head = d;
+    }
+    this.#size++;
+    if (due < this.#timerDue) this.#arm(due);
+    return d;
+  }
+
+  /** Forgets a deadline (idempotent). */
+  remove(d: Deadline<T>): void {
+    if (!d.listed) return;
+    d.listed = false;
+    if (d.prev) d.prev.next = d.next;
+    else this.#head = d.next;
+    if (d.next) d.next.prev = d.prev;
+    else this.#tail = d.prev;
+    d.prev = undefined;
+    d.next = undefined;
+    this.#size--;
+  }
+
+  /** Forgets every deadline and stops the timer. */
+  clear(): void {
+    while (this.#head) this.remove(this.#head);
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerDue = Number.POSITIVE_INFINITY;
+  }
+
+  #arm(due: number): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timerDue = due;
+    this.#timer = setTimeout(() => this.#fire(), Math.max(0, due - this.#now()));
+    this.#timer.unref?.();
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#timerDue = Number.POSITIVE_INFINITY;
+    const now = this.#now();
+    while (this.#head && this.#head.due <= now) {
+      const d = this.#head;
+      this.remove(d);
+      this.#onExpire(d.item);
+    }
+    if (this.#head) this.#arm(this.#head.due);
+  }
+}

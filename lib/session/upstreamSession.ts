@@ -9,7 +9,7 @@ import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
-import type { MessageExtra, Transport } from '../transport/transport.ts';
+import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import type { CancelSignal } from '../signals.ts';
 
 /** What a call, or a push, ends with. */
@@ -225,7 +225,8 @@ export class UpstreamSession {
       hooks.onCancel?.(onAbort);
     }
     const request: JsonRpcRequest = sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
-    this.#transport.send(request).catch((e: unknown) => this.#settle(pending, { error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
+    const sending = this.#transport.send(request);
+    if (sending !== SENT) sending.catch((e: unknown) => this.#settle(pending, { error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
     return promise;
   }
 

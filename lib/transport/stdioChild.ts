@@ -9,7 +9,7 @@ import { AdapterError, internalError } from '../core/errors.ts';
 import { DEFAULT_MAX_DEPTH, errorResponse, isRequestId, nestedBeyond, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from './lineFramer.ts';
 import { turnBatcher } from './turnBatcher.ts';
-import type { Transport } from './transport.ts';
+import { SENT, type Transport } from './transport.ts';
 
 export interface StdioChildOptions {
   readonly command: string;
@@ -144,12 +144,17 @@ export class StdioChildTransport implements Transport {
     this.onclose?.();
   }
 
-  async send(message: JsonRpcMessage): Promise<void> {
+  send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (this.#closed || !stdin || stdin.destroyed) throw new AdapterError('closed', 'the server process is not running');
+    if (this.#closed || !stdin || stdin.destroyed) return Promise.reject(new AdapterError('closed', 'the server process is not running'));
     this.options.trace?.('sent', message);
-    const ok = (this.#write ??= turnBatcher(stdin))(frame(message));
-    if (!ok) await new Promise<void>((resolve) => stdin.once('drain', resolve));
+    let ok: boolean;
+    try {
+      ok = (this.#write ??= turnBatcher(stdin))(frame(message));
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return ok ? SENT : new Promise<void>((resolve) => stdin.once('drain', resolve));
   }
 
   async close(): Promise<void> {

@@ -22,3 +22,10 @@ export interface Transport {
   sessionId?: string | undefined;
   setProtocolVersion?: ((version: string) => void) | undefined;
 }
+
+/**
+ * What `send` may return when the message left at once: a promise that is already fulfilled, and
+ * that callers may recognise and skip handling (a `.catch` on every send costs a promise and a
+ * closure per message).
+ */
+export const SENT: Promise<void> = Promise.resolve();

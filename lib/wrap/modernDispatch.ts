@@ -19,7 +19,7 @@ import { verifyParamHeaders, type HeaderLookup } from '../core/translate/headers
 import type { ToolIndex } from './toolIndex.ts';
 import { scope, type CancelSignal } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
-import { canonicalJson, type SessionKey, type SessionPool } from '../session/pool.ts';
+import { canonicalJson, poolKeyText, type SessionKey, type SessionPool } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
 
 /** Where a modern request came from and how to reach its stream. */
@@ -131,6 +131,8 @@ interface KnownCapabilities {
   readonly modern: unknown;
   readonly capabilities: JsonObject;
   readonly text: string;
+  /** Pool key texts by principal (a few principals at most per set, usually one). */
+  readonly keys: Map<string, string>;
 }
 
 /**
@@ -176,11 +178,17 @@ export function keyFor(principal: string, envelope: Envelope): SessionKey {
   if (!known) {
     const capabilities = clientCapabilitiesToLegacy(modern) as JsonObject;
     // What is remembered is a copy: the request's own value stays the caller's.
-    known = { modern: structuredClone(modern), capabilities, text: canonicalJson(capabilities) };
+    known = { modern: structuredClone(modern), capabilities, text: canonicalJson(capabilities), keys: new Map() };
     recentCapabilities.unshift(known);
     if (recentCapabilities.length > RECENT_CAPABILITIES) recentCapabilities.pop();
   }
-  return { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+  let text = known.keys.get(principal);
+  if (text === undefined) {
+    text = poolKeyText(principal, known.text);
+    if (known.keys.size >= 64) known.keys.clear();
+    known.keys.set(principal, text);
+  }
+  return { principal, capabilities: known.capabilities, capabilitiesText: known.text, text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
 }
 
 function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
@@ -196,6 +204,11 @@ function versionsOf(options: ModernDispatchOptions): { supportedVersions?: reado
     versionOptions.set(options, versions);
   }
   return versions;
+}
+
+/** `requestToLegacy`'s options for a request whose envelope the front has read. */
+function withEnvelope(options: ModernDispatchOptions, envelope: Envelope): { supportedVersions?: readonly ModernVersion[]; envelope: Envelope } {
+  return options.supportedVersions ? { supportedVersions: options.supportedVersions, envelope } : { envelope };
 }
 
 function unavailable(request: JsonRpcRequest, e: unknown): Answer {
@@ -225,7 +238,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
     const envelope = readEnvelope(request, versions);
     return envelope.ok ? discover(request, envelope.value, ctx, options) : Promise.resolve(errorAnswer(request.id, envelope.error));
   }
-  const legacy = requestToLegacy(request, ctx.envelope ? { ...versions, envelope: ctx.envelope } : versions);
+  const legacy = requestToLegacy(request, ctx.envelope ? withEnvelope(options, ctx.envelope) : versions);
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
   const inputs = options.inputs;

@@ -15,6 +15,7 @@ import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToR
 import { canonicalJson } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome } from '../session/upstreamSession.ts';
 import { Keyring } from '../state/keyring.ts';
+import { DeadlineList } from '../signals.ts';
 import { ReplayRunner } from './replay.ts';
 import { deliverLog, deliverProgress, errorAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
 
@@ -171,6 +172,8 @@ export class MrtrBroker implements InputBroker {
   readonly #parked = new Map<string, Parked>();
   readonly #pushy = new Set<string>();
   readonly #quiet = new Set<string>();
+  /** The deadlines of the runs being waited for. */
+  readonly #deadlines = new DeadlineList<Parked>(expire);
   readonly #options: MrtrOptions;
   #closed = false;
 
@@ -268,13 +271,12 @@ export class MrtrBroker implements InputBroker {
     return new Promise<Answer>((resolve, reject) => {
       const signal = call.ctx.signal;
       p.expired = false;
-      const deadline = setTimeout(expire, call.timeoutMs, p);
-      deadline.unref?.();
+      const deadline = this.#deadlines.add(p, call.timeoutMs);
       signal.addEventListener('abort', p.onWake, { once: true });
       let collecting = false;
       const end = (): void => {
         p.waiter = undefined;
-        clearTimeout(deadline);
+        this.#deadlines.remove(deadline);
         signal.removeEventListener('abort', p.onWake);
       };
       const step = (gathered = false): void => {
