@@ -38,7 +38,7 @@ export interface LegacySessionView {
 }
 
 /** The `_meta` keys that belong to the modern envelope and have no legacy place. */
-const ERA_META_KEYS = [MetaKey.protocolVersion, MetaKey.clientInfo, MetaKey.clientCapabilities, MetaKey.logLevel] as const;
+const ERA_META_KEYS: ReadonlySet<string> = new Set([MetaKey.protocolVersion, MetaKey.clientInfo, MetaKey.clientCapabilities, MetaKey.logLevel]);
 
 function bad(error: WireError, status = 400): Outcome<never, EnvelopeError> {
   return fail({ ...error, status });
@@ -103,7 +103,7 @@ function stripMeta(meta: JsonObject): JsonObject | undefined {
   const out: JsonObject = {};
   let any = false;
   for (const k in meta) {
-    if ((ERA_META_KEYS as readonly string[]).includes(k)) continue;
+    if (ERA_META_KEYS.has(k)) continue;
     setMember(out, k, meta[k]);
     any = true;
   }
