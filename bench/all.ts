@@ -15,7 +15,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
-import { LATEST, writeReport } from './report.ts';
+import { LATEST, updateReadme, writeReport } from './report.ts';
 import type { Machine, Peer, Run } from './report/types.ts';
 
 const args = process.argv.slice(2);
@@ -121,7 +121,8 @@ console.log('');
 console.log(`combined results written to ${relative(root, LATEST)} (a copy: ${relative(root, dated)})`);
 if (args.length === 0) {
   const written = writeReport(run);
-  console.log(`wrote ${relative(root, written.results)} and ${relative(root, written.chart)}`);
+  const readme = updateReadme(join(root, 'README.md'), run);
+  console.log(`wrote ${relative(root, written.results)} and ${relative(root, written.chart)}${readme ? ', and the speed table in README.md' : ''}`);
 } else {
   console.log(`a run with options leaves bench/RESULTS.md as it is; npm run bench:report writes it from this run`);
 }

@@ -8,7 +8,7 @@ import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderChart } from './report/chart.ts';
 import { figuresOf } from './report/figures.ts';
-import { renderResults, runCommit, runDate } from './report/markdown.ts';
+import { renderReadmeWrap, renderResults, runCommit, runDate } from './report/markdown.ts';
 import type { Run } from './report/types.ts';
 
 const benchDir = import.meta.dirname;
@@ -48,6 +48,23 @@ export function writeReport(run: Run, dir: string = benchDir): { results: string
   return { results, chart: chartPath };
 }
 
+export const README_START = '<!-- bench:wrap:start (written by npm run bench) -->';
+export const README_END = '<!-- bench:wrap:end -->';
+
+/**
+ * Puts the wrap's table of `run` between the README's markers; false (and nothing written) when the
+ * file has no markers. Only a full run belongs there: callers check.
+ */
+export function updateReadme(file: string, run: Run): boolean {
+  const text = readFileSync(file, 'utf8');
+  const start = text.indexOf(README_START);
+  const end = text.indexOf(README_END);
+  if (start === -1 || end < start) return false;
+  const updated = `${text.slice(0, start + README_START.length)}\n\n${renderReadmeWrap(run)}\n\n${text.slice(end)}`;
+  if (updated !== text) writeAtomic(file, updated);
+  return true;
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
   const args = process.argv.slice(2);
   if (args.length > 1 || args.some((a) => a.startsWith('-'))) {
@@ -64,5 +81,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   }
   const written = writeReport(run);
   const root = join(benchDir, '..');
+  if (!run.quick && run.args.length === 0) updateReadme(join(root, 'README.md'), run);
   console.log(`from ${relative(root, file)} (run of ${runDate(run)}, commit ${runCommit(run)}): wrote ${relative(root, written.results)} and ${relative(root, written.chart)}`);
 }

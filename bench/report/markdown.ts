@@ -208,6 +208,45 @@ function probeSection(run: Run): string {
   return `${intro}\n\n${table(['target', 'operation', 'n', 'p50 ms', 'p99 ms', '÷ connect p50', 'p99', 'paired'], rows, new Set([2, 3, 4, 5, 6, 7]))}\n\nServers: ${servers}.`;
 }
 
+/**
+ * The wrap's table for the README: every contender at each concurrency, the ratios the goals are
+ * about, and where the figures come from.
+ */
+export function renderReadmeWrap(run: Run): string {
+  const w = run.parts.wrap;
+  if (!w) return '_The last full run did not measure the wrap._';
+  const g = w.goals.definition;
+  const concs = [...new Set(w.cells.map((x) => x.concurrency))].sort((a, b) => a - b);
+  const labels = [...new Set(w.cells.map((x) => x.label))];
+  const cell = (label: string, conc: number) => w.cells.find((x) => x.label === label && x.concurrency === conc);
+  const rows = labels.map((label) => [label, ...concs.flatMap((conc) => {
+    const c = cell(label, conc);
+    return c ? [int.format(c.callsPerSecond), us(c.p50Us)] : ['–', '–'];
+  })]);
+  const at = (list: readonly WrapComparison[], conc: number) => list.find((x) => x.concurrency === conc);
+  const ratioRows = concs.map((conc) => {
+    const p = at(w.comparisons.vsPassthrough, conc);
+    const m = at(w.comparisons.vsProxy, conc);
+    return [
+      String(conc),
+      p ? `${formatRatio(p.throughputRatio)} ${p.throughputRatio >= g.minVsPassthrough ? '✓' : '✗'}` : '–',
+      p && conc === g.addedP50Concurrency ? `${signedUs(p.addedP50Us)} ${p.addedP50Us <= g.maxAddedP50Us ? '✓' : '✗'}` : p ? signedUs(p.addedP50Us) : '–',
+      m ? `${formatRatio(m.throughputRatio)} ${m.throughputRatio >= g.minVsMcpProxy ? '✓' : '✗'}` : '–',
+    ];
+  });
+  return [
+    `From the full run of ${runDate(run)} at commit \`${runCommit(run)}\` (${run.machine.cores} × ${run.machine.cpuModel}; all of [bench/RESULTS.md](bench/RESULTS.md)). ` +
+      'Calls per second and p50 latency of modern `tools/call` requests, one closed-loop load generator, every answer checked:',
+    '',
+    table(['contender', ...concs.flatMap((conc) => [`c=${conc} calls/s`, `c=${conc} p50`])], rows, new Set(concs.flatMap((_, i) => [1 + 2 * i, 2 + 2 * i]))),
+    '',
+    `The wrap over HTTP against its goals (✓ held, ✗ missed in this run): throughput ≥ ${g.minVsPassthrough}× the pass-through, ` +
+      `at most ${g.maxAddedP50Us} µs added p50 at concurrency ${g.addedP50Concurrency}, ≥ ${g.minVsMcpProxy}× mcp-proxy:`,
+    '',
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy'], ratioRows, new Set([0, 1, 2, 3])),
+  ].join('\n');
+}
+
 /** The whole of bench/RESULTS.md. */
 export function renderResults(run: Run, chartFile: string): string {
   const failed = Object.entries(run.exitCodes).filter(([, code]) => code !== 0);

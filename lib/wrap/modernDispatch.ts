@@ -216,7 +216,7 @@ function unavailable(request: JsonRpcRequest, e: unknown): Answer {
 }
 
 /** One request on its way: what `serveModern` has read of it before it has a session. */
-interface Pending {
+interface Underway {
   readonly request: JsonRpcRequest;
   readonly ctx: ModernContext;
   readonly options: ModernDispatchOptions;
@@ -243,7 +243,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   const up = legacy.value;
   const inputs = options.inputs;
   const target = targetOf(request.method, up.request.params);
-  const r: Pending = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope), target, pushable: inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
+  const r: Underway = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope), target, pushable: inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
   let session: UpstreamSession | undefined;
   try {
     session = options.pool.tryAcquire(r.key, { exclusive: alone(r), open: inputs?.pushes?.(target) ?? false, reservation: r.reservation });
@@ -258,7 +258,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
 }
 
 /** Whether the call wants a session with no other call that may push (see `AcquireOptions.exclusive`). */
-function alone(r: Pending): boolean {
+function alone(r: Underway): boolean {
   if (!r.pushable) return false;
   const inputs = r.options.inputs!;
   // A retry that resumes a parked call sends nothing upstream: it needs no session of its own
@@ -271,7 +271,7 @@ function alone(r: Pending): boolean {
 const WAIT = Symbol('wait');
 
 /** The input schema `Mcp-Param-*` headers are checked against, if known now (`WAIT` if it must be fetched). */
-function toolSchemaAtHand(r: Pending, session: UpstreamSession): unknown {
+function toolSchemaAtHand(r: Underway, session: UpstreamSession): unknown {
   if (r.request.method !== 'tools/call' || !r.ctx.headers || !r.options.tools) return undefined;
   const name = r.up.request.params?.['name'];
   if (typeof name !== 'string') return undefined;
@@ -280,7 +280,7 @@ function toolSchemaAtHand(r: Pending, session: UpstreamSession): unknown {
 }
 
 /** The slower path: waits for a session, or for the server's tool list. */
-async function serveWaiting(r: Pending, held: UpstreamSession | undefined): Promise<Answer> {
+async function serveWaiting(r: Underway, held: UpstreamSession | undefined): Promise<Answer> {
   let session = held;
   if (!session) {
     try {
@@ -296,7 +296,7 @@ async function serveWaiting(r: Pending, held: UpstreamSession | undefined): Prom
 }
 
 /** Sends the request upstream on `session` and resolves with its answer. */
-function dispatch(r: Pending, session: UpstreamSession, inputSchema: unknown): Promise<Answer> {
+function dispatch(r: Underway, session: UpstreamSession, inputSchema: unknown): Promise<Answer> {
   const { request, ctx, options, up, reservation } = r;
   if (inputSchema !== undefined && ctx.headers) {
     const checked = verifyParamHeaders(request, ctx.headers, { inputSchema });
@@ -328,7 +328,7 @@ function dispatch(r: Pending, session: UpstreamSession, inputSchema: unknown): P
 }
 
 /** A call no push can become input for (not `tools/call`, `prompts/get` or `resources/read`, or no broker). */
-async function callPlain(r: Pending, call: (hooks: CallHooks) => Promise<RpcOutcome>, finish: (outcome: RpcOutcome) => Answer): Promise<Answer> {
+async function callPlain(r: Underway, call: (hooks: CallHooks) => Promise<RpcOutcome>, finish: (outcome: RpcOutcome) => Answer): Promise<Answer> {
   const { request, ctx, options } = r;
   const deadline = scope([ctx.signal], options.requestTimeoutMs ?? 5 * 60_000);
   const outcome = await call({

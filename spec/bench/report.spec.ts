@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readRun, renderReport, writeReport } from '../../bench/report.ts';
+import { README_END, README_START, readRun, renderReport, updateReadme, writeReport } from '../../bench/report.ts';
 import { figuresOf, goalHolds } from '../../bench/report/figures.ts';
 import type { Run } from '../../bench/report/types.ts';
 
@@ -147,3 +147,27 @@ files('should rebuild RESULTS.md and the chart from a saved run, and refuse a fi
   }
 });
 files.run();
+
+const readme = suite('updateReadme');
+readme('should put the wrap table between the markers, again the same on a second pass, and leave a file without markers alone', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-readme-'));
+  try {
+    const file = join(dir, 'README.md');
+    writeFileSync(file, `# Title\n\nbefore\n\n${README_START}\nold table\n${README_END}\n\nafter\n`);
+    assert.ok(updateReadme(file, sampleRun()));
+    const once = readFileSync(file, 'utf8');
+    assert.not.match(once, 'old table');
+    assert.match(once, /\| wrap \(HTTP\) \| 1,600 \| 550 µs \|/);
+    assert.match(once, /\| 1 \| 0\.80× ✗ \| \+80 µs ✓ \|/, 'c=1 misses 0.85× but holds the added p50');
+    assert.ok(once.startsWith('# Title\n\nbefore\n\n') && once.endsWith(`${README_END}\n\nafter\n`), 'the rest of the file is kept');
+    assert.ok(updateReadme(file, sampleRun()));
+    assert.is(readFileSync(file, 'utf8'), once, 'idempotent');
+    const plain = join(dir, 'PLAIN.md');
+    writeFileSync(plain, '# no markers\n');
+    assert.not.ok(updateReadme(plain, sampleRun()));
+    assert.is(readFileSync(plain, 'utf8'), '# no markers\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+readme.run();
