@@ -55,11 +55,15 @@ if (unknown.length > 0 || CONCURRENCIES.length === 0) {
  *
  * A cell's measured time is cut into `slices` of `sliceMs`, and at each concurrency the contenders
  * take turns slice by slice (rotating who goes first), so a burst of other work on the machine
- * lands on every contender alike instead of on whoever was running then.
+ * lands on every contender alike instead of on whoever was running then. Each slice follows an
+ * unmeasured lead-in of `leadInMs` at the same concurrency: while the others took their turns a
+ * contender sat idle and its caches went to them, and the figures are of a contender under
+ * steady load (at concurrency 1 a cold first few hundred calls otherwise weigh on whoever has the
+ * most code on its path).
  */
 const timing = quick
-  ? { startWarmupMs: 3000, startWarmupConcurrency: 16, warmupMs: 500, slices: 2, sliceMs: 1000 }
-  : { startWarmupMs: 15_000, startWarmupConcurrency: 16, warmupMs: 3000, slices: 5, sliceMs: 1000 };
+  ? { startWarmupMs: 3000, startWarmupConcurrency: 16, warmupMs: 500, slices: 2, sliceMs: 1000, leadInMs: 100 }
+  : { startWarmupMs: 15_000, startWarmupConcurrency: 16, warmupMs: 3000, slices: 5, sliceMs: 1000, leadInMs: 300 };
 
 const root = join(import.meta.dirname, '..');
 const profileDir = join(RESULTS_DIR, 'profiles');
@@ -258,6 +262,7 @@ function addErrors(t: Tally, phase: PhaseResult): void {
 
 /** One measured slice of a cell, with the CPU each process spent meanwhile. */
 async function measureSlice(running: Running, driver: Driver, concurrency: number, tally: Tally): Promise<void> {
+  if (timing.leadInMs > 0) addErrors(tally, await runPhase(driver, concurrency, timing.leadInMs));
   const servers = running.serverPids();
   const before = { gen: process.cpuUsage(), front: running.frontPid ? cpuMicros(running.frontPid) : undefined, server: sumCpu(servers), machine: machineBusyMicros() };
   const phase = await runPhase(driver, concurrency, timing.sliceMs);
@@ -378,7 +383,7 @@ const cpuList = cpus();
 console.log(`mcp-dual-era wrap bench — node ${process.version}, ${process.platform}/${process.arch}, ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown CPU'}`);
 console.log(
   `${quick ? 'quick: ' : ''}each contender warmed ${timing.startWarmupMs / 1000} s at concurrency ${timing.startWarmupConcurrency}, then per cell ` +
-    `${timing.warmupMs / 1000} s warm-up + ${(timing.slices * timing.sliceMs) / 1000} s measured in ${timing.slices} slices taken in turn with the other contenders, ` +
+    `${timing.warmupMs / 1000} s warm-up + ${(timing.slices * timing.sliceMs) / 1000} s measured in ${timing.slices} slices taken in turn with the other contenders (each after a ${timing.leadInMs} ms unmeasured lead-in), ` +
     `closed loop, concurrency ${CONCURRENCIES.join(', ')}; ` +
     `modern tools/call with full _meta and routing headers; every answer checked${profile ? '; PROFILING (--cpu-prof): slower than normal' : ''}`,
 );
@@ -444,7 +449,7 @@ for (const [round, concurrency] of CONCURRENCIES.entries()) {
   const live = chosen.filter((c) => running.has(c.key));
   const drivers = new Map(live.map((c) => [c.key, running.get(c.key)!.driver(concurrency)]));
   const tallies = new Map(live.map((c) => [c.key, newTally(running.get(c.key)!.frontPid !== undefined)]));
-  process.stderr.write(`  concurrency ${concurrency}: warming each contender ${timing.warmupMs / 1000} s, then ${timing.slices} slices of ${timing.sliceMs / 1000} s each, in turn…\n`);
+  process.stderr.write(`  concurrency ${concurrency}: warming each contender ${timing.warmupMs / 1000} s, then ${timing.slices} slices of ${timing.sliceMs / 1000} s each (after a ${timing.leadInMs} ms lead-in), in turn…\n`);
   for (const c of live) addErrors(tallies.get(c.key)!, await runPhase(drivers.get(c.key)!, concurrency, timing.warmupMs));
   for (let slice = 0; slice < timing.slices; slice++) {
     // Who goes first rotates every slice (and the direction every round).

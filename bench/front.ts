@@ -1,0 +1,178 @@
+/**
+ * `npm run bench:front [-- --quick]`: what the wrap's HTTP front itself costs per modern
+ * `tools/call`, with no process, pipe or socket in the way: CPU time per call and bytes allocated
+ * per call through `wrap.node`, against a minimal front that only parses and re-serialises the
+ * same messages (the least any translating front does), in the same run.
+ *
+ * The upstream is an in-process transport that answers each call on a microtask, as a legacy
+ * server would (`{"result":…,"jsonrpc":"2.0","id":…}`); the request and response objects are
+ * stand-ins with the members the front uses. Allocation is read from V8's GC profiler (heap used
+ * before each collection, less heap used after the one before), so it counts every object a call
+ * makes, whether or not it lived long. Unlike wall-clock figures on a shared machine it hardly
+ * moves between runs: a change that allocates less shows here first.
+ *
+ * Prints a table; writes bench/results/front.json. Nothing is asserted but the answers. Run from
+ * TypeScript through tsx, as the translator bench is: compare its figures with each other, not with
+ * the wrap bench's compiled build.
+ */
+import { EventEmitter } from 'node:events';
+import { GCProfiler } from 'node:v8';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { wrapLegacyServer } from '../lib/server.ts';
+import type { JsonRpcMessage } from '../lib/core/jsonrpc.ts';
+import type { Transport } from '../lib/transport/transport.ts';
+import { writeResults } from './resultsFile.ts';
+
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+if (args.some((a) => a !== '--quick')) {
+  console.error('usage: npm run bench:front -- [--quick]');
+  process.exit(2);
+}
+const CALLS = quick ? 5_000 : 30_000;
+const ROUNDS = quick ? 3 : 7;
+
+const META = JSON.stringify({
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'front-bench', version: '1.0.0' },
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} }, sampling: {} },
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01',
+});
+const HEADERS = {
+  host: '127.0.0.1:3000',
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'echo',
+};
+const BODIES = Array.from({ length: 1024 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"call-${id}"},"_meta":${META}}}`);
+
+/** The upstream: a legacy server's answers, decoded as a stdio transport would hand them over. */
+class EchoUpstream implements Transport {
+  onmessage?: ((message: JsonRpcMessage) => void) | undefined;
+  onclose?: (() => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  async start(): Promise<void> {}
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+  send(message: JsonRpcMessage): Promise<void> {
+    if (!('id' in message) || !('method' in message)) return Promise.resolve();
+    const answer = answerTo(message.method, message.params);
+    const line = `{"result":${JSON.stringify(answer)},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}`;
+    queueMicrotask(() => this.onmessage?.(JSON.parse(line) as JsonRpcMessage));
+    return Promise.resolve();
+  }
+}
+
+function answerTo(method: string, params: Record<string, unknown> | undefined): unknown {
+  if (method === 'initialize') return { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'front-bench-echo', version: '1.0.0' } };
+  if (method === 'tools/list') return { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }] };
+  return { content: [{ type: 'text', text: (params?.['arguments'] as { text: string }).text }] };
+}
+
+/** A POST as Node hands it to a listener whose framework already read the body. */
+function exchange(id: number, onEnd: (text: string) => void): { req: IncomingMessage; res: ServerResponse } {
+  const req = Object.assign(new EventEmitter(), { method: 'POST', url: '/mcp', headers: HEADERS, readableEnded: true, body: BODIES[id % BODIES.length] });
+  const res = Object.assign(new EventEmitter(), {
+    writableEnded: false,
+    destroyed: false,
+    setHeader() {},
+    writeHead() {
+      return res;
+    },
+    end(text: string) {
+      res.writableEnded = true;
+      onEnd(text);
+    },
+  });
+  return { req: req as unknown as IncomingMessage, res: res as unknown as ServerResponse };
+}
+
+type Front = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** The least a translating front does: parse the request, send a message on, parse the answer, answer. */
+function minimalFront(): Front {
+  const upstream = new EchoUpstream();
+  const waiting = new Map<number, ServerResponse>();
+  let next = 1;
+  upstream.onmessage = (message) => {
+    const m = message as { id: number; result: Record<string, unknown> };
+    const res = waiting.get(m.id)!;
+    waiting.delete(m.id);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: (res as unknown as { clientId: unknown }).clientId, result: m.result }));
+  };
+  return (req, res) => {
+    const request = JSON.parse((req as unknown as { body: string }).body) as { id: number; method: string; params: Record<string, unknown> };
+    const id = next++;
+    (res as unknown as { clientId: unknown }).clientId = request.id;
+    waiting.set(id, res);
+    void upstream.send({ jsonrpc: '2.0', id, method: request.method, params: { name: request.params['name'], arguments: request.params['arguments'] } });
+  };
+}
+
+function call(front: Front, id: number): Promise<string> {
+  return new Promise((resolve) => {
+    const { req, res } = exchange(id, resolve);
+    front(req, res);
+  });
+}
+
+interface Measured {
+  readonly usPerCall: number;
+  readonly bytesPerCall: number;
+}
+
+async function measure(front: Front, check: (id: number, text: string) => void): Promise<Measured> {
+  for (let i = 0; i < CALLS; i++) check(i, await call(front, i));
+  const times: number[] = [];
+  let bytes = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const profiler = new GCProfiler();
+    profiler.start();
+    const heapStart = process.memoryUsage().heapUsed;
+    const cpuStart = process.cpuUsage();
+    for (let i = 0; i < CALLS; i++) await call(front, i);
+    const cpu = process.cpuUsage(cpuStart);
+    const heapEnd = process.memoryUsage().heapUsed;
+    const stats = profiler.stop()?.statistics ?? [];
+    let allocated = 0;
+    let after = heapStart;
+    for (const gc of stats) {
+      allocated += gc.beforeGC.heapStatistics.usedHeapSize - after;
+      after = gc.afterGC.heapStatistics.usedHeapSize;
+    }
+    allocated += heapEnd - after;
+    times.push((cpu.user + cpu.system) / CALLS);
+    bytes += allocated / CALLS;
+  }
+  times.sort((a, b) => a - b);
+  return { usPerCall: times[times.length >> 1]!, bytesPerCall: bytes / ROUNDS };
+}
+
+const wrap = wrapLegacyServer({ upstream: { kind: 'in-process', describe: 'an in-process echo server', connect: async () => new EchoUpstream() } });
+const checkWrap = (id: number, text: string) => {
+  const m = JSON.parse(text) as { id?: unknown; result?: { resultType?: unknown; content?: Array<{ text?: unknown }> } };
+  if (m.id !== id % BODIES.length || m.result?.resultType !== 'complete' || m.result.content?.[0]?.text !== `call-${id % BODIES.length}`) throw new Error(`wrong answer to ${id}: ${text.slice(0, 200)}`);
+};
+const checkMinimal = (id: number, text: string) => {
+  const m = JSON.parse(text) as { id?: unknown };
+  if (m.id !== id % BODIES.length) throw new Error(`wrong answer to ${id}: ${text.slice(0, 200)}`);
+};
+
+console.log(`mcp-dual-era front bench — node ${process.version}; ${ROUNDS} rounds of ${CALLS} calls each after ${CALLS} unmeasured${quick ? ' (quick)' : ''}`);
+const minimal = await measure(minimalFront(), checkMinimal);
+const wrapped = await measure(wrap.node, checkWrap);
+await wrap.close();
+
+const row = (label: string, m: Measured) => `${label.padEnd(34)} ${m.usPerCall.toFixed(1).padStart(8)} ${Math.round(m.bytesPerCall).toLocaleString('en-US').padStart(12)}`;
+console.log('');
+console.log(`${'front'.padEnd(34)} ${'µs/call'.padStart(8)} ${'bytes/call'.padStart(12)}`);
+console.log(row('parse + re-serialise only', minimal));
+console.log(row('the wrap (wrap.node)', wrapped));
+console.log(`${'the wrap ÷ parse + re-serialise'.padEnd(34)} ${`${(wrapped.usPerCall / minimal.usPerCall).toFixed(2)}×`.padStart(8)} ${`${(wrapped.bytesPerCall / minimal.bytesPerCall).toFixed(2)}×`.padStart(12)}`);
+console.log('');
+console.log('(CPU time of this process per call, median of the rounds; bytes allocated on the JavaScript heap per call, mean of the rounds)');
+writeResults('front.json', { generatedAt: new Date().toISOString(), node: process.version, calls: CALLS, rounds: ROUNDS, quick, minimal, wrapped, ratio: { cpu: wrapped.usPerCall / minimal.usPerCall, bytes: wrapped.bytesPerCall / minimal.bytesPerCall } });
