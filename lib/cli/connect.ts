@@ -18,7 +18,7 @@ import type { HttpTarget } from '../wrap/probe.ts';
 import { wrapLegacyClient } from '../wrap/wrapLegacyClient.ts';
 import { wrapModernClient } from '../wrap/wrapModernClient.ts';
 import { CONNECT_USAGE } from './connectUsage.ts';
-import { readEnv, readHeaders, readHttpUrl, readRoots } from './options.ts';
+import { readEnv, readHeaders, readHttpUrl, readRoots, splitAtDash, usageError } from './options.ts';
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
 
 
@@ -26,13 +26,8 @@ type Upstream = { url: string; headers: Record<string, string> } | { command: St
 
 /** Runs the connect command; resolves with the exit code when the host or the server is gone. */
 export async function connect(argv: readonly string[], io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): Promise<number> {
-  const dash = argv.indexOf('--');
-  const own = dash === -1 ? [...argv] : argv.slice(0, dash);
-  const command = dash === -1 ? [] : argv.slice(dash + 1);
-  const usage = (text: string) => {
-    process.stderr.write(`mcp-dual-era connect: ${text}\n`);
-    return 2;
-  };
+  const { own, command } = splitAtDash(argv);
+  const usage = usageError('connect');
   let parsed;
   try {
     parsed = parseArgs({

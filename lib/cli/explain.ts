@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { usageError } from './options.ts';
 import { explainTranscript, type ExplainedMessage } from '../core/translate/transcript.ts';
 
 export const EXPLAIN_USAGE = `Usage:
@@ -96,28 +97,26 @@ export async function explain(argv: readonly string[]): Promise<number> {
     process.stdout.write(EXPLAIN_USAGE);
     return 0;
   }
+  const usage = usageError('explain');
   if (positionals.length !== 1) {
     process.stderr.write(`mcp-dual-era explain: name one transcript file (or - for standard input)\n\n${EXPLAIN_USAGE}`);
     return 2;
   }
   if (values.to !== undefined && values.to !== 'legacy' && values.to !== 'modern') {
-    process.stderr.write(`mcp-dual-era explain: --to is legacy or modern, not ${values.to}\n`);
-    return 2;
+    return usage(`--to is legacy or modern, not ${values.to}`);
   }
   const file = positionals[0]!;
   let text: string;
   try {
     text = readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (e) {
-    process.stderr.write(`mcp-dual-era explain: cannot read ${file}: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 2;
+    return usage(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`);
   }
   let messages: unknown[];
   try {
     messages = readTranscript(text, file);
   } catch (e) {
-    process.stderr.write(`mcp-dual-era explain: ${e instanceof Error ? e.message : String(e)}\n`);
-    return 2;
+    return usage(e instanceof Error ? e.message : String(e));
   }
   const era = values.to === undefined ? undefined : values.to === 'modern' ? 'legacy' : 'modern';
   const explained = explainTranscript(messages, era ? { era } : {});
@@ -128,8 +127,7 @@ export async function explain(argv: readonly string[]): Promise<number> {
   const colour = process.stdout.isTTY === true && !values['no-color'] && !process.env['NO_COLOR'];
   const width = values.width ? Number(values.width) : (process.stdout.columns ?? 160);
   if (!Number.isInteger(width) || width < 40) {
-    process.stderr.write(`mcp-dual-era explain: --width must be a whole number of at least 40\n`);
-    return 2;
+    return usage('--width must be a whole number of at least 40');
   }
   process.stdout.write(renderExplanation(explained, { width, colour }));
   return 0;

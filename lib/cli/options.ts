@@ -52,3 +52,17 @@ export function readHttpUrl(text: string, what: string): Read<URL> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${what} must be an http or https URL, not ${text}` };
   return { ok: true, value: url };
 }
+
+/** A command's own arguments, and the upstream command after `--` (empty without one). */
+export function splitAtDash(argv: readonly string[]): { own: string[]; command: string[] } {
+  const dash = argv.indexOf('--');
+  return dash === -1 ? { own: [...argv], command: [] } : { own: argv.slice(0, dash), command: argv.slice(dash + 1) };
+}
+
+/** Reports a usage error of `mcp-dual-era <name>` on stderr; returns the exit code for it (2). */
+export function usageError(name: string): (text: string) => number {
+  return (text) => {
+    process.stderr.write(`mcp-dual-era ${name}: ${text}\n`);
+    return 2;
+  };
+}

@@ -6,18 +6,13 @@
 import { parseArgs } from 'node:util';
 import { inspectServer, type ServerReport } from '../wrap/inspect.ts';
 import { createProbeEvents, type ProbeTarget } from '../wrap/probe.ts';
-import { readEnv, readHeaders, readHttpUrl } from './options.ts';
+import { readEnv, readHeaders, readHttpUrl, splitAtDash, usageError } from './options.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 
 /** Runs the probe command; resolves with the exit code. */
 export async function probeCommand(argv: readonly string[]): Promise<number> {
-  const dash = argv.indexOf('--');
-  const own = dash === -1 ? [...argv] : argv.slice(0, dash);
-  const command = dash === -1 ? [] : argv.slice(dash + 1);
-  const usage = (text: string) => {
-    process.stderr.write(`mcp-dual-era probe: ${text}\n`);
-    return 2;
-  };
+  const { own, command } = splitAtDash(argv);
+  const usage = usageError('probe');
   let parsed;
   try {
     parsed = parseArgs({

@@ -12,7 +12,7 @@ import { Keyring } from '../state/keyring.ts';
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { serveStdio } from '../wrap/stdioFront.ts';
 import { wrapLegacyServer } from '../wrap/wrapLegacyServer.ts';
-import { readEnv, readHttpUrl, readRoots } from './options.ts';
+import { readEnv, readHttpUrl, readRoots, splitAtDash, usageError } from './options.ts';
 import { serveModern } from './serveModern.ts';
 import { stderrTrace, tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
@@ -51,9 +51,7 @@ Exit codes: 0 stopped by SIGINT/SIGTERM or end of input, 1 the upstream or the p
 
 /** Runs the serve command; resolves when it has shut down. */
 export async function serve(argv: readonly string[]): Promise<number> {
-  const dash = argv.indexOf('--');
-  const own = dash === -1 ? [...argv] : argv.slice(0, dash);
-  const command = dash === -1 ? [] : argv.slice(dash + 1);
+  const { own, command } = splitAtDash(argv);
   const { values } = parseArgs({
     args: own,
     options: {
@@ -87,10 +85,7 @@ export async function serve(argv: readonly string[]): Promise<number> {
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
-  const usage = (text: string) => {
-    process.stderr.write(`mcp-dual-era serve: ${text}\n`);
-    return 2;
-  };
+  const usage = usageError('serve');
   if (values.modern) {
     const env = readEnv(values.env);
     if (!env.ok) return usage(env.message);
