@@ -179,14 +179,6 @@ export class DeadlineList<T> {
     this.#size--;
   }
 
-  /** Forgets every deadline and stops the timer. */
-  clear(): void {
-    while (this.#head) this.remove(this.#head);
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerDue = Number.POSITIVE_INFINITY;
-  }
-
   #arm(due: number): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timerDue = due;

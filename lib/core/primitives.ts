@@ -51,6 +51,25 @@ export function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Whether two decoded JSON values are equal (object member order aside). */
+export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > 16) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  let count = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(b, k) || !sameJson((a as JsonObject)[k], (b as JsonObject)[k], depth + 1)) return false;
+    count++;
+  }
+  for (const _ in b) count--;
+  return count === 0;
+}
+
 /** The object at `value[key]` if it is one. */
 export function recordAt(value: JsonObject | undefined, key: string): JsonObject | undefined {
   const inner = value?.[key];

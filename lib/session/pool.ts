@@ -23,8 +23,6 @@ export interface SessionKey {
   readonly capabilities: JsonObject;
   /** `canonicalJson(capabilities)`, when the caller has it already. */
   readonly capabilitiesText?: string;
-  /** `poolKeyText(principal, capabilitiesText)`, when the caller has it already. */
-  readonly text?: string;
   readonly clientInfo: Implementation;
 }
 
@@ -52,8 +50,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The text the pool files a key's sessions under. */
-export function poolKeyText(principal: string, capabilitiesText: string): string {
-  return `${principal}\u0000${capabilitiesText}`;
+function keyText(key: SessionKey): string {
+  return `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
 }
 
 interface Entry {
@@ -123,7 +121,7 @@ export class SessionPool {
    */
   #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean } {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
-    const id = key.text ?? poolKeyText(key.principal, key.capabilitiesText ?? canonicalJson(key.capabilities));
+    const id = keyText(key);
     let entry = this.#entries.get(id);
     if (!entry) {
       entry = { key, sessions: [], opening: 0, waiting: [] };
@@ -274,7 +272,7 @@ export class SessionPool {
   }
 
   async #open(key: SessionKey): Promise<UpstreamSession> {
-    const id = key.text ?? poolKeyText(key.principal, key.capabilitiesText ?? canonicalJson(key.capabilities));
+    const id = keyText(key);
     const open = async (): Promise<UpstreamSession> => {
       if (this.#closed) throw new GiveUp('the session pool is closed');
       const transport = await this.backend.connect();

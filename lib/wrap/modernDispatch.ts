@@ -8,7 +8,7 @@
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
 import { ErrorCode, httpStatusForError, internalError, type WireError } from '../core/errors.ts';
 import type { ModernVersion } from '../core/era.ts';
-import type { Implementation, JsonObject } from '../core/primitives.ts';
+import { sameJson, type Implementation, type JsonObject } from '../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../core/translate/context.ts';
 import { clientCapabilitiesToLegacy } from '../core/translate/capabilities.ts';
 import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../core/translate/envelope.ts';
@@ -19,7 +19,7 @@ import { verifyParamHeaders, type HeaderLookup } from '../core/translate/headers
 import type { ToolIndex } from './toolIndex.ts';
 import { scope, type CancelSignal } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
-import { canonicalJson, poolKeyText, type SessionKey, type SessionPool } from '../session/pool.ts';
+import { canonicalJson, type SessionKey, type SessionPool } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
 
 /** Where a modern request came from and how to reach its stream. */
@@ -131,8 +131,6 @@ interface KnownCapabilities {
   readonly modern: unknown;
   readonly capabilities: JsonObject;
   readonly text: string;
-  /** Pool key texts by principal (a few principals at most per set, usually one). */
-  readonly keys: Map<string, string>;
 }
 
 /**
@@ -141,25 +139,6 @@ interface KnownCapabilities {
  */
 const recentCapabilities: KnownCapabilities[] = [];
 const RECENT_CAPABILITIES = 16;
-
-/** Whether two decoded JSON values are equal (object member order aside). */
-function sameJson(a: unknown, b: unknown, depth = 0): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > 16) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  let count = 0;
-  for (const k in a) {
-    if (!Object.hasOwn(b, k) || !sameJson((a as JsonObject)[k], (b as JsonObject)[k], depth + 1)) return false;
-    count++;
-  }
-  for (const _ in b) count--;
-  return count === 0;
-}
 
 /** The pool key for a modern envelope: the principal plus what the request declared. */
 export function keyFor(principal: string, envelope: Envelope): SessionKey {
@@ -178,32 +157,15 @@ export function keyFor(principal: string, envelope: Envelope): SessionKey {
   if (!known) {
     const capabilities = clientCapabilitiesToLegacy(modern) as JsonObject;
     // What is remembered is a copy: the request's own value stays the caller's.
-    known = { modern: structuredClone(modern), capabilities, text: canonicalJson(capabilities), keys: new Map() };
+    known = { modern: structuredClone(modern), capabilities, text: canonicalJson(capabilities) };
     recentCapabilities.unshift(known);
     if (recentCapabilities.length > RECENT_CAPABILITIES) recentCapabilities.pop();
   }
-  let text = known.keys.get(principal);
-  if (text === undefined) {
-    text = poolKeyText(principal, known.text);
-    if (known.keys.size >= 64) known.keys.clear();
-    known.keys.set(principal, text);
-  }
-  return { principal, capabilities: known.capabilities, capabilitiesText: known.text, text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+  return { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
 }
 
 function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
   return options.serverInfo ?? session.initializeResult?.serverInfo;
-}
-
-/** `{ supportedVersions }` of the options, made once per options object. */
-const versionOptions = new WeakMap<ModernDispatchOptions, { supportedVersions?: readonly ModernVersion[] }>();
-function versionsOf(options: ModernDispatchOptions): { supportedVersions?: readonly ModernVersion[] } {
-  let versions = versionOptions.get(options);
-  if (!versions) {
-    versions = options.supportedVersions ? { supportedVersions: options.supportedVersions } : {};
-    versionOptions.set(options, versions);
-  }
-  return versions;
 }
 
 /** `requestToLegacy`'s options for a request whose envelope the front has read. */
@@ -233,7 +195,7 @@ interface Underway {
  * anything; one that must wait for a session or for the server's tool list takes the slower path.
  */
 export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
-  const versions = versionsOf(options);
+  const versions = options.supportedVersions ? { supportedVersions: options.supportedVersions } : {};
   if (request.method === 'server/discover') {
     const envelope = readEnvelope(request, versions);
     return envelope.ok ? discover(request, envelope.value, ctx, options) : Promise.resolve(errorAnswer(request.id, envelope.error));

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as v from 'valibot';
-import { extend, notArray, omitKeys, setMember, shown } from '../../lib/core/primitives.ts';
+import { extend, notArray, omitKeys, sameJson, setMember, shown } from '../../lib/core/primitives.ts';
 
 /** A decoded message may have a member named `__proto__`: JSON.parse makes it an own data member. */
 const decoded = JSON.parse('{"a":1,"__proto__":{"polluted":true}}') as Record<string, unknown>;
@@ -39,3 +39,18 @@ objects('should refuse an array where an object schema would take one', () => {
   assert.not.ok(v.is(schema, [{ a: 'x' }]));
 });
 objects.run();
+
+const equal = suite('sameJson');
+equal('should compare decoded JSON by value, object members in any order, array items in order', () => {
+  assert.ok(sameJson({ elicitation: { form: {} }, sampling: {} }, JSON.parse('{"sampling":{},"elicitation":{"form":{}}}')));
+  assert.not.ok(sameJson({ a: {} }, { a: {}, b: {} }));
+  assert.not.ok(sameJson({ a: {}, b: 1 }, { a: {}, c: 1 }));
+  assert.not.ok(sameJson([1, 2], [2, 1]));
+  assert.not.ok(sameJson({ a: [] }, { a: {} }));
+  assert.not.ok(sameJson({ a: null }, { a: {} }));
+  assert.ok(sameJson([{ x: 'y' }, 2, 'z', null], [{ x: 'y' }, 2, 'z', null]));
+  let deep: unknown = {};
+  for (let i = 0; i < 40; i++) deep = { d: deep };
+  assert.not.ok(sameJson(deep, structuredClone(deep)), 'past 16 levels nothing is taken for equal');
+});
+equal.run();
