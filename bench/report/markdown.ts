@@ -97,6 +97,16 @@ function translator(run: Run): string {
   return `${intro}\n\n${table(['message', 'direction', 'size', 'bytes', 'parse + stringify ns', 'translate ns', 'ratio'], rows, new Set([3, 4, 5, 6]))}`;
 }
 
+/** The comparison at concurrency `conc`, if measured. */
+function at(list: readonly WrapComparison[], conc: number): WrapComparison | undefined {
+  return list.find((x) => x.concurrency === conc);
+}
+
+/** The concurrencies the cells were measured at, ascending. */
+function concurrenciesOf(cells: ReadonlyArray<{ readonly concurrency: number }>): number[] {
+  return [...new Set(cells.map((x) => x.concurrency))].sort((a, b) => a - b);
+}
+
 function wrapped(run: Run): string {
   const w = run.parts.wrap;
   if (!w) return '_Not measured in this run._';
@@ -111,8 +121,7 @@ function wrapped(run: Run): string {
     `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
   const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
   const c = w.comparisons;
-  const at = (list: readonly WrapComparison[], conc: number) => list.find((x) => x.concurrency === conc);
-  const concs = [...new Set(w.cells.map((x) => x.concurrency))].sort((a, b) => a - b);
+  const concs = concurrenciesOf(w.cells);
   const ratio = (x: WrapComparison | undefined, goal?: number) => (x ? `${formatRatio(x.throughputRatio)}${goal === undefined ? '' : x.throughputRatio >= goal ? '' : ' (missed)'}` : '–');
   const ratios = concs.map((conc) => {
     const p = at(c.vsPassthrough, conc);
@@ -216,14 +225,13 @@ export function renderReadmeWrap(run: Run): string {
   const w = run.parts.wrap;
   if (!w) return '_The last full run did not measure the wrap._';
   const g = w.goals.definition;
-  const concs = [...new Set(w.cells.map((x) => x.concurrency))].sort((a, b) => a - b);
+  const concs = concurrenciesOf(w.cells);
   const labels = [...new Set(w.cells.map((x) => x.label))];
   const cell = (label: string, conc: number) => w.cells.find((x) => x.label === label && x.concurrency === conc);
   const rows = labels.map((label) => [label, ...concs.flatMap((conc) => {
     const c = cell(label, conc);
     return c ? [int.format(c.callsPerSecond), us(c.p50Us)] : ['–', '–'];
   })]);
-  const at = (list: readonly WrapComparison[], conc: number) => list.find((x) => x.concurrency === conc);
   const ratioRows = concs.map((conc) => {
     const p = at(w.comparisons.vsPassthrough, conc);
     const m = at(w.comparisons.vsProxy, conc);
