@@ -32,12 +32,12 @@ const filtered = args.some((a) => a.startsWith('--filter='));
 const root = join(import.meta.dirname, '..');
 const resultsDir = join(root, 'bench', 'results');
 
-/** Each bench: its script, its arguments, the report it writes. */
+/** Each bench: its script, its Node flags, its arguments, the report it writes (the wrap bench's flags: see bench/wrap.ts). */
 const BENCHES = [
-  { key: 'translate', script: 'run.ts', args: args.filter((a) => !wrapOnly(a)), report: 'translate.json', run: true },
-  { key: 'wrap', script: 'wrap.ts', args, report: 'wrap.json', run: true },
-  { key: 'mrtr', script: 'mrtr.ts', args: quick ? ['--quick'] : [], report: 'mrtr.json', run: !filtered },
-  { key: 'probe', script: 'probe.ts', args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
+  { key: 'translate', script: 'run.ts', node: [], args: args.filter((a) => !wrapOnly(a)), report: 'translate.json', run: true },
+  { key: 'wrap', script: 'wrap.ts', node: ['--no-memory-reducer'], args, report: 'wrap.json', run: true },
+  { key: 'mrtr', script: 'mrtr.ts', node: [], args: quick ? ['--quick'] : [], report: 'mrtr.json', run: !filtered },
+  { key: 'probe', script: 'probe.ts', node: [], args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
 ] as const;
 
 const PEERS: ReadonlyArray<{ name: string; role: string }> = [
@@ -96,7 +96,7 @@ for (const bench of BENCHES) {
   // A bench that fails before writing its report must not leave an older one to be combined.
   rmSync(report, { force: true });
   if (Object.keys(exitCodes).length > 0) console.log('');
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(import.meta.dirname, bench.script), ...bench.args], { stdio: 'inherit', cwd: root });
+  const r = spawnSync(process.execPath, [...bench.node, '--import', 'tsx', join(import.meta.dirname, bench.script), ...bench.args], { stdio: 'inherit', cwd: root });
   exitCodes[bench.key] = r.status ?? 1;
   if (existsSync(report)) parts[bench.key] = JSON.parse(readFileSync(report, 'utf8'));
 }

@@ -68,7 +68,7 @@ export type WrapComparison = Comparison;
 
 export interface WrapPart {
   readonly wrap: { readonly commit: string | null; readonly source: string };
-  readonly options: { readonly quick: boolean; readonly slices: number; readonly sliceMs: number; readonly warmupMs: number; readonly startWarmupMs: number; readonly leadInMs?: number };
+  readonly options: { readonly quick: boolean; readonly slices: number; readonly sliceMs: number; readonly warmupMs: number; readonly startWarmupMs: number; readonly leadInMs?: number; readonly nodeFlags?: readonly string[] };
   readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number } };
   readonly comparisons: {
     readonly vsPassthrough: readonly WrapComparison[];
