@@ -64,7 +64,8 @@ if (unknown.length > 0 || CONCURRENCIES.length === 0) {
  * the first cells would measure the JIT. Then each cell warms up again at its own concurrency.
  *
  * A cell's measured time is cut into `slices` of `sliceMs`, and at each concurrency the contenders
- * take turns slice by slice (rotating who goes first), so a burst of other work on the machine
+ * take turns slice by slice (rotating who goes first, and reversing the order every other slice so
+ * that no contender always runs right after the same one), so a burst of other work on the machine
  * lands on every contender alike instead of on whoever was running then. Each slice follows an
  * unmeasured lead-in of `leadInMs` at the same concurrency: while the others took their turns a
  * contender sat idle and its caches went to them, and the figures are of a contender under
@@ -468,10 +469,11 @@ for (const [round, concurrency] of CONCURRENCIES.entries()) {
   process.stderr.write(`  concurrency ${concurrency}: warming each contender ${timing.warmupMs / 1000} s, then ${timing.slices} slices of ${timing.sliceMs / 1000} s each (after a ${timing.leadInMs} ms lead-in), in turn…\n`);
   for (const c of live) addErrors(tallies.get(c.key)!, await runPhase(drivers.get(c.key)!, concurrency, timing.warmupMs));
   for (let slice = 0; slice < timing.slices; slice++) {
-    // Who goes first rotates every slice (and the direction every round).
+    // Who goes first rotates every slice, and the order is reversed every other slice: each contender
+    // follows both of its neighbours, not always the same one (whose leftovers would always land on it).
     const shift = (slice + round) % live.length;
     const rotated = [...live.slice(shift), ...live.slice(0, shift)];
-    for (const c of round % 2 === 0 ? rotated : rotated.reverse()) await measureSlice(running.get(c.key)!, drivers.get(c.key)!, concurrency, tallies.get(c.key)!);
+    for (const c of (slice + round) % 2 === 0 ? rotated : rotated.reverse()) await measureSlice(running.get(c.key)!, drivers.get(c.key)!, concurrency, tallies.get(c.key)!);
   }
   for (const c of live) {
     if (running.get(c.key)!.driverPerCell) await drivers.get(c.key)!.close();
