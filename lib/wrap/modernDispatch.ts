@@ -19,7 +19,7 @@ import { verifyParamHeaders, type HeaderLookup } from '../core/translate/headers
 import type { ToolIndex } from './toolIndex.ts';
 import { scope, type CancelSignal } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
-import { canonicalJson, type SessionKey, type SessionPool } from '../session/pool.ts';
+import { canonicalJson, type AcquireOptions, type SessionKey, type SessionPool } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../session/upstreamSession.ts';
 
 /** Where a modern request came from and how to reach its stream. */
@@ -203,12 +203,11 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   const legacy = requestToLegacy(request, ctx.envelope ? withEnvelope(options, ctx.envelope) : versions);
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
-  const inputs = options.inputs;
   const target = targetOf(request.method, up.request.params);
-  const r: Underway = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope), target, pushable: inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
+  const r: Underway = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope), target, pushable: options.inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
   let session: UpstreamSession | undefined;
   try {
-    session = options.pool.tryAcquire(r.key, { exclusive: alone(r), open: inputs?.pushes?.(target) ?? false, reservation: r.reservation });
+    session = options.pool.tryAcquire(r.key, acquiring(r));
   } catch (e) {
     return Promise.resolve(unavailable(request, e));
   }
@@ -229,6 +228,11 @@ function alone(r: Underway): boolean {
   return !(inputs.quiet?.(r.target) ?? !(inputs.pushes?.(r.target) ?? false));
 }
 
+/** How the call takes a session from the pool (a waiting call adds what it waits with). */
+function acquiring(r: Underway): AcquireOptions {
+  return { exclusive: alone(r), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation };
+}
+
 /** Marks "the tool's schema must be fetched first". */
 const WAIT = Symbol('wait');
 
@@ -246,8 +250,7 @@ async function serveWaiting(r: Underway, held: UpstreamSession | undefined): Pro
   let session = held;
   if (!session) {
     try {
-      const { options, ctx, target } = r;
-      session = await options.pool.acquire(r.key, { exclusive: alone(r), open: options.inputs?.pushes?.(target) ?? false, stillExclusive: () => alone(r), signal: ctx.signal, reservation: r.reservation });
+      session = await r.options.pool.acquire(r.key, { ...acquiring(r), stillExclusive: () => alone(r), signal: r.ctx.signal });
     } catch (e) {
       return unavailable(r.request, e);
     }
