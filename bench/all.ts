@@ -17,6 +17,7 @@ import { cpus, loadavg, release, totalmem } from 'node:os';
 import { join, relative } from 'node:path';
 import { LATEST, updateReadme, writeReport } from './report.ts';
 import type { Machine, Peer, Run } from './report/types.ts';
+import { BENCH_NODE_FLAGS } from './wrap/procs.ts';
 
 const args = process.argv.slice(2);
 const wrapOnly = (a: string) => a === '--profile' || a === '--tsx' || a.startsWith('--ref=');
@@ -35,7 +36,7 @@ const resultsDir = join(root, 'bench', 'results');
 /** Each bench: its script, its Node flags, its arguments, the report it writes (the wrap bench's flags: see bench/wrap.ts). */
 const BENCHES = [
   { key: 'translate', script: 'run.ts', node: [], args: args.filter((a) => !wrapOnly(a)), report: 'translate.json', run: true },
-  { key: 'wrap', script: 'wrap.ts', node: ['--no-memory-reducer'], args, report: 'wrap.json', run: true },
+  { key: 'wrap', script: 'wrap.ts', node: BENCH_NODE_FLAGS, args, report: 'wrap.json', run: true },
   { key: 'mrtr', script: 'mrtr.ts', node: [], args: quick ? ['--quick'] : [], report: 'mrtr.json', run: !filtered },
   { key: 'probe', script: 'probe.ts', node: [], args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
 ] as const;

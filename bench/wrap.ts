@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { buildEchoServer, buildLib, commitOf, exportLib, libIsDirty, transpile } from './wrap/build.ts';
 import { httpDriver, initializeLegacy, LineDriver, percentile, runPhase, sdkDriver, type Driver, type PhaseResult } from './wrap/load.ts';
 import { RESULTS_DIR, writeResults } from './resultsFile.ts';
-import { childPids, cpuMicros, freePort, machineBusyMicros, start, stop, waitFor, type Started } from './wrap/procs.ts';
+import { BENCH_NODE_FLAGS, childPids, cpuMicros, freePort, machineBusyMicros, start, stop, waitFor, type Started } from './wrap/procs.ts';
 
 /** The goals of the issue, for the wrap over HTTP. */
 const GOAL = { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1 } as const;
@@ -79,8 +79,6 @@ const timing = quick
 const root = join(import.meta.dirname, '..');
 const profileDir = join(RESULTS_DIR, 'profiles');
 const node = process.execPath;
-/** V8 flags for every Node process the bench starts (see above). */
-const NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
 const MCP_PROXY_BIN = join(root, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
 
 /** A started contender: how to drive it and which processes do its work. */
@@ -119,7 +117,7 @@ const latest = (now: number[], before: number[]): number[] => (now.length > 0 ? 
 async function httpFront(key: Contender['key'], command: string[], url: (port: number) => string, modernAnswer: boolean): Promise<Running> {
   const port = await freePort();
   const argv = command.map((a) => a.replace('{port}', String(port)));
-  const proc = start(node, [...NODE_FLAGS, ...profileFlags(key), ...argv], { cwd: root });
+  const proc = start(node, [...BENCH_NODE_FLAGS, ...profileFlags(key), ...argv], { cwd: root });
   const target = { url: new URL(url(port)), modernAnswer };
   let servers: number[] = [];
   try {
@@ -181,26 +179,26 @@ const CONTENDERS: readonly Contender[] = [
     key: 'wrap-http',
     label: 'wrap (HTTP)',
     describe: 'mcp-dual-era serve --port N -- node echoServer.mjs, modern requests',
-    start: ({ echo, wrapCli }) => httpFront('wrap-http', [...wrapCli, 'serve', '--quiet', '--port', '{port}', '--', node, ...NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true),
+    start: ({ echo, wrapCli }) => httpFront('wrap-http', [...wrapCli, 'serve', '--quiet', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true),
   },
   {
     key: 'passthrough',
     label: 'pass-through',
     describe: 'bench/passthrough.ts: body → stdin line, stdout line → body, no translation',
-    start: ({ echo, passthrough }) => httpFront('passthrough', [...passthrough, '--port', '{port}', '--', node, ...NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/`, false),
+    start: ({ echo, passthrough }) => httpFront('passthrough', [...passthrough, '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/`, false),
   },
   {
     key: 'mcp-proxy',
     label: 'mcp-proxy 6.7.19',
     describe: 'mcp-proxy --host 127.0.0.1 --port N -- node echoServer.mjs, its 2026-07-28 route at /mcp',
-    start: ({ echo }) => httpFront('mcp-proxy', [MCP_PROXY_BIN, '--host', '127.0.0.1', '--port', '{port}', '--', node, ...NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true),
+    start: ({ echo }) => httpFront('mcp-proxy', [MCP_PROXY_BIN, '--host', '127.0.0.1', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true),
   },
   {
     key: 'direct-sdk',
     label: 'direct (SDK client)',
     describe: 'v1 SDK Client over StdioClientTransport, legacy session on the server itself',
     async start({ echo }) {
-      const d = await sdkDriver(node, [...NODE_FLAGS, echo], root);
+      const d = await sdkDriver(node, [...BENCH_NODE_FLAGS, echo], root);
       const ready = await d.call(0, 'ready');
       if (ready !== undefined) throw new Error(`direct-sdk not ready: ${ready}`);
       return { driver: () => d, driverPerCell: false, serverPids: () => (d.pid ? [d.pid] : []), stop: () => d.close() };
@@ -210,13 +208,13 @@ const CONTENDERS: readonly Contender[] = [
     key: 'direct-raw',
     label: 'direct (raw lines)',
     describe: 'legacy requests written as lines to the server itself (the bench client of the stdio front)',
-    start: ({ echo }) => stdioProcess(start(node, [...NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, false),
+    start: ({ echo }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, false),
   },
   {
     key: 'wrap-stdio',
     label: 'wrap (stdio)',
     describe: 'mcp-dual-era serve --stdio -- node echoServer.mjs, modern request lines',
-    start: ({ echo, wrapCli }) => stdioProcess(start(node, [...NODE_FLAGS, ...profileFlags('wrap-stdio'), ...wrapCli, 'serve', '--stdio', '--quiet', '--', node, ...NODE_FLAGS, echo], { cwd: root, protocol: true }), true, false, true),
+    start: ({ echo, wrapCli }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('wrap-stdio'), ...wrapCli, 'serve', '--stdio', '--quiet', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), true, false, true),
   },
 ];
 
@@ -416,7 +414,7 @@ try {
 }
 console.log(`the wrap measured: ${libState.source}${libState.commit ? ` (${ref !== undefined ? 'commit' : 'HEAD'} ${libState.commit})` : ''}`);
 console.log(
-  `every Node process of the bench runs with ${NODE_FLAGS.join(' ')}${process.execArgv.some((a) => NODE_FLAGS.includes(a)) ? '' : ' (this load generator does not: run it through npm run bench:wrap)'}: ` +
+  `every Node process of the bench runs with ${BENCH_NODE_FLAGS.join(' ')}${process.execArgv.some((a) => BENCH_NODE_FLAGS.includes(a)) ? '' : ' (this load generator does not: run it through npm run bench:wrap)'}: ` +
     'V8 would otherwise drop every unused map in an idle-time collection ~100 s after a process\'s last one and recompile its request path inside whichever cell that lands in',
 );
 console.log(`the load generator runs in this process and shares the ${cpuList.length} cores with the fronts and the server (its share is the "gen" column);`);
@@ -542,7 +540,7 @@ const report = {
   generatedAt: new Date().toISOString(),
   wrap: libState,
   environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpuList.length, cpuModel: cpuList[0]?.model.trim() ?? null },
-  options: { ...timing, nodeFlags: NODE_FLAGS, generatorFlags: process.execArgv.filter((a) => NODE_FLAGS.includes(a)), quick, profile, tsx: viaTsx, ref: ref ?? null, filter: filter ?? null, concurrencies: CONCURRENCIES },
+  options: { ...timing, nodeFlags: BENCH_NODE_FLAGS, generatorFlags: process.execArgv.filter((a) => BENCH_NODE_FLAGS.includes(a)), quick, profile, tsx: viaTsx, ref: ref ?? null, filter: filter ?? null, concurrencies: CONCURRENCIES },
   server: 'bench/servers/echoServer.ts (v1 SDK McpServer, one echo tool), transpiled to plain JavaScript, run with node',
   request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),

@@ -7,6 +7,12 @@ import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 
+/**
+ * V8 flags for every Node process of the wrap bench: the fronts, the servers and the load generator
+ * (`bench/all.ts` starts it with them; `npm run bench:wrap` in package.json too). Why: bench/wrap.ts.
+ */
+export const BENCH_NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
+
 /** A free TCP port on 127.0.0.1 (bound and released; another process could take it, rarely). */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
