@@ -1,7 +1,10 @@
 /**
  * Runs every `*.spec.ts` under `spec/` in one process with uvu, or only the files given as
  * arguments (`npm run test:unit -- spec/core/era.spec.ts`), and ends with one
- * `N passed, N failed` line. The exit code is 1 when anything failed.
+ * `N passed, N failed` line whatever happens: a file that fails to load, an uncaught exception or
+ * an unhandled rejection counts as a failure of the file it happened in, and a run that stops
+ * short (a test waiting on something that can never come) still prints the line. The exit code is
+ * 1 when anything failed.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -22,20 +25,56 @@ function specs(dir: string): string[] {
   return out;
 }
 
-const root = resolve(import.meta.dirname);
-const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(f)) : specs(root);
-for (const [i, file] of files.entries()) {
-  g.UVU_INDEX = i;
-  g.UVU_QUEUE.push([relative(process.cwd(), file)]);
-  await import(pathToFileURL(file).href);
-}
-
 let passed = 0;
 let total = 0;
 let skipped = 0;
+/** Failures outside any test's own assertions: a file that did not load, a crash. */
+let crashes = 0;
+let current = '(starting)';
+let summarised = false;
 const started = performance.now();
+
+function crashed(kind: string): (error: unknown) => void {
+  return (error) => {
+    crashes += 1;
+    const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    process.stdout.write(`\n✘ ${kind} in ${current}:\n${text}\n`);
+  };
+}
+process.on('uncaughtException', crashed('uncaught exception'));
+process.on('unhandledRejection', crashed('unhandled rejection'));
+
+function summary(note = ''): void {
+  if (summarised) return;
+  summarised = true;
+  const failed = total - passed - skipped + crashes;
+  process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''} (${files.length} files, ${Math.round(performance.now() - started)} ms)${note}\n`);
+  process.exitCode = failed > 0 || total === 0 ? 1 : 0;
+}
+// A run whose event loop empties while a test still waits ends here, not silently.
+process.on('exit', () => {
+  if (summarised) return;
+  crashes += 1;
+  summary(`; the run stopped in ${current} before its end`);
+  process.exitCode = 1;
+});
+
+const root = resolve(import.meta.dirname);
+const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(f)) : specs(root);
+for (const [i, file] of files.entries()) {
+  current = relative(process.cwd(), file);
+  g.UVU_INDEX = i;
+  g.UVU_QUEUE.push([current]);
+  try {
+    await import(pathToFileURL(file).href);
+  } catch (e) {
+    crashed('a failure to load')(e);
+  }
+}
+
 for (const group of g.UVU_QUEUE) {
   const [name, ...runners] = group as [string, ...Runner[]];
+  current = name;
   process.stdout.write(`\n${name}\n`);
   for (const run of runners) {
     const [errors, ran, skip, max] = await run();
@@ -45,6 +84,4 @@ for (const group of g.UVU_QUEUE) {
     if (errors.length > 0) process.stdout.write(`\n${errors}\n`);
   }
 }
-const failed = total - passed - skipped;
-process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''} (${files.length} files, ${Math.round(performance.now() - started)} ms)\n`);
-process.exitCode = failed > 0 || total === 0 ? 1 : 0;
+summary();

@@ -1,6 +1,6 @@
 /**
  * Validates messages against the official MCP JSON Schemas of each revision
- * (`../shared/spec-schemas/<revision>/schema.json`, beside the project): the JSON-RPC envelope and,
+ * (`fixtures/schemas/<revision>/schema.json`, carried with their notice): the JSON-RPC envelope and,
  * where the method is known, the exact request, notification or result definition.
  */
 import { readFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 export const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const;
 export type Revision = (typeof REVISIONS)[number];
 
-export const SCHEMA_DIR = process.env['MCP_SPEC_SCHEMAS'] ?? resolve(import.meta.dirname, '../../../shared/spec-schemas');
+export const SCHEMA_DIR = resolve(import.meta.dirname, '../../fixtures/schemas');
 
 interface Loaded {
   readonly ajv: Ajv;
