@@ -36,9 +36,14 @@ export class Keyring {
     return { id, key: randomBytes(32) };
   }
 
-  /** A key from configuration: 32 bytes as base64/base64url or 64 hex characters. */
-  static parse(id: string, text: string): StateKey {
-    const trimmed = text.trim();
+  /**
+   * A key from configuration: 32 bytes as base64/base64url or 64 hex characters. A missing key
+   * (`undefined`, as from an unset environment variable, or blank text) is a `config` error, like
+   * one of the wrong length.
+   */
+  static parse(id: string, text: string | undefined): StateKey {
+    const trimmed = text?.trim() ?? '';
+    if (trimmed === '') throw new AdapterError('config', `the requestState key ${JSON.stringify(id)} is missing (no text given: is its environment variable set?)`);
     const bytes = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
     if (bytes.length !== 32) throw new AdapterError('config', `a requestState key must be 32 bytes (got ${bytes.length})`);
     return { id, key: bytes };

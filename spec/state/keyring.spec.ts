@@ -206,6 +206,20 @@ k('should reject a configured key that is not 32 bytes', () => {
   assert.throws(() => Keyring.parse('cfg', randomBytes(32).toString('hex').slice(1)), configError, '63 hex digits');
 });
 
+k('should reject a missing key (an unset variable) with the same config error, saying it is missing', () => {
+  for (const missing of [undefined, '', '  \n']) {
+    let thrown: unknown;
+    try {
+      Keyring.parse('k1', missing);
+    } catch (e) {
+      thrown = e;
+    }
+    assert.ok(configError(thrown), `${JSON.stringify(missing)}: ${String(thrown)}`);
+    assert.match((thrown as Error).message, /missing/, JSON.stringify(missing));
+    assert.match((thrown as Error).message, /k1/, JSON.stringify(missing));
+  }
+});
+
 k('should reject keys of the wrong size and ids that cannot travel in a state', () => {
   assert.throws(() => new Keyring([{ id: 'short', key: randomBytes(16) }]), configError);
   for (const id of ['', 'has.dot', 'has space', 'x'.repeat(33)]) assert.throws(() => new Keyring([{ id, key: randomBytes(32) }]), configError, JSON.stringify(id));
