@@ -43,6 +43,7 @@ export interface ServerReport {
   readonly clients: { readonly 'modern-only': Reach; readonly 'dual-era': Reach; readonly legacy: Reach };
 }
 
+/** Options of {@link inspectServer}: the probe's timeout (also each request's), the client info it presents, its events. */
 export interface InspectOptions extends Pick<ProbeOptions, 'timeoutMs' | 'clientInfo' | 'events'> {}
 
 /** Requests and answers over a transport, with server-sent requests answered as a client that offers nothing. */
@@ -133,7 +134,12 @@ export function reachFor(kind: ServerKind, target: ProbeTarget): ServerReport['c
   };
 }
 
-/** Inspects a server: its era and kind, versions, info, capabilities, offer, and who can use it. */
+/**
+ * Inspects a server (a stdio command or an HTTP endpoint): its era and kind, versions, info,
+ * capabilities, offer, and who can use it. It probes afresh (never from the verdict cache), opens
+ * its own connections and closes them before it returns. It rejects when the server cannot be
+ * reached, refuses the probe or leaves a request unanswered for `timeoutMs`.
+ */
 export async function inspectServer(target: ProbeTarget, options: InspectOptions = {}): Promise<ServerReport> {
   const timeoutMs = options.timeoutMs ?? 3000;
   const clientInfo = options.clientInfo ?? ADAPTER_INFO;
