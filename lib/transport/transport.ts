@@ -8,8 +8,19 @@ import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 /** What a transport knows about a received message beyond the message itself. */
 export interface MessageExtra {
   /** The id of a request this side sent earlier, on whose behalf the peer sent this message. */
-  readonly relatedRequestId?: RequestId;
+  readonly relatedRequestId?: RequestId | undefined;
 }
+
+/**
+ * A JSON-RPC message as the SDKs (v1 and v2) type one: the shapes of `JsonRpcMessage`, with their
+ * optional members spelled `?: … | undefined`, as the SDKs' inferred types have them. JSON has no
+ * `undefined`, so on the wire it is the same message; the type only lets an SDK's message in.
+ */
+export type TransportMessage =
+  | { jsonrpc: '2.0'; id: RequestId; method: string; params?: Record<string, unknown> | undefined }
+  | { jsonrpc: '2.0'; method: string; params?: Record<string, unknown> | undefined }
+  | { jsonrpc: '2.0'; id: RequestId; result: Record<string, unknown> }
+  | { jsonrpc: '2.0'; id?: RequestId | null | undefined; error: { code: number; message: string; data?: unknown } };
 
 /** A bidirectional JSON-RPC message pipe with the SDK's `Transport` shape. */
 export interface Transport {
@@ -21,6 +32,16 @@ export interface Transport {
   onclose?: (() => void) | undefined;
   sessionId?: string | undefined;
   setProtocolVersion?: ((version: string) => void) | undefined;
+}
+
+/**
+ * A transport of ours as an SDK `Client` or `Server` (v1 or v2) holds it: what it is sent and what
+ * it hands to `onmessage` are typed as the SDKs type messages, so it is given to `connect()`
+ * with no cast, with or without `exactOptionalPropertyTypes`. The messages themselves are ours.
+ */
+export interface SdkTransport extends Transport {
+  send(message: TransportMessage, options?: unknown): Promise<void>;
+  onmessage?: ((message: TransportMessage, extra?: unknown) => void) | undefined;
 }
 
 /**

@@ -25,7 +25,7 @@ import { fail, ok, type Outcome } from '../core/outcome.ts';
 import * as v from 'valibot';
 import { createEmitter } from '../events.ts';
 import { UpstreamHttpError, type ModernUpstream } from '../transport/modernUpstream.ts';
-import type { MessageExtra, Transport } from '../transport/transport.ts';
+import type { MessageExtra, SdkTransport, Transport, TransportMessage } from '../transport/transport.ts';
 
 /** Options of a legacy client session bridged to a modern server. */
 export interface LegacyClientBridgeOptions {
@@ -84,8 +84,8 @@ interface Listen {
 const NO_ANSWER = Symbol('no answer');
 
 /** A legacy client session bridged to a modern upstream, with the SDK's `Transport` shape. */
-export class LegacyClientBridge implements Transport {
-  onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
+export class LegacyClientBridge implements SdkTransport {
+  onmessage?: ((message: TransportMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: (() => void) | undefined;
   sessionId?: string | undefined;

@@ -14,7 +14,7 @@ import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
 import type { LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
 import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
-import type { Transport } from '../transport/transport.ts';
+import type { SdkTransport, Transport, TransportMessage } from '../transport/transport.ts';
 import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from './probe.ts';
 import { processVerdictCache, type Verdict } from './verdictCache.ts';
 import type { ModernContext } from './modernDispatch.ts';
@@ -29,8 +29,8 @@ export interface WrapModernClientOptions extends Omit<ProbeOptions, 'keepProcess
   readonly legacyHttp?: Pick<LegacyHttpClientOptions, 'requestTimeoutMs' | 'reconnect'>;
 }
 
-/** The transport {@link wrapModernClient} returns. */
-export interface ModernClientTransport extends Transport {
+/** The transport {@link wrapModernClient} returns: hand it to an SDK `Client`'s `connect()`, v1 or v2. */
+export interface ModernClientTransport extends SdkTransport {
   /** Probe, fallback, verdict and re-probe events. */
   readonly events: Emitter<ProbeEvents>;
   /** The era in use, once started. */
@@ -61,7 +61,7 @@ function isCancel(message: JsonRpcMessage): RequestId | undefined {
 }
 
 class WrappedModernClient implements ModernClientTransport {
-  onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
+  onmessage?: ((message: TransportMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: (() => void) | undefined;
   readonly events = createProbeEvents();
