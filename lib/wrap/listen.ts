@@ -12,7 +12,7 @@ import { serverCapabilitiesToModern } from '../core/translate/capabilities.ts';
 import { readEnvelope } from '../core/translate/envelope.ts';
 import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../core/translate/subscriptions.ts';
 import type { UpstreamSession } from '../session/upstreamSession.ts';
-import { errorAnswer, keyFor, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
+import { errorAnswer, keyFor, ownRoots, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
 
 interface Listener {
   readonly deliver: (notification: JsonRpcNotification) => void;
@@ -73,7 +73,7 @@ export class ListenHub {
     if (filter.value.taskIds && filter.value.taskIds.length > 0) return errorAnswer(request.id, invalidParams('taskIds needs the tasks extension, which this server does not offer'));
     let session: UpstreamSession;
     try {
-      session = await options.pool.acquire(keyFor(ctx.principal, envelope.value));
+      session = await options.pool.acquire(keyFor(ctx.principal, envelope.value, ownRoots(options)));
     } catch (e) {
       return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
     }

@@ -5,10 +5,10 @@
  * and translates the answer. Pushes the server makes during the call go to the `inputs` broker.
  * Transport-neutral: the HTTP and stdio fronts call it.
  */
-import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
+import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { ErrorCode, httpStatusForError, internalError, type WireError } from '../core/errors.ts';
 import type { ModernVersion } from '../core/era.ts';
-import { sameJson, type Implementation, type JsonObject } from '../core/primitives.ts';
+import { isRecord, sameJson, type Implementation, type JsonObject } from '../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../core/translate/context.ts';
 import { clientCapabilitiesToLegacy } from '../core/translate/capabilities.ts';
 import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../core/translate/envelope.ts';
@@ -118,6 +118,11 @@ export interface ModernDispatchOptions {
   readonly inputs?: InputBroker;
   /** Tool definitions for checking `Mcp-Param-*` headers. */
   readonly tools?: ToolIndex;
+  /**
+   * The wrap's own roots (non-empty): sessions declare `roots` upstream whatever the client
+   * declared, and a call whose client declared no roots gets these for the server's `roots/list`.
+   */
+  readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }>;
 }
 
 const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read']);
@@ -129,6 +134,7 @@ export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & 
 
 interface KnownCapabilities {
   readonly modern: unknown;
+  readonly ownRoots: boolean;
   readonly capabilities: JsonObject;
   readonly text: string;
 }
@@ -140,13 +146,17 @@ interface KnownCapabilities {
 const recentCapabilities: KnownCapabilities[] = [];
 const RECENT_CAPABILITIES = 16;
 
-/** The pool key for a modern envelope: the principal plus what the request declared. */
-export function keyFor(principal: string, envelope: Envelope): SessionKey {
+/**
+ * The pool key for a modern envelope: the principal plus what the request declared, as declared
+ * upstream: `roots` with `listChanged` (servers such as fastmcp ask for roots only then), and
+ * `roots` whatever the client declared when the wrap has roots of its own (`ownRoots`).
+ */
+export function keyFor(principal: string, envelope: Envelope, ownRoots = false): SessionKey {
   const modern = envelope.clientCapabilities;
   let known: KnownCapabilities | undefined;
   for (let i = 0; i < recentCapabilities.length; i++) {
     const candidate = recentCapabilities[i]!;
-    if (!sameJson(candidate.modern, modern)) continue;
+    if (candidate.ownRoots !== ownRoots || !sameJson(candidate.modern, modern)) continue;
     known = candidate;
     if (i > 0) {
       recentCapabilities.splice(i, 1);
@@ -155,13 +165,42 @@ export function keyFor(principal: string, envelope: Envelope): SessionKey {
     break;
   }
   if (!known) {
-    const capabilities = clientCapabilitiesToLegacy(modern) as JsonObject;
+    const capabilities = clientCapabilitiesToLegacy(modern, { rootsListChanged: true, ownRoots }) as JsonObject;
     // What is remembered is a copy: the request's own value stays the caller's.
-    known = { modern: structuredClone(modern), capabilities, text: canonicalJson(capabilities) };
+    known = { modern: structuredClone(modern), ownRoots, capabilities, text: canonicalJson(capabilities) };
     recentCapabilities.unshift(known);
     if (recentCapabilities.length > RECENT_CAPABILITIES) recentCapabilities.pop();
   }
   return { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+}
+
+/** Whether the wrap has roots of its own (see `ModernDispatchOptions.roots`). */
+export function ownRoots(options: Pick<ModernDispatchOptions, 'roots'>): boolean {
+  return options.roots !== undefined && options.roots.length > 0;
+}
+
+/** The wrap's own roots as a `roots/list` answer. */
+function rootsAnswer(options: ModernDispatchOptions): RpcOutcome {
+  return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
+}
+
+/**
+ * The hooks of a call whose client declared no roots, on a session that declared them for the
+ * wrap's own: the server's `roots/list` is answered with those, the rest goes to `hooks`.
+ */
+function answeringRoots(hooks: CallHooks, options: ModernDispatchOptions): CallHooks {
+  return {
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+    ...(hooks.mayPush !== undefined ? { mayPush: hooks.mayPush } : {}),
+    ...(hooks.onCancel ? { onCancel: (cancel: () => void) => hooks.onCancel!(cancel) } : {}),
+    ...(hooks.onProgress ? { onProgress: (params: JsonObject) => hooks.onProgress!(params) } : {}),
+    ...(hooks.onLog ? { onLog: (params: JsonObject) => hooks.onLog!(params) } : {}),
+    ...(hooks.onPushCancelled ? { onPushCancelled: (id: RequestId) => hooks.onPushCancelled!(id) } : {}),
+    onPush: (push) => {
+      if (push.method === 'roots/list') return Promise.resolve(rootsAnswer(options));
+      return hooks.onPush ? hooks.onPush(push) : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } });
+    },
+  };
 }
 
 function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
@@ -204,7 +243,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
-  const r: Underway = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope), target, pushable: options.inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
+  const r: Underway = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope, ownRoots(options)), target, pushable: options.inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
   let session: UpstreamSession | undefined;
   try {
     session = options.pool.tryAcquire(r.key, acquiring(r));
@@ -278,7 +317,8 @@ function dispatch(r: Underway, session: UpstreamSession, inputSchema: unknown): 
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
-  const call = bindCall(session, method, up.request.params, reservation);
+  const localRoots = ownRoots(options) && !isRecord(up.envelope.clientCapabilities['roots']);
+  const call = bindCall(session, method, up.request.params, reservation, localRoots ? options : undefined);
   if (!r.pushable) return callPlain(r, call, finish);
   const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
   if (!reservation.reserved) return answer;
@@ -299,7 +339,10 @@ async function callPlain(r: Underway, call: (hooks: CallHooks) => Promise<RpcOut
   const outcome = await call({
     signal: deadline.signal,
     ...streamHooks({ envelope: r.up.envelope, notify: ctx.notify }),
-    onPush: async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }),
+    onPush: async (push) => {
+      if (push.method === 'roots/list' && ownRoots(options)) return rootsAnswer(options);
+      return { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } };
+    },
   });
   deadline.dispose();
   if (deadline.timedOut) return errorAnswer(request.id, internalError(`the upstream server did not answer ${request.method} within ${options.requestTimeoutMs ?? 300000} ms`));
@@ -309,7 +352,7 @@ async function callPlain(r: Underway, call: (hooks: CallHooks) => Promise<RpcOut
 async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
   let session: UpstreamSession;
   try {
-    session = await options.pool.acquire(keyFor(ctx.principal, envelope));
+    session = await options.pool.acquire(keyFor(ctx.principal, envelope, ownRoots(options)));
   } catch (e) {
     return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
   }
@@ -322,9 +365,13 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
   return { message: resultResponse(request.id, result.value as JsonObject), status: 200 };
 }
 
-/** The upstream call of a request, closing over nothing else of it (a parked call keeps it). */
-function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }): (hooks: CallHooks) => Promise<RpcOutcome> {
-  return (hooks) => {
+/**
+ * The upstream call of a request, closing over nothing else of it (a parked call keeps it).
+ * `roots`: the wrap's options when the server's `roots/list` is answered with the wrap's own roots.
+ */
+function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }, roots?: ModernDispatchOptions): (hooks: CallHooks) => Promise<RpcOutcome> {
+  return (given) => {
+    const hooks = roots ? answeringRoots(given, roots) : given;
     // The session's reservation goes to the first run of the call (a re-run takes its chances).
     if (!reservation.reserved) return session.call(method, params, hooks);
     reservation.reserved = false;

@@ -33,7 +33,11 @@ export interface WrapLegacyServerOptions {
   /** Caching hints on cacheable results; default none (`ttlMs: 0`, `private`). */
   readonly cache?: CacheDefaults;
   readonly supportedVersions?: readonly ModernVersion[];
-  /** Roots answered to a `roots/list` the server sends outside any call. */
+  /**
+   * Roots answered to a `roots/list` the server sends outside any call, or during a call of a
+   * client that declared no roots. With roots here, every upstream session declares
+   * `roots: { listChanged: true }` (as it does for a client that declared `roots`).
+   */
   readonly roots?: ReadonlyArray<{ uri: string; name?: string }>;
   /**
    * Upstream session pool bounds: sessions in all (default 64), per principal and capability set
@@ -140,6 +144,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     inputs,
     tools,
+    ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
   };
   const http = options.http ?? {};
 

@@ -29,14 +29,25 @@ export function clientCapabilitiesToModern(caps: LegacyClientCapabilities | Json
   return out as ModernClientCapabilities;
 }
 
+/** How {@link clientCapabilitiesToLegacy} declares `roots` upstream. */
+export interface RootsDeclaration {
+  /**
+   * Declare `roots.listChanged`. Some legacy servers (fastmcp) ask for `roots/list` only when the
+   * client declares it; the declaration allows the notification, it does not oblige the client to send it.
+   */
+  readonly rootsListChanged?: boolean;
+  /** The adapter has roots of its own to answer with: declare `roots` even when the client did not. */
+  readonly ownRoots?: boolean;
+}
+
 /**
  * Modern per-request capabilities → legacy `initialize` capabilities. The tasks extension is not
  * offered upstream: a legacy server would answer with client-hosted task requests that cannot
- * travel over MRTR. `rootsListChanged` is declared only by an adapter that sends the notification.
+ * travel over MRTR.
  */
-export function clientCapabilitiesToLegacy(caps: ModernClientCapabilities | JsonObject, options: { rootsListChanged?: boolean } = {}): LegacyClientCapabilities {
+export function clientCapabilitiesToLegacy(caps: ModernClientCapabilities | JsonObject, options: RootsDeclaration = {}): LegacyClientCapabilities {
   const out: JsonObject = omitKeys(caps, ['roots', 'extensions', 'tasks']);
-  if (isRecord(caps['roots'])) out['roots'] = options.rootsListChanged ? { listChanged: true } : {};
+  if (isRecord(caps['roots']) || options.ownRoots) out['roots'] = options.rootsListChanged ? { listChanged: true } : {};
   const extensions = withoutTasksExtension(caps['extensions']);
   if (extensions) out['extensions'] = extensions;
   return out as LegacyClientCapabilities;
