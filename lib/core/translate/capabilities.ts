@@ -1,15 +1,25 @@
 /**
  * Capability maps both ways (translation table rows 27–29): legacy `roots.listChanged` ⇄ modern
- * `roots: {}`, legacy `tasks` ⇄ the tasks extension, `extensions` and unknown keys passed through.
+ * `roots: {}`, legacy `tasks` ⇄ the tasks extension (the server's own declaration carried beside
+ * it, so it comes back whole), `extensions` and unknown keys passed through.
  */
 import { isRecord, omitKeys, type JsonObject } from '../primitives.ts';
 import type { LegacyClientCapabilities, LegacyServerCapabilities } from '../legacy/capabilities.ts';
 import { TASKS_EXTENSION, type ModernClientCapabilities, type ModernServerCapabilities } from '../modern/capabilities.ts';
 
+/**
+ * Where a modern server capability set made from a legacy one carries the legacy server's own
+ * `tasks` declaration: `tasks.list` (and `tasks.cancel` without task-run tools) has no place in the
+ * tasks extension, and a legacy client reached through two adapters should see what the server said.
+ */
+export const LEGACY_TASKS_KEY = 'mcp-dual-era/legacy-tasks';
+
+const TASK_KEYS = [TASKS_EXTENSION, LEGACY_TASKS_KEY];
+
 function withoutTasksExtension(extensions: unknown): JsonObject | undefined {
   if (!isRecord(extensions)) return undefined;
-  if (!(TASKS_EXTENSION in extensions)) return extensions;
-  const rest = omitKeys(extensions, [TASKS_EXTENSION]);
+  if (!(TASKS_EXTENSION in extensions) && !(LEGACY_TASKS_KEY in extensions)) return extensions;
+  const rest = omitKeys(extensions, TASK_KEYS);
   return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
@@ -53,20 +63,29 @@ export function clientCapabilitiesToLegacy(caps: ModernClientCapabilities | Json
   return out as LegacyClientCapabilities;
 }
 
-/** Legacy server capabilities → modern (`tasks` → the tasks extension when the server runs `tools/call` as tasks). */
+/**
+ * Legacy server capabilities → modern: `tasks` → the tasks extension when the server runs
+ * `tools/call` as tasks, and the declaration itself under {@link LEGACY_TASKS_KEY} in `extensions`.
+ */
 export function serverCapabilitiesToModern(caps: LegacyServerCapabilities | JsonObject): ModernServerCapabilities {
   const out: JsonObject = omitKeys(caps, ['tasks']);
   const tasks = caps['tasks'];
-  const toolTasks = isRecord(tasks) && isRecord(tasks['requests']) && isRecord(tasks['requests']['tools']) && isRecord(tasks['requests']['tools']['call']);
-  if (toolTasks) out['extensions'] = withTasksExtension(caps['extensions']);
+  if (!isRecord(tasks)) return out as ModernServerCapabilities;
+  const toolTasks = isRecord(tasks['requests']) && isRecord(tasks['requests']['tools']) && isRecord(tasks['requests']['tools']['call']);
+  out['extensions'] = { ...(toolTasks ? withTasksExtension(caps['extensions']) : isRecord(caps['extensions']) ? caps['extensions'] : {}), [LEGACY_TASKS_KEY]: tasks };
   return out as ModernServerCapabilities;
 }
 
-/** Modern server capabilities (from `server/discover`) → legacy (`initialize` result). */
+/**
+ * Modern server capabilities (from `server/discover`) → legacy (`initialize` result): a legacy
+ * server's declaration carried under {@link LEGACY_TASKS_KEY} comes back as it was; the tasks
+ * extension alone becomes task-run `tools/call` and `tasks/cancel`.
+ */
 export function serverCapabilitiesToLegacy(caps: ModernServerCapabilities | JsonObject): LegacyServerCapabilities {
   const out: JsonObject = omitKeys(caps, ['extensions']);
   const ext = caps['extensions'];
-  if (isRecord(ext) && TASKS_EXTENSION in ext) out['tasks'] = { cancel: {}, requests: { tools: { call: {} } } };
+  if (isRecord(ext) && isRecord(ext[LEGACY_TASKS_KEY])) out['tasks'] = ext[LEGACY_TASKS_KEY];
+  else if (isRecord(ext) && TASKS_EXTENSION in ext) out['tasks'] = { cancel: {}, requests: { tools: { call: {} } } };
   const rest = withoutTasksExtension(ext);
   if (rest) out['extensions'] = rest;
   return out as LegacyServerCapabilities;

@@ -75,7 +75,7 @@ disc('should list only modern versions in discover and move server info into _me
   assert.equal(r.value, {
     resultType: 'complete',
     supportedVersions: ['2026-07-28'],
-    capabilities: { tools: { listChanged: true }, logging: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    capabilities: { tools: { listChanged: true }, logging: {}, extensions: { 'io.modelcontextprotocol/tasks': {}, 'mcp-dual-era/legacy-tasks': { requests: { tools: { call: {} } } } } },
     _meta: { 'io.modelcontextprotocol/serverInfo': SERVER },
     instructions: 'Use echo.',
     ttlMs: 0,
@@ -103,7 +103,7 @@ caps('should map roots, tasks and extensions both ways', () => {
   });
   assert.equal(clientCapabilitiesToLegacy({ roots: {}, elicitation: { form: {}, url: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } }), { roots: {}, elicitation: { form: {}, url: {} } });
   assert.equal(clientCapabilitiesToLegacy({ roots: {} }, { rootsListChanged: true }), { roots: { listChanged: true } });
-  assert.equal(serverCapabilitiesToModern({ tasks: { list: {} }, tools: {} }), { tools: {} }, 'tasks without tools/call support has no modern form');
+  assert.equal(serverCapabilitiesToModern({ tasks: { list: {} }, tools: {} }), { tools: {}, extensions: { 'mcp-dual-era/legacy-tasks': { list: {} } } }, 'tasks without tools/call support: no tasks extension, only the declaration carried');
   assert.equal(serverCapabilitiesToLegacy({ extensions: { 'io.modelcontextprotocol/tasks': {} }, resources: { subscribe: true } }), { resources: { subscribe: true }, tasks: { cancel: {}, requests: { tools: { call: {} } } } });
 });
 caps.run();
