@@ -212,7 +212,8 @@ async function describeUpstream(wrap: ReturnType<typeof wrapLegacyServer>): Prom
   );
   const message = answer?.message;
   if (!message) return { ok: false, error: 'no answer' };
-  if ('error' in message) return { ok: false, error: message.error.message };
+  // The failure line names the upstream already: what follows is the upstream's own account.
+  if ('error' in message) return { ok: false, error: message.error.message.replace(/^Internal error: (the upstream server is unavailable: )?/, '') };
   const init = wrap.pool.sessions()[0]?.session.initializeResult;
   const info = init?.serverInfo;
   return { ok: true, value: `${info ? `${info.name} ${info.version}` : 'a server'} speaks ${init?.protocolVersion ?? 'an unknown revision'} (legacy era); served to modern (${MODERN_VERSIONS.join(', ')}) and legacy clients` };

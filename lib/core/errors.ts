@@ -3,6 +3,7 @@
  * for local (non-wire) failures. One code table for the whole library; translators return these
  * as values, only edges turn them into responses.
  */
+import type { UpstreamFailure } from './upstreamFailure.ts';
 
 /** Every JSON-RPC error code the adapter reads or writes, by name. */
 export const ErrorCode = {
@@ -101,12 +102,17 @@ export type AdapterErrorCode =
   | 'config'
   | 'state';
 
-/** The one error class for local failures: a string `code`, a message and an optional `cause`. */
+/**
+ * The one error class for local failures: a string `code`, a message, an optional `cause`, and
+ * for a failure of the upstream, what the upstream itself said (`upstream`).
+ */
 export class AdapterError extends Error {
   readonly code: AdapterErrorCode;
-  constructor(code: AdapterErrorCode, message: string, options: { cause?: unknown } = {}) {
+  readonly upstream: UpstreamFailure | undefined;
+  constructor(code: AdapterErrorCode, message: string, options: { cause?: unknown; upstream?: UpstreamFailure | undefined } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AdapterError';
     this.code = code;
+    this.upstream = options.upstream;
   }
 }

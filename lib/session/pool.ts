@@ -292,6 +292,9 @@ export class SessionPool {
         await session.open();
       } catch (e) {
         await session.close();
+        // A server that is gone before it answered initialize did not start: starting it again
+        // would only fail again (and print its failure again).
+        if (e instanceof AdapterError && e.code === 'upstream-exited') throw new GiveUp(e);
         throw e;
       }
       session.touch(Date.now());

@@ -9,6 +9,7 @@ import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
+import { describeFailure, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import type { CancelSignal } from '../signals.ts';
 
@@ -84,8 +85,15 @@ function noop(): void {}
 
 const PUSHABLE = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
-function closedError(reason: string): WireError {
-  return { code: ErrorCode.InternalError, message: `Internal error: the upstream server ${reason}` };
+function closedError(reason: string, failure?: UpstreamFailure): WireError {
+  const message = `Internal error: the upstream server ${reason}`;
+  return failure && Object.keys(failure).length > 0 ? { code: ErrorCode.InternalError, message, data: { ...failure } } : { code: ErrorCode.InternalError, message };
+}
+
+/** The words for a pipe that closed under us: what the upstream said, if it said anything. */
+function closedReason(failure: UpstreamFailure | undefined, when?: string): string {
+  const said = failure ? describeFailure(failure, when) : undefined;
+  return said ?? `closed the connection${when ? ` ${when}` : ''}`;
 }
 
 /** A legacy session over one transport. */
@@ -96,6 +104,8 @@ export class UpstreamSession {
   #pending = new Map<number, Pending>();
   #byToken = new Map<string, Pending>();
   #closed: string | undefined;
+  /** What the upstream said when the pipe closed under us (not when we closed it). */
+  #failure: UpstreamFailure | undefined;
   #initialize: InitializeResult | undefined;
   #lastUsed = 0;
   #holds = 0;
@@ -108,7 +118,10 @@ export class UpstreamSession {
     this.#transport = transport;
     this.options = options;
     transport.onmessage = (message, extra) => this.#receive(message, extra as MessageExtra | undefined);
-    transport.onclose = () => this.#shutdown('closed the connection');
+    transport.onclose = () => {
+      this.#failure = transport.failure;
+      this.#shutdown(closedReason(this.#failure));
+    };
     transport.onerror = () => {
       /* garbage on the pipe is skipped; a broken pipe surfaces through onclose */
     };
@@ -177,14 +190,30 @@ export class UpstreamSession {
     return this.#lastUsed;
   }
 
-  /** Starts the transport and performs the handshake. */
+  /** What the upstream said when the pipe closed under us, if it did. */
+  get failure(): UpstreamFailure | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * Starts the transport and performs the handshake. A server that is gone before it answered
+   * `initialize` fails with `upstream-exited` (it did not start: no retry will help); one that
+   * refused it with `upstream-error`. Either way the error carries what the upstream said.
+   */
   async open(): Promise<InitializeResult> {
-    await this.#transport.start();
+    try {
+      await this.#transport.start();
+    } catch (e) {
+      throw e instanceof AdapterError ? e : new AdapterError('upstream-error', `the upstream server could not be reached: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
     const timeout = AbortSignal.timeout(this.options.initializeTimeoutMs ?? 30_000);
     const outcome = await this.call('initialize', { protocolVersion: this.options.protocolVersion, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo }, { signal: timeout });
     if ('error' in outcome) {
+      const gone = this.#failure !== undefined;
       await this.close();
-      throw new AdapterError('upstream-error', `initialize failed: ${outcome.error.message}`, { cause: outcome.error });
+      if (gone) throw new AdapterError('upstream-exited', `it ${closedReason(this.#failure, 'before it answered initialize')}`, { cause: outcome.error, upstream: this.#failure });
+      const said = outcome.error.message.replace(/^Internal error: /, '');
+      throw new AdapterError('upstream-error', `initialize failed: ${said}`, { cause: outcome.error, upstream: failureOf(outcome.error.data) });
     }
     this.#initialize = outcome.result as InitializeResult;
     await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -364,7 +393,7 @@ export class UpstreamSession {
     if (this.#closed) return;
     this.#closed = reason;
     this.#closedController.abort();
-    for (const p of [...this.#pending.values()]) this.#settle(p, { error: closedError(reason) });
+    for (const p of [...this.#pending.values()]) this.#settle(p, { error: closedError(reason, this.#failure) });
     this.#settleHeld();
     this.options.onClose?.(reason);
   }

@@ -8,6 +8,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { mediaType, readSse } from './sse.ts';
 import { GiveUp, retry } from '../retry.ts';
 import { AdapterError, internalError, type WireError } from '../core/errors.ts';
+import { bodyExcerpt, BODY_EXCERPT_CHARS, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { classify, errorResponse, parseMessage, type Classified, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
 import type { MessageExtra, Transport } from './transport.ts';
 
@@ -63,6 +64,38 @@ function reason(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   const cause = e.cause instanceof Error ? ` (${e.cause.message})` : '';
   return `${e.message}${cause}`;
+}
+
+/** A fetch that failed without an answer, as a failure: the network's own error (`connect ECONNREFUSED …`). */
+function networkFailure(e: unknown): UpstreamFailure {
+  const inner = e instanceof Error && e.cause instanceof Error ? e.cause.message : e instanceof Error ? e.message : String(e);
+  return { network: inner.slice(0, BODY_EXCERPT_CHARS) };
+}
+
+/** An HTTP refusal as a failure: its status and the start of its body. */
+function httpFailure(status: number, text: string): UpstreamFailure {
+  const body = bodyExcerpt(text);
+  return body === '' ? { httpStatus: status } : { httpStatus: status, body };
+}
+
+/** The start of a body (a few KiB at most: enough for an excerpt), the rest left unread. */
+async function readSome(res: Response, max = 4096): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  try {
+    while (text.length < max) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // What was read is enough.
+  } finally {
+    await reader.cancel().catch(noop);
+  }
+  return text.slice(0, max);
 }
 
 
@@ -229,13 +262,13 @@ export class LegacyHttpClientTransport implements Transport {
   }
 
   /** Answers a request locally with -32603 (once), and stops listening for the server's answer. */
-  #answer(id: RequestId | undefined, detail: string, status?: number): void {
+  #answer(id: RequestId | undefined, detail: string, failure?: UpstreamFailure): void {
     if (id === undefined) return;
     const pending = this.#settle(id);
     if (!pending) return;
     this.#abandoned.add(id);
     pending.abort.abort();
-    const error: WireError = status === undefined ? internalError(detail) : { ...internalError(detail), data: { httpStatus: status } };
+    const error: WireError = failure === undefined ? internalError(detail) : { ...internalError(detail), data: { ...failure } };
     this.onmessage?.(errorResponse(id, error));
   }
 
@@ -249,10 +282,10 @@ export class LegacyHttpClientTransport implements Transport {
    * Answers a request the server may still be working on (its answer will never come), and tells
    * the server to stop: a dropped connection is not a cancellation (spec), so it has to be said.
    */
-  #abandon(id: RequestId, detail: string, reason: string): void {
+  #abandon(id: RequestId, detail: string, reason: string, failure?: UpstreamFailure): void {
     const method = this.#pending.get(id)?.method;
     if (method === undefined) return;
-    this.#answer(id, detail);
+    this.#answer(id, detail, failure);
     if (method !== 'initialize' && !this.#closed) {
       this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(noop);
     }
@@ -261,7 +294,7 @@ export class LegacyHttpClientTransport implements Transport {
   /** A request's POST failed without an HTTP answer; anything else is only reported. */
   #fail(id: RequestId | undefined, detail: string, cause?: unknown): void {
     if (this.#closed) return;
-    if (id !== undefined) this.#abandon(id, detail, 'The connection to the server broke');
+    if (id !== undefined) this.#abandon(id, detail, 'The connection to the server broke', cause === undefined ? undefined : networkFailure(cause));
     else this.onerror?.(new AdapterError('upstream-error', detail, { cause }));
   }
 
@@ -384,12 +417,12 @@ export class LegacyHttpClientTransport implements Transport {
         return this.#fail(id, `the server's answer broke off: ${reason(e)}`, e);
       }
       if (text.trim() !== '') this.#deliverText(text, extra);
-      if (id !== undefined && this.#pending.has(id)) this.#answer(id, `the server's JSON answer (HTTP ${res.status}) held no response to request ${id}`, res.status);
+      if (id !== undefined && this.#pending.has(id)) this.#answer(id, `the server's JSON answer (HTTP ${res.status}) held no response to request ${id}`, { httpStatus: res.status });
       return;
     }
     await drain(res);
     // A 202 for a request: the answer may still come on the GET stream (or the request times out).
-    if (id !== undefined && res.status !== 202) this.#answer(id, `the server answered HTTP ${res.status} with content type "${type}"`, res.status);
+    if (id !== undefined && res.status !== 202) this.#answer(id, `the server answered HTTP ${res.status} with content type "${type}"`, { httpStatus: res.status });
   }
 
   /** An HTTP error: a JSON-RPC body is delivered (or reported), and a request is answered once. */
@@ -403,7 +436,7 @@ export class LegacyHttpClientTransport implements Transport {
       if (c.kind === 'result' || c.kind === 'error') this.#receive(c, undefined);
     }
     const detail = `the server answered HTTP ${status}${upstream ? `: ${upstream.message}` : text.trim() ? `: ${snippet(text)}` : ''}`;
-    if (id !== undefined) this.#answer(id, detail, status);
+    if (id !== undefined) this.#answer(id, detail, httpFailure(status, text));
     else if (!upstream) this.onerror?.(new AdapterError('upstream-error', detail));
   }
 
@@ -444,7 +477,7 @@ export class LegacyHttpClientTransport implements Transport {
       } catch (e) {
         return this.#answer(id, `could not resume the stream: ${reason(e)}`);
       }
-      if (!res) return this.#answer(id, 'the server cannot resume the stream (HTTP 405)', 405);
+      if (!res) return this.#answer(id, 'the server cannot resume the stream (HTTP 405)', { httpStatus: 405 });
       const before = cursor.events;
       await this.#consume(res, cursor, extra).catch(noop);
       quiet = cursor.events > before ? 0 : quiet + 1;
@@ -547,7 +580,8 @@ export class LegacyHttpClientTransport implements Transport {
       await this.#connectSse();
     } catch (e) {
       const detail = `the server refused Streamable HTTP (HTTP ${status}) and HTTP+SSE (${reason(e)})`;
-      this.#answer(id, detail, status);
+      // What the HTTP+SSE attempt met is the upstream's last word.
+      this.#answer(id, detail, e instanceof AdapterError && e.upstream ? e.upstream : { httpStatus: status });
       this.onerror?.(new AdapterError('upstream-error', detail, { cause: e }));
       this.#closing ??= this.#terminate(detail, false);
       return;
@@ -563,11 +597,11 @@ export class LegacyHttpClientTransport implements Transport {
     try {
       res = await this.#fetch(this.#url, { method: 'GET', headers, signal: this.#abort.signal });
     } catch (e) {
-      throw new AdapterError('upstream-error', `could not GET ${this.#url.href}: ${reason(e)}`, { cause: e });
+      throw new AdapterError('upstream-error', `could not GET ${this.#url.href}: ${reason(e)}`, { cause: e, upstream: networkFailure(e) });
     }
     if (!res.ok || mediaType(res) !== 'text/event-stream') {
-      await drain(res);
-      throw new AdapterError('upstream-error', `GET ${this.#url.href} answered HTTP ${res.status} (${mediaType(res) || 'no content type'}), not an SSE stream`);
+      const failure = httpFailure(res.status, await readSome(res));
+      throw new AdapterError('upstream-error', `GET ${this.#url.href} answered HTTP ${res.status} (${mediaType(res) || 'no content type'}), not an SSE stream${failure.body ? `: ${failure.body}` : ''}`, { upstream: failure });
     }
     let found: (url: URL) => void = noop;
     let lost: (e: Error) => void = noop;

@@ -2,10 +2,12 @@
  * A child process spoken to over stdio (newline-delimited JSON-RPC): spawn, frame, and shut down
  * the way the spec asks (close stdin, wait, SIGTERM, then SIGKILL). Lines that are not JSON, or
  * nest deeper than the decoding bound, are reported through `onerror` and skipped (an answer among
- * them becomes an error for its request); the pipe stays usable.
+ * them becomes an error for its request); the pipe stays usable. The end of its stderr is kept, so
+ * that a process that dies is reported with its exit code and its last words (`failure`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { AdapterError, internalError } from '../core/errors.ts';
+import { stderrTail, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { DEFAULT_MAX_DEPTH, errorResponse, isRequestId, nestedBeyond, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from './lineFramer.ts';
 import { turnBatcher } from './turnBatcher.ts';
@@ -18,13 +20,25 @@ export interface StdioChildOptions {
   readonly env?: Readonly<Record<string, string>>;
   readonly inheritEnv?: boolean;
   readonly cwd?: string;
-  /** Where the child's stderr goes: passed through to ours (default) or to a callback. */
+  /**
+   * Where the child's stderr goes: passed through to ours (default), nowhere, or to a callback.
+   * Passed through, what it writes before it first speaks on stdout is held back (up to 16 KiB):
+   * a process that dies before it ever answered is reported once, through `failure`, not by its
+   * stack trace on our stderr.
+   */
   readonly stderr?: 'inherit' | 'ignore' | ((chunk: string) => void);
   /** How long to wait after closing stdin before SIGTERM, and after SIGTERM before SIGKILL. */
   readonly shutdownGraceMs?: number;
   /** Sees every message sent to the child and received from it (for logging). */
   readonly trace?: (direction: 'sent' | 'received', message: unknown) => void;
 }
+
+/** How much of the end of a child's stderr is kept for `failure`. */
+const STDERR_KEPT = 8 * 1024;
+/** How much stderr a passed-through child may write before it first speaks, held back meanwhile. */
+const STDERR_HELD = 16 * 1024;
+/** How long an exited child's stderr may take to reach its end before the pipe is reported closed. */
+const STDERR_DRAIN_MS = 100;
 
 /** Children still running, stopped when this process exits however it exits short of SIGKILL. */
 const live = new Set<ChildProcess>();
@@ -54,6 +68,14 @@ export class StdioChildTransport implements Transport {
   #write: ((chunk: string) => boolean) | undefined;
   #exited: Promise<void> | undefined;
   #prestarted: Promise<void> | undefined;
+  /** The end of what the child wrote to stderr (at most `STDERR_KEPT` characters). */
+  #stderrEnd = '';
+  /** Passed-through stderr held until the child first speaks on stdout (`undefined`: passing through). */
+  #held: string[] | undefined;
+  #heldChars = 0;
+  /** The child wrote a line on stdout. */
+  #spoke = false;
+  #exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
 
   constructor(options: StdioChildOptions) {
     this.options = options;
@@ -78,6 +100,42 @@ export class StdioChildTransport implements Transport {
     return this.#child !== undefined && !this.#closed;
   }
 
+  /** Once the process has exited: its exit code or signal and the last lines of its stderr. */
+  get failure(): UpstreamFailure | undefined {
+    const exit = this.#exit;
+    if (!exit) return undefined;
+    const stderr = stderrTail(this.#stderrEnd);
+    return {
+      ...(exit.signal !== null ? { signal: exit.signal } : exit.code !== null ? { exitCode: exit.code } : {}),
+      ...(stderr.length > 0 ? { stderr } : {}),
+    };
+  }
+
+  /** Whether the process wrote anything on stdout before it exited (one that did not failed to start). */
+  get spoke(): boolean {
+    return this.#spoke;
+  }
+
+  #stderr(chunk: string): void {
+    const kept = this.#stderrEnd + chunk;
+    this.#stderrEnd = kept.length > STDERR_KEPT ? kept.slice(-STDERR_KEPT) : kept;
+    const sink = this.options.stderr;
+    if (typeof sink === 'function') sink(chunk);
+    else if (sink === 'ignore') return;
+    else if (this.#held) {
+      this.#held.push(chunk);
+      this.#heldChars += chunk.length;
+      if (this.#heldChars > STDERR_HELD) this.#release();
+    } else process.stderr.write(chunk);
+  }
+
+  /** Passes the held stderr through, and whatever comes after it. */
+  #release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    if (held && held.length > 0) process.stderr.write(held.join(''));
+  }
+
   async start(): Promise<void> {
     const prestarted = this.#prestarted;
     if (prestarted) {
@@ -87,8 +145,8 @@ export class StdioChildTransport implements Transport {
     if (this.#child) throw new AdapterError('protocol', 'stdio transport already started');
     const o = this.options;
     const env = o.inheritEnv === false ? { ...o.env } : { ...process.env, ...o.env };
-    const stderr = typeof o.stderr === 'function' ? 'pipe' : (o.stderr ?? 'inherit');
-    const child = spawn(o.command, [...(o.args ?? [])], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', stderr], windowsHide: true });
+    const child = spawn(o.command, [...(o.args ?? [])], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    if (o.stderr === undefined || o.stderr === 'inherit') this.#held = [];
     this.#child = child;
     track(child);
     const framer = new LineFramer((line) => this.#line(line));
@@ -96,17 +154,28 @@ export class StdioChildTransport implements Transport {
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => framer.push(chunk));
     child.stdout!.on('end', () => framer.end());
-    if (typeof o.stderr === 'function') {
-      const sink = o.stderr;
+    const stderrEnded = new Promise<void>((resolve) => {
       child.stderr!.setEncoding('utf8');
-      child.stderr!.on('data', (chunk: string) => sink(chunk));
-    }
+      child.stderr!.on('data', (chunk: string) => this.#stderr(chunk));
+      child.stderr!.once('end', resolve);
+      child.stderr!.once('error', () => resolve());
+    });
     child.stdin!.on('error', (e) => this.onerror?.(e));
     this.#exited = new Promise((resolve) => {
       child.once('exit', (code, signal) => {
+        this.#exit = { code, signal };
         this.onexit?.(code, signal);
-        this.#finish();
-        resolve();
+        // Its last words, if still on their way, are read before the pipe is reported closed.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const drained = new Promise<void>((r) => (timer = setTimeout(r, STDERR_DRAIN_MS)));
+        void Promise.race([stderrEnded, drained]).then(() => {
+          clearTimeout(timer);
+          // A process that never spoke failed to start: its held stderr is in `failure`, not on ours.
+          if (this.#spoke) this.#release();
+          else this.#held = undefined;
+          this.#finish();
+          resolve();
+        });
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -119,6 +188,10 @@ export class StdioChildTransport implements Transport {
   }
 
   #line(line: string): void {
+    if (!this.#spoke) {
+      this.#spoke = true;
+      this.#release();
+    }
     let message: unknown;
     try {
       message = JSON.parse(line);

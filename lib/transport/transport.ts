@@ -4,6 +4,7 @@
  * `Server`, v1 or v2. Not a transport itself.
  */
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
+import type { UpstreamFailure } from '../core/upstreamFailure.ts';
 
 /** What a transport knows about a received message beyond the message itself. */
 export interface MessageExtra {
@@ -32,6 +33,11 @@ export interface Transport {
   onclose?: (() => void) | undefined;
   sessionId?: string | undefined;
   setProtocolVersion?: ((version: string) => void) | undefined;
+  /**
+   * Ours only: what the other end itself said when it failed (a process's exit code and last
+   * stderr lines, an HTTP status and body), once the pipe has closed or a send was refused.
+   */
+  readonly failure?: UpstreamFailure | undefined;
 }
 
 /**

@@ -12,7 +12,7 @@ import { serverCapabilitiesToModern } from '../core/translate/capabilities.ts';
 import { readEnvelope } from '../core/translate/envelope.ts';
 import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../core/translate/subscriptions.ts';
 import type { UpstreamSession } from '../session/upstreamSession.ts';
-import { errorAnswer, keyFor, ownRoots, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
+import { errorAnswer, keyFor, ownRoots, unavailable, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
 
 interface Listener {
   readonly deliver: (notification: JsonRpcNotification) => void;
@@ -75,7 +75,7 @@ export class ListenHub {
     try {
       session = await options.pool.acquire(keyFor(ctx.principal, envelope.value, ownRoots(options)));
     } catch (e) {
-      return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+      return unavailable(request, e);
     }
     const caps = serverCapabilitiesToModern(session.initializeResult?.capabilities ?? {});
     const honoured: SubscriptionFilter = honouredFilter(filter.value, caps);

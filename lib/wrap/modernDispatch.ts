@@ -6,7 +6,8 @@
  * Transport-neutral: the HTTP and stdio fronts call it.
  */
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
-import { ErrorCode, httpStatusForError, internalError, type WireError } from '../core/errors.ts';
+import { AdapterError, ErrorCode, httpStatusForError, internalError, type WireError } from '../core/errors.ts';
+import { upstreamUnavailable } from '../core/upstreamFailure.ts';
 import type { ModernVersion } from '../core/era.ts';
 import { isRecord, sameJson, type Implementation, type JsonObject } from '../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../core/translate/context.ts';
@@ -212,8 +213,9 @@ function withEnvelope(options: ModernDispatchOptions, envelope: Envelope): { sup
   return options.supportedVersions ? { supportedVersions: options.supportedVersions, envelope } : { envelope };
 }
 
-function unavailable(request: JsonRpcRequest, e: unknown): Answer {
-  return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+/** The answer to a request no upstream session could be had for: the upstream's own error in the message and in `data`. */
+export function unavailable(request: JsonRpcRequest, e: unknown): Answer {
+  return errorAnswer(request.id, upstreamUnavailable(e instanceof Error ? e.message : String(e), e instanceof AdapterError ? e.upstream : undefined));
 }
 
 /** One request on its way: what `serveModern` has read of it before it has a session. */
@@ -354,7 +356,7 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
   try {
     session = await options.pool.acquire(keyFor(ctx.principal, envelope, ownRoots(options)));
   } catch (e) {
-    return errorAnswer(request.id, internalError(`the upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+    return unavailable(request, e);
   }
   const init = session.initializeResult!;
   const result = initializeResultToDiscover(options.serverInfo ? { ...init, serverInfo: options.serverInfo } : init, {

@@ -4,8 +4,10 @@
  * shutdown; and the errors a user meets first (port taken, command not found, bad options).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serve } from '../../lib/cli/serve.ts';
@@ -134,6 +136,26 @@ s('should show every message in both eras with --verbose, keeping stdout for the
     assert.is(await exited(child), 0);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+s('should say once, in one line, that an upstream which exits before it answers initialize could not start, and exit 1', async () => {
+  const missing = spawnSync(TSX, [CLI, 'serve', '--quiet', '--port', '0', '--', 'node', '/mde-missing.js'], { cwd: ROOT, encoding: 'utf8' });
+  assert.is(missing.status, 1);
+  const lines = missing.stderr.trim().split('\n');
+  assert.is(lines.length, 1, missing.stderr);
+  assert.match(lines[0]!, "the upstream server (node /mde-missing.js) failed: it exited with code 1 before it answered initialize: Error: Cannot find module '/mde-missing.js'");
+  // Started once, not restarted (--spares 0: no warm spare is started beside it).
+  const dir = mkdtempSync(join(tmpdir(), 'mde-starts-'));
+  const starts = join(dir, 'starts');
+  try {
+    const script = `require('node:fs').appendFileSync(${JSON.stringify(starts)}, 'started\\n'); process.stderr.write('fatal: no configuration\\n'); process.exit(3)`;
+    const once = spawnSync(TSX, [CLI, 'serve', '--quiet', '--spares', '0', '--port', '0', '--', process.execPath, '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    assert.is(once.status, 1);
+    assert.match(once.stderr, 'exited with code 3 before it answered initialize: fatal: no configuration');
+    assert.is(readFileSync(starts, 'utf8'), 'started\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -107,8 +107,9 @@ s('should give every call in flight an error when the server process dies, over 
   const crash = session.call('tools/call', { name: 'crash' });
   const outcomes = await Promise.all([waiting, crash]);
   for (const o of outcomes) assert.ok('error' in o && o.error.code === -32603, JSON.stringify(o));
+  for (const o of outcomes) assert.equal('error' in o && o.error.data, { exitCode: 3 }, 'the exit code travels with the error');
   assert.ok(session.closed);
-  assert.match(closedWith, /closed/);
+  assert.is(closedWith, 'exited with code 3');
   const after = await session.call('tools/list', undefined);
   assert.ok('error' in after);
 });

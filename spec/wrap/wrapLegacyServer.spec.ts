@@ -1,8 +1,12 @@
-import { resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
-import { stdioBackend } from '../../lib/session/backend.ts';
+import { httpBackend, stdioBackend, type Backend } from '../../lib/session/backend.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { modernMeta } from '../helpers/messages.ts';
@@ -196,3 +200,80 @@ crash('should answer calls in flight when the wrap closes', async () => {
   assert.ok(answer.error, 'an error, not a hang');
 });
 crash.run();
+
+/** A legacy HTTP "server" that refuses in the ways real ones do, on a free loopback port. */
+async function refusingServer(): Promise<{ url: (path: string) => string; closedPort: number; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    if (req.url === '/initialize-500' && req.method === 'POST') {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      return res.end(`database is down\n${'x'.repeat(5000)}`);
+    }
+    // Not Streamable HTTP (405 to the POST), and a 500 to the HTTP+SSE GET.
+    if (req.url === '/sse-500') {
+      res.writeHead(req.method === 'POST' ? 405 : 500, { 'content-type': 'text/html' });
+      return res.end(req.method === 'POST' ? '' : '<h1>upstream broke</h1>');
+    }
+    res.writeHead(404);
+    res.end();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  const spare = createServer();
+  await new Promise<void>((r) => spare.listen(0, '127.0.0.1', r));
+  const closedPort = (spare.address() as AddressInfo).port;
+  await new Promise<void>((r) => spare.close(() => r()));
+  return { url: (path) => `http://127.0.0.1:${port}${path}`, closedPort, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function discoverError(upstream: Backend): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
+  const wrapped = wrapLegacyServer({ upstream });
+  try {
+    return (await json(wrapped.fetch(post(body('server/discover'))))).error;
+  } finally {
+    await wrapped.close();
+  }
+}
+
+const unreachable = suite('wrapLegacyServer with an upstream that cannot be reached or refuses');
+unreachable("should carry an HTTP upstream's own status and a bounded excerpt of its body", async () => {
+  const refusing = await refusingServer();
+  try {
+    const failed = await discoverError(httpBackend({ url: refusing.url('/initialize-500') }));
+    assert.is(failed.code, -32603);
+    assert.match(failed.message, 'the server answered HTTP 500: database is down');
+    assert.is(failed.data?.['httpStatus'], 500);
+    const excerpt = failed.data?.['body'] as string;
+    assert.ok(excerpt.startsWith('database is down xxx'), excerpt.slice(0, 40));
+    assert.ok(excerpt.length <= 301, `bounded: ${excerpt.length}`);
+    const sse = await discoverError(httpBackend({ url: refusing.url('/sse-500') }));
+    assert.match(sse.message, 'answered HTTP 500');
+    assert.match(sse.message, '<h1>upstream broke</h1>');
+    assert.equal(sse.data, { httpStatus: 500, body: '<h1>upstream broke</h1>' });
+    const refused = await discoverError(httpBackend({ url: `http://127.0.0.1:${refusing.closedPort}/mcp` }));
+    assert.match(refused.message, 'ECONNREFUSED');
+    assert.match(String(refused.data?.['network']), `ECONNREFUSED 127.0.0.1:${refusing.closedPort}`);
+  } finally {
+    await refusing.close();
+  }
+});
+unreachable("should carry a process's exit code and its last stderr lines, starting it once", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mde-exit-'));
+  const starts = join(dir, 'starts');
+  const script = `require('node:fs').appendFileSync(${JSON.stringify(starts)}, 's'); for (let i = 1; i <= 30; i++) console.error('line ' + i); console.error('Error: no configuration at /etc/mde'); process.exit(7)`;
+  try {
+    const failed = await discoverError(stdioBackend({ command: process.execPath, args: ['-e', script] }));
+    assert.is(failed.code, -32603);
+    assert.is(failed.message, 'Internal error: the upstream server is unavailable: it exited with code 7 before it answered initialize: Error: no configuration at /etc/mde');
+    assert.is(failed.data?.['exitCode'], 7);
+    const stderr = failed.data?.['stderr'] as string[];
+    assert.is(stderr.length, 10, 'the last lines only');
+    assert.is(stderr.at(-1), 'Error: no configuration at /etc/mde');
+    assert.is(stderr[0], 'line 22');
+    assert.is(readFileSync(starts, 'utf8'), 's', 'a process that never answered is not started again');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const gone = await discoverError(stdioBackend({ command: 'node', args: ['/mde-missing.js'] }));
+  assert.match(gone.message, "exited with code 1 before it answered initialize: Error: Cannot find module '/mde-missing.js'");
+});
+unreachable.run();
