@@ -11,6 +11,7 @@ import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { Implementation, JsonObject } from '../core/primitives.ts';
 import type { Backend } from './backend.ts';
 import type { CancelSignal } from '../signals.ts';
+import { PushCopies } from './pushCopies.ts';
 import { UpstreamSession, type RpcOutcome } from './upstreamSession.ts';
 
 /** How long a caller that would rather not open a session waits for one to be free before it opens one. */
@@ -95,10 +96,13 @@ export class SessionPool {
   #entries = new Map<string, Entry>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /** Over HTTP, a server may send one push to every session: its copies are settled together. */
+  readonly #copies: PushCopies | undefined;
 
   constructor(backend: Backend, options: SessionPoolOptions = {}) {
     this.backend = backend;
     this.options = options;
+    this.#copies = backend.kind === 'http' ? new PushCopies(() => this.size) : undefined;
     const idle = options.idleMs ?? 5 * 60_000;
     this.#sweeper = setInterval(() => this.#sweep(idle), Math.max(1000, Math.min(idle, 60_000)));
     this.#sweeper.unref();
@@ -280,6 +284,7 @@ export class SessionPool {
         clientInfo: key.clientInfo,
         capabilities: key.capabilities,
         protocolVersion: this.options.protocolVersion ?? '2025-11-25',
+        ...(this.#copies ? { copies: this.#copies } : {}),
         ...(this.options.onUnrelatedPush ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push) } : {}),
         onNotification: (method, params) => this.options.onNotification?.(key, session, method, params),
         onClose: (reason) => {

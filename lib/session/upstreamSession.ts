@@ -11,6 +11,7 @@ import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
 import { describeFailure, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
+import type { PushCopies } from './pushCopies.ts';
 import type { CancelSignal } from '../signals.ts';
 
 /** What a call, or a push, ends with. */
@@ -51,6 +52,11 @@ export interface UpstreamSessionOptions {
   readonly onPushableEnd?: () => void;
   /** How long `initialize` may take. */
   readonly initializeTimeoutMs?: number;
+  /**
+   * Shared by the sessions of one HTTP upstream: copies of a push that names no request, which a
+   * server may send to every session, are settled together (see `PushCopies`).
+   */
+  readonly copies?: PushCopies;
   /**
    * A push that names no request while several calls that may push are in flight is held until
    * the others finish and one candidate is left; after this long it is answered as unrelated.
@@ -373,8 +379,13 @@ export class UpstreamSession {
 
   async #push(push: JsonRpcRequest, extra: MessageExtra | undefined): Promise<void> {
     let outcome: RpcOutcome;
+    const copies = this.options.copies;
+    const verdict = push.method !== 'ping' && copies && extra?.relatedRequestId === undefined ? await copies.gather(push, () => this.pushableInFlight) : 'handle';
+    if (verdict === 'drop') return;
     if (push.method === 'ping') outcome = { result: {} };
-    else {
+    else if (verdict === 'refuse') {
+      outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: the server sent ${push.method} to several sessions with calls in flight; it cannot be told which call it belongs to` } };
+    } else {
       const owner = await this.#attribute(extra);
       try {
         if (owner?.hooks.onPush) outcome = await owner.hooks.onPush(push);
