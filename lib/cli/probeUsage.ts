@@ -7,6 +7,7 @@ export const PROBE_USAGE = `  mcp-dual-era probe [options] <url>                
   it directly and which need mcp-dual-era.
 
 Probe options:
+  --url <url>             the HTTP server to probe (the same as <url>)
   --json                  one JSON object on stdout, for scripts
   --steps                 also show each probe step (the requests tried, the fallbacks)
   --header 'Name: value'  an HTTP header on every request (repeatable; e.g. Authorization)

@@ -38,6 +38,10 @@ export interface ServerReport {
   readonly instructions?: string;
   /** Counted over every page; absent when the server does not offer the feature. */
   readonly counts: { readonly tools?: number; readonly prompts?: number; readonly resources?: number };
+  /**
+   * What it cost: the probe's time and its `server/discover` requests (`ProbeResult.roundTrips`, the
+   * same count over stdio and HTTP), then the inspection's time (initialize and the lists).
+   */
   readonly timing: { readonly probeMs: number; readonly roundTrips: number; readonly inspectMs: number };
   /** Which clients can use it directly, and what the others need. */
   readonly clients: { readonly 'modern-only': Reach; readonly 'dual-era': Reach; readonly legacy: Reach };

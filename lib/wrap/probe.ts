@@ -41,7 +41,7 @@ export type ProbeEvents = {
   probe: { target: string; method: string; attempt: number; version: string };
   /** The probe moved on to an older transport or era. */
   fallback: { target: string; from: 'modern' | 'streamable'; to: 'legacy' | 'sse'; reason: string };
-  /** The verdict, with how many round trips it cost (0 when it was known already). */
+  /** The verdict, with how many round trips it cost (`ProbeResult.roundTrips`: 0 when it was known already). */
   verdict: { target: string; verdict: Verdict; source: VerdictSource; roundTrips: number };
   /** A verdict known beforehand proved wrong; the target is probed again. */
   reprobe: { target: string; was: Verdict; reason: string };
@@ -74,6 +74,13 @@ export interface ProbeOptions {
 export interface ProbeResult {
   readonly verdict: Verdict;
   readonly source: VerdictSource;
+  /**
+   * How many `server/discover` requests the probe sent to learn the era: 1, or 2 after a `-32022`
+   * naming a version to ask in; 0 when the verdict was known already (cache, prior, pin). The same
+   * on every transport: the `initialize` that follows a legacy verdict is not counted (over stdio it
+   * is the caller's, on the probed process; over HTTP the one that tells Streamable HTTP from
+   * HTTP+SSE is a `probe` event of its own).
+   */
   readonly roundTrips: number;
   /** stdio with `keepProcess`: the running process the probe spoke to, when it is still alive. */
   readonly process?: StdioChildTransport;
@@ -336,14 +343,14 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
   options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
   const legacy = await legacyHttpMode(target, name, options);
   if (legacy.mode === 'sse') options.events?.emit('fallback', { target: name, from: 'streamable', to: 'sse', reason: legacy.reason ?? 'the Streamable HTTP initialize was refused' });
-  return { verdict: { era: 'legacy', http: legacy.mode }, source: 'probe', roundTrips: roundTrips + legacy.roundTrips };
+  return { verdict: { era: 'legacy', http: legacy.mode }, source: 'probe', roundTrips };
 }
 
 /**
  * A legacy `initialize` through the legacy HTTP client (Streamable HTTP first, then HTTP+SSE), to
  * learn which transport answers; the session it opens is closed again (DELETE).
  */
-async function legacyHttpMode(target: HttpTarget, name: string, options: ProbeOptions): Promise<{ mode: LegacyHttpMode; roundTrips: number; reason?: string }> {
+async function legacyHttpMode(target: HttpTarget, name: string, options: ProbeOptions): Promise<{ mode: LegacyHttpMode; reason?: string }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const transport = new LegacyHttpClientTransport({
     url: target.url,
@@ -367,7 +374,7 @@ async function legacyHttpMode(target: HttpTarget, name: string, options: ProbeOp
     const answer = await answered;
     if ('error' in answer && answer.error) throw refuse(`${new URL(target.url).href} is neither a modern nor a legacy MCP endpoint: ${answer.error.message}`, answer.error);
     const mode = transport.mode ?? 'streamable';
-    return { mode, roundTrips: mode === 'sse' ? 3 : 1, ...(mode === 'sse' ? { reason: 'the Streamable HTTP initialize was refused; the endpoint speaks HTTP+SSE' } : {}) };
+    return { mode, ...(mode === 'sse' ? { reason: 'the Streamable HTTP initialize was refused; the endpoint speaks HTTP+SSE' } : {}) };
   } finally {
     await transport.close().catch(() => {});
   }

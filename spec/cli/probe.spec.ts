@@ -92,9 +92,19 @@ p('should report server-everything over Streamable HTTP as legacy, and print a r
     assert.match(stdout, /modern-only client\s+through mcp-dual-era serve --upstream/);
     assert.match(stdout, /legacy client\s+directly/);
     assert.not.match(stdout, '\u001b[', 'no colour when piped');
+    assert.match(stdout, /probe\s+1 round trip,/);
+    const json = await cli(['--json', '--url', everything.url.href]);
+    assert.is(json.code, 0);
+    assert.is(json.report.timing.roundTrips, 1, 'counted as over stdio: the server/discover requests');
   } finally {
     await everything.close();
   }
+});
+
+p('should list every option it accepts in --help, --url included', () => {
+  const help = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'probe', '--help'], { cwd: ROOT, encoding: 'utf8' });
+  assert.is(help.status, 0);
+  for (const option of ['--url <url>', '--json', '--steps', '--header', '--timeout', '--cwd', '--env']) assert.match(help.stdout, option);
 });
 
 p('should exit 1 on a 401, sending the header it was given', async () => {

@@ -216,8 +216,11 @@ http('should fall back to legacy Streamable HTTP for server-everything (400, -32
     const { events, seen, types } = record();
     const result = await probe({ url: server.url }, { cache: false, events });
     assert.equal(result.verdict, { era: 'legacy', http: 'streamable' });
-    assert.is(result.roundTrips, 2);
+    assert.is(result.roundTrips, 1, 'the server/discover requests, as over stdio');
     assert.equal(types(), ['probe', 'fallback', 'probe', 'verdict']);
+    assert.is(seen.at(-1)![1].roundTrips, 1, 'the verdict event says the same');
+    const overStdio = await probe({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }, { cache: false, timeoutMs: 20_000 });
+    assert.is(overStdio.roundTrips, result.roundTrips, 'the same kind of server costs the same count on both transports');
     assert.match(seen[1]![1].reason, 'HTTP 400');
     assert.equal([seen[0]![1].method, seen[2]![1].method], ['server/discover', 'initialize']);
   } finally {
