@@ -5,25 +5,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { EXPLAIN_USAGE } from './explainUsage.ts';
 import { usageError } from './options.ts';
 import { explainTranscript, type ExplainedMessage } from '../core/translate/transcript.ts';
 
-export const EXPLAIN_USAGE = `Usage:
-  mcp-dual-era explain [options] <transcript.jsonl | ->
-
-Shows each message of a recorded exchange beside its translation into the other era: a legacy
-transcript (initialize, pushes, setLevel…) as a modern client sees it through mcp-dual-era, a
-modern one (_meta on every request, input_required…) as a legacy peer sees it. One JSON-RPC
-message per line; a line may also be {"message": …} (with other members, such as "label").
-"-" reads standard input.
-
-Options:
-  --to <era>       legacy or modern (default: the other era than the transcript's)
-  --width <n>      total width of the side-by-side view (default: the terminal's, else 160)
-  --json           print the explanation as JSON
-  --no-color       no colour even on a terminal (also NO_COLOR=1)
-  -h, --help       print this help
-`;
 
 /** Reads a JSONL transcript; a line that is not JSON is an error naming it. */
 export function readTranscript(text: string, name: string): unknown[] {
@@ -81,23 +66,29 @@ export function renderExplanation(explained: readonly ExplainedMessage[], option
 
 /** Runs the explain command. */
 export async function explain(argv: readonly string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    options: {
-      to: { type: 'string' },
-      width: { type: 'string' },
-      json: { type: 'boolean' },
-      'no-color': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-    allowPositionals: true,
-    strict: true,
-  });
+  const usage = usageError('explain');
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      options: {
+        to: { type: 'string' },
+        width: { type: 'string' },
+        json: { type: 'boolean' },
+        'no-color': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    return usage(`${e instanceof Error ? e.message : String(e)}\n\n${EXPLAIN_USAGE}`);
+  }
+  const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(EXPLAIN_USAGE);
     return 0;
   }
-  const usage = usageError('explain');
   if (positionals.length !== 1) {
     process.stderr.write(`mcp-dual-era explain: name one transcript file (or - for standard input)\n\n${EXPLAIN_USAGE}`);
     return 2;

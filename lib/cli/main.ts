@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
 import { CONNECT_USAGE } from './connectUsage.ts';
-import { explain, EXPLAIN_USAGE } from './explain.ts';
+import { EXPLAIN_USAGE } from './explainUsage.ts';
 import { MIGRATE_USAGE } from './migrateUsage.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
-import { serve, SERVE_USAGE } from './serve.ts';
+import { SERVE_USAGE } from './serveUsage.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
 
@@ -31,13 +31,14 @@ ${MIGRATE_USAGE}
   ${pkg.name} --help      print this help
 `;
 
+// Each command is loaded when used, and loads what it needs only once its arguments are read:
+// a host that starts `connect` or `serve --stdio` waits for our first answer, and `migrate` brings
+// the TypeScript compiler.
 const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
-  serve,
-  explain,
-  // Loaded when used: it brings the client side, which serve does not need at startup.
+  serve: async (argv) => (await import('./serve.ts')).serve(argv),
+  explain: async (argv) => (await import('./explain.ts')).explain(argv),
   probe: async (argv) => (await import('./probe.ts')).probeCommand(argv),
   connect: async (argv) => (await import('./connect.ts')).connect(argv),
-  // Loaded when used: it brings the TypeScript compiler.
   migrate: async (argv) => (await import('./migrate.ts')).migrateCommand(argv),
 };
 
@@ -47,8 +48,9 @@ if (command) {
   try {
     process.exitCode = await command(args.slice(1));
   } catch (e) {
+    // A usage error is answered by the command itself (exit 2); anything thrown is a failure.
     process.stderr.write(`mcp-dual-era ${args[0]}: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exitCode = 2;
+    process.exitCode = 1;
   }
 } else if (args.includes('--version') || args.includes('-v')) process.stdout.write(`${pkg.version}\n`);
 else if (args.length === 0 || args.includes('--help') || args.includes('-h')) process.stdout.write(HELP);

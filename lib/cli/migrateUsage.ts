@@ -9,4 +9,5 @@ Migrate options:
   --write                 apply the changes (default: a dry run printing a unified diff)
   --json                  print the report as JSON (no diff)
   What cannot be rewritten safely is marked in place: grep '@mcp-dual-era'.
+  Exit codes: 0 done, 1 a path could not be read or a file was left as it was, 2 usage.
 `;

@@ -1,6 +1,6 @@
 /**
  * Option values the commands share, each checked the same way everywhere: a list of `Name: value`
- * headers, `KEY=VALUE` environment entries and root URIs. Each returns what it read, or the
+ * headers, `KEY=VALUE` environment entries, root URIs, URLs and ports. Each returns what it read, or the
  * message to give the user.
  */
 
@@ -51,6 +51,23 @@ export function readHttpUrl(text: string, what: string): Read<URL> {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${what} must be an http or https URL, not ${text}` };
   return { ok: true, value: url };
+}
+
+/** `--port <port>`: a whole number from 0 to 65535 (default 3000). */
+export function readPort(text: string | undefined): Read<number> {
+  if (text === undefined) return { ok: true, value: 3000 };
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 0 && port <= 65535)) return { ok: false, message: `--port must be a port number from 0 to 65535, not ${text}` };
+  return { ok: true, value: port };
+}
+
+/** What to tell the user when listening failed (a port in use, an address not of this machine). */
+export function listenFailure(error: unknown, port: number, host: string | undefined): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'EADDRINUSE') return `port ${port} is in use: choose another with --port`;
+  if (code === 'EADDRNOTAVAIL') return `cannot bind ${host}: not an address of this machine (--host)`;
+  if (code === 'EACCES') return `not allowed to listen on port ${port}: choose one above 1023 with --port`;
+  return `cannot listen on ${host ?? '127.0.0.1'}:${port}: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** A command's own arguments, and the upstream command after `--` (empty without one). */

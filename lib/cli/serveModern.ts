@@ -5,12 +5,13 @@
  */
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { wrapModernServer, type ModernBackend } from '../wrap/wrapModernServer.ts';
+import { listenFailure } from './options.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 export interface ServeModernOptions {
   readonly stdio?: boolean;
   readonly host?: string;
-  readonly port?: string;
+  readonly port: number;
   readonly path?: string;
   readonly upstream?: string;
   readonly allowedOrigins?: readonly string[];
@@ -58,7 +59,14 @@ export async function serveModern(command: readonly string[], options: ServeMode
     await front.close();
     return 0;
   }
-  const server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(options.host ? { host: options.host } : {}), port: options.port ? Number(options.port) : 3000 });
+  let server: Awaited<ReturnType<typeof serveNodeHttp>>;
+  try {
+    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(options.host ? { host: options.host } : {}), port: options.port });
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era serve --modern: ${listenFailure(e, options.port, options.host)}\n`);
+    await wrap.close();
+    return 1;
+  }
   options.say(`mcp-dual-era: serving the modern server ${describe} to legacy clients at ${server.origin}${options.path ?? '/mcp'}`);
   await stopped;
   options.say('mcp-dual-era: shutting down');

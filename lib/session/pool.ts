@@ -38,6 +38,8 @@ export interface SessionPoolOptions {
   readonly onUnrelatedPush?: (key: SessionKey, push: JsonRpcRequest) => Promise<RpcOutcome>;
   readonly onNotification?: (key: SessionKey, session: UpstreamSession, method: string, params: JsonObject | undefined) => void;
   readonly onSessionClosed?: (key: SessionKey, reason: string) => void;
+  /** A session was opened: the server answered its `initialize`. */
+  readonly onSessionOpened?: (key: SessionKey, session: UpstreamSession) => void;
 }
 
 /** A stable text for a JSON value: object keys sorted, so equal capability sets share a key. */
@@ -303,6 +305,7 @@ export class SessionPool {
         throw e;
       }
       session.touch(Date.now());
+      this.options.onSessionOpened?.(key, session);
       return session;
     };
     const session = await retry(open, { retries: Math.max(0, (this.options.openAttempts ?? 3) - 1) });

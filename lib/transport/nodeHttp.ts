@@ -6,7 +6,6 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { getRequestListener } from '@hono/node-server';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { SseWriter } from './httpEdge.ts';
 
@@ -33,10 +32,25 @@ export interface HttpHandler {
   readonly node?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
+/** The Web-to-Node adapter (hono's), loaded with the first request that needs it: a stdio front never does. */
+let adapter: Promise<(typeof import('@hono/node-server'))['getRequestListener']> | undefined;
+
+/** A Node request listener that serves through a Web `fetch` handler. */
+export function viaFetch(fetch: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
+  let listener: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  return (req, res) => {
+    if (listener) return listener(req, res);
+    void (adapter ??= import('@hono/node-server').then((m) => m.getRequestListener)).then((make) => {
+      listener ??= make(fetch) as (req: IncomingMessage, res: ServerResponse) => void;
+      listener(req, res);
+    });
+  };
+}
+
 /** The Node request listener for a fetch handler (or a handler's own native listener). */
 export function toNodeListener(handler: FetchHandler | HttpHandler): (req: IncomingMessage, res: ServerResponse) => void {
   if (typeof handler !== 'function' && handler.node) return handler.node;
-  return getRequestListener(typeof handler === 'function' ? handler : handler.fetch) as (req: IncomingMessage, res: ServerResponse) => void;
+  return viaFetch(typeof handler === 'function' ? handler : handler.fetch);
 }
 
 /** Listens with a handler (a `fetch` function, or a wrap); resolves once bound. */

@@ -7,7 +7,6 @@
  * goes through `fetch`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getRequestListener } from '@hono/node-server';
 import { claimedEra } from '../core/era.ts';
 import type { ModernVersion } from '../core/era.ts';
 import { ErrorCode } from '../core/errors.ts';
@@ -31,7 +30,7 @@ import {
   type HeaderGetter,
   type OriginPolicy,
 } from '../transport/httpEdge.ts';
-import { nodeSse, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
+import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import { errorAnswer, type Answer, type ModernContext } from './modernDispatch.ts';
 
@@ -198,7 +197,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     );
   };
 
-  let viaFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const maxBytes = maxBodyBytes(http);
 
   const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string): void => {
@@ -262,9 +261,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined) {
       // The Web listener reads a spent body from `rawBody`.
       if (consumed !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(consumed);
-      viaFetch ??= getRequestListener(fetch) as (req: IncomingMessage, res: ServerResponse) => void;
-      viaFetch(req, res);
-      return;
+      return (throughFetch ??= viaFetch(fetch))(req, res);
     }
     const header: HeaderGetter = (name) => {
       const value = headers[lowerCase(name)];

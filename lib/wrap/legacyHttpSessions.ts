@@ -4,7 +4,7 @@
  * server→client requests on the right stream) and relayed, message for message, to a dedicated
  * upstream connection. Nothing is translated: both sides speak legacy.
  */
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { Backend } from '../session/backend.ts';
@@ -32,6 +32,10 @@ interface LegacySession {
   readonly front: WebStandardStreamableHTTPServerTransport;
   readonly upstream: Transport;
 }
+
+/** The SDK's server transport, loaded with the first legacy session (a stdio front never needs it). */
+let sdkTransport: Promise<typeof WebStandardStreamableHTTPServerTransport> | undefined;
+const loadTransport = () => (sdkTransport ??= import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').then((m) => m.WebStandardStreamableHTTPServerTransport));
 
 /** The legacy sessions of one endpoint. */
 export class LegacyHttpSessions {
@@ -62,14 +66,16 @@ export class LegacyHttpSessions {
     if (this.#closed) return jsonError(503, -32603, 'The server is shutting down');
     if (this.#sessions.size >= this.#maxSessions) return jsonError(503, -32603, 'Too many legacy sessions');
     let upstream: Transport;
+    let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
     try {
+      ServerTransport = await loadTransport();
       upstream = await this.#backend.connect();
       await upstream.start();
     } catch (e) {
       return jsonError(502, -32603, `The upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`);
     }
     let sessionId: string | undefined;
-    const front = new WebStandardStreamableHTTPServerTransport({
+    const front = new ServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
         sessionId = sid;

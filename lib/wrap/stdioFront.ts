@@ -1,7 +1,8 @@
 /**
  * The stdio front of `wrapLegacyServer`: newline-delimited JSON-RPC on our own stdin/stdout (or
  * any pair of streams). Modern requests are served statelessly and concurrently; a legacy
- * `initialize` opens one legacy session relayed untouched to a dedicated upstream connection.
+ * `initialize` opens one legacy session relayed untouched to a dedicated upstream connection (a
+ * client that falls back to it after modern requests gets no late answers to those).
  * `notifications/cancelled` cancels the modern request it names; end of input shuts down cleanly.
  */
 import type { Readable, Writable } from 'node:stream';
@@ -129,6 +130,9 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
       }
     }
     if (c.kind === 'request' && c.message.method === 'initialize' && !legacy && !legacyOpening) {
+      // A client that sent modern requests and now `initialize` fell back to the legacy era (it
+      // gave up waiting): what it asked before gets no late answer, and is cancelled upstream.
+      for (const controller of running) controller.abort();
       legacyOpening = openLegacy();
       track(relay(c.message));
       return;

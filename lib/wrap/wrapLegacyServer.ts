@@ -17,6 +17,7 @@ import { readEnvelope } from '../core/translate/envelope.ts';
 import { verifyHeaders } from '../core/translate/headers.ts';
 import { inProcessBackend, type Backend, type ConnectableServer } from '../session/backend.ts';
 import { SessionPool, type SessionKey } from '../session/pool.ts';
+import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
 import { createHttpFront, type HttpFrontOptions } from './httpFront.ts';
 import { LegacyHttpSessions } from './legacyHttpSessions.ts';
@@ -72,6 +73,8 @@ export interface WrapStats {
 }
 
 export type WrapEvents = {
+  /** An upstream session was opened for `key`; `initializeResult` is the server's answer to its `initialize`. */
+  'upstream-opened': { key: SessionKey; initializeResult: InitializeResult };
   'upstream-closed': { key: SessionKey; reason: string };
   'unrelated-push': { method: string };
 };
@@ -133,6 +136,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       hub.dispatch(session, method, params);
     },
     onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
+    onSessionOpened: (key, session) => events.emit('upstream-opened', { key, initializeResult: session.initializeResult! }),
   });
   const legacy = new LegacyHttpSessions(backend);
   const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {});

@@ -119,4 +119,13 @@ x('should fail with exit code 2 and a clear message on bad input', () => {
   assert.match(none.stderr, 'name one transcript');
 });
 
+x('should exit 2 on an unknown option, and say its exit codes in --help', () => {
+  const unknown = run(['--sideways', LEGACY]);
+  assert.is(unknown.status, 2);
+  assert.match(unknown.stderr, "Unknown option '--sideways'");
+  const help = run(['--help']);
+  assert.is(help.status, 0);
+  assert.match(help.stdout, 'Exit codes: 0 done, 2 usage');
+});
+
 x.run();

@@ -4,6 +4,7 @@
  * and a second run that finds nothing to do, native mode, and the failures (a file that does not
  * parse, a path that cannot be read) reported with exit 1, the file left as it was.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
@@ -29,6 +30,18 @@ usage('should exit 2 with a clear message on a usage error', async () => {
   const mode = await migrateCli(['--mode', 'legacy', 'x.ts'], ROOT);
   assert.is(mode.code, 2);
   assert.match(mode.stderr, '--mode is wrap or native, not legacy');
+});
+
+usage('should say its exit codes in --help', async () => {
+  const { stdout } = await migrateCli(['--help'], ROOT);
+  assert.match(stdout, 'Exit codes: 0 done, 1 ');
+});
+
+usage('should exit 1, not 2, with what failed, when something it needs cannot be loaded', () => {
+  const file = resolve(ROOT, 'fixtures/codemod/wrap-stdio-server.input.ts');
+  const r = spawnSync(process.execPath, ['--require', resolve(ROOT, 'spec/helpers/withoutTypescript.cjs'), '--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'migrate', file], { cwd: ROOT, encoding: 'utf8' });
+  assert.is(r.status, 1, r.stderr);
+  assert.match(r.stderr, "mcp-dual-era migrate: Cannot find module 'typescript'");
 });
 
 usage.run();

@@ -4,7 +4,7 @@
  * shutdown; and the errors a user meets first (port taken, command not found, bad options).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -98,6 +98,9 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
     [['--upstream', 'not a url'], '--upstream is not a URL'],
     [['--mrtr', 'sometimes', '--', 'x'], '--mrtr is suspend or replay'],
     [['--port', 'eighty', '--', 'x'], '--port must be a port number'],
+    [['--modern', '--port', 'abc', '--', 'x'], '--port must be a port number from 0 to 65535, not abc'],
+    [['--modern', '--port', '70000', '--', 'x'], '--port must be a port number from 0 to 65535, not 70000'],
+    [['--no-such-option'], "Unknown option '--no-such-option'"],
     [[], 'name the upstream server'],
     [['--state-key-env', 'MDE_NO_SUCH_VAR', '--', 'x'], 'MDE_NO_SUCH_VAR (--state-key-env) is not set'],
   ];
@@ -110,6 +113,53 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
   const help = await captured(() => serve(['--help']));
   assert.is(help.code, 0);
   assert.match(help.stdout, '--state-key-file');
+});
+
+s('should say a taken port before starting the upstream, and exit 1 (with --modern too)', async () => {
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+  const port = (blocker.address() as { port: number }).port;
+  const flag = resolve(tmpdir(), `mde-started-${process.pid}-${Date.now()}`);
+  // An upstream that leaves a mark when it starts.
+  const upstream = [process.execPath, '-e', 'require("fs").writeFileSync(process.env.MDE_FLAG, "started"); setInterval(() => {}, 1000)'];
+  try {
+    for (const mode of [[], ['--modern']]) {
+      const r = spawnSync(TSX, [CLI, 'serve', ...mode, '--quiet', '--port', String(port), '--env', `MDE_FLAG=${flag}`, '--', ...upstream], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+      assert.is(r.status, 1, `${mode.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, `port ${port} is in use: choose another with --port`);
+      assert.not.match(r.stderr, 'EADDRINUSE');
+      assert.not.ok(existsSync(flag), `${mode.join(' ') || 'serve'}: the upstream was started before the port was tried`);
+    }
+  } finally {
+    blocker.close();
+    rmSync(flag, { force: true });
+  }
+});
+
+s('should serve a client on stdio that falls back from modern to initialize, without a late answer to what it gave up on', async () => {
+  const child = spawn(TSX, [CLI, 'serve', '--stdio', '--quiet', '--', TSX, EXAMPLE], { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  try {
+    // A modern-first client that gave up on its discover (here: at once) and starts again with initialize.
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: META } })}\n`);
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } })}\n`);
+    const deadline = Date.now() + 20_000;
+    while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
+    while (out.trim().split('\n').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 500));
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.map((l) => l.id), [1, 2], JSON.stringify(lines));
+    assert.is(lines[0].result.protocolVersion, '2025-11-25');
+    assert.is(lines[0].result.serverInfo.name, 'trip-desk');
+    assert.ok(lines[1].result.tools.some((t: { name: string }) => t.name === 'book_table'));
+    child.stdin!.end();
+    assert.is(await exited(child), 0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
 });
 
 s('should show every message in both eras with --verbose, keeping stdout for the protocol (--stdio)', async () => {

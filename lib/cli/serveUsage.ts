@@ -1,0 +1,33 @@
+/** The usage text of `mcp-dual-era serve`, apart so `--help` loads nothing else. */
+export const SERVE_USAGE = `Usage:
+  mcp-dual-era serve [options] -- <command> [args…]    front a stdio server
+  mcp-dual-era serve [options] --upstream <url>         front a legacy HTTP server
+  mcp-dual-era serve --modern [options] -- <command>    front a modern-only server for legacy clients
+                                                        (or --upstream <url>)
+
+Options:
+  --stdio                 serve on our stdin/stdout instead of HTTP
+  --host <host>           HTTP bind address (default 127.0.0.1)
+  --port <port>           HTTP port (default 3000)
+  --path <path>           HTTP endpoint path (default /mcp)
+  --allowed-origin <o>    accept this Origin (repeatable; default loopback origins)
+  --allowed-host <h>      accept this Host (repeatable; default loopback names)
+  --mrtr <mode>           suspend (default: park the call between rounds) or replay (stateless:
+                          re-run the call each round; see the README for the caveat)
+  --state-key-env <VAR>   requestState key (32 bytes, base64 or hex) from this environment variable
+  --state-key-file <f>    requestState key from this file (without either: a random key per
+                          process, so retries cannot cross processes or restarts)
+  --roots <uri>           a root to answer the server's roots/list outside any call (repeatable)
+  --cache-ttl <ms>        ttlMs on cacheable results (default 0: no caching)
+  --cache-scope <s>       private (default) or public
+  --body-limit <bytes>    largest accepted request body (default 4194304)
+  --spares <n>            upstream processes kept started ahead of need, so a new session does
+                          not wait for one to boot (default 1 over HTTP, 0 with --stdio)
+  --cwd <dir>             working directory of the upstream command
+  --env KEY=VALUE         environment of the upstream command (repeatable)
+  --verbose               every message on both sides, in both eras, on stderr
+  --quiet                 no messages on stderr
+  -h, --help              print this help
+
+Exit codes: 0 stopped by SIGINT/SIGTERM or end of input, 1 the upstream or the port failed, 2 usage.
+`;
