@@ -4,7 +4,10 @@
  * The host's first request tells its era: a legacy host (`initialize`) goes through
  * `wrapLegacyClient` (a modern-only server is reached through translation, a legacy or dual-era
  * one is relayed unchanged); a modern host goes through `wrapModernClient` (a legacy server is
- * translated, a modern one gets the messages untouched). stdout carries protocol messages only.
+ * translated, a modern one gets the messages untouched). A modern host may fall back to
+ * `initialize` on the same pipe (when our first answer was slower than it waits): it is then served
+ * as a legacy host and late answers to what it gave up on are dropped. A server command is started
+ * as soon as the arguments are read, while the rest loads. stdout carries protocol messages only.
  */
 import { parseArgs } from 'node:util';
 import { claimedEra, type Era } from '../core/era.ts';
@@ -15,12 +18,9 @@ import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioC
 import type { Transport } from '../transport/transport.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { HttpTarget } from '../wrap/probe.ts';
-import { wrapLegacyClient } from '../wrap/wrapLegacyClient.ts';
-import { wrapModernClient } from '../wrap/wrapModernClient.ts';
 import { CONNECT_USAGE } from './connectUsage.ts';
 import { readEnv, readHeaders, readHttpUrl, readRoots, splitAtDash, usageError } from './options.ts';
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
-
 
 type Upstream = { url: string; headers: Record<string, string> } | { command: StdioChildOptions };
 
@@ -67,10 +67,11 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   if (!env.ok) return usage(env.message);
   const roots = readRoots(values.roots);
   if (!roots.ok) return usage(roots.message);
+  const trace = values.verbose ? stderrTrace() : undefined;
   let upstream: Upstream;
   if (command.length > 0) {
     if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
-    upstream = { command: { command: command[0]!, args: command.slice(1), env: env.value, stderr: 'inherit', shutdownGraceMs: 300, ...(values.cwd ? { cwd: values.cwd } : {}) } };
+    upstream = { command: { command: command[0]!, args: command.slice(1), env: env.value, stderr: 'inherit', shutdownGraceMs: 300, ...(values.cwd ? { cwd: values.cwd } : {}), ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
   } else if (positionals.length === 1) {
     const url = readHttpUrl(positionals[0]!, 'the server');
     if (!url.ok) return usage(`${url.message} (a command goes after --)`);
@@ -82,7 +83,14 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   }
 
   const say = (text: string) => values.quiet || process.stderr.write(`mcp-dual-era connect: ${text}\n`);
-  const trace = values.verbose ? stderrTrace() : undefined;
+  // The server boots while the rest of us loads and the host sends its first request: the host
+  // waits for our first answer (the AI SDK, modern first, for one second before it falls back).
+  let early: StdioChildTransport | undefined;
+  if ('command' in upstream) {
+    early = new StdioChildTransport(upstream.command);
+    early.onerror = () => {};
+    early.prestart().catch(() => {});
+  }
   const bridge = new Connection(upstream, {
     say,
     ...(trace ? { trace } : {}),
@@ -90,6 +98,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
     ...(serverEra !== 'auto' ? { serverEra } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     roots: roots.value,
+    ...(early ? { early } : {}),
   });
   return bridge.run(io.input ?? process.stdin, io.output ?? process.stdout);
 }
@@ -104,14 +113,31 @@ interface ConnectionOptions {
   readonly graceMs?: number;
   /** For a modern host and a legacy server: the roots the server gets when it asks outside any call. */
   readonly roots: ReadonlyArray<{ uri: string }>;
+  /** The server process, started ahead: the first transport takes it. */
+  readonly early?: StdioChildTransport;
+}
+
+/** Whether a message is a legacy `initialize` request. */
+function isInitialize(message: unknown): boolean {
+  const m = Array.isArray(message) ? message[0] : message;
+  return typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize' && 'id' in m;
 }
 
 /** One host on our stdio, one upstream, the transport between them chosen by the host's era. */
 class Connection {
   readonly #upstream: Upstream;
   readonly #options: ConnectionOptions;
+  #early: StdioChildTransport | undefined;
+  /** The transport of the host's era, once opened; `#opening` while it opens. */
   #transport: Transport | undefined;
   #opening: Promise<Transport | undefined> | undefined;
+  #era: Era | undefined;
+  /** Counts transports opened: answers from one the host has left behind are dropped. */
+  #generation = 0;
+  /** The host's messages to the current transport, in order. */
+  #sending: Promise<void> = Promise.resolve();
+  /** Transports left behind by a fallback, closing. */
+  readonly #retired = new Set<Promise<void>>();
   #write: ((message: unknown) => void) | undefined;
   #finished = false;
   #stopping = false;
@@ -126,6 +152,7 @@ class Connection {
   constructor(upstream: Upstream, options: ConnectionOptions) {
     this.#upstream = upstream;
     this.#options = options;
+    this.#early = options.early;
   }
 
   run(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<number> {
@@ -136,19 +163,16 @@ class Connection {
       if ((m['result'] !== undefined || m['error'] !== undefined) && (typeof m['id'] === 'string' || typeof m['id'] === 'number')) {
         this.#settled(m['id']);
       }
-      this.#options.trace?.('us', 'host', message);
+      this.#options.trace?.('us', 'client', message);
       batched(frame(message));
     };
     const done = new Promise<number>((resolve) => (this.#finish = resolve));
-    let queue = Promise.resolve();
-    const framer = new LineFramer((line) => {
-      queue = queue.then(() => this.#fromHost(line));
-    });
+    const framer = new LineFramer((line) => this.#fromHost(line));
     input.on('data', (chunk: Buffer) => framer.push(chunk));
     input.on('end', () => {
       framer.end();
       // The host is done sending: what it still waits for may arrive, for a while; then we stop.
-      void queue.then(() => this.#drained(this.#options.graceMs ?? 30_000)).then(() => this.#stop(0));
+      void this.#sending.then(() => this.#drained(this.#options.graceMs ?? 30_000)).then(() => this.#stop(0));
     });
     const onSignal = () => {
       void this.#stop(0);
@@ -163,16 +187,18 @@ class Connection {
     });
   }
 
-  async #fromHost(line: string): Promise<void> {
+  #fromHost(line: string): void {
     let message: unknown;
     try {
       message = JSON.parse(line);
     } catch {
-      this.#options.trace?.('host', 'us', `(not JSON) ${line.slice(0, 200)}`);
+      this.#options.trace?.('client', 'us', `(not JSON) ${line.slice(0, 200)}`);
       this.#write!(errorResponse(null, parseError('the line is not JSON')));
       return;
     }
-    this.#options.trace?.('host', 'us', message);
+    this.#options.trace?.('client', 'us', message);
+    // A modern host that gave up waiting starts again the legacy way, on the same pipe.
+    if (this.#era === 'modern' && this.#options.hostEra === undefined && isInitialize(message)) this.#fallBack();
     for (const m of Array.isArray(message) ? message : [message]) {
       if (typeof m !== 'object' || m === null) continue;
       const { id, method, params } = m as Record<string, unknown>;
@@ -187,42 +213,80 @@ class Connection {
         this.#settled(cancelled);
       }
     }
-    const transport = this.#transport ?? (await (this.#opening ??= this.#open(message)));
-    if (!transport) return;
+    if (!this.#opening) {
+      this.#era = this.#options.hostEra ?? (claimedEra(Array.isArray(message) ? message[0] : message) === 'modern' ? 'modern' : 'legacy');
+      this.#opening = this.#open(this.#era, ++this.#generation);
+    }
+    const opening = this.#opening;
+    const generation = this.#generation;
     // Sent in order, not awaited: a transport may take its time over a request (a call through a
     // legacy server), and the host's next message must not wait for it.
-    transport.send(message as JsonRpcMessage).catch((e: unknown) => this.#failPending(`the server cannot be reached: ${e instanceof Error ? e.message : String(e)}`));
+    this.#sending = this.#sending.then(async () => {
+      const transport = await opening;
+      if (!transport || generation !== this.#generation) return;
+      transport.send(message as JsonRpcMessage).catch((e: unknown) => this.#failPending(`the server cannot be reached: ${e instanceof Error ? e.message : String(e)}`));
+    });
   }
 
-  /** Chooses and starts the transport for the host's era, judged from its first message. */
-  async #open(first: unknown): Promise<Transport | undefined> {
-    const claimed = claimedEra(Array.isArray(first) ? first[0] : first);
-    const era: Era = this.#options.hostEra ?? (claimed === 'modern' ? 'modern' : 'legacy');
+  /**
+   * The host sent `initialize` after modern requests: it is a legacy host now. What it asked
+   * before is given up (their late answers are dropped), the modern transport is closed, and the
+   * next transport is chosen for the legacy era.
+   */
+  #fallBack(): void {
+    for (const id of this.#pending) this.#streams.delete(id);
+    this.#pending.clear();
+    const left = this.#opening;
+    this.#opening = undefined;
+    this.#transport = undefined;
+    this.#era = undefined;
+    this.#generation++;
+    this.#sending = Promise.resolve();
+    this.#options.say('the host fell back to initialize: it is served as a legacy host');
+    if (left) {
+      const closing = left.then((t) => t?.close().catch(() => {})).then(() => {});
+      this.#retired.add(closing);
+      void closing.finally(() => this.#retired.delete(closing));
+    }
+  }
+
+  /** Chooses and starts the transport for the host's era. */
+  async #open(era: Era, generation: number): Promise<Transport | undefined> {
     const trace = this.#options.trace;
     const upstream = this.#upstream;
     const side = era === 'legacy' ? 'modern or legacy server' : 'server';
+    const current = () => generation === this.#generation && !this.#finished;
+    // The process started ahead goes to the first transport; one opened later starts its own.
+    const early = this.#early;
+    this.#early = undefined;
     let transport: Transport;
     if (era === 'legacy') {
+      const { wrapLegacyClient } = await import('../wrap/wrapLegacyClient.ts');
       if ('url' in upstream) {
         transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
       } else {
-        transport = wrapLegacyClient(new StdioChildTransport(this.#withTrace(upstream.command)));
+        transport = wrapLegacyClient(early ?? new StdioChildTransport(upstream.command));
       }
     } else {
-      const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) } : this.#withTrace(upstream.command);
+      const { wrapModernClient } = await import('../wrap/wrapModernClient.ts');
+      const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) } : upstream.command;
       const modern = wrapModernClient(target, {
         ...(this.#options.serverEra ? { pin: this.#options.serverEra } : {}),
         ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
+        ...(early ? { process: early } : {}),
         cache: false,
         legacy: { roots: this.#options.roots },
       });
-      modern.events.on('verdict', (e) => this.#options.say(`the server speaks the ${e.verdict.era} era${e.verdict.era === 'modern' ? ` (${e.verdict.version}): messages pass unchanged` : ': messages are translated'}`));
+      modern.events.on('verdict', (e) => current() && this.#options.say(`the server speaks the ${e.verdict.era} era${e.verdict.era === 'modern' ? ` (${e.verdict.version}): messages pass unchanged` : ': messages are translated'}`));
       transport = modern;
     }
-    transport.onmessage = (message) => this.#write!(message);
-    transport.onerror = (e) => this.#options.say(e.message);
+    transport.onmessage = (message) => {
+      // A transport the host has left behind (a fallback) answers what the host no longer waits for.
+      if (current()) this.#write!(message);
+    };
+    transport.onerror = (e) => current() && this.#options.say(e.message);
     transport.onclose = () => {
-      if (this.#finished) return;
+      if (!current()) return;
       this.#failPending('the server closed the connection');
       this.#options.say('the server closed the connection');
       void this.#stop(1);
@@ -231,10 +295,15 @@ class Connection {
     try {
       await transport.start();
     } catch (e) {
+      if (!current()) return undefined;
       const why = e instanceof Error ? e.message : String(e);
       this.#options.say(`cannot reach ${where}: ${why}`);
       this.#failPending(`mcp-dual-era connect cannot reach ${where}: ${why}`);
       void this.#stop(1);
+      return undefined;
+    }
+    if (!current()) {
+      await transport.close().catch(() => {});
       return undefined;
     }
     this.#options.say(`${era} host ⇄ ${side} at ${where}`);
@@ -242,13 +311,6 @@ class Connection {
     return transport;
   }
 
-  #withTrace(options: StdioChildOptions): StdioChildOptions {
-    const trace = this.#options.trace;
-    if (!trace) return options;
-    return { ...options, trace: upstreamTrace(trace) };
-  }
-
-  /** Resolves when no request of the host waits for an answer, or after `ms`. */
   /** A request of the host needs no more waiting for: answered or cancelled. */
   #settled(id: string | number): void {
     this.#pending.delete(id);
@@ -274,7 +336,6 @@ class Connection {
     });
   }
 
-
   /** Every request still waiting gets an error: the host never waits for an answer that cannot come. */
   #failPending(why: string): void {
     for (const id of [...this.#pending]) this.#write!(errorResponse(id, internalError(why)));
@@ -292,6 +353,8 @@ class Connection {
       transport.onclose = undefined;
       await transport.close().catch(() => {});
     }
+    await Promise.all([...this.#retired]);
+    await this.#early?.close().catch(() => {});
     clearInterval(alive);
     this.#failPending('the bridge is shutting down');
     this.#finished = true;

@@ -3,7 +3,8 @@ export const CONNECT_USAGE = `  mcp-dual-era connect [options] <url>            
   mcp-dual-era connect [options] -- <command> [args…]    bridge a stdio host to a stdio server
 
   Whatever era the host speaks on our stdin and whatever era the server speaks, the two work
-  together (legacy host → modern-only server, modern host → legacy server, same era relayed).
+  together (legacy host → modern-only server, modern host → legacy server, same era relayed). A
+  modern host that falls back to initialize on the same pipe is served as a legacy host.
 
 Connect options:
   --header 'Name: value'  an HTTP header on every upstream request (repeatable; e.g. Authorization)
@@ -16,4 +17,6 @@ Connect options:
                           any call (repeatable; a modern host cannot be asked then)
   --verbose               every message on both sides, in both eras, on stderr
   --quiet                 nothing on stderr but errors
+  Exit codes: 0 the host's input ended or a signal, 1 the server could not be started, reached
+  or went away, 2 usage.
 `;

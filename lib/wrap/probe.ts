@@ -68,6 +68,11 @@ export interface ProbeOptions {
   readonly signal?: AbortSignal;
   /** stdio: keep the probed process running and return it (its owner must close it). */
   readonly keepProcess?: boolean;
+  /**
+   * stdio: a process of this target already started (`prestart()`, say while the caller itself was
+   * still loading): the probe speaks to it rather than start one. Without `keepProcess` it is closed.
+   */
+  readonly process?: StdioChildTransport;
 }
 
 /** The outcome of {@link probe}. */
@@ -173,7 +178,7 @@ export async function probe(target: ProbeTarget, options: ProbeOptions = {}): Pr
 type Heard = { kind: 'answer'; message: JsonRpcMessage } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'aborted' };
 
 async function probeStdio(target: StdioChildOptions, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
-  const child = new StdioChildTransport(target);
+  const child = options.process ?? new StdioChildTransport(target);
   let exited = false;
   let waiting: { id: RequestId; settle: (heard: Heard) => void } | undefined;
   child.onexit = () => {
@@ -185,6 +190,8 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
   };
   child.onerror = () => {};
   await child.start();
+  // A process started ahead may have exited before the probe came to it.
+  if (!child.running) exited = true;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const ask = (request: JsonRpcRequest): Promise<Heard> =>
     new Promise<Heard>((resolve) => {

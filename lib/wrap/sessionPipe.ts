@@ -122,5 +122,11 @@ export function adoptingBackend(fresh: Backend, adopted: StdioChildTransport | u
       if (own) await own.close().catch(() => {});
       return new SessionPipe(await fresh.connect(), false, hooks);
     },
+    // The probed process, if no session took it, ends with the wrap (and what the fresh backend holds).
+    async close() {
+      const own = first;
+      first = undefined;
+      await Promise.all([own?.close().catch(() => {}), fresh.close?.()]);
+    },
   };
 }

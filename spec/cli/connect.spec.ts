@@ -100,10 +100,46 @@ c('should show both eras with --verbose on stderr, and put only protocol message
   assert.equal(out[0].result.supportedVersions, ['2026-07-28']);
   assert.is(out[0].result._meta['io.modelcontextprotocol/serverInfo'].name, 'mcp-servers/everything');
   const lines = err.split('\n');
-  assert.ok(lines.some((l) => l.includes('host → us') && l.includes('"server/discover"')), err);
+  assert.ok(lines.some((l) => l.includes('client → us') && l.includes('"server/discover"')), err);
   assert.ok(lines.some((l) => l.includes('us → server') && l.includes('"initialize"')), 'the legacy side of the same exchange');
   assert.ok(lines.some((l) => l.includes('server → us') && l.includes('"protocolVersion":"2025-11-25"')), err);
-  assert.ok(lines.some((l) => l.includes('us → host') && l.includes('"supportedVersions"')), err);
+  assert.ok(lines.some((l) => l.includes('us → client') && l.includes('"supportedVersions"')), err);
+});
+
+c('should serve a modern host that falls back to initialize on the same pipe as a legacy host, with no late answer to its discover', async () => {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'connect', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c) => (out += c));
+  child.stderr.on('data', (c) => (err += c));
+  // Answers only: the server's own notifications are relayed too.
+  const answers = () => out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((m) => 'result' in m || 'error' in m);
+  const until = async (n: number) => {
+    const deadline = Date.now() + 20_000;
+    while (answers().length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  };
+  const send = (m: unknown) => child.stdin.write(`${JSON.stringify(m)}\n`);
+  const closed = new Promise<number | null>((r) => child.once('close', r));
+  try {
+    // The host gave up on its server/discover (here: at once) and starts again with initialize.
+    send({ ...DISCOVER, id: 0 });
+    send(INITIALIZE);
+    await until(1);
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    await until(2);
+    await new Promise((r) => setTimeout(r, 500));
+    const out = answers();
+    assert.equal(out.map((m) => m.id), [1, 2], JSON.stringify(out).slice(0, 500));
+    assert.is(out[0].result.protocolVersion, '2025-11-25');
+    assert.is(out[0].result.serverInfo.name, 'mcp-servers/everything');
+    assert.ok(out[1].result.tools.some((t: { name: string }) => t.name === 'echo'));
+    assert.match(err, 'the host fell back to initialize');
+    child.stdin.end();
+    assert.is(await closed, 0);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
 });
 
 c('should answer the host with an error and exit 1 when the server cannot be started', async () => {
@@ -139,6 +175,7 @@ c('should exit 2 with a clear message on bad usage', () => {
   const help = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'connect', '--help'], { cwd: ROOT, encoding: 'utf8' });
   assert.is(help.status, 0);
   assert.match(help.stdout, 'mcp-dual-era connect [options] <url>');
+  assert.match(help.stdout, 'Exit codes: 0');
 });
 
 c.run();

@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createDualEraServer } from '../../fixtures/servers/dualEraServer.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
-import type { StdioChildOptions } from '../../lib/transport/stdioChild.ts';
+import { StdioChildTransport, type StdioChildOptions } from '../../lib/transport/stdioChild.ts';
 import { targetKey } from '../../lib/wrap/probe.ts';
 import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
 import { wrapModernClient } from '../../lib/wrap/wrapModernClient.ts';
@@ -49,6 +49,33 @@ edges('should initialize the process a silent probe waited on, and ignore its la
   } finally {
     await c.client.close();
     assert.ok(await markedProcessesGone(marker, 5000));
+    reapMarked(marker);
+  }
+});
+
+edges('should stop the probed process when closed before any request reached it', async () => {
+  const marker = randomUUID();
+  const transport = wrapModernClient({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' }, { cache: false });
+  await transport.start();
+  assert.equal(transport.verdict, { era: 'legacy' });
+  assert.is(markedProcesses(marker).length, 1, 'the probed server is running');
+  await transport.close();
+  assert.ok(await markedProcessesGone(marker, 5000), `still running: ${JSON.stringify(markedProcesses(marker))}`);
+});
+
+edges('should probe and keep the process given as started ahead, starting none of its own', async () => {
+  const marker = randomUUID();
+  const options: StdioChildOptions = { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' };
+  const early = new StdioChildTransport(options);
+  void early.prestart();
+  const transport = wrapModernClient(options, { cache: false, process: early });
+  const c = await connectPinned(transport);
+  try {
+    assert.equal(transport.verdict, { era: 'legacy' });
+    assert.is(c.client.getServerVersion()?.name, 'mcp-servers/everything');
+    assert.equal(markedProcesses(marker).map((p) => p.pid), [early.pid], 'the only server process is the one started ahead');
+  } finally {
+    await c.client.close();
     reapMarked(marker);
   }
 });
