@@ -1,8 +1,9 @@
 /**
- * `npm start`: a built-in example. A legacy client's session with a legacy server that pushes an
- * elicitation in the middle of a tool call is translated, message by message, into what a modern
- * (2026-07-28) client sees through mcp-dual-era — and the modern client's retry back into what the
- * legacy server receives.
+ * The translator on its own, in a script to read top to bottom: a legacy client's session with a
+ * legacy server that pushes an elicitation in the middle of a tool call, translated message by
+ * message into what a modern (2026-07-28) client sees through mcp-dual-era — and the modern
+ * client's retry back into what the legacy server receives. Pure functions, no I/O of their own.
+ * Run it with `npx tsx examples/translate-session.ts` (`npm start` serves a live example instead).
  */
 import {
   initializeResultToDiscover,

@@ -1,0 +1,78 @@
+/**
+ * `npm start` as a new user meets it: the built-in example is served, and only once it listens
+ * are the lines to try printed, with the address it really listens on; pasted into a shell, every
+ * one of them works — discover, a call that gets `input_required`, the retry that answers it, and a
+ * legacy `initialize` on the same endpoint.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+
+const start = suite('npm start (examples/start.ts)');
+
+start('should print its lines once it listens, and every line should work when pasted into a shell', async () => {
+  const child = spawn(TSX, [resolve(ROOT, 'examples/start.ts')], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8');
+  const printed = new Promise<void>((resolveDone, reject) => {
+    child.stderr.on('data', (chunk: string) => {
+      err += chunk;
+      if (err.includes('Ctrl-C stops it')) resolveDone();
+    });
+    child.once('exit', (code) => reject(new Error(`npm start exited ${code}: ${err}`)));
+  });
+  try {
+    await printed;
+    const serving = err.indexOf('mcp-dual-era: serving');
+    const tryIt = err.indexOf('Try it while it runs');
+    assert.ok(serving !== -1 && serving < tryIt, `the lines come after the endpoint listens:\n${err}`);
+    const url = /serving .* at (http:\/\/127\.0\.0\.1:(\d+)\/mcp)/.exec(err);
+    assert.ok(url && url[2] !== '0', 'a real port');
+    assert.match(err.slice(tryIt), url![1]!);
+    // The commands, as a user pastes them (comments and all), run one after another in one shell.
+    const script = err.slice(tryIt, err.indexOf('Or point any MCP client')).split('\n').slice(1).join('\n');
+    const marks = script.split('\n').filter((l) => l.trim().startsWith('#')).map((l) => l.trim());
+    const numbered = script.split('\n').map((l) => (l.trim().startsWith('#') ? `echo; echo '@@ ${marks.indexOf(l.trim())}'` : l)).join('\n');
+    const ran = spawnSync('bash', ['-c', numbered], { encoding: 'utf8', timeout: 30_000 });
+    assert.is(ran.status, 0, ran.stderr);
+    const outputs = ran.stdout.split(/^@@ \d+$/m).slice(1).map((o) => o.trim());
+    assert.is(outputs.length, 4, ran.stdout);
+    const [discover, call, retry, legacy] = outputs as [string, string, string, string];
+    assert.equal(JSON.parse(discover).result.supportedVersions, ['2026-07-28']);
+    const first = JSON.parse(call).result;
+    assert.is(first.resultType, 'input_required');
+    assert.ok(Object.keys(first.inputRequests).length === 1 && typeof first.requestState === 'string', call);
+    const done = JSON.parse(retry).result;
+    assert.is(done.resultType, 'complete');
+    assert.equal(done.content, [{ type: 'text', text: 'Booked a table for 2 at Casa Lisboa at 19:30.' }]);
+    assert.match(legacy, /^HTTP\/1\.1 200/);
+    assert.match(legacy, /mcp-session-id: \S+/i);
+    assert.match(legacy, '"protocolVersion":"2025-11-25"');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+  }
+});
+
+start('should be the one example that says it is what npm start runs', () => {
+  const script = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'];
+  assert.is(script, 'tsx examples/start.ts');
+  for (const name of readdirSync(resolve(ROOT, 'examples')).filter((n) => n.endsWith('.ts'))) {
+    const header = readFileSync(resolve(ROOT, 'examples', name), 'utf8').split('*/')[0]!;
+    assert.is(header.includes('`npm start`:'), name === 'start.ts', name);
+  }
+});
+
+start('should run the translator walk-through (examples/translate-session.ts) to its end', () => {
+  const ran = spawnSync(TSX, [resolve(ROOT, 'examples/translate-session.ts')], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  assert.is(ran.status, 0, ran.stderr);
+  assert.match(ran.stdout, 'initialize becomes server/discover');
+  assert.match(ran.stdout, 'input_required');
+});
+
+start.run();
