@@ -1,7 +1,8 @@
 /**
  * `npm run bench [-- --quick] [-- --filter=TEXT] [-- --profile] [-- --tsx] [-- --ref=GITREF]`: the
  * translator bench (bench/run.ts), the wrap bench (bench/wrap.ts), the MRTR bench (bench/mrtr.ts:
- * a full round against a plain call, memory per parked call) and the probe bench (bench/probe.ts),
+ * a full round against a plain call, memory per parked call), the probe bench (bench/probe.ts)
+ * and the first-answer bench (bench/first.ts: how long a stdio host waits for our first answer),
  * each in a fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
  * `--filter` to the translator and wrap benches (the others are then left out); `--profile`,
  * `--tsx` and `--ref` only concern the wrap bench.
@@ -39,12 +40,13 @@ const BENCHES = [
   { key: 'wrap', script: 'wrap.ts', node: BENCH_NODE_FLAGS, args, report: 'wrap.json', run: true },
   { key: 'mrtr', script: 'mrtr.ts', node: [], args: quick ? ['--quick'] : [], report: 'mrtr.json', run: !filtered },
   { key: 'probe', script: 'probe.ts', node: [], args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
+  { key: 'first', script: 'first.ts', node: [], args: quick ? ['--quick'] : [], report: 'first.json', run: !filtered },
 ] as const;
 
 const PEERS: ReadonlyArray<{ name: string; role: string }> = [
   { name: '@modelcontextprotocol/sdk', role: 'v1 SDK: every legacy server the benches run (echo and push servers) and the legacy clients (direct calls, the connect baseline)' },
   { name: 'mcp-proxy', role: 'wrap bench: the comparison front on its 2026-07-28 route' },
-  { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers' },
+  { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server' },
   { name: '@modelcontextprotocol/client', role: 'v2 SDK client: not driven by the benches (interop specs); for the record' },
   { name: '@modelcontextprotocol/server', role: 'v2 SDK server: not driven by the benches (interop specs); for the record' },
   { name: 'typescript', role: 'compiles lib/ for the wrap and MRTR benches' },

@@ -4,7 +4,7 @@
  */
 import type { Run } from './types.ts';
 
-export type Section = 'Translator' | 'Wrapped calls' | 'MRTR' | 'Probe' | 'Cached probe';
+export type Section = 'Translator' | 'Wrapped calls' | 'MRTR' | 'Probe' | 'Cached probe' | 'First answer';
 
 export interface Figure {
   readonly section: Section;
@@ -15,7 +15,7 @@ export interface Figure {
   readonly goal?: { readonly op: '≥' | '≤'; readonly value: number };
 }
 
-export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'MRTR', 'Probe', 'Cached probe'];
+export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'MRTR', 'Probe', 'Cached probe', 'First answer'];
 
 /** Whether a figure meets its goal; `undefined` when it has none. */
 export function goalHolds(f: Figure): boolean | undefined {
@@ -28,7 +28,7 @@ export const MRTR_WHERE = { 'node-http': 'Node HTTP', http: 'wrap.fetch', direct
 
 export function figuresOf(run: Run): Figure[] {
   const out: Figure[] = [];
-  const { translate, wrap, mrtr, probe } = run.parts;
+  const { translate, wrap, mrtr, probe, first } = run.parts;
 
   if (translate) {
     const goal = translate.goal;
@@ -66,6 +66,16 @@ export function figuresOf(run: Run): Figure[] {
       for (const t of probe.targets) {
         const row = t.rows.find((r) => r.key === key);
         if (row && Number.isFinite(row.ratioP50)) out.push({ section: key === 'cached' ? 'Cached probe' : 'Probe', label: `${names[key]} ÷ connect, ${t.label}`, value: row.ratioP50, better: 'lower' });
+      }
+    }
+  }
+
+  if (first) {
+    // The time a stdio host waits for our first answer, against the goal's time (a ratio to it).
+    for (const t of first.targets) {
+      for (const r of t.rows) {
+        if (r.key === 'alone' || !Number.isFinite(r.stats.p50Ms)) continue;
+        out.push({ section: 'First answer', label: `${r.label.split(':')[0]} p50 ÷ ${first.goal.p50Ms} ms, ${t.label}`, value: r.stats.p50Ms / first.goal.p50Ms, better: 'lower', goal: { op: '≤', value: 1 } });
       }
     }
   }

@@ -217,6 +217,30 @@ function probeSection(run: Run): string {
   return `${intro}\n\n${table(['target', 'operation', 'n', 'p50 ms', 'p99 ms', '÷ connect p50', 'p99', 'paired'], rows, new Set([2, 3, 4, 5, 6, 7]))}\n\nServers: ${servers}.`;
 }
 
+function firstSection(run: Run): string {
+  const f = run.parts.first;
+  if (!f) return '_Not measured in this run._';
+  const intro =
+    'How long a stdio host waits for its first answer: from starting the command to the first line it reads back, the request written as soon as ' +
+    'the process exists. Baseline: the legacy server alone answering `initialize` (its own start is most of it); against it, a modern host\'s ' +
+    '`server/discover` through `connect` and `serve --stdio` in front of the same server, compiled as installed. ' +
+    `Goal: p50 ≤ ${f.goal.p50Ms} ms; the AI SDK gives \`server/discover\` ${f.goal.aiSdkDiscoveryMs} ms over stdio before it falls back to \`initialize\`.`;
+  const rows = f.targets.flatMap((t) =>
+    t.rows.map((r) => [
+      t.label,
+      r.label,
+      int.format(r.stats.n),
+      ms(r.stats.p50Ms),
+      ms(r.stats.p99Ms),
+      r.key === 'alone' ? '1.00×' : formatRatio(r.ratioP50),
+      r.key === 'alone' ? '–' : `+${ms(r.addedP50Ms)} ms`,
+      `${r.withinDiscovery}/${r.stats.n}`,
+      r.key === 'alone' ? '' : r.stats.p50Ms <= f.goal.p50Ms ? '✓' : '✗',
+    ]),
+  );
+  return `${intro}\n\n${table(['server', 'first answer', 'n', 'p50 ms', 'p99 ms', '÷ alone p50', 'added p50', `within ${f.goal.aiSdkDiscoveryMs} ms`, 'goal'], rows, new Set([2, 3, 4, 5, 6, 7]))}`;
+}
+
 /**
  * The wrap's table for the README: every contender at each concurrency, the ratios the goals are
  * about, and where the figures come from.
@@ -297,6 +321,10 @@ export function renderResults(run: Run, chartFile: string): string {
     '## 4. Probe cost',
     '',
     probeSection(run),
+    '',
+    '## 5. A stdio host\'s first answer',
+    '',
+    firstSection(run),
     '',
   );
   return out.join('\n');

@@ -4,6 +4,7 @@
  * typed (with the benches' own types where they have them); a part a run left out (a filtered run,
  * a bench that failed) is absent.
  */
+import type { FirstTarget } from '../first.ts';
 import type { LatencyCell, Stats } from '../mrtr.ts';
 import type { Row, TargetResult } from '../probe.ts';
 import type { Cell, Comparison } from '../wrap.ts';
@@ -26,6 +27,7 @@ export interface Run {
     readonly wrap?: WrapPart;
     readonly mrtr?: MrtrPart;
     readonly probe?: ProbePart;
+    readonly first?: FirstPart;
   };
 }
 
@@ -111,5 +113,12 @@ export type ProbeRow = Row;
 export interface ProbePart {
   readonly options: { readonly quick: boolean };
   readonly targets: readonly TargetResult[];
+  readonly failures: readonly string[];
+}
+
+export interface FirstPart {
+  readonly options: { readonly quick: boolean; readonly rounds: number };
+  readonly goal: { readonly p50Ms: number; readonly aiSdkDiscoveryMs: number };
+  readonly targets: readonly FirstTarget[];
   readonly failures: readonly string[];
 }

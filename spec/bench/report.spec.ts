@@ -73,6 +73,24 @@ function sampleRun(): Run {
         ],
         failures: [],
       },
+      first: {
+        options: { quick: false, rounds: 30 },
+        goal: { p50Ms: 500, aiSdkDiscoveryMs: 1000 },
+        targets: [
+          {
+            key: 'everything',
+            label: 'server-everything',
+            rows: [
+              { key: 'alone', label: 'the server alone: initialize', stats: { n: 30, p50Ms: 360, p99Ms: 400, maxMs: 410 }, ratioP50: 1, addedP50Ms: 0, withinDiscovery: 30 },
+              { key: 'connect', label: 'connect: server/discover', stats: { n: 30, p50Ms: 450, p99Ms: 520, maxMs: 530 }, ratioP50: 1.25, addedP50Ms: 90, withinDiscovery: 30 },
+              { key: 'serve-stdio', label: 'serve --stdio: server/discover', stats: { n: 30, p50Ms: 600, p99Ms: 1100, maxMs: 1200 }, ratioP50: 1.67, addedP50Ms: 240, withinDiscovery: 28 },
+            ],
+            errors: 0,
+            errorSamples: [],
+          },
+        ],
+        failures: [],
+      },
     },
   };
 }
@@ -90,6 +108,9 @@ figures('should hold each figure to its goal', () => {
   assert.is(find('parked call beyond messages ÷ 4 KB')?.value, 0.75);
   assert.is(goalHolds(find('round ÷ plain call, Node HTTP, collectMs 15')!), undefined);
   assert.is(find('cached probe ÷ connect, stdio')?.value, 2e-5);
+  assert.is(find('connect p50 ÷ 500 ms, server-everything')?.value, 0.9);
+  assert.is(goalHolds(find('connect p50 ÷ 500 ms, server-everything')!), true);
+  assert.is(goalHolds(find('serve --stdio p50 ÷ 500 ms, server-everything')!), false);
 });
 figures('should leave out what a run did not measure', () => {
   const run = sampleRun();
@@ -108,6 +129,8 @@ report('should write the conditions, every table with its ratio column, and the 
   assert.match(markdown, '| Wrapped calls | wrap ÷ mcp-proxy, c=1 | 4.00× | ≥ 2.50× | met |');
   assert.match(markdown, '| 1 | 0.80× (missed) | +80 µs | 4.00× | 0.30× | 0.60× | – |');
   assert.match(markdown, '| stdio | probe, fresh | 60 | 210 | 320 | 1.05× | 1.07× | 1.04× |');
+  assert.match(markdown, '| server-everything | connect: server/discover | 30 | 450 | 520 | 1.25× | +90.0 ms | 30/30 | ✓ |');
+  assert.match(markdown, '| server-everything | serve --stdio: server/discover | 30 | 600 | 1100 | 1.67× | +240 ms | 28/30 | ✗ |');
   assert.match(markdown, '| serveModern | 34.18 KB | 3.71 KB | 0.10 KB | 3.61 KB | 3.00 KB | 0.75× |');
   assert.not.match(markdown, 'Not a full run');
 });
