@@ -14,12 +14,13 @@ import { claimedEra, type Era } from '../core/era.ts';
 import { internalError, parseError } from '../core/errors.ts';
 import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
+import { startAhead } from '../transport/spawnChild.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { HttpTarget } from '../wrap/probe.ts';
-import { CONNECT_USAGE } from './connectUsage.ts';
-import { readEnv, readHeaders, readHttpUrl, readRoots, splitAtDash, usageError } from './options.ts';
+import { CONNECT_OPTIONS, CONNECT_USAGE } from './connectUsage.ts';
+import { readEnv, readHeaders, readHttpUrl, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
 
 type Upstream = { url: string; headers: Record<string, string> } | { command: StdioChildOptions };
@@ -33,18 +34,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
     parsed = parseArgs({
       args: own,
       allowPositionals: true,
-      options: {
-        header: { type: 'string', multiple: true },
-        'host-era': { type: 'string' },
-        'server-era': { type: 'string' },
-        timeout: { type: 'string' },
-        cwd: { type: 'string' },
-        env: { type: 'string', multiple: true },
-        roots: { type: 'string', multiple: true },
-        verbose: { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: CONNECT_OPTIONS,
       strict: true,
     });
   } catch (e) {
@@ -71,7 +61,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   let upstream: Upstream;
   if (command.length > 0) {
     if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
-    upstream = { command: { command: command[0]!, args: command.slice(1), env: env.value, stderr: 'inherit', shutdownGraceMs: 300, ...(values.cwd ? { cwd: values.cwd } : {}), ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
+    upstream = { command: { ...serverProcess(command, env.value, values.cwd), stderr: 'inherit', shutdownGraceMs: 300, ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
   } else if (positionals.length === 1) {
     const url = readHttpUrl(positionals[0]!, 'the server');
     if (!url.ok) return usage(`${url.message} (a command goes after --)`);
@@ -83,14 +73,10 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   }
 
   const say = (text: string) => values.quiet || process.stderr.write(`mcp-dual-era connect: ${text}\n`);
-  // The server boots while the rest of us loads and the host sends its first request: the host
-  // waits for our first answer (the AI SDK, modern first, for one second before it falls back).
-  let early: StdioChildTransport | undefined;
-  if ('command' in upstream) {
-    early = new StdioChildTransport(upstream.command);
-    early.onerror = () => {};
-    early.prestart().catch(() => {});
-  }
+  // The server boots while the rest of us loads and the host sends its first request (the host
+  // waits for our first answer: the AI SDK, modern first, one second before it falls back). The
+  // command line (lib/cli/main.ts) started it already; the first transport takes it over.
+  if ('command' in upstream) startAhead(upstream.command);
   const bridge = new Connection(upstream, {
     say,
     ...(trace ? { trace } : {}),
@@ -98,7 +84,6 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
     ...(serverEra !== 'auto' ? { serverEra } : {}),
     ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     roots: roots.value,
-    ...(early ? { early } : {}),
   });
   return bridge.run(io.input ?? process.stdin, io.output ?? process.stdout);
 }
@@ -113,8 +98,6 @@ interface ConnectionOptions {
   readonly graceMs?: number;
   /** For a modern host and a legacy server: the roots the server gets when it asks outside any call. */
   readonly roots: ReadonlyArray<{ uri: string }>;
-  /** The server process, started ahead: the first transport takes it. */
-  readonly early?: StdioChildTransport;
 }
 
 /** Whether a message is a legacy `initialize` request. */
@@ -127,7 +110,6 @@ function isInitialize(message: unknown): boolean {
 class Connection {
   readonly #upstream: Upstream;
   readonly #options: ConnectionOptions;
-  #early: StdioChildTransport | undefined;
   /** The transport of the host's era, once opened; `#opening` while it opens. */
   #transport: Transport | undefined;
   #opening: Promise<Transport | undefined> | undefined;
@@ -152,7 +134,6 @@ class Connection {
   constructor(upstream: Upstream, options: ConnectionOptions) {
     this.#upstream = upstream;
     this.#options = options;
-    this.#early = options.early;
   }
 
   run(input: NodeJS.ReadableStream, output: NodeJS.WritableStream): Promise<number> {
@@ -256,16 +237,13 @@ class Connection {
     const upstream = this.#upstream;
     const side = era === 'legacy' ? 'modern or legacy server' : 'server';
     const current = () => generation === this.#generation && !this.#finished;
-    // The process started ahead goes to the first transport; one opened later starts its own.
-    const early = this.#early;
-    this.#early = undefined;
     let transport: Transport;
     if (era === 'legacy') {
       const { wrapLegacyClient } = await import('../wrap/wrapLegacyClient.ts');
       if ('url' in upstream) {
         transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
       } else {
-        transport = wrapLegacyClient(early ?? new StdioChildTransport(upstream.command));
+        transport = wrapLegacyClient(new StdioChildTransport(upstream.command));
       }
     } else {
       const { wrapModernClient } = await import('../wrap/wrapModernClient.ts');
@@ -273,7 +251,6 @@ class Connection {
       const modern = wrapModernClient(target, {
         ...(this.#options.serverEra ? { pin: this.#options.serverEra } : {}),
         ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
-        ...(early ? { process: early } : {}),
         cache: false,
         legacy: { roots: this.#options.roots },
       });
@@ -354,7 +331,6 @@ class Connection {
       await transport.close().catch(() => {});
     }
     await Promise.all([...this.#retired]);
-    await this.#early?.close().catch(() => {});
     clearInterval(alive);
     this.#failPending('the bridge is shutting down');
     this.#finished = true;

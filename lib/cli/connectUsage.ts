@@ -1,4 +1,4 @@
-/** The usage text of `mcp-dual-era connect`, apart so `--help` loads nothing else. */
+/** The usage text and the options of `mcp-dual-era connect`, apart so `--help` loads nothing else. */
 export const CONNECT_USAGE = `  mcp-dual-era connect [options] <url>                   bridge a stdio host to an HTTP server
   mcp-dual-era connect [options] -- <command> [args…]    bridge a stdio host to a stdio server
 
@@ -20,3 +20,17 @@ Connect options:
   Exit codes: 0 the host's input ended or a signal, 1 the server could not be started, reached
   or went away, 2 usage.
 `;
+
+/** The options `connect` takes (for `node:util`'s `parseArgs`). */
+export const CONNECT_OPTIONS = {
+  header: { type: 'string', multiple: true },
+  'host-era': { type: 'string' },
+  'server-era': { type: 'string' },
+  timeout: { type: 'string' },
+  cwd: { type: 'string' },
+  env: { type: 'string', multiple: true },
+  roots: { type: 'string', multiple: true },
+  verbose: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;

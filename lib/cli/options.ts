@@ -53,6 +53,15 @@ export function readHttpUrl(text: string, what: string): Read<URL> {
   return { ok: true, value: url };
 }
 
+/**
+ * The server process a command starts for `-- <command> [args…]`, with its `--cwd` and `--env`:
+ * built in one place, so the process started ahead of everything else (lib/cli/early.ts) is the
+ * one the command asks for.
+ */
+export function serverProcess(command: readonly string[], env: Readonly<Record<string, string>>, cwd: string | undefined): { command: string; args: string[]; env: Readonly<Record<string, string>>; cwd?: string } {
+  return { command: command[0]!, args: command.slice(1), env, ...(cwd ? { cwd } : {}) };
+}
+
 /** `--port <port>`: a whole number from 0 to 65535 (default 3000). */
 export function readPort(text: string | undefined): Read<number> {
   if (text === undefined) return { ok: true, value: 3000 };

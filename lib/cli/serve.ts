@@ -11,9 +11,10 @@ import { MetaKey, MODERN_VERSIONS } from '../core/era.ts';
 import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
 import { Cancellation } from '../signals.ts';
 import { Keyring } from '../state/keyring.ts';
+import { startAhead } from '../transport/spawnChild.ts';
 import type { LegacyServerWrap } from '../wrap/wrapLegacyServer.ts';
-import { listenFailure, readEnv, readHttpUrl, readPort, readRoots, splitAtDash, usageError } from './options.ts';
-import { SERVE_USAGE } from './serveUsage.ts';
+import { listenFailure, readEnv, readHttpUrl, readPort, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
+import { SERVE_OPTIONS, SERVE_USAGE } from './serveUsage.ts';
 import { stderrTrace, tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 /** What a program that runs `serve` itself (`npm start`) is told. */
@@ -30,29 +31,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   try {
     parsed = parseArgs({
       args: own,
-      options: {
-        stdio: { type: 'boolean' },
-        modern: { type: 'boolean' },
-        host: { type: 'string' },
-        port: { type: 'string' },
-        path: { type: 'string' },
-        upstream: { type: 'string' },
-        'allowed-origin': { type: 'string', multiple: true },
-        'allowed-host': { type: 'string', multiple: true },
-        'state-key-env': { type: 'string' },
-        'state-key-file': { type: 'string' },
-        roots: { type: 'string', multiple: true },
-        'cache-ttl': { type: 'string' },
-        'cache-scope': { type: 'string' },
-        'body-limit': { type: 'string' },
-        spares: { type: 'string' },
-        mrtr: { type: 'string' },
-        cwd: { type: 'string' },
-        env: { type: 'string', multiple: true },
-        quiet: { type: 'boolean' },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: SERVE_OPTIONS,
       strict: true,
     });
   } catch (e) {
@@ -129,8 +108,11 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   let backend: Backend;
   if (values.upstream) backend = httpBackend({ url: values.upstream, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
   else {
-    const child = { command: command[0]!, args: command.slice(1), env: env.value, ...(values.cwd ? { cwd: values.cwd } : {}), stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
-    backend = stdioBackend(child, { spares, ...(values.stdio ? { prestart: true } : {}) });
+    const child = { ...serverProcess(command, env.value, values.cwd), stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
+    // Over stdio the client waits for our first answer: its server boots now (the command line,
+    // lib/cli/main.ts, started it already), and the first session takes the process over.
+    if (values.stdio) startAhead(child);
+    backend = stdioBackend(child, { spares });
   }
   if (!keyText) say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/wrapLegacyServer.ts');

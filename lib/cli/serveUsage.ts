@@ -1,4 +1,4 @@
-/** The usage text of `mcp-dual-era serve`, apart so `--help` loads nothing else. */
+/** The usage text and the options of `mcp-dual-era serve`, apart so `--help` loads nothing else. */
 export const SERVE_USAGE = `Usage:
   mcp-dual-era serve [options] -- <command> [args…]    front a stdio server
   mcp-dual-era serve [options] --upstream <url>         front a legacy HTTP server
@@ -31,3 +31,28 @@ Options:
 
 Exit codes: 0 stopped by SIGINT/SIGTERM or end of input, 1 the upstream or the port failed, 2 usage.
 `;
+
+/** The options `serve` takes (for `node:util`'s `parseArgs`). */
+export const SERVE_OPTIONS = {
+  stdio: { type: 'boolean' },
+  modern: { type: 'boolean' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  path: { type: 'string' },
+  upstream: { type: 'string' },
+  'allowed-origin': { type: 'string', multiple: true },
+  'allowed-host': { type: 'string', multiple: true },
+  'state-key-env': { type: 'string' },
+  'state-key-file': { type: 'string' },
+  roots: { type: 'string', multiple: true },
+  'cache-ttl': { type: 'string' },
+  'cache-scope': { type: 'string' },
+  'body-limit': { type: 'string' },
+  spares: { type: 'string' },
+  mrtr: { type: 'string' },
+  cwd: { type: 'string' },
+  env: { type: 'string', multiple: true },
+  quiet: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;

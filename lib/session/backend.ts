@@ -57,12 +57,6 @@ export interface StdioBackendOptions {
    * instead of waiting for one to start. Each spare is one idle process.
    */
   readonly spares?: number;
-  /**
-   * Start one process now, for the first session, whether or not spares are kept: a front that
-   * must answer its first client fast (a stdio host waits about a second for a modern answer)
-   * then does not wait for the server to boot after it is asked.
-   */
-  readonly prestart?: boolean;
 }
 
 /** A child-process backend: one process per session, started on demand (or kept warm: `spares`). */
@@ -70,19 +64,17 @@ export function stdioBackend(options: StdioChildOptions, tuning: StdioBackendOpt
   const wanted = tuning.spares ?? 0;
   const spares: StdioChildTransport[] = [];
   let closed = false;
-  const boot = () => {
-    const spare = new StdioChildTransport(options);
-    spare.onerror = () => {};
-    spares.push(spare);
-    spare.prestart().catch(() => {
-      const at = spares.indexOf(spare);
-      if (at !== -1) spares.splice(at, 1);
-    });
-  };
   const refill = () => {
-    while (!closed && spares.length < wanted) boot();
+    while (!closed && spares.length < wanted) {
+      const spare = new StdioChildTransport(options);
+      spare.onerror = () => {};
+      spares.push(spare);
+      spare.prestart().catch(() => {
+        const at = spares.indexOf(spare);
+        if (at !== -1) spares.splice(at, 1);
+      });
+    }
   };
-  if (tuning.prestart) boot();
   return {
     kind: 'stdio',
     describe: [options.command, ...(options.args ?? [])].join(' '),

@@ -5,11 +5,12 @@
  * them becomes an error for its request); the pipe stays usable. The end of its stderr is kept, so
  * that a process that dies is reported with its exit code and its last words (`failure`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { AdapterError, internalError } from '../core/errors.ts';
 import { stderrTail, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { DEFAULT_MAX_DEPTH, errorResponse, isRequestId, nestedBeyond, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from './lineFramer.ts';
+import { spawnChild, takeAhead } from './spawnChild.ts';
 import { turnBatcher } from './turnBatcher.ts';
 import { SENT, type Transport } from './transport.ts';
 
@@ -144,8 +145,10 @@ export class StdioChildTransport implements Transport {
     }
     if (this.#child) throw new AdapterError('protocol', 'stdio transport already started');
     const o = this.options;
-    const env = o.inheritEnv === false ? { ...o.env } : { ...process.env, ...o.env };
-    const child = spawn(o.command, [...(o.args ?? [])], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    // A process started ahead for this very command line (see spawnChild.ts) is taken over: what it
+    // wrote meanwhile waits in its pipes, what happened to it is known.
+    const ahead = takeAhead(o);
+    const child = ahead?.child ?? spawnChild(o);
     if (o.stderr === undefined || o.stderr === 'inherit') this.#held = [];
     this.#child = child;
     track(child);
@@ -153,6 +156,7 @@ export class StdioChildTransport implements Transport {
     // Node's own UTF-8 decoding of the pipe (split characters kept whole across chunks).
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => framer.push(chunk));
+    ahead?.release();
     child.stdout!.on('end', () => framer.end());
     const stderrEnded = new Promise<void>((resolve) => {
       child.stderr!.setEncoding('utf8');
@@ -162,7 +166,7 @@ export class StdioChildTransport implements Transport {
     });
     child.stdin!.on('error', (e) => this.onerror?.(e));
     this.#exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
+      const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
         this.#exit = { code, signal };
         this.onexit?.(code, signal);
         // Its last words, if still on their way, are read before the pipe is reported closed.
@@ -176,14 +180,21 @@ export class StdioChildTransport implements Transport {
           this.#finish();
           resolve();
         });
-      });
+      };
+      if (ahead?.exit) {
+        const { code, signal } = ahead.exit;
+        queueMicrotask(() => onExit(code, signal));
+      } else child.once('exit', onExit);
     });
     await new Promise<void>((resolve, reject) => {
-      child.once('spawn', () => resolve());
-      child.once('error', (e) => {
+      const failed = (e: Error) => {
         this.#finish();
         reject(new AdapterError('upstream-exited', `cannot start ${o.command}: ${e.message}`, { cause: e }));
-      });
+      };
+      if (ahead?.error) return failed(ahead.error);
+      if (ahead?.spawned) return resolve();
+      child.once('spawn', () => resolve());
+      child.once('error', failed);
     });
   }
 

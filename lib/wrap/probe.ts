@@ -68,11 +68,6 @@ export interface ProbeOptions {
   readonly signal?: AbortSignal;
   /** stdio: keep the probed process running and return it (its owner must close it). */
   readonly keepProcess?: boolean;
-  /**
-   * stdio: a process of this target already started (`prestart()`, say while the caller itself was
-   * still loading): the probe speaks to it rather than start one. Without `keepProcess` it is closed.
-   */
-  readonly process?: StdioChildTransport;
 }
 
 /** The outcome of {@link probe}. */
@@ -178,7 +173,7 @@ export async function probe(target: ProbeTarget, options: ProbeOptions = {}): Pr
 type Heard = { kind: 'answer'; message: JsonRpcMessage } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'aborted' };
 
 async function probeStdio(target: StdioChildOptions, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
-  const child = options.process ?? new StdioChildTransport(target);
+  const child = new StdioChildTransport(target);
   let exited = false;
   let waiting: { id: RequestId; settle: (heard: Heard) => void } | undefined;
   child.onexit = () => {

@@ -80,13 +80,9 @@ class WrappedModernClient implements ModernClientTransport {
   #reprobing: Promise<void> | undefined;
   #closed = false;
 
-  /** A process of the target started ahead (`options.process`), until the first connection takes it. */
-  #early: StdioChildTransport | undefined;
-
   constructor(target: ProbeTarget, options: WrapModernClientOptions) {
     this.#target = target;
     this.#options = options;
-    this.#early = isHttpTarget(target) ? undefined : options.process;
   }
 
   get verdict(): Verdict | undefined {
@@ -103,25 +99,16 @@ class WrappedModernClient implements ModernClientTransport {
   }
 
   async #connect(force: boolean): Promise<void> {
-    const { legacy: _legacy, legacyHttp: _legacyHttp, process: _process, ...probeOptions } = this.#options;
-    // A process started ahead serves the first connection only (a re-probe starts its own).
-    const early = this.#early;
-    this.#early = undefined;
-    const result = await probe(this.#target, { ...probeOptions, events: this.events, keepProcess: true, ...(force ? { force: true } : {}), ...(early ? { process: early } : {}) });
-    // A verdict known without probing (pin, cache, prior) leaves that process to the path.
-    let process = result.process;
-    if (early && early !== process) {
-      if (!process && result.source !== 'probe' && early.running) process = early;
-      else await early.close().catch(() => {});
-    }
+    const { legacy: _legacy, legacyHttp: _legacyHttp, ...probeOptions } = this.#options;
+    const result = await probe(this.#target, { ...probeOptions, events: this.events, keepProcess: true, ...(force ? { force: true } : {}) });
     if (this.#closed) {
-      await process?.close();
+      await result.process?.close();
       return;
     }
     this.#verdict = result.verdict;
     this.#source = result.source;
     this.#judging = result.source === 'cache' || result.source === 'prior' ? new Map() : undefined;
-    const path = result.verdict.era === 'modern' ? await this.#modernPath(process) : this.#legacyPath(result.verdict, process);
+    const path = result.verdict.era === 'modern' ? await this.#modernPath(result.process) : this.#legacyPath(result.verdict, result.process);
     if (this.#closed) return void (await path.close().catch(() => {}));
     this.#path = path;
   }

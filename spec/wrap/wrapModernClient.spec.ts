@@ -12,7 +12,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createDualEraServer } from '../../fixtures/servers/dualEraServer.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
-import { StdioChildTransport, type StdioChildOptions } from '../../lib/transport/stdioChild.ts';
+import { startAhead } from '../../lib/transport/spawnChild.ts';
+import type { StdioChildOptions } from '../../lib/transport/stdioChild.ts';
 import { targetKey } from '../../lib/wrap/probe.ts';
 import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
 import { wrapModernClient } from '../../lib/wrap/wrapModernClient.ts';
@@ -63,17 +64,17 @@ edges('should stop the probed process when closed before any request reached it'
   assert.ok(await markedProcessesGone(marker, 5000), `still running: ${JSON.stringify(markedProcesses(marker))}`);
 });
 
-edges('should probe and keep the process given as started ahead, starting none of its own', async () => {
+edges('should probe the process started ahead for the same command, starting none of its own', async () => {
   const marker = randomUUID();
   const options: StdioChildOptions = { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' };
-  const early = new StdioChildTransport(options);
-  void early.prestart();
-  const transport = wrapModernClient(options, { cache: false, process: early });
+  startAhead(options);
+  const [ahead] = markedProcesses(marker);
+  const transport = wrapModernClient({ ...options }, { cache: false });
   const c = await connectPinned(transport);
   try {
     assert.equal(transport.verdict, { era: 'legacy' });
     assert.is(c.client.getServerVersion()?.name, 'mcp-servers/everything');
-    assert.equal(markedProcesses(marker).map((p) => p.pid), [early.pid], 'the only server process is the one started ahead');
+    assert.equal(markedProcesses(marker).map((p) => p.pid), [ahead!.pid], 'the only server process is the one started ahead');
   } finally {
     await c.client.close();
     reapMarked(marker);

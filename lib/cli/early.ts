@@ -1,0 +1,37 @@
+/**
+ * The server process of `connect -- <command>` and `serve --stdio -- <command>`, started before
+ * anything else of ours loads (lib/cli/main.ts imports this module alone): the host waits for our
+ * first answer, and most of that wait is the server's own start. The command, once loaded, asks
+ * for the same process (built by the same `serverProcess`) and takes it over
+ * (lib/transport/spawnChild.ts). Arguments this cannot read start nothing: the command says what
+ * is wrong with them. Over HTTP nothing starts before the port is taken.
+ */
+import { parseArgs } from 'node:util';
+import { startAhead } from '../transport/spawnChild.ts';
+import { CONNECT_OPTIONS } from './connectUsage.ts';
+import { readEnv, serverProcess, splitAtDash } from './options.ts';
+import { SERVE_OPTIONS } from './serveUsage.ts';
+
+/** Starts the server of `mcp-dual-era <args…>` now, when the command is one that a host waits on. */
+export function startServerAhead(args: readonly string[]): void {
+  const [name, ...rest] = args;
+  const { own, command } = splitAtDash(rest);
+  if (command.length === 0) return;
+  let env: string[] | undefined;
+  let cwd: string | undefined;
+  try {
+    if (name === 'connect') {
+      const { values, positionals } = parseArgs({ args: own, options: CONNECT_OPTIONS, allowPositionals: true, strict: true });
+      if (values.help || positionals.length > 0) return;
+      ({ env, cwd } = values);
+    } else if (name === 'serve') {
+      const { values } = parseArgs({ args: own, options: SERVE_OPTIONS, strict: true });
+      if (values.help || !values.stdio || values.modern || values.upstream !== undefined) return;
+      ({ env, cwd } = values);
+    } else return;
+  } catch {
+    return;
+  }
+  const environment = readEnv(env);
+  if (environment.ok) startAhead(serverProcess(command, environment.value, cwd));
+}

@@ -1,0 +1,86 @@
+/**
+ * How a stdio server process is started (its environment, working directory and pipes), and one
+ * process started ahead of the transport that will speak to it: a command that must answer its
+ * host fast starts its server before it has loaded the rest of itself, and the first
+ * `StdioChildTransport` started with the same command line, environment and directory takes that
+ * process over. Only `node:child_process`: this module is loaded first of all.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { StdioChildOptions } from './stdioChild.ts';
+
+/** A process started ahead, and what happened to it before a transport took it. */
+export interface StartedAhead {
+  readonly child: ChildProcess;
+  /** The spawn succeeded. */
+  spawned: boolean;
+  /** The spawn failed (the command was not found…). */
+  error: Error | undefined;
+  /** It exited already. */
+  exit: { readonly code: number | null; readonly signal: NodeJS.Signals | null } | undefined;
+  /** Lets its output flow to the listeners the taker adds (until then it is held in the pipes' buffers). */
+  release(): void;
+}
+
+const hold = () => {};
+
+let ahead: { readonly options: StdioChildOptions; readonly started: StartedAhead } | undefined;
+
+/** Starts a server process as `StdioChildTransport` does. */
+export function spawnChild(o: StdioChildOptions): ChildProcess {
+  const env = o.inheritEnv === false ? { ...o.env } : { ...process.env, ...o.env };
+  return spawn(o.command, [...(o.args ?? [])], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+}
+
+function sameEnv(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
+  const x = Object.entries(a ?? {});
+  return x.length === Object.keys(b ?? {}).length && x.every(([k, v]) => b?.[k] === v);
+}
+
+/** Whether two option sets start the same process. */
+function sameProcess(a: StdioChildOptions, b: StdioChildOptions): boolean {
+  const args = a.args ?? [];
+  const other = b.args ?? [];
+  return a.command === b.command && args.length === other.length && args.every((x, i) => x === other[i]) && a.cwd === b.cwd && (a.inheritEnv ?? true) === (b.inheritEnv ?? true) && sameEnv(a.env, b.env);
+}
+
+/**
+ * Starts the server process of `options` now, for the first transport that starts the same
+ * process (at most one waits at a time; another call replaces it). Its output waits in its pipes.
+ * If no transport takes it, it is stopped when this process exits.
+ */
+export function startAhead(options: StdioChildOptions): void {
+  if (ahead && sameProcess(ahead.options, options)) return;
+  ahead?.started.child.kill('SIGTERM');
+  const child = spawnChild(options);
+  // Held, not read: with a 'readable' listener and no read(), what the process writes stays in the
+  // streams' buffers (and Node does not drop it when the process exits, as it does for streams
+  // nobody listens to). Removing the listeners lets it flow to the taker's 'data' listeners.
+  child.stdout!.on('readable', hold);
+  child.stderr!.on('readable', hold);
+  const started: StartedAhead = {
+    child,
+    spawned: false,
+    error: undefined,
+    exit: undefined,
+    release() {
+      child.stdout!.removeListener('readable', hold);
+      child.stderr!.removeListener('readable', hold);
+    },
+  };
+  child.once('spawn', () => (started.spawned = true));
+  // Kept until a transport takes it: an 'error' without a listener would throw.
+  child.once('error', (e) => (started.error = e));
+  child.once('exit', (code, signal) => (started.exit = { code, signal }));
+  process.once('exit', () => {
+    if (ahead?.started === started) child.kill('SIGTERM');
+  });
+  ahead = { options, started };
+}
+
+/** The process started ahead for these options, handed over once; `undefined` when there is none. */
+export function takeAhead(options: StdioChildOptions): StartedAhead | undefined {
+  if (!ahead || !sameProcess(ahead.options, options)) return undefined;
+  const { started } = ahead;
+  ahead = undefined;
+  return started;
+}
