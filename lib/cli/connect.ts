@@ -12,6 +12,7 @@
 import { parseArgs } from 'node:util';
 import { claimedEra, type Era } from '../core/era.ts';
 import { internalError, parseError } from '../core/errors.ts';
+import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { startAhead } from '../transport/spawnChild.ts';
@@ -110,6 +111,8 @@ function isInitialize(message: unknown): boolean {
 class Connection {
   readonly #upstream: Upstream;
   readonly #options: ConnectionOptions;
+  /** The server process of the legacy host's transport, when we spawned it. */
+  #child: StdioChildTransport | undefined;
   /** The transport of the host's era, once opened; `#opening` while it opens. */
   #transport: Transport | undefined;
   #opening: Promise<Transport | undefined> | undefined;
@@ -205,7 +208,11 @@ class Connection {
     this.#sending = this.#sending.then(async () => {
       const transport = await opening;
       if (!transport || generation !== this.#generation) return;
-      transport.send(message as JsonRpcMessage).catch((e: unknown) => this.#failPending(`the server cannot be reached: ${e instanceof Error ? e.message : String(e)}`));
+      transport.send(message as JsonRpcMessage).catch(async (e: unknown) => {
+        // A server process that is going says why once it has gone (its last stderr lines).
+        if (this.#child) await Promise.race([this.#child.closed, new Promise((r) => setTimeout(r, 1000).unref())]);
+        this.#failPending(`the server cannot be reached: ${e instanceof Error ? e.message : String(e)}`, this.#serverFailure());
+      });
     });
   }
 
@@ -243,7 +250,9 @@ class Connection {
       if ('url' in upstream) {
         transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
       } else {
-        transport = wrapLegacyClient(new StdioChildTransport(upstream.command));
+        const child = new StdioChildTransport(upstream.command);
+        this.#child = child;
+        transport = wrapLegacyClient(child);
       }
     } else {
       const { wrapModernClient } = await import('../wrap/wrapModernClient.ts');
@@ -264,8 +273,9 @@ class Connection {
     transport.onerror = (e) => current() && this.#options.say(e.message);
     transport.onclose = () => {
       if (!current()) return;
-      this.#failPending('the server closed the connection');
-      this.#options.say('the server closed the connection');
+      const failure = this.#serverFailure();
+      this.#failPending('the server closed the connection', failure);
+      this.#options.say(failure ? `the server closed the connection: ${failure.detail}` : 'the server closed the connection');
       void this.#stop(1);
     };
     const where = 'url' in upstream ? upstream.url : [upstream.command.command, ...(upstream.command.args ?? [])].join(' ');
@@ -313,9 +323,21 @@ class Connection {
     });
   }
 
-  /** Every request still waiting gets an error: the host never waits for an answer that cannot come. */
-  #failPending(why: string): void {
-    for (const id of [...this.#pending]) this.#write!(errorResponse(id, internalError(why)));
+  /** What the server process said as it went, when a transport of ours spawned it and it is gone. */
+  #serverFailure(): { detail: string; failure: UpstreamFailure } | undefined {
+    const child = this.#child;
+    const failure = child?.failure;
+    const detail = failure && describeFailure(failure, child.spoke ? undefined : 'before it answered initialize');
+    return failure && detail ? { detail: `it ${detail}`, failure } : undefined;
+  }
+
+  /**
+   * Every request still waiting gets an error: the host never waits for an answer that cannot
+   * come. With the server's own account of its failure, when there is one (in the message and `data`).
+   */
+  #failPending(why: string, said?: { detail: string; failure: UpstreamFailure }): void {
+    const error = said ? upstreamUnavailable(said.detail, said.failure) : internalError(why);
+    for (const id of [...this.#pending]) this.#write!(errorResponse(id, error));
     this.#pending.clear();
   }
 

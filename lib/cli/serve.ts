@@ -136,18 +136,31 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
 
   if (values.stdio) {
     // The client's first request opens the first session (on the process started above); what the
-    // server is, is said then.
+    // server is, is said then. A server that never starts is said once, and we stop (exit 1) once
+    // the client has its answer: every later request would only start it to fail again.
+    let started = false;
+    let failed: string | undefined;
+    const failedToStart = new Promise<void>((resolve) => {
+      wrap.events.on('upstream-failed', (e) => {
+        if (started || e.started || failed !== undefined) return;
+        failed = e.reason;
+        process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${e.reason}\n`);
+        resolve();
+      });
+    });
     const opened = (e: { initializeResult: Parameters<typeof describeInit>[0] }) => {
       wrap.events.off('upstream-opened', opened);
+      started = true;
       say(`mcp-dual-era: upstream ${describeInit(e.initializeResult)}`);
     };
     wrap.events.on('upstream-opened', opened);
     const { serveStdio } = await import('../wrap/stdioFront.ts');
     const front = serveStdio(wrap, trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
     say(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
-    await Promise.race([front.done, stopped]);
-    await front.close();
-    return 0;
+    await Promise.race([front.done, stopped, failedToStart]);
+    // After a failed start the client still gets the answer to what it asked.
+    await (failed === undefined ? front.close() : front.finish());
+    return failed === undefined ? 0 : 1;
   }
 
   // The port first: a port that is taken is said before any upstream process is started.

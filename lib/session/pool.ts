@@ -40,6 +40,8 @@ export interface SessionPoolOptions {
   readonly onSessionClosed?: (key: SessionKey, reason: string) => void;
   /** A session was opened: the server answered its `initialize`. */
   readonly onSessionOpened?: (key: SessionKey, session: UpstreamSession) => void;
+  /** A session could not be opened, after its retries: `error` is what the last attempt met. */
+  readonly onOpenFailed?: (key: SessionKey, error: unknown) => void;
 }
 
 /** A stable text for a JSON value: object keys sorted, so equal capability sets share a key. */
@@ -308,7 +310,13 @@ export class SessionPool {
       this.options.onSessionOpened?.(key, session);
       return session;
     };
-    const session = await retry(open, { retries: Math.max(0, (this.options.openAttempts ?? 3) - 1) });
+    let session: UpstreamSession;
+    try {
+      session = await retry(open, { retries: Math.max(0, (this.options.openAttempts ?? 3) - 1) });
+    } catch (e) {
+      if (!this.#closed) this.options.onOpenFailed?.(key, e);
+      throw e;
+    }
     if (this.#closed) {
       await session.close();
       throw new AdapterError('closed', 'the session pool is closed');

@@ -112,6 +112,11 @@ export class StdioChildTransport implements Transport {
     };
   }
 
+  /** Resolves once the process has exited and what it wrote to stderr was read (`failure` is then whole). */
+  get closed(): Promise<void> {
+    return this.#exited ?? Promise.resolve();
+  }
+
   /** Whether the process wrote anything on stdout before it exited (one that did not failed to start). */
   get spoke(): boolean {
     return this.#spoke;

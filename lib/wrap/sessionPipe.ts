@@ -96,6 +96,11 @@ export class SessionPipe implements Transport {
   close(): Promise<void> {
     return this.#inner.close();
   }
+
+  /** What the server said when it failed (its exit code and last stderr lines…), as the pipe under it knows. */
+  get failure(): Transport['failure'] {
+    return this.#inner.failure;
+  }
 }
 
 /** What the legacy path learns from, and tells, every upstream pipe. */

@@ -7,7 +7,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { claimedEra } from '../core/era.ts';
-import { errorResponse, parseMessage, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
+import { errorResponse, isRequestId, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
+import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { isRecord } from '../core/primitives.ts';
 import { Cancellation } from '../signals.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
@@ -29,6 +30,9 @@ export interface StdioFrontOptions {
 export interface RunningStdioFront {
   /** Resolves when the input has ended and everything in flight was answered. */
   readonly done: Promise<void>;
+  /** Stops reading; what is in flight is answered (within the grace period), then as `close`. */
+  finish(): Promise<void>;
+  /** Cancels what is in flight and stops. */
   close(): Promise<void>;
 }
 
@@ -51,25 +55,68 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
     if (output.writable) batched(frame(message));
   };
 
+  /** Requests of the legacy session the upstream has not answered: answered with an error if it goes. */
+  const unanswered = new Set<RequestId>();
+  /** Why the legacy session's upstream is gone (once it is). */
+  let legacyGone: { detail: string; failure: UpstreamFailure | undefined } | undefined;
+  const legacyGoneError = () => upstreamUnavailable(legacyGone?.detail ?? 'it could not be started', legacyGone?.failure);
+  /** Resolves when the legacy session's upstream has closed (and `legacyGone` says why). */
+  let legacyClosed: Promise<void> = Promise.resolve();
+
   const openLegacy = async (): Promise<Transport | undefined> => {
+    let upstream: Transport | undefined;
+    let spoke = false;
     try {
-      const upstream = await wrap.backend.connect();
-      upstream.onmessage = (m) => write(m);
-      upstream.onclose = () => {
-        if (legacy === upstream) legacy = undefined;
+      upstream = await wrap.backend.connect();
+      const own = upstream;
+      let closed!: () => void;
+      legacyClosed = new Promise((resolve) => (closed = resolve));
+      own.onmessage = (m) => {
+        spoke = true;
+        if (!('method' in m) && isRequestId(m.id)) unanswered.delete(m.id);
+        write(m);
       };
-      await upstream.start();
-      legacy = upstream;
-      return upstream;
-    } catch {
+      own.onclose = () => {
+        if (legacy === own) legacy = undefined;
+        const failure = own.failure;
+        legacyGone = { detail: `it ${failure ? (describeFailure(failure, spoke ? undefined : 'before it answered initialize') ?? 'closed the connection') : 'closed the connection'}`, failure };
+        // One that never said a word did not start: the wrap's owner hears of it.
+        if (!spoke) wrap.events.emit('upstream-failed', { reason: legacyGone.detail, started: false });
+        for (const id of unanswered) write(errorResponse(id, legacyGoneError()));
+        unanswered.clear();
+        closed();
+      };
+      await own.start();
+      legacy = own;
+      return own;
+    } catch (e) {
+      const failure = upstream?.failure;
+      legacyGone = { detail: failure ? (describeFailure(failure) ?? (e instanceof Error ? e.message : String(e))) : e instanceof Error ? e.message : String(e), failure };
+      wrap.events.emit('upstream-failed', { reason: legacyGone.detail, started: false });
       return undefined;
     }
   };
 
-  const relay = async (message: JsonRpcMessage) => {
+  const relay = async (message: JsonRpcMessage | JsonRpcMessage[]) => {
+    const requests = (Array.isArray(message) ? message : [message]).filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m && isRequestId(m.id));
     const upstream = legacy ?? (await legacyOpening);
-    if (upstream) await upstream.send(message).catch(() => {});
-    else if ('method' in message && 'id' in message) write(errorResponse(message.id, { code: -32603, message: 'Internal error: the upstream server is unavailable' }));
+    if (upstream && upstream === legacy) {
+      for (const r of requests) unanswered.add(r.id);
+      try {
+        await upstream.send(message as JsonRpcMessage);
+        return;
+      } catch {
+        // Going: its close answers them with its own account of why; if it does not come soon, below.
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        await Promise.race([legacyClosed, new Promise((r) => (timer = setTimeout(r, 1000)))]);
+        clearTimeout(timer);
+        if (requests.every((r) => !unanswered.has(r.id))) return;
+      }
+    }
+    for (const r of requests) {
+      unanswered.delete(r.id);
+      write(errorResponse(r.id, legacyGoneError()));
+    }
   };
 
   const track = (p: Promise<void>) => {
@@ -171,6 +218,10 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
   input.once('close', () => void end());
   return {
     done,
+    async finish() {
+      input.pause();
+      await end();
+    },
     async close() {
       for (const c of running) c.abort();
       input.pause();

@@ -8,7 +8,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createEmitter, type Emitter } from '../events.ts';
 import { scope, type Scope } from '../signals.ts';
 import { claimedEra } from '../core/era.ts';
-import { ErrorCode } from '../core/errors.ts';
+import { AdapterError, ErrorCode } from '../core/errors.ts';
 import type { ModernVersion } from '../core/era.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { Implementation } from '../core/primitives.ts';
@@ -76,6 +76,12 @@ export type WrapEvents = {
   /** An upstream session was opened for `key`; `initializeResult` is the server's answer to its `initialize`. */
   'upstream-opened': { key: SessionKey; initializeResult: InitializeResult };
   'upstream-closed': { key: SessionKey; reason: string };
+  /**
+   * An upstream session could not be opened (after the retries a transient failure gets):
+   * `started` false when the server never started (it exited before it answered `initialize`, or
+   * could not be spawned), which no retry will mend.
+   */
+  'upstream-failed': { reason: string; started: boolean };
   'unrelated-push': { method: string };
 };
 
@@ -137,6 +143,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     },
     onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
     onSessionOpened: (key, session) => events.emit('upstream-opened', { key, initializeResult: session.initializeResult! }),
+    onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
   });
   const legacy = new LegacyHttpSessions(backend);
   const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {});

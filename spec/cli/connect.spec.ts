@@ -152,6 +152,18 @@ c('should answer the host with an error and exit 1 when the server cannot be sta
   assert.match(err, 'cannot reach no-such-mcp-server-command');
 });
 
+c('should answer a host of either era with the failure of a server that never starts', async () => {
+  const failing = ['--', process.execPath, '-e', 'console.error("Error: no config file"); process.exit(2)'];
+  for (const first of [{ ...DISCOVER, id: 0 }, { ...INITIALIZE, id: 0 }]) {
+    const { out } = await run(failing, [first], { keepOpenMs: 3000 });
+    const answers = out.filter((m) => m.id === 0);
+    assert.is(answers.length, 1, `${first.method}: ${JSON.stringify(out)}`);
+    assert.is(answers[0].error.code, -32603);
+    assert.match(answers[0].error.message, 'it exited with code 2 before it answered initialize: Error: no config file');
+    assert.equal(answers[0].error.data.stderr, ['Error: no config file']);
+  }
+});
+
 c('should answer a line that is not JSON with a parse error', async () => {
   const child = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'connect', '--quiet', 'http://127.0.0.1:9/mcp'], { cwd: ROOT, input: 'not json\n', encoding: 'utf8' });
   assert.is(child.status, 0);

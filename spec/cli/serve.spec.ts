@@ -162,6 +162,23 @@ s('should serve a client on stdio that falls back from modern to initialize, wit
   }
 });
 
+s('should answer with the failure of a server that never starts, say it once and exit 1 (--stdio, either era)', () => {
+  const failing = [process.execPath, '-e', 'console.error("Error: no config file"); process.exit(2)'];
+  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } };
+  const discover = { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: META } };
+  for (const first of [discover, initialize]) {
+    const r = spawnSync(TSX, [CLI, 'serve', '--stdio', '--quiet', '--', ...failing], { cwd: ROOT, encoding: 'utf8', input: `${JSON.stringify(first)}\n`, timeout: 30_000 });
+    assert.is(r.status, 1, `${first.method}: ${r.stderr}`);
+    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.is(answers.length, 1, r.stdout);
+    assert.is(answers[0].id, 0);
+    assert.match(answers[0].error.message, 'it exited with code 2 before it answered initialize: Error: no config file');
+    assert.equal(answers[0].error.data.stderr, ['Error: no config file']);
+    const said = r.stderr.split('\n').filter((l) => l.includes('failed'));
+    assert.equal(said, [`mcp-dual-era serve: the upstream server (${failing.join(' ')}) failed: it exited with code 2 before it answered initialize: Error: no config file`], r.stderr);
+  }
+});
+
 s('should show every message in both eras with --verbose, keeping stdout for the protocol (--stdio)', async () => {
   const child = spawn(TSX, [CLI, 'serve', '--stdio', '--verbose', '--', TSX, EXAMPLE], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   let out = '';

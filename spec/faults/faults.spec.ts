@@ -419,4 +419,46 @@ stdio('should end the calls in flight when the client input ends, cancelling the
   assert.equal(answers.map((m) => [m['id'], m['error']?.code ?? m['result']?.['_meta']?.['io.modelcontextprotocol/subscriptionId']]).sort(), [[1, -32603], [2, 2]]);
 });
 
+stdio('should answer a legacy session\'s calls in flight with the server\'s own failure when its server crashes mid-call', async () => {
+  const { backend } = stdioFaulty();
+  const w = open({ upstream: backend });
+  const c = stdioClient(w, 1000);
+  c.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } });
+  assert.ok(await settle(() => c.lines.some((m) => m['id'] === 0), 10_000), 'initialized');
+  c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  c.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { ms: 60_000 } } });
+  c.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'crash', arguments: {} } });
+  assert.ok(await settle(() => c.lines.filter((m) => m['id'] === 1 || m['id'] === 2).length === 2, 10_000), JSON.stringify(c.lines));
+  for (const id of [1, 2]) {
+    const [answer] = c.lines.filter((m) => m['id'] === id);
+    assert.is(answer!['error']?.code, -32603);
+    assert.match(answer!['error'].message, 'the upstream server is unavailable: it exited with code');
+    assert.type(answer!['error'].data?.exitCode, 'number');
+  }
+  // A request after it is gone is answered too.
+  c.send({ jsonrpc: '2.0', id: 3, method: 'tools/list' });
+  assert.ok(await settle(() => c.lines.some((m) => m['id'] === 3), 3000), 'answered after the server went');
+  assert.is(c.lines.find((m) => m['id'] === 3)!['error']?.code, -32603);
+  c.input.end();
+  await bounded(c.front.done, 20_000, 'the front finishing');
+  await w.close();
+});
+
+stdio('should answer a legacy initialize with the failure of a server that never starts, and tell the wrap', async () => {
+  const w = open({ upstream: stdioBackend({ command: process.execPath, args: ['-e', 'console.error("Error: no config"); process.exit(2)'] }) });
+  const failed: Array<{ reason: string; started: boolean }> = [];
+  w.events.on('upstream-failed', (e) => failed.push(e));
+  const c = stdioClient(w, 1000);
+  c.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } });
+  assert.ok(await settle(() => c.lines.some((m) => m['id'] === 0), 10_000), 'answered');
+  const [answer] = c.lines;
+  assert.is(answer!['error']?.code, -32603);
+  assert.match(answer!['error'].message, 'it exited with code 2 before it answered initialize: Error: no config');
+  assert.equal(answer!['error'].data?.stderr, ['Error: no config']);
+  assert.equal(failed.map((f) => f.started), [false]);
+  c.input.end();
+  await bounded(c.front.done, 20_000, 'the front finishing');
+  await w.close();
+});
+
 stdio.run();
