@@ -98,7 +98,8 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
   };
 
   const relay = async (message: JsonRpcMessage | JsonRpcMessage[]) => {
-    const requests = (Array.isArray(message) ? message : [message]).filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m && isRequestId(m.id));
+    // A batch is relayed as it is, and what the server makes of it is its own (2025-03-26 alone has them).
+    const requests = Array.isArray(message) ? [] : [message].filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m && isRequestId(m.id));
     const upstream = legacy ?? (await legacyOpening);
     if (upstream && upstream === legacy) {
       for (const r of requests) unanswered.add(r.id);
