@@ -19,6 +19,7 @@ import { spawn } from 'node:child_process';
 import { cpus } from 'node:os';
 import { createRequire } from 'node:module';
 import { MetaKey } from '../lib/core/era.ts';
+import { latencyStats as statsOf, type LatencyStats } from './measure.ts';
 import { writeResults } from './resultsFile.ts';
 import { buildEchoServer, buildLib } from './wrap/build.ts';
 
@@ -95,23 +96,10 @@ const discoverProblem = (a: Record<string, unknown>) => {
   return a['id'] === 0 && Array.isArray(r?.supportedVersions) && r.supportedVersions.includes('2026-07-28') && r.resultType === 'complete' ? undefined : `not a DiscoverResult: ${JSON.stringify(a).slice(0, 200)}`;
 };
 
-export interface Stats {
-  readonly n: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly maxMs: number;
-}
-
-function statsOf(samples: readonly number[]): Stats {
-  const s = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => (s.length === 0 ? NaN : s[Math.min(s.length - 1, Math.ceil(q * s.length) - 1)]!);
-  return { n: s.length, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: s[s.length - 1] ?? NaN };
-}
-
 export interface FirstRow {
   readonly key: string;
   readonly label: string;
-  readonly stats: Stats;
+  readonly stats: LatencyStats;
   /** p50 ÷ the baseline's p50. */
   readonly ratioP50: number;
   /** p50 − the baseline's p50: what we add to the server's own start. */

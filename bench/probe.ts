@@ -29,6 +29,7 @@ import { probe, VerdictCache, type ProbeResult, type ProbeTarget } from '../lib/
 import { mediaType, readSse } from '../lib/transport/sse.ts';
 import type { StdioChildTransport } from '../lib/transport/stdioChild.ts';
 import { startEverythingHttp } from '../spec/helpers/everything.ts';
+import { latencyStats as statsOf, type LatencyStats as Stats } from './measure.ts';
 import { writeResults } from './resultsFile.ts';
 import { buildEchoServer } from './wrap/build.ts';
 
@@ -311,22 +312,7 @@ async function sseSuite(): Promise<Suite> {
 
 // ---------------------------------------------------------------------------------------------
 
-export interface Stats {
-  readonly n: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly meanMs: number;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-function statsOf(samples: readonly number[]): Stats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), meanMs: sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length) };
-}
+export type { LatencyStats as Stats } from './measure.ts';
 
 export interface Row {
   readonly key: string;
