@@ -113,8 +113,7 @@ class Connection {
   readonly #options: ConnectionOptions;
   /** The server process of the legacy host's transport, when we spawned it. */
   #child: StdioChildTransport | undefined;
-  /** The transport of the host's era, once opened; `#opening` while it opens. */
-  #transport: Transport | undefined;
+  /** The transport of the host's era: its opening (it resolves to the transport, or nothing when it could not open). */
   #opening: Promise<Transport | undefined> | undefined;
   #era: Era | undefined;
   /** Counts transports opened: answers from one the host has left behind are dropped. */
@@ -226,7 +225,6 @@ class Connection {
     this.#pending.clear();
     const left = this.#opening;
     this.#opening = undefined;
-    this.#transport = undefined;
     this.#era = undefined;
     this.#generation++;
     this.#sending = Promise.resolve();
@@ -294,7 +292,6 @@ class Connection {
       return undefined;
     }
     this.#options.say(`${era} host ⇄ ${side} at ${where}`);
-    this.#transport = transport;
     return transport;
   }
 
@@ -347,7 +344,7 @@ class Connection {
     // The shutdown waits on timers that do not keep a process alive (grace periods before SIGTERM):
     // this one does, until every server process is gone.
     const alive = setInterval(() => {}, 1000);
-    const transport = this.#transport ?? (this.#opening ? await this.#opening : undefined);
+    const transport = await this.#opening;
     if (transport) {
       transport.onclose = undefined;
       await transport.close().catch(() => {});

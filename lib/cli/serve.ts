@@ -128,6 +128,18 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
       ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     },
   });
+  // A server that never starts (it exits before it answers initialize, or cannot be spawned) is
+  // said once, in its own words: no later request would fare better.
+  let opened = false;
+  /** Why the server never started; `reason`, why the last session failed to open. */
+  let failed: string | undefined;
+  let reason: string | undefined;
+  wrap.events.on('upstream-opened', () => (opened = true));
+  wrap.events.on('upstream-failed', (e) => {
+    reason = e.reason;
+    if (!opened && !e.started) failed ??= e.reason;
+  });
+  const sayFailed = (reason: string) => process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${reason}\n`);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
@@ -138,19 +150,9 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     // The client's first request opens the first session (on the process started above); what the
     // server is, is said then. A server that never starts is said once, and we stop (exit 1) once
     // the client has its answer: every later request would only start it to fail again.
-    let started = false;
-    let failed: string | undefined;
-    const failedToStart = new Promise<void>((resolve) => {
-      wrap.events.on('upstream-failed', (e) => {
-        if (started || e.started || failed !== undefined) return;
-        failed = e.reason;
-        process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${e.reason}\n`);
-        resolve();
-      });
-    });
+    const failedToStart = new Promise<void>((resolve) => wrap.events.on('upstream-failed', () => failed !== undefined && resolve()));
     const opened = (e: { initializeResult: Parameters<typeof describeInit>[0] }) => {
       wrap.events.off('upstream-opened', opened);
-      started = true;
       say(`mcp-dual-era: upstream ${describeInit(e.initializeResult)}`);
     };
     wrap.events.on('upstream-opened', opened);
@@ -159,8 +161,13 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     say(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
     await Promise.race([front.done, stopped, failedToStart]);
     // After a failed start the client still gets the answer to what it asked.
-    await (failed === undefined ? front.close() : front.finish());
-    return failed === undefined ? 0 : 1;
+    if (failed === undefined) {
+      await front.close();
+      return 0;
+    }
+    sayFailed(failed);
+    await front.finish();
+    return 1;
   }
 
   // The port first: a port that is taken is said before any upstream process is started.
@@ -177,7 +184,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   const alive = setInterval(() => {}, 1000); // the pool's backoff timers do not keep a process alive
   const upstream = await describeUpstream(wrap).finally(() => clearInterval(alive));
   if (!upstream.ok) {
-    process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${upstream.error}\n`);
+    sayFailed(reason ?? upstream.error);
     await wrap.close();
     await server.close();
     return 1;
@@ -207,7 +214,6 @@ async function describeUpstream(wrap: LegacyServerWrap): Promise<{ ok: true; val
   );
   const message = answer?.message;
   if (!message) return { ok: false, error: 'no answer' };
-  // The failure line names the upstream already: what follows is the upstream's own account.
-  if ('error' in message) return { ok: false, error: message.error.message.replace(/^Internal error: (the upstream server is unavailable: )?/, '') };
+  if ('error' in message) return { ok: false, error: message.error.message };
   return { ok: true, value: describeInit(wrap.pool.sessions()[0]?.session.initializeResult) };
 }

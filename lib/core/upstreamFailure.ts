@@ -69,6 +69,12 @@ export function describeFailure(failure: UpstreamFailure, when?: string): string
   return undefined;
 }
 
+/** The words for a pipe that closed under us: what the upstream said, if it said anything. */
+export function closedReason(failure: UpstreamFailure | undefined, when?: string): string {
+  const said = failure ? describeFailure(failure, when) : undefined;
+  return said ?? `closed the connection${when ? ` ${when}` : ''}`;
+}
+
 /**
  * The error a client gets when the upstream is unavailable: `detail` says what happened, the
  * failure's facts travel in `data` (`httpStatus`, `body`, `exitCode`, `signal`, `stderr`, `network`).

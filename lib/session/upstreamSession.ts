@@ -9,7 +9,7 @@ import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
-import { describeFailure, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { closedReason, describeFailure, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import type { PushCopies } from './pushCopies.ts';
 import type { CancelSignal } from '../signals.ts';
@@ -94,12 +94,6 @@ const PUSHABLE = new Set(['tools/call', 'prompts/get', 'resources/read']);
 function closedError(reason: string, failure?: UpstreamFailure): WireError {
   const message = `Internal error: the upstream server ${reason}`;
   return failure && Object.keys(failure).length > 0 ? { code: ErrorCode.InternalError, message, data: { ...failure } } : { code: ErrorCode.InternalError, message };
-}
-
-/** The words for a pipe that closed under us: what the upstream said, if it said anything. */
-function closedReason(failure: UpstreamFailure | undefined, when?: string): string {
-  const said = failure ? describeFailure(failure, when) : undefined;
-  return said ?? `closed the connection${when ? ` ${when}` : ''}`;
 }
 
 /** A legacy session over one transport. */

@@ -8,7 +8,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { claimedEra } from '../core/era.ts';
 import { errorResponse, isRequestId, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
-import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { closedReason, describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { isRecord } from '../core/primitives.ts';
 import { Cancellation } from '../signals.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
@@ -79,7 +79,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
       own.onclose = () => {
         if (legacy === own) legacy = undefined;
         const failure = own.failure;
-        legacyGone = { detail: `it ${failure ? (describeFailure(failure, spoke ? undefined : 'before it answered initialize') ?? 'closed the connection') : 'closed the connection'}`, failure };
+        legacyGone = { detail: `it ${failure ? closedReason(failure, spoke ? undefined : 'before it answered initialize') : 'closed the connection'}`, failure };
         // One that never said a word did not start: the wrap's owner hears of it.
         if (!spoke) wrap.events.emit('upstream-failed', { reason: legacyGone.detail, started: false });
         for (const id of unanswered) write(errorResponse(id, legacyGoneError()));
