@@ -26,7 +26,8 @@ let checked = false;
 export function builtCli(): string {
   if (checked) return CLI;
   const stale = !existsSync(CLI) || newestBuilt() < newestSource(resolve(ROOT, 'lib'));
-  if (stale) execFileSync(process.execPath, [resolve(ROOT, 'node_modules/typescript/bin/tsc'), '-p', resolve(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  // The package's own build (npm run build), as an install runs it.
+  if (stale) execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
   checked = true;
   return CLI;
 }
