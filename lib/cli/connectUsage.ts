@@ -12,7 +12,9 @@ Connect options:
   --server-era <era>      modern, legacy or auto (default: probe the server; modern hosts only)
   --timeout <ms>          how long the probe waits for an answer (default 3000)
   --cwd <dir>             working directory of the command
-  --env KEY=VALUE         environment of the command (repeatable)
+  --env KEY=VALUE         added to the environment of the command (repeatable; it starts from ours)
+  --clean-env             start the command's environment from a basic one (PATH, HOME, USER,
+                          LOGNAME, SHELL, TERM, LANG, LC_ALL, TMPDIR) instead of ours
   --roots <uri>           modern host, legacy server: a root for the server's roots/list outside
                           any call (repeatable; a modern host cannot be asked then)
   --verbose               every message on both sides, in both eras, on stderr
@@ -29,6 +31,7 @@ export const CONNECT_OPTIONS = {
   timeout: { type: 'string' },
   cwd: { type: 'string' },
   env: { type: 'string', multiple: true },
+  'clean-env': { type: 'boolean' },
   roots: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   quiet: { type: 'boolean' },

@@ -9,7 +9,7 @@
 import { parseArgs } from 'node:util';
 import { startAhead } from '../transport/spawnChild.ts';
 import { CONNECT_OPTIONS } from './connectUsage.ts';
-import { readEnv, serverProcess, splitAtDash } from './options.ts';
+import { readEnv, serverProcess, splitAtDash, type EnvPolicy } from './options.ts';
 import { SERVE_OPTIONS } from './serveUsage.ts';
 
 /** Starts the server of `mcp-dual-era <args…>` now, when the command is one that a host waits on. */
@@ -19,19 +19,22 @@ export function startServerAhead(args: readonly string[]): void {
   if (command.length === 0) return;
   let env: string[] | undefined;
   let cwd: string | undefined;
+  let policy: EnvPolicy = {};
   try {
     if (name === 'connect') {
       const { values, positionals } = parseArgs({ args: own, options: CONNECT_OPTIONS, allowPositionals: true, strict: true });
       if (values.help || positionals.length > 0) return;
       ({ env, cwd } = values);
+      policy = { clean: values['clean-env'] };
     } else if (name === 'serve') {
       const { values } = parseArgs({ args: own, options: SERVE_OPTIONS, strict: true });
       if (values.help || !values.stdio || values.modern || values.upstream !== undefined) return;
       ({ env, cwd } = values);
+      policy = { clean: values['clean-env'], withhold: [values['state-key-env']] };
     } else return;
   } catch {
     return;
   }
   const environment = readEnv(env);
-  if (environment.ok) startAhead(serverProcess(command, environment.value, cwd));
+  if (environment.ok) startAhead(serverProcess(command, environment.value, cwd, policy));
 }

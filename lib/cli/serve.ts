@@ -15,6 +15,7 @@ import { startAhead } from '../transport/spawnChild.ts';
 import type { LegacyServerWrap } from '../wrap/wrapLegacyServer.ts';
 import { listenFailure, readEnv, readHttpUrl, readPort, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
 import { SERVE_OPTIONS, SERVE_USAGE } from './serveUsage.ts';
+import { listenerLimits, readLimits } from './limits.ts';
 import { stderrTrace, tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 /** What a program that runs `serve` itself (`npm start`) is told. */
@@ -55,11 +56,19 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   } else if (command.length === 0) {
     return usage(`name the upstream server (-- <command> or --upstream <url>)\n\n${SERVE_USAGE}`);
   }
+  const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
+  if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
+  const read = readLimits([...(bodyLimit !== undefined ? [`body-bytes=${bodyLimit}`] : []), ...(values.limit ?? [])], values.modern ? { modern: true } : {});
+  if (!read.ok) return usage(read.message);
+  const limits = read.value;
+  const envPolicy = { clean: values['clean-env'], withhold: [values['state-key-env']] };
   if (values.modern) {
     const { serveModern } = await import('./serveModern.ts');
     return serveModern(command, {
       say,
       env: env.value,
+      envPolicy,
+      limits,
       port: port.value,
       ...(trace ? { trace } : {}),
       ...(values.stdio ? { stdio: true } : {}),
@@ -76,8 +85,6 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   if (!Number.isInteger(ttl) || ttl < 0) return usage(`--cache-ttl must be a whole number of milliseconds, not ${values['cache-ttl']}`);
   const scope = values['cache-scope'] ?? 'private';
   if (scope !== 'private' && scope !== 'public') return usage(`--cache-scope is private or public, not ${scope}`);
-  const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
-  if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
   const spares = values.spares === undefined ? (values.stdio ? 0 : 1) : Number(values.spares);
   if (!Number.isInteger(spares) || spares < 0 || spares > 16) return usage(`--spares must be a whole number from 0 to 16, not ${values.spares}`);
   const roots = readRoots(values.roots);
@@ -106,9 +113,9 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
 
   // Everything is known to be usable: over stdio the server boots now, while the rest loads.
   let backend: Backend;
-  if (values.upstream) backend = httpBackend({ url: values.upstream, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
+  if (values.upstream) backend = httpBackend({ url: values.upstream, maxMessageBytes: limits['message-bytes'], ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
   else {
-    const child = { ...serverProcess(command, env.value, values.cwd), stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
+    const child = { ...serverProcess(command, env.value, values.cwd, envPolicy), maxMessageBytes: limits['message-bytes'], stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
     // Over stdio the client waits for our first answer: its server boots now (the command line,
     // lib/cli/main.ts, started it already), and the first session takes the process over.
     if (values.stdio) startAhead(child);
@@ -118,12 +125,23 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   const { wrapLegacyServer } = await import('../wrap/wrapLegacyServer.ts');
   const wrap = wrapLegacyServer({
     upstream: backend,
-    mrtr: { keyring, replay: values.mrtr === 'replay' },
+    mrtr: { keyring, replay: values.mrtr === 'replay', maxParkedPerPrincipal: limits['parked-per-caller'], parkTimeoutMs: limits['park-timeout-ms'] },
     roots: roots.value,
     ...(ttl > 0 || scope !== 'private' ? { cache: { default: { ttlMs: ttl, cacheScope: scope } } } : {}),
+    sessions: {
+      max: limits.sessions,
+      perPrincipal: limits['sessions-per-caller'],
+      perKey: limits['sessions-per-capabilities'],
+      reserve: limits.reserve,
+      waitMs: limits['session-wait-ms'],
+      idleMs: limits['session-idle-ms'],
+    },
+    listens: { perPrincipal: limits['listens-per-caller'] },
+    legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
+    requestTimeoutMs: limits['request-timeout-ms'],
     http: {
       ...(values.path ? { path: values.path } : {}),
-      ...(bodyLimit !== undefined ? { maxBodyBytes: bodyLimit } : {}),
+      maxBodyBytes: limits['body-bytes'],
       ...(values['allowed-origin'] ? { allowedOrigins: values['allowed-origin'] } : {}),
       ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     },
@@ -174,7 +192,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   const { serveNodeHttp } = await import('../transport/nodeHttp.ts');
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
   try {
-    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(values.host ? { host: values.host } : {}), port: port.value });
+    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(values.host ? { host: values.host } : {}), port: port.value, ...listenerLimits(limits) });
   } catch (e) {
     process.stderr.write(`mcp-dual-era serve: ${listenFailure(e, port.value, values.host)}\n`);
     await wrap.close();

@@ -5,7 +5,8 @@
  */
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { wrapModernServer, type ModernBackend } from '../wrap/wrapModernServer.ts';
-import { listenFailure } from './options.ts';
+import { listenerLimits, type Limits } from './limits.ts';
+import { listenFailure, serverProcess, type EnvPolicy } from './options.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 export interface ServeModernOptions {
@@ -18,6 +19,9 @@ export interface ServeModernOptions {
   readonly allowedHosts?: readonly string[];
   readonly cwd?: string;
   readonly env?: Readonly<Record<string, string>>;
+  /** `--clean-env` and our own variables withheld from the command. */
+  readonly envPolicy?: EnvPolicy;
+  readonly limits: Limits;
   readonly say: (text: string) => void;
   /** `--verbose`: every message on both sides. */
   readonly trace?: Trace;
@@ -27,13 +31,12 @@ export interface ServeModernOptions {
 export async function serveModern(command: readonly string[], options: ServeModernOptions): Promise<number> {
   let backend: ModernBackend;
   const trace = options.trace;
-  if (options.upstream) backend = trace ? { url: options.upstream, fetch: tracingFetch('us', 'server', trace) } : options.upstream;
+  const limits = options.limits;
+  if (options.upstream) backend = { url: options.upstream, maxMessageBytes: limits['message-bytes'], ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) };
   else if (command.length > 0) {
     backend = {
-      command: command[0]!,
-      args: command.slice(1),
-      ...(options.env ? { env: options.env } : {}),
-      ...(options.cwd ? { cwd: options.cwd } : {}),
+      ...serverProcess(command, options.env ?? {}, options.cwd, options.envPolicy),
+      maxMessageBytes: limits['message-bytes'],
       stderr: 'inherit',
       shutdownGraceMs: 500,
       ...(trace ? { trace: upstreamTrace(trace) } : {}),
@@ -46,6 +49,8 @@ export async function serveModern(command: readonly string[], options: ServeMode
   const describe = options.upstream ?? command.join(' ');
   const wrap = wrapModernServer(backend, {
     ...(options.path ? { path: options.path } : {}),
+    limits: { maxBodyBytes: limits['body-bytes'] },
+    sessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
     origins: { ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}), ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) },
   });
   let stop!: () => void;
@@ -61,7 +66,7 @@ export async function serveModern(command: readonly string[], options: ServeMode
   }
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
   try {
-    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(options.host ? { host: options.host } : {}), port: options.port });
+    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(options.host ? { host: options.host } : {}), port: options.port, ...listenerLimits(limits) });
   } catch (e) {
     process.stderr.write(`mcp-dual-era serve --modern: ${listenFailure(e, options.port, options.host)}\n`);
     await wrap.close();

@@ -1,4 +1,6 @@
 /** The usage text and the options of `mcp-dual-era serve`, apart so `--help` loads nothing else. */
+import { limitsUsage } from './limits.ts';
+
 export const SERVE_USAGE = `Usage:
   mcp-dual-era serve [options] -- <command> [args…]    front a stdio server
   mcp-dual-era serve [options] --upstream <url>         front a legacy HTTP server
@@ -20,14 +22,22 @@ Options:
   --roots <uri>           a root to answer the server's roots/list outside any call (repeatable)
   --cache-ttl <ms>        ttlMs on cacheable results (default 0: no caching)
   --cache-scope <s>       private (default) or public
-  --body-limit <bytes>    largest accepted request body (default 4194304)
+  --body-limit <bytes>    largest accepted request body (default 4194304; = --limit body-bytes=…)
+  --limit <name>=<n>      set one of the limits below (repeatable)
   --spares <n>            upstream processes kept started ahead of need, so a new session does
                           not wait for one to boot (default 1 over HTTP, 0 with --stdio)
   --cwd <dir>             working directory of the upstream command
-  --env KEY=VALUE         environment of the upstream command (repeatable)
+  --env KEY=VALUE         added to the environment of the upstream command (repeatable); it
+                          starts from ours, less the variable --state-key-env names
+  --clean-env             start the upstream's environment from a basic one (PATH, HOME, USER,
+                          LOGNAME, SHELL, TERM, LANG, LC_ALL, TMPDIR) instead of ours
   --verbose               every message on both sides, in both eras, on stderr
   --quiet                 no messages on stderr
   -h, --help              print this help
+
+Limits (--limit <name>=<n>; a request refused by one gets -32005 naming it, and over HTTP 429
+or 503 with Retry-After):
+${limitsUsage()}
 
 Exit codes: 0 stopped by SIGINT/SIGTERM or end of input, 1 the upstream or the port failed, 2 usage.
 `;
@@ -48,6 +58,8 @@ export const SERVE_OPTIONS = {
   'cache-ttl': { type: 'string' },
   'cache-scope': { type: 'string' },
   'body-limit': { type: 'string' },
+  limit: { type: 'string', multiple: true },
+  'clean-env': { type: 'boolean' },
   spares: { type: 'string' },
   mrtr: { type: 'string' },
   cwd: { type: 'string' },

@@ -24,6 +24,12 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
   /** 2025-11-25 only: URL elicitation required before the request can be retried. */
   UrlElicitationRequired: -32042,
+  /**
+   * Ours, in the implementation-defined range (-32000 … -32019): a limit of this server was
+   * reached (`data.limit` names it, `data.max` gives it, `data.retryAfterSeconds` says when to try
+   * again). The number follows JSON-RPC's "limit exceeded" of EIP-1474. HTTP 429 or 503.
+   */
+  LimitExceeded: -32005,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
@@ -100,7 +106,8 @@ export type AdapterErrorCode =
   | 'upstream-error'
   | 'protocol'
   | 'config'
-  | 'state';
+  | 'state'
+  | 'limit';
 
 /**
  * The one error class for local failures: a string `code`, a message, an optional `cause`, and

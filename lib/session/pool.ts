@@ -1,11 +1,14 @@
 /**
  * The pool of initialized upstream sessions, keyed by principal and declared capability set (a
  * legacy server may register tools according to what its client declared at `initialize`). Bounded
- * in size and idle time; never shares a session between principals; reopens a session whose
- * process died, with backoff.
+ * in all, per principal and per key, and in idle time; a reserve of sessions is kept for callers
+ * that hold none, so a few busy callers cannot lock the others out. A caller that finds no room
+ * waits a bounded time, then gets a refusal naming the limit. Never shares a session between
+ * principals; reopens a session whose process died, with backoff.
  */
 import { GiveUp, retry } from '../retry.ts';
 import { AdapterError } from '../core/errors.ts';
+import { limitError, limitRefusal, type LimitRefusal } from '../core/limits.ts';
 import type { LegacyVersion } from '../core/era.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { Implementation, JsonObject } from '../core/primitives.ts';
@@ -28,9 +31,20 @@ export interface SessionKey {
 }
 
 export interface SessionPoolOptions {
+  /** Sessions in all (default 64). */
   readonly maxSessions?: number;
   /** Sessions one key may have, so calls that push need not share one (default 16). */
   readonly maxPerKey?: number;
+  /** Sessions one principal may have, whatever its capability sets (default 16). */
+  readonly maxPerPrincipal?: number;
+  /**
+   * Sessions kept for principals that have none busy (default 8): a principal with a busy session
+   * opens another only while fewer than `maxSessions - reserve` are busy, so a new caller (and its
+   * `server/discover`) always finds one.
+   */
+  readonly reserve?: number;
+  /** How long a caller waits for a session to be free or room to open one before it is refused (default 10 s). */
+  readonly waitMs?: number;
   readonly idleMs?: number;
   readonly protocolVersion?: LegacyVersion;
   /** Attempts to open a session before giving up (with exponential backoff). */
@@ -55,7 +69,7 @@ export function canonicalJson(value: unknown): string {
 }
 
 /** The text the pool files a key's sessions under. */
-function keyText(key: SessionKey): string {
+export function keyText(key: SessionKey): string {
   return `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
 }
 
@@ -63,9 +77,15 @@ interface Entry {
   readonly key: SessionKey;
   sessions: UpstreamSession[];
   opening: number;
-  /** Callers waiting for a session with no call that may push in flight. */
-  waiting: Array<() => void>;
 }
+
+/** Whether a session is doing something (a call in flight, reserved for one, or held). */
+function busy(s: UpstreamSession): boolean {
+  return s.inFlight > 0 || s.holds > 0 || s.pushableInFlight > 0;
+}
+
+/** Where a new session can come from: room as it is, an idle session to close first, or a refusal. */
+type Room = { readonly ok: true; readonly victim?: { entry: Entry; session: UpstreamSession } } | { readonly ok: false; readonly refusal: LimitRefusal };
 
 /** How a caller wants its session. */
 export interface AcquireOptions {
@@ -76,10 +96,11 @@ export interface AcquireOptions {
   readonly exclusive?: boolean;
   /**
    * With `exclusive`, when every open session of the key has a call that may push in flight:
-   * open another (true, the default, up to `maxPerKey`) or wait for one to be free (false: for
-   * calls not yet known to push, so that a burst of first calls does not open a session each).
-   * At the bound, or without room in the pool, the caller waits either way: a session shared by
-   * two calls that push could not tell their pushes apart.
+   * open another (true, the default, up to `maxPerKey`) or wait briefly for one to be free first
+   * (false: for calls not yet known to push, so that a burst of first calls does not open a
+   * session each). At the bound, or without room in the pool, the caller waits either way (up to
+   * `waitMs`, then it is refused): a session shared by two calls that push could not tell their
+   * pushes apart.
    */
   readonly open?: boolean;
   /** Asked again after each wait: whether the caller still wants a session alone. */
@@ -100,6 +121,8 @@ export class SessionPool {
   #entries = new Map<string, Entry>();
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
+  /** Callers waiting for a session to be free or for room: woken together whenever either may have come. */
+  #waiters = new Set<() => void>();
   /** Over HTTP, a server may send one push to every session: its copies are settled together. */
   readonly #copies: PushCopies | undefined;
 
@@ -119,20 +142,35 @@ export class SessionPool {
     return n;
   }
 
-  get #max(): number {
+  /** Sessions in all: the configured bound, or fewer if the backend allows fewer. */
+  get max(): number {
     return Math.min(this.options.maxSessions ?? 64, this.backend.maxSessions ?? Number.POSITIVE_INFINITY);
+  }
+
+  /** Sessions kept for principals with none busy (never all of them). */
+  get reserve(): number {
+    return Math.max(0, Math.min(this.options.reserve ?? 8, this.max - 1));
+  }
+
+  get #perKey(): number {
+    return Math.min(this.options.maxPerKey ?? 16, this.#perPrincipal);
+  }
+
+  get #perPrincipal(): number {
+    return Math.min(this.options.maxPerPrincipal ?? 16, this.max);
   }
 
   /**
    * The entry of a key, and the open session to use now if one will do (`enough`); else whether to
-   * open another (`wait` false) or wait for one to be free (`wait` true).
+   * open another (`wait` false) or wait for one to be free (`wait` true, `atBound` when the key has
+   * all the sessions it may have).
    */
-  #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean } {
+  #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean; atBound: boolean } {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     const id = keyText(key);
     let entry = this.#entries.get(id);
     if (!entry) {
-      entry = { key, sessions: [], opening: 0, waiting: [] };
+      entry = { key, sessions: [], opening: 0 };
       this.#entries.set(id, entry);
     }
     if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
@@ -142,59 +180,51 @@ export class SessionPool {
       const load = options.exclusive ? s.pushableInFlight : s.inFlight;
       if (!pick || load < (options.exclusive ? pick.pushableInFlight : pick.inFlight)) pick = s;
     }
-    const perKey = Math.min(this.options.maxPerKey ?? 16, this.#max);
+    const atBound = live.length + entry.opening >= this.#perKey;
     if (options.exclusive) {
       if (pick && pick.pushableInFlight === 0) {
         pick.touch(Date.now());
         pick.reserve();
         if (options.reservation) options.reservation.reserved = true;
-        return { entry, pick, enough: true, wait: false };
+        return { entry, pick, enough: true, wait: false, atBound };
       }
-      const mayOpen = (options.open !== false || (live.length === 0 && entry.opening === 0)) && live.length + entry.opening < perKey && this.#hasRoom();
-      return { entry, pick, enough: false, wait: !mayOpen };
+      const mayOpen = (options.open !== false || (live.length === 0 && entry.opening === 0)) && !atBound;
+      return { entry, pick, enough: false, wait: !mayOpen, atBound };
     }
-    const wantsAnother = !pick && entry.opening === 0;
-    const enough = pick !== undefined && !(wantsAnother && live.length + entry.opening < perKey && this.#hasRoom());
-    if (enough) pick!.touch(Date.now());
-    return { entry, pick, enough, wait: false };
+    if (pick) pick.touch(Date.now());
+    return { entry, pick, enough: pick !== undefined, wait: false, atBound };
   }
 
   /**
-   * Waits until a call that may push ends on one of the entry's sessions (or a session closes, or
-   * one opens); with `patienceMs`, at most that long (resolves true when it ran out).
+   * Waits until something that may make room happens (a call ends, a session closes or opens, a
+   * hold is released), at most `ms` (resolves true when it ran out). Rejects when `signal` aborts.
    */
-  #freed(entry: Entry, signal: CancelSignal | undefined, patienceMs?: number): Promise<boolean> {
+  #change(signal: CancelSignal | undefined, ms: number): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
       if (signal?.aborted) return reject(new AdapterError('closed', 'the request was cancelled while waiting for an upstream session'));
-      let timer: ReturnType<typeof setTimeout> | undefined;
       const done = (ranOut: boolean) => {
         clearTimeout(timer);
+        this.#waiters.delete(wake);
         signal?.removeEventListener('abort', onAbort);
         resolve(ranOut);
       };
       const wake = () => done(false);
       const onAbort = () => {
-        clearTimeout(timer);
-        entry.waiting = entry.waiting.filter((w) => w !== wake);
+        done(false);
         reject(new AdapterError('closed', 'the request was cancelled while waiting for an upstream session'));
       };
+      // Not unref'd: the caller is owed an answer, the process stays up to give it.
+      const timer = setTimeout(() => done(true), Math.max(0, ms));
       signal?.addEventListener('abort', onAbort, { once: true });
-      entry.waiting.push(wake);
-      if (patienceMs !== undefined) {
-        timer = setTimeout(() => {
-          entry.waiting = entry.waiting.filter((w) => w !== wake);
-          done(true);
-        }, patienceMs);
-        timer.unref?.();
-      }
+      this.#waiters.add(wake);
     });
   }
 
-  #wakeWaiting(entry: Entry | undefined): void {
-    if (!entry || entry.waiting.length === 0) return;
-    const waiting = entry.waiting;
-    entry.waiting = [];
-    for (const wake of waiting) wake();
+  #wake(): void {
+    if (this.#waiters.size === 0) return;
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const wake of waiters) wake();
   }
 
   /**
@@ -206,77 +236,137 @@ export class SessionPool {
     return enough ? pick : undefined;
   }
 
-  /** A session for this key, opening (or reopening) one as needed, or waiting for one to be free. */
+  /**
+   * A session for this key, opening (or reopening) one as needed, or waiting for one to be free.
+   * A caller that finds neither a free session nor room to open one within `waitMs` is refused
+   * with a `limit` error naming what was full.
+   */
   async acquire(key: SessionKey, options: AcquireOptions = {}): Promise<UpstreamSession> {
     // A caller that would rather not open a session (`open: false`: its calls are not known to
-    // push) waits briefly for one to be free, then opens one, or at the bound shares one: the
-    // sessions may be held by parked calls that take minutes to come back. A caller whose calls
-    // push waits as long as it takes rather than share.
+    // push) waits briefly for one to be free, then opens one; at the bound it waits for one to be
+    // free, and only when none is within `waitMs` shares one (its call may well not push). A call
+    // known to push never shares: at the bound it waits, then is refused.
+    const deadline = Date.now() + (this.options.waitMs ?? 10_000);
+    const patience = Date.now() + OPEN_PATIENCE_MS;
     let patient = options.open === false;
+    /** A call not known to push that waited in vain at the bound shares a session after all. */
     let share = false;
     for (;;) {
       const exclusive = !share && (options.stillExclusive ? options.stillExclusive() : options.exclusive === true);
-      const { entry, pick, enough, wait } = this.#choose(key, { ...options, exclusive, open: !patient });
+      const { entry, pick, enough, wait, atBound } = this.#choose(key, { ...options, exclusive, open: !patient });
       if (enough) return pick!;
+      let refusal: LimitRefusal | undefined;
       if (wait) {
-        if (!patient) {
-          await this.#freed(entry, options.signal);
-          continue;
-        }
-        if (await this.#freed(entry, options.signal, OPEN_PATIENCE_MS)) {
-          patient = false;
-          const again = this.#choose(key, { ...options, exclusive: true, open: true });
-          if (again.enough) return again.pick!;
-          if (again.wait) share = true;
-        }
+        refusal = atBound
+          ? limitRefusal('sessions-per-capabilities', this.#perKey, `all ${this.#perKey} upstream sessions of this caller and capability set are busy with calls that may ask for input`)
+          : undefined;
+      } else {
+        if (!pick && entry.opening > 0 && !exclusive) return this.#waitForOpen(entry, options.signal);
+        const room = this.#room(key.principal);
+        if (room.ok) return this.#openIn(entry, key, exclusive, options, room.victim);
+        refusal = room.refusal;
+      }
+      const left = deadline - Date.now();
+      if (patient && !atBound) {
+        if (await this.#change(options.signal, Math.min(patience, deadline) - Date.now())) patient = false;
         continue;
       }
-      if (!pick && entry.opening > 0 && !exclusive) return this.#waitForOpen(entry);
-      this.#makeRoom();
-      entry.opening++;
-      try {
-        const session = await this.#open(key);
-        entry.sessions.push(session);
-        if (exclusive) {
-          session.reserve();
-          if (options.reservation) options.reservation.reserved = true;
+      if (left <= 0) {
+        if (atBound && options.open === false && pick) {
+          share = true;
+          continue;
         }
-        return session;
-      } finally {
-        entry.opening--;
-        this.#wakeWaiting(entry);
+        this.#forget(entry);
+        const room = this.#room(key.principal);
+        throw limitError(refusal ?? (room.ok ? limitRefusal('sessions', this.max, 'no upstream session was free in time') : room.refusal));
       }
+      await this.#change(options.signal, left);
     }
   }
 
-  async #waitForOpen(entry: Entry): Promise<UpstreamSession> {
+  /** Opens a session for `entry` (closing `victim`, an idle session, first). */
+  async #openIn(entry: Entry, key: SessionKey, exclusive: boolean, options: AcquireOptions, victim: { entry: Entry; session: UpstreamSession } | undefined): Promise<UpstreamSession> {
+    if (victim) {
+      victim.entry.sessions = victim.entry.sessions.filter((s) => s !== victim.session);
+      void victim.session.close();
+    }
+    entry.opening++;
+    try {
+      const session = await this.#open(key);
+      entry.sessions.push(session);
+      if (exclusive) {
+        session.reserve();
+        if (options.reservation) options.reservation.reserved = true;
+      }
+      return session;
+    } finally {
+      entry.opening--;
+      this.#forget(entry);
+      this.#wake();
+    }
+  }
+
+  async #waitForOpen(entry: Entry, signal: CancelSignal | undefined): Promise<UpstreamSession> {
     for (;;) {
-      await new Promise((r) => setTimeout(r, 5));
+      await this.#change(signal, 1000);
+      if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
       const s = entry.sessions.find((x) => !x.closed);
       if (s) return s;
-      if (entry.opening === 0) return this.acquire(entry.key);
-      if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
+      if (entry.opening === 0) return this.acquire(entry.key, signal ? { signal } : {});
     }
   }
 
-  #hasRoom(): boolean {
-    if (this.size < this.#max) return true;
-    for (const e of this.#entries.values()) for (const s of e.sessions) if (s.inFlight === 0 && s.holds === 0) return true;
-    return false;
+  /** Drops an entry with nothing in it (an entry per key tried is not kept). */
+  #forget(entry: Entry): void {
+    if (entry.sessions.length > 0 || entry.opening > 0) return;
+    const id = keyText(entry.key);
+    if (this.#entries.get(id) === entry) this.#entries.delete(id);
   }
 
-  #makeRoom(): void {
-    if (this.size < this.#max) return;
-    let victim: { entry: Entry; session: UpstreamSession } | undefined;
+  /**
+   * Whether `principal` may have one more session now: within its own bound (closing an idle one
+   * of its own if it must), within the reserve (a principal with a busy session may not take the
+   * last `reserve` sessions), and within the pool (closing the idle session used longest ago).
+   */
+  #room(principal: string): Room {
+    const max = this.max;
+    let size = 0;
+    let busyCount = 0;
+    let mine = 0;
+    let mineBusy = 0;
+    let idle: { entry: Entry; session: UpstreamSession } | undefined;
+    let myIdle: { entry: Entry; session: UpstreamSession } | undefined;
     for (const entry of this.#entries.values()) {
-      for (const s of entry.sessions) {
-        if (!s.closed && (s.inFlight > 0 || s.holds > 0)) continue;
-        if (!victim || s.lastUsed < victim.session.lastUsed) victim = { entry, session: s };
+      const own = entry.key.principal === principal;
+      size += entry.opening;
+      busyCount += entry.opening;
+      if (own) {
+        mine += entry.opening;
+        mineBusy += entry.opening;
+      }
+      for (const session of entry.sessions) {
+        if (session.closed) continue;
+        size++;
+        const b = busy(session);
+        if (b) busyCount++;
+        else if (!idle || session.lastUsed < idle.session.lastUsed) idle = { entry, session };
+        if (!own) continue;
+        mine++;
+        if (b) mineBusy++;
+        else if (!myIdle || session.lastUsed < myIdle.session.lastUsed) myIdle = { entry, session };
       }
     }
-    if (!victim) throw new AdapterError('upstream-error', `all ${this.#max} upstream sessions are busy`);
-    victim.entry.sessions = victim.entry.sessions.filter((s) => s !== victim!.session);
-    void victim.session.close();
+    const perPrincipal = this.#perPrincipal;
+    if (mine >= perPrincipal) {
+      if (myIdle) return { ok: true, victim: myIdle };
+      return { ok: false, refusal: limitRefusal('sessions-per-caller', perPrincipal, `this caller has ${perPrincipal} upstream sessions busy`) };
+    }
+    if (mineBusy > 0 && busyCount >= max - this.reserve) {
+      return { ok: false, refusal: limitRefusal('sessions', max, `${busyCount} of ${max} upstream sessions are busy; the other ${max - busyCount} are kept for callers that hold none`) };
+    }
+    if (size < max) return { ok: true };
+    if (idle) return { ok: true, victim: idle };
+    return { ok: false, refusal: limitRefusal('sessions', max, `all ${max} upstream sessions are busy`) };
   }
 
   async #open(key: SessionKey): Promise<UpstreamSession> {
@@ -293,9 +383,15 @@ export class SessionPool {
         onNotification: (method, params) => this.options.onNotification?.(key, session, method, params),
         onClose: (reason) => {
           this.options.onSessionClosed?.(key, reason);
-          this.#wakeWaiting(this.#entries.get(id));
+          const entry = this.#entries.get(id);
+          if (entry) {
+            entry.sessions = entry.sessions.filter((x) => x !== session);
+            this.#forget(entry);
+          }
+          this.#wake();
         },
-        onPushableEnd: () => this.#wakeWaiting(this.#entries.get(id)),
+        onPushableEnd: () => this.#wake(),
+        onIdle: () => this.#wake(),
       });
       try {
         await session.open();
@@ -328,7 +424,7 @@ export class SessionPool {
     const now = Date.now();
     for (const [id, entry] of this.#entries) {
       for (const s of entry.sessions) {
-        if (s.closed || (s.inFlight === 0 && s.holds === 0 && now - s.lastUsed > idleMs)) void s.close();
+        if (s.closed || (!busy(s) && now - s.lastUsed > idleMs)) void s.close();
       }
       if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
       if (entry.sessions.length === 0 && entry.opening === 0) this.#entries.delete(id);
@@ -348,8 +444,8 @@ export class SessionPool {
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     const sessions = [...this.#entries.values()].flatMap((e) => e.sessions);
-    for (const entry of this.#entries.values()) this.#wakeWaiting(entry);
     this.#entries.clear();
+    this.#wake();
     await Promise.all(sessions.map((s) => s.close()));
   }
 }

@@ -50,6 +50,8 @@ export interface UpstreamSessionOptions {
   readonly onClose?: (reason: string) => void;
   /** Called when a call that may push ends (its session may now take another alone). */
   readonly onPushableEnd?: () => void;
+  /** Called when the session has nothing left to do: no call in flight and no hold. */
+  readonly onIdle?: () => void;
   /** How long `initialize` may take. */
   readonly initializeTimeoutMs?: number;
   /**
@@ -182,6 +184,7 @@ export class UpstreamSession {
       if (released) return;
       released = true;
       this.#holds--;
+      if (this.#holds === 0 && this.#pending.size === 0) this.options.onIdle?.();
     };
   }
 
@@ -275,6 +278,7 @@ export class UpstreamSession {
       this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.upstreamId, reason: 'The client cancelled the request' } }).catch(() => {});
     }
     pending.resolve(outcome);
+    if (this.#pending.size === 0 && this.#holds === 0 && !this.#closed) this.options.onIdle?.();
   }
 
   /** Sends a notification upstream (best effort). */

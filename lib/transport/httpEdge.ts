@@ -4,6 +4,7 @@
  * carry a request's notifications before its one answer.
  */
 import { parseMessage, type Classified, type ClassifyFailure, type JsonRpcMessage } from '../core/jsonrpc.ts';
+import { limitExceeded, limitHeaders, limitStatus, type LimitRefusal } from '../core/limits.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 
 export interface EdgeLimits {
@@ -84,13 +85,22 @@ export function tooLarge(max: number): BodyFailure {
   return { code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 };
 }
 
+/**
+ * The media type of a `Content-Type` value, lower case, without its parameters (RFC 9110 §8.3.1):
+ * `Application/JSON; charset=utf-8` → `application/json`. `''` when there is none.
+ */
+export function mediaTypeOf(contentType: string | null): string {
+  if (contentType === null) return '';
+  const semicolon = contentType.indexOf(';');
+  return (semicolon === -1 ? contentType : contentType.slice(0, semicolon)).trim().toLowerCase();
+}
+
 /** What the headers alone say against a POSTed body: too large by its declared length (413), not JSON (415). */
 export function bodyHeaderFailure(header: HeaderGetter, limits: EdgeLimits = {}): BodyFailure | undefined {
   const max = maxBodyBytes(limits);
   const declared = Number(header('content-length') ?? NaN);
   if (declared > max) return tooLarge(max);
-  const contentType = header('content-type') ?? '';
-  if (!contentType.toLowerCase().includes('application/json')) return { code: -32600, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 };
+  if (mediaTypeOf(header('content-type')) !== 'application/json') return { code: -32600, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 };
   return undefined;
 }
 
@@ -147,6 +157,53 @@ export function jsonError(status: number, code: number, message: string): Respon
   return jsonResponse({ jsonrpc: '2.0', error: { code, message } }, status);
 }
 
+/** The answer to a request (with no id) refused by a limit: `-32005` naming it, 429 or 503, `Retry-After`. */
+export function refusalResponse(refusal: LimitRefusal): Response {
+  return jsonResponse({ jsonrpc: '2.0', error: limitExceeded(refusal) }, limitStatus(refusal), limitHeaders(refusal));
+}
+
+/** 404 for a session id that names no session of the caller's (the SDK's own words and code). */
+export function sessionNotFound(): Response {
+  return jsonError(404, -32001, 'Session not found');
+}
+
+/** Who is asking, by default: the `Authorization` header (sessions are never shared between principals). */
+export function principalFromHeaders(header: HeaderGetter): string {
+  const auth = header('authorization');
+  return auth ? `auth:${auth}` : 'anonymous';
+}
+
+/**
+ * `response`, with `ended` called once it has been served: at once for a plain body, when the
+ * stream ends or the client leaves for an event stream (a session with an open stream is in use).
+ */
+export function whileServed(response: Response, ended: () => void): Response {
+  if (!response.body || mediaTypeOf(response.headers.get('content-type')) !== 'text/event-stream') {
+    ended();
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) {
+          ended();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (e) {
+        ended();
+        controller.error(e);
+      }
+    },
+    cancel(reason) {
+      ended();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
+
 /** The writer an SSE response hands to its producer. */
 export interface SseWriter {
   send(message: JsonRpcMessage): void;
@@ -197,4 +254,80 @@ export function sseResponse(produce: (writer: SseWriter) => void, options: { onC
     },
   });
   return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...options.headers } });
+}
+
+/** What a served request ends with: its one message, its HTTP status and headers. */
+export interface EdgeAnswer {
+  readonly message: JsonRpcMessage;
+  readonly status: number;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Serves `run` as an SSE response whose head goes out with its first message or comment, or after
+ * `headDelayMs`: an answer that comes before, with a status other than 200 (a refusal), goes out
+ * as plain JSON with its status and headers instead.
+ */
+export function lazyEventStream(run: (writer: SseWriter) => Promise<EdgeAnswer | undefined>, options: { onCancel?: () => void; keepAliveMs?: number; headDelayMs?: number } = {}): Promise<Response> {
+  return new Promise<Response>((resolve) => {
+    let decided = false;
+    let target: SseWriter | undefined;
+    /** Set when `run` finished before the stream began: what to end it with. */
+    let finished: { final: JsonRpcMessage | undefined } | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const stream = () => {
+      if (decided) return;
+      decided = true;
+      clearTimeout(timer);
+      resolve(
+        sseResponse((writer) => {
+          target = writer;
+          if (!finished) return;
+          if (finished.final) writer.send(finished.final);
+          writer.close();
+        }, options),
+      );
+    };
+    timer = setTimeout(stream, options.headDelayMs ?? 0);
+    const writer: SseWriter = {
+      get closed() {
+        return target ? target.closed : finished !== undefined;
+      },
+      send(message) {
+        stream();
+        target?.send(message);
+      },
+      comment(text) {
+        stream();
+        target?.comment(text);
+      },
+      close() {
+        if (target) target.close();
+      },
+    };
+    run(writer).then(
+      (answer) => {
+        if (!decided && answer && answer.status !== 200) {
+          decided = true;
+          clearTimeout(timer);
+          resolve(jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}));
+          return;
+        }
+        if (target) {
+          if (answer) target.send(answer.message);
+          target.close();
+          return;
+        }
+        finished = { final: answer?.message };
+        stream();
+      },
+      () => {
+        if (target) target.close();
+        else {
+          finished = { final: undefined };
+          stream();
+        }
+      },
+    );
+  });
 }

@@ -2,10 +2,12 @@
  * The client side of a LEGACY MCP server at an HTTP URL: Streamable HTTP (2025-03-26 … 2025-11-25:
  * sessions, the standalone GET stream, resumption) or the deprecated HTTP+SSE transport (2024-11-05),
  * chosen by `mode` or found by the spec's fallback probe. It only moves messages; it never answers
- * the server. Every request sent gets exactly one answer: the server's, or a synthesised -32603.
+ * the server. Every request sent gets exactly one answer: the server's, or a synthesised -32603
+ * (also for an answer past `maxMessageBytes`, which is never read whole).
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { mediaType, readSse } from './sse.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, readBounded, tooLargeDetail } from './messageBound.ts';
 import { GiveUp, retry } from '../retry.ts';
 import { AdapterError, internalError, type WireError } from '../core/errors.ts';
 import { bodyExcerpt, BODY_EXCERPT_CHARS, type UpstreamFailure } from '../core/upstreamFailure.ts';
@@ -44,6 +46,12 @@ export interface LegacyHttpClientOptions {
   /** Aborting it closes the transport. */
   readonly signal?: AbortSignal;
   readonly reconnect?: LegacyHttpReconnectOptions;
+  /**
+   * The largest JSON body or SSE event read from the server (default `DEFAULT_MAX_MESSAGE_BYTES`,
+   * 16 MiB). A request whose answer is larger gets -32603 and the server is told to cancel it; an
+   * event past it on the standalone GET stream is reported and the stream re-opened.
+   */
+  readonly maxMessageBytes?: number;
 }
 
 interface Pending {
@@ -240,6 +248,10 @@ export class LegacyHttpClientTransport implements Transport {
     await (this.#closing ??= this.#terminate('the connection was closed before the server answered', true));
   }
 
+  get #max(): number {
+    return this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
+
   #assertOpen(): void {
     if (this.#closed) throw new AdapterError('closed', 'the legacy HTTP transport is closed');
   }
@@ -289,6 +301,14 @@ export class LegacyHttpClientTransport implements Transport {
     if (method !== 'initialize' && !this.#closed) {
       this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }).catch(noop);
     }
+  }
+
+  /** An answer past the bound: its request gets its one -32603 and is cancelled upstream; anything else is reported. */
+  #tooLarge(id: RequestId | undefined, status: number, size: number): void {
+    if (this.#closed) return;
+    const detail = tooLargeDetail(this.#max);
+    if (id !== undefined && this.#pending.has(id)) this.#abandon(id, detail, 'The answer was too large', { httpStatus: status });
+    else this.onerror?.(new AdapterError('protocol', `${detail} (${size} bytes seen); dropped`));
   }
 
   /** A request's POST failed without an HTTP answer; anything else is only reported. */
@@ -371,7 +391,9 @@ export class LegacyHttpClientTransport implements Transport {
     if (!posted) return;
     const { res } = posted;
     if (res.status === 400 || res.status === 404 || res.status === 405) {
-      const text = await res.text().catch(() => '');
+      // A body past the bound cannot be the JSON-RPC error that would keep us on Streamable HTTP.
+      const read = await readBounded(res, this.#max).catch(() => undefined);
+      const text = read?.ok ? read.value : '';
       const parsed = text.trim() === '' ? undefined : parseMessage(text);
       const rpc = parsed?.ok === true && (parsed.value.kind === 'result' || parsed.value.kind === 'error');
       if (!rpc) return this.#fallBack(message, id, res.status);
@@ -398,8 +420,8 @@ export class LegacyHttpClientTransport implements Transport {
       return this.#lose(`the server's session ${this.#sessionId ?? ''} has expired (HTTP 404); initialize a new one`);
     }
     if (!res.ok) {
-      const text = body ?? (await res.text().catch(() => ''));
-      return this.#httpFailure(id, res.status, text);
+      if (body !== undefined) return this.#httpFailure(id, res.status, body);
+      return this.#readFailure(id, res);
     }
     if ('method' in message && message.method === 'notifications/initialized') this.#openGetStream();
     const extra = id === undefined ? undefined : { relatedRequestId: id };
@@ -412,7 +434,9 @@ export class LegacyHttpClientTransport implements Transport {
     if (type === 'application/json') {
       let text: string;
       try {
-        text = await res.text();
+        const read = await readBounded(res, this.#max);
+        if (!read.ok) return this.#tooLarge(id, res.status, read.error.size);
+        text = read.value;
       } catch (e) {
         return this.#fail(id, `the server's answer broke off: ${reason(e)}`, e);
       }
@@ -423,6 +447,13 @@ export class LegacyHttpClientTransport implements Transport {
     await drain(res);
     // A 202 for a request: the answer may still come on the GET stream (or the request times out).
     if (id !== undefined && res.status !== 202) this.#answer(id, `the server answered HTTP ${res.status} with content type "${type}"`, { httpStatus: res.status });
+  }
+
+  /** Reads the body of an HTTP error (within the bound) and handles it as {@link #httpFailure} does. */
+  async #readFailure(id: RequestId | undefined, res: Response): Promise<void> {
+    const read = await readBounded(res, this.#max).catch(() => undefined);
+    if (read && !read.ok) return this.#tooLarge(id, res.status, read.error.size);
+    return this.#httpFailure(id, res.status, read?.value ?? '');
   }
 
   /** An HTTP error: a JSON-RPC body is delivered (or reported), and a request is answered once. */
@@ -450,11 +481,13 @@ export class LegacyHttpClientTransport implements Transport {
   async #readPostStream(res: Response, id: RequestId | undefined, extra: MessageExtra | undefined): Promise<void> {
     const cursor: Cursor = { lastEventId: undefined, events: 0 };
     let broken: unknown;
+    let over: number | undefined;
     try {
-      await this.#consume(res, cursor, extra);
+      over = await this.#consume(res, cursor, extra);
     } catch (e) {
       broken = e;
     }
+    if (over !== undefined) return this.#tooLarge(id, res.status, over);
     if (this.#closed || id === undefined || !this.#pending.has(id)) return;
     if (cursor.lastEventId !== undefined) return this.#resume(id, cursor, extra);
     this.#abandon(id, broken === undefined ? 'the server closed the stream before it answered' : `the server's stream broke before it answered: ${reason(broken)}`, 'The stream of the answer broke');
@@ -479,7 +512,8 @@ export class LegacyHttpClientTransport implements Transport {
       }
       if (!res) return this.#answer(id, 'the server cannot resume the stream (HTTP 405)', { httpStatus: 405 });
       const before = cursor.events;
-      await this.#consume(res, cursor, extra).catch(noop);
+      const over = await this.#consume(res, cursor, extra).catch(noop);
+      if (over !== undefined) return this.#tooLarge(id, res.status, over);
       quiet = cursor.events > before ? 0 : quiet + 1;
     }
   }
@@ -548,14 +582,21 @@ export class LegacyHttpClientTransport implements Transport {
       }
       if (!res) return;
       const before = cursor.events;
-      await this.#consume(res, cursor, undefined).catch(noop);
+      const over = await this.#consume(res, cursor, undefined).catch(noop);
+      if (over !== undefined && !this.#closed) {
+        this.onerror?.(new AdapterError('protocol', `an event larger than ${this.#max} bytes on the standalone GET stream (${over} bytes seen); re-opening it`));
+      }
       quiet = cursor.events > before ? 0 : quiet + 1;
     }
   }
 
-  /** Reads one SSE body to its end: `message` events are delivered, others go to `onOther`. */
-  async #consume(res: Response, cursor: Cursor, extra: MessageExtra | undefined, onOther?: (event: EventSourceMessage) => void): Promise<void> {
-    if (!res.body) return;
+  /**
+   * Reads one SSE body to its end: `message` events are delivered, others go to `onOther`. Resolves
+   * with the bytes seen when an event went past the bound (the stream then ended there).
+   */
+  async #consume(res: Response, cursor: Cursor, extra: MessageExtra | undefined, onOther?: (event: EventSourceMessage) => void): Promise<number | undefined> {
+    if (!res.body) return undefined;
+    let over: number | undefined;
     await readSse(res.body, {
       onEvent: (event) => {
         cursor.events++;
@@ -569,7 +610,12 @@ export class LegacyHttpClientTransport implements Transport {
       onError: (e) => {
         if (e.type !== 'unknown-field' && !this.#closed) this.onerror?.(new AdapterError('protocol', `bad SSE from the server: ${e.message}`, { cause: e }));
       },
+      maxEventBytes: this.#max,
+      onTooLarge: (size) => {
+        over = size;
+      },
     });
+    return over;
   }
 
   // ── HTTP+SSE (2024-11-05) ─────────────────────────────────────────────────
@@ -622,7 +668,7 @@ export class LegacyHttpClientTransport implements Transport {
     };
     const cursor: Cursor = { lastEventId: undefined, events: 0 };
     void this.#consume(res, cursor, undefined, onOther).then(
-      () => this.#sseEnded(lost, 'closed'),
+      (over) => this.#sseEnded(lost, over === undefined ? 'closed' : `broke off at an event larger than ${this.#max} bytes`),
       (e: unknown) => this.#sseEnded(lost, `broke (${reason(e)})`),
     );
     const ms = this.options.requestTimeoutMs ?? 30_000;
@@ -649,7 +695,7 @@ export class LegacyHttpClientTransport implements Transport {
       await drain(res);
       return this.#lose(`the HTTP+SSE endpoint answered HTTP 404; the server's session is gone`);
     }
-    if (!res.ok) return this.#httpFailure(id, res.status, await res.text().catch(() => ''));
+    if (!res.ok) return this.#readFailure(id, res);
     await drain(res);
   }
 

@@ -2,9 +2,11 @@
  * The client side of a MODERN (2026-07-28) Streamable HTTP endpoint: every request is its own POST
  * with the routing headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*` from the
  * tools the server listed), answered as JSON or as an SSE stream. Cancelling a request closes its
- * stream. It moves messages only; every request sent gets exactly one answer.
+ * stream. It moves messages only; every request sent gets exactly one answer (-32603 for one past
+ * `maxMessageBytes`, which is never read whole).
  */
 import { mediaType, readSseMessages } from './sse.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, readBounded, tooLargeDetail } from './messageBound.ts';
 import { AdapterError, internalError } from '../core/errors.ts';
 import { classify, errorResponse, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
@@ -19,6 +21,11 @@ export interface ModernHttpClientOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The fetch to use (default `globalThis.fetch`). */
   readonly fetch?: typeof globalThis.fetch;
+  /**
+   * The largest JSON answer or SSE event read (default `DEFAULT_MAX_MESSAGE_BYTES`, 16 MiB): past
+   * it, reading stops, the stream is closed and the request is answered with -32603.
+   */
+  readonly maxMessageBytes?: number;
 }
 
 export class ModernHttpClientTransport implements Transport {
@@ -104,10 +111,13 @@ export class ModernHttpClientTransport implements Transport {
         if ((m.value.kind === 'result' || m.value.kind === 'error') && m.value.message.id === id) answer(raw);
         else if (m.value.kind === 'notification') this.#deliver(m.value.message);
       };
+      const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
       try {
-        if (mediaType(res) === 'text/event-stream' && res.body) await readSseMessages(res.body, onMessage);
+        if (mediaType(res) === 'text/event-stream' && res.body) await readSseMessages(res.body, onMessage, { maxEventBytes: max, onTooLarge: () => fail(tooLargeDetail(max)) });
         else {
-          const text = await res.text();
+          const read = await readBounded(res, max);
+          if (!read.ok) return fail(tooLargeDetail(max));
+          const text = read.value;
           const parsed = text.trim() === '' ? undefined : parseMessage(text);
           if (parsed?.ok && (parsed.value.kind === 'result' || parsed.value.kind === 'error')) {
             const m = parsed.value.message;

@@ -2,11 +2,13 @@
  * A modern (2026-07-28) server over Streamable HTTP, as the adapter's upstream: every request is
  * its own POST carrying `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and `Mcp-Param-*`; the
  * answer is JSON or an SSE stream of related notifications ending in the response. Closing the
- * stream is the cancellation. Not a legacy client: `legacyPipe()` hands that job to
+ * stream is the cancellation; an answer past `maxMessageBytes` is not read whole but answered with
+ * -32603. Not a legacy client: `legacyPipe()` hands that job to
  * `LegacyHttpClientTransport`.
  */
 import type { EventSourceMessage } from 'eventsource-parser';
 import { readSse } from './sse.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, readBounded, tooLargeDetail } from './messageBound.ts';
 import { AdapterError, internalError } from '../core/errors.ts';
 import { classify, errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
 import { computeHeaders } from '../core/translate/headers.ts';
@@ -20,6 +22,11 @@ export interface ModernHttpUpstreamOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The fetch to use (default the global one). */
   readonly fetch?: typeof fetch;
+  /**
+   * The largest JSON answer or SSE event read (default `DEFAULT_MAX_MESSAGE_BYTES`, 16 MiB): past
+   * it, reading stops and the call resolves with -32603. Also given to `legacyPipe()`.
+   */
+  readonly maxMessageBytes?: number;
 }
 
 /** A modern Streamable HTTP endpoint. Stateless: nothing to start, nothing held between calls. */
@@ -37,6 +44,10 @@ export class ModernHttpUpstream implements ModernUpstream {
   }
 
   async start(): Promise<void> {}
+
+  get #max(): number {
+    return this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  }
 
   async request(request: JsonRpcRequest, options: UpstreamCallOptions = {}): Promise<JsonRpcResponse> {
     const headers = computeHeaders(request, options.toolSchema === undefined ? {} : { tool: { inputSchema: options.toolSchema } });
@@ -56,7 +67,9 @@ export class ModernHttpUpstream implements ModernUpstream {
       });
       const type = response.headers.get('content-type') ?? '';
       if (type.includes('text/event-stream') && response.body) return await this.#stream(response.body, request, id, options);
-      const text = await response.text();
+      const read = await readBounded(response, this.#max);
+      if (!read.ok) return errorResponse(request.id, internalError(tooLargeDetail(this.#max)));
+      const text = read.value;
       let body: unknown;
       try {
         body = text.length > 0 ? JSON.parse(text) : undefined;
@@ -77,6 +90,7 @@ export class ModernHttpUpstream implements ModernUpstream {
 
   async #stream(body: ReadableStream<Uint8Array>, request: JsonRpcRequest, id: string, options: UpstreamCallOptions): Promise<JsonRpcResponse> {
     let final: JsonRpcResponse | undefined;
+    let tooLarge = false;
     await readSse(body, {
       onEvent: (event: EventSourceMessage) => {
         if (final || event.data.length === 0) return;
@@ -92,12 +106,23 @@ export class ModernHttpUpstream implements ModernUpstream {
         else if (c.value.kind === 'notification') options.onNotification?.(c.value.message as JsonRpcNotification);
       },
       done: () => final !== undefined,
+      maxEventBytes: this.#max,
+      onTooLarge: () => {
+        tooLarge = true;
+      },
     });
-    return final ?? errorResponse(request.id, internalError('the upstream ended the stream without a response'));
+    if (final) return final;
+    return errorResponse(request.id, internalError(tooLarge ? tooLargeDetail(this.#max) : 'the upstream ended the stream without a response'));
   }
 
   legacyPipe(): Transport {
-    return new LegacyHttpClientTransport({ url: this.#options.url, ...(this.#options.headers ? { headers: this.#options.headers } : {}), ...(this.#options.fetch ? { fetch: this.#options.fetch } : {}) });
+    const o = this.#options;
+    return new LegacyHttpClientTransport({
+      url: o.url,
+      ...(o.headers ? { headers: o.headers } : {}),
+      ...(o.fetch ? { fetch: o.fetch } : {}),
+      ...(o.maxMessageBytes !== undefined ? { maxMessageBytes: o.maxMessageBytes } : {}),
+    });
   }
 
   async close(): Promise<void> {}

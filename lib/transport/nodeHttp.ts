@@ -5,7 +5,8 @@
  * unless told otherwise. Also the small writers the native listener answers with.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
+import { limitExceeded, limitHeaders, limitRefusal, limitStatus } from '../core/limits.ts';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { SseWriter } from './httpEdge.ts';
 
@@ -14,7 +15,21 @@ export interface NodeHttpOptions {
   readonly host?: string;
   /** Default 3000; 0 picks a free port. */
   readonly port?: number;
+  /**
+   * Connections open at once (default 512). A request on a connection beyond it is answered 503
+   * with `Retry-After` and the connection closed; past it by another 64 connections are dropped.
+   */
+  readonly maxConnections?: number;
+  /** How long a client may take to send a request's headers (default 20 s). */
+  readonly headersTimeoutMs?: number;
+  /** How long a client may take to send a whole request, body included (default 60 s). */
+  readonly requestTimeoutMs?: number;
+  /** How long an idle kept-alive connection stays open (default 60 s). */
+  readonly keepAliveTimeoutMs?: number;
 }
+
+/** Connections a listener may have beyond `maxConnections` before they are dropped unanswered. */
+const OVERFLOW_CONNECTIONS = 64;
 
 export interface RunningHttpServer {
   readonly server: Server;
@@ -55,8 +70,32 @@ export function toNodeListener(handler: FetchHandler | HttpHandler): (req: Incom
 
 /** Listens with a handler (a `fetch` function, or a wrap); resolves once bound. */
 export async function serveNodeHttp(handler: FetchHandler | HttpHandler, options: NodeHttpOptions = {}): Promise<RunningHttpServer> {
-  const server = createServer(toNodeListener(handler));
-  server.keepAliveTimeout = 60_000;
+  const listener = toNodeListener(handler);
+  const maxConnections = Math.max(1, options.maxConnections ?? 512);
+  /** Connections past `maxConnections`: their requests get a 503. */
+  const over = new WeakSet<Socket>();
+  let open = 0;
+  const server = createServer(
+    {
+      headersTimeout: options.headersTimeoutMs ?? 20_000,
+      requestTimeout: options.requestTimeoutMs ?? 60_000,
+      // Node checks both only this often (30 s by default): a slow client is cut off near its deadline.
+      connectionsCheckingInterval: 1000,
+    },
+    (req, res) => {
+      if (!over.has(req.socket)) return listener(req, res);
+      const refusal = limitRefusal('connections', maxConnections, `${maxConnections} connections are open`);
+      res.shouldKeepAlive = false;
+      writeJson(res, limitStatus(refusal), { jsonrpc: '2.0', error: limitExceeded(refusal) }, { ...limitHeaders(refusal), connection: 'close' });
+    },
+  );
+  server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 60_000;
+  server.maxConnections = maxConnections + OVERFLOW_CONNECTIONS;
+  server.on('connection', (socket: Socket) => {
+    open++;
+    if (open > maxConnections) over.add(socket);
+    socket.once('close', () => open--);
+  });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -81,10 +120,10 @@ export async function serveNodeHttp(handler: FetchHandler | HttpHandler, options
   };
 }
 
-/** Answers with a JSON body. */
-export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+/** Answers with a JSON body (and `headers`, such as `Retry-After`). */
+export function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
@@ -94,42 +133,81 @@ export function writeEmpty(res: ServerResponse, status: number, headers: Record<
   res.end();
 }
 
+/** An SSE writer on Node's response whose head is written with the first thing it writes. */
+export interface NodeSseWriter extends SseWriter {
+  /** Whether the head (status 200, `text/event-stream`) has gone out. */
+  readonly started: boolean;
+  /** Lets go of `res` without writing anything (someone else answers on it); only before `started`. */
+  release(): void;
+}
+
 /**
- * Starts an SSE answer on `res` (`text/event-stream`, `X-Accel-Buffering: no`). `onCancel` runs if
- * the client goes away before the writer is closed; keep-alive comments every `keepAliveMs`.
+ * An SSE answer on `res` (`text/event-stream`, `X-Accel-Buffering: no`), its head written with its
+ * first message or comment, or after `headDelayMs`, so that an answer that comes at once may still
+ * go out as plain JSON with its own status (`release`, then answer). Keep-alive comments every
+ * `keepAliveMs`; `onCancel` runs if the client goes away before the writer is closed.
  */
-export function nodeSse(res: ServerResponse, options: { onCancel?: () => void; keepAliveMs?: number } = {}): SseWriter {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+export function nodeSse(res: ServerResponse, options: { onCancel?: () => void; keepAliveMs?: number; headDelayMs?: number } = {}): NodeSseWriter {
   let closed = false;
+  let started = false;
   let timer: ReturnType<typeof setInterval> | undefined;
+  let head: ReturnType<typeof setTimeout> | undefined;
+  const start = () => {
+    if (started) return;
+    started = true;
+    clearTimeout(head);
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+    // Sent now, not with the first event: the client learns at once that its request is being served.
+    res.flushHeaders();
+  };
   const onClose = () => {
     if (closed) return;
     closed = true;
     if (timer) clearInterval(timer);
+    clearTimeout(head);
     options.onCancel?.();
   };
   res.once('close', onClose);
-  const writer: SseWriter = {
+  const stop = () => {
+    closed = true;
+    if (timer) clearInterval(timer);
+    clearTimeout(head);
+    res.off('close', onClose);
+  };
+  const writer: NodeSseWriter = {
     get closed() {
       return closed;
     },
+    get started() {
+      return started;
+    },
     send(message: JsonRpcMessage) {
-      if (!closed) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      if (closed) return;
+      start();
+      res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
     },
     comment(text: string) {
-      if (!closed) res.write(`: ${text}\n\n`);
+      if (closed) return;
+      start();
+      res.write(`: ${text}\n\n`);
     },
     close() {
       if (closed) return;
-      closed = true;
-      if (timer) clearInterval(timer);
-      res.off('close', onClose);
+      stop();
+      start();
       res.end();
+    },
+    release() {
+      if (!closed) stop();
     },
   };
   if (options.keepAliveMs) {
     timer = setInterval(() => writer.comment('keep-alive'), options.keepAliveMs);
     timer.unref();
+  }
+  if (options.headDelayMs === undefined) start();
+  else {
+    head = setTimeout(() => !closed && start(), options.headDelayMs);
   }
   return writer;
 }

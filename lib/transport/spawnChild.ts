@@ -25,10 +25,33 @@ const hold = () => {};
 
 let ahead: { readonly options: StdioChildOptions; readonly started: StartedAhead } | undefined;
 
+/**
+ * What a basic environment keeps of ours (`inheritEnv: 'basic'`): enough to find and run a
+ * program and for it to find its user's files, nothing that configures anything else.
+ */
+export const BASIC_ENV: readonly string[] =
+  process.platform === 'win32'
+    ? ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PATHEXT', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'TMP', 'USERNAME', 'USERPROFILE', 'WINDIR']
+    : ['HOME', 'LANG', 'LC_ALL', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'USER'];
+
+/** The environment a server process starts with: ours (all, basic or none), less what is withheld, plus `env`. */
+export function childEnv(o: Pick<StdioChildOptions, 'env' | 'inheritEnv' | 'withholdEnv'>): Record<string, string> {
+  const env: Record<string, string> = {};
+  if (o.inheritEnv !== false) {
+    const names = o.inheritEnv === 'basic' ? BASIC_ENV : Object.keys(process.env);
+    for (const name of names) {
+      const value = process.env[name];
+      if (value !== undefined) env[name] = value;
+    }
+  }
+  // Withheld from ours only: what the caller gives in `env` is the caller's to give.
+  for (const name of o.withholdEnv ?? []) delete env[name];
+  return { ...env, ...o.env };
+}
+
 /** Starts a server process as `StdioChildTransport` does. */
 export function spawnChild(o: StdioChildOptions): ChildProcess {
-  const env = o.inheritEnv === false ? { ...o.env } : { ...process.env, ...o.env };
-  return spawn(o.command, [...(o.args ?? [])], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+  return spawn(o.command, [...(o.args ?? [])], { env: childEnv(o), cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
 }
 
 function sameEnv(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
@@ -40,7 +63,8 @@ function sameEnv(a: Readonly<Record<string, string>> | undefined, b: Readonly<Re
 function sameProcess(a: StdioChildOptions, b: StdioChildOptions): boolean {
   const args = a.args ?? [];
   const other = b.args ?? [];
-  return a.command === b.command && args.length === other.length && args.every((x, i) => x === other[i]) && a.cwd === b.cwd && (a.inheritEnv ?? true) === (b.inheritEnv ?? true) && sameEnv(a.env, b.env);
+  const withheld = (o: StdioChildOptions) => [...(o.withholdEnv ?? [])].sort().join('\u0000');
+  return a.command === b.command && args.length === other.length && args.every((x, i) => x === other[i]) && a.cwd === b.cwd && (a.inheritEnv ?? true) === (b.inheritEnv ?? true) && withheld(a) === withheld(b) && sameEnv(a.env, b.env);
 }
 
 /**

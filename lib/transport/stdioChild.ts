@@ -1,15 +1,17 @@
 /**
  * A child process spoken to over stdio (newline-delimited JSON-RPC): spawn, frame, and shut down
- * the way the spec asks (close stdin, wait, SIGTERM, then SIGKILL). Lines that are not JSON, or
- * nest deeper than the decoding bound, are reported through `onerror` and skipped (an answer among
- * them becomes an error for its request); the pipe stays usable. The end of its stderr is kept, so
- * that a process that dies is reported with its exit code and its last words (`failure`).
+ * the way the spec asks (close stdin, wait, SIGTERM, then SIGKILL). Lines that are not JSON, nest
+ * deeper than the decoding bound or are longer than `maxMessageBytes`, are reported through
+ * `onerror` and skipped (an answer among them becomes an error for its request); the pipe stays
+ * usable. The end of its stderr is kept, so that a process that dies is reported with its exit
+ * code and its last words (`failure`).
  */
 import type { ChildProcess } from 'node:child_process';
 import { AdapterError, internalError } from '../core/errors.ts';
 import { stderrTail, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { DEFAULT_MAX_DEPTH, errorResponse, isRequestId, nestedBeyond, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { frame, LineFramer } from './lineFramer.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, responseIdOf, tooLargeDetail } from './messageBound.ts';
 import { spawnChild, takeAhead } from './spawnChild.ts';
 import { turnBatcher } from './turnBatcher.ts';
 import { SENT, type Transport } from './transport.ts';
@@ -17,9 +19,15 @@ import { SENT, type Transport } from './transport.ts';
 export interface StdioChildOptions {
   readonly command: string;
   readonly args?: readonly string[];
-  /** Added to (or, with `inheritEnv: false`, replacing) the parent's environment. */
+  /** Added to the environment the child starts from (see `inheritEnv`). */
   readonly env?: Readonly<Record<string, string>>;
-  readonly inheritEnv?: boolean;
+  /**
+   * What the child's environment starts from: ours (`true`, the default), a basic one (`'basic'`:
+   * the names in `BASIC_ENV`, such as `PATH` and `HOME`), or nothing (`false`).
+   */
+  readonly inheritEnv?: boolean | 'basic';
+  /** Names of ours never passed on (our own secrets, such as the variable holding the requestState key). */
+  readonly withholdEnv?: readonly string[];
   readonly cwd?: string;
   /**
    * Where the child's stderr goes: passed through to ours (default), nowhere, or to a callback.
@@ -32,6 +40,11 @@ export interface StdioChildOptions {
   readonly shutdownGraceMs?: number;
   /** Sees every message sent to the child and received from it (for logging). */
   readonly trace?: (direction: 'sent' | 'received', message: unknown) => void;
+  /**
+   * The longest line read from the child (default `DEFAULT_MAX_MESSAGE_BYTES`, 16 MiB; counted in
+   * characters). A longer one is skipped and reported; an answer among them is answered with -32603.
+   */
+  readonly maxMessageBytes?: number;
 }
 
 /** How much of the end of a child's stderr is kept for `failure`. */
@@ -157,7 +170,10 @@ export class StdioChildTransport implements Transport {
     if (o.stderr === undefined || o.stderr === 'inherit') this.#held = [];
     this.#child = child;
     track(child);
-    const framer = new LineFramer((line) => this.#line(line));
+    const framer = new LineFramer((line) => this.#line(line), {
+      maxLineBytes: o.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+      onOverflow: (size, head, tail) => this.#overflow(size, head, tail),
+    });
     // Node's own UTF-8 decoding of the pipe (split characters kept whole across chunks).
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => framer.push(chunk));
@@ -203,11 +219,14 @@ export class StdioChildTransport implements Transport {
     });
   }
 
+  #spoken(): void {
+    if (this.#spoke) return;
+    this.#spoke = true;
+    this.#release();
+  }
+
   #line(line: string): void {
-    if (!this.#spoke) {
-      this.#spoke = true;
-      this.#release();
-    }
+    this.#spoken();
     let message: unknown;
     try {
       message = JSON.parse(line);
@@ -225,6 +244,15 @@ export class StdioChildTransport implements Transport {
     }
     this.options.trace?.('received', message);
     this.onmessage?.(message as JsonRpcMessage);
+  }
+
+  /** A line past the bound, skipped: an answer is replaced by an error for its request, as above. */
+  #overflow(size: number, head: string, tail: string): void {
+    this.#spoken();
+    const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.onerror?.(new AdapterError('protocol', `a message larger than ${max} bytes on the server's stdout (${size} characters), skipped: ${head.slice(0, 200)}…`));
+    const id = responseIdOf(head, tail);
+    if (id !== undefined) this.onmessage?.(errorResponse(id, internalError(tooLargeDetail(max))));
   }
 
   #finish(): void {

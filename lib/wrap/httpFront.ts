@@ -23,8 +23,9 @@ import {
   maxBodyBytes,
   originRefusal,
   parseBody,
+  principalFromHeaders,
+  lazyEventStream,
   readBody,
-  sseResponse,
   tooLarge,
   type EdgeLimits,
   type HeaderGetter,
@@ -64,6 +65,12 @@ type Route =
   | { readonly kind: 'legacy-open' | 'legacy-handle'; readonly parsed: unknown }
   | { readonly kind: 'serve'; readonly rpc: JsonRpcRequest; readonly envelope: Envelope; readonly streams: boolean };
 
+/**
+ * How long a streamed answer's head waits for its first message: a request refused at once (a
+ * limit, with `Retry-After`) is then answered as JSON with its own status, not inside a stream.
+ */
+const HEAD_DELAY_MS = 100;
+
 const NO_SESSION_BATCH = 'Invalid Request: expected a JSON-RPC request (batches and responses belong to a legacy session)';
 
 function noop(): void {}
@@ -91,9 +98,9 @@ function lowerCase(name: string): string {
   return lower;
 }
 
-function defaultPrincipal(header: HeaderGetter): string {
-  const auth = header('authorization');
-  return auth ? `auth:${auth}` : 'anonymous';
+/** The principal of a Web request under these options (the `Authorization` header unless told otherwise). */
+export function principalOf(http: Pick<HttpFrontOptions, 'principal'>): (request: Request) => string {
+  return http.principal ?? ((request) => principalFromHeaders((name) => request.headers.get(name)));
 }
 
 /** The path of a request target or absolute URL, without building a URL object. */
@@ -176,25 +183,15 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       case 'serve':
         break;
     }
-    const principal = http.principal ? http.principal(request) : defaultPrincipal(header);
+    const principal = http.principal ? http.principal(request) : principalFromHeaders(header);
     const { rpc, envelope } = r;
     if (!r.streams) {
       const answer = await config.serve(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header });
-      return answer ? jsonResponse(answer.message, answer.status) : new Response(null, { status: 204 });
+      return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });
     }
     const gone = new Cancellation();
-    return sseResponse(
-      (writer) => {
-        config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
-          (answer) => {
-            if (answer) writer.send(answer.message);
-            writer.close();
-          },
-          () => writer.close(),
-        );
-      },
-      { onCancel: () => gone.abort(), keepAliveMs },
-    );
+    request.signal.addEventListener('abort', () => gone.abort(), { once: true });
+    return lazyEventStream((writer) => config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: HEAD_DELAY_MS });
   };
 
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -223,7 +220,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       const request = asWebRequest(req);
       if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
       principal = http.principal(request);
-    } else principal = defaultPrincipal(header);
+    } else principal = principalFromHeaders(header);
     const { rpc, envelope } = r;
     const gone = new Cancellation();
     if (!r.streams) {
@@ -235,7 +232,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         (answer) => {
           res.removeListener('close', onClose);
           if (res.destroyed) return;
-          if (answer) writeJson(res, answer.status, answer.message);
+          if (answer) writeJson(res, answer.status, answer.message, answer.headers);
           else writeEmpty(res, 204);
         },
         () => {
@@ -245,9 +242,14 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       );
       return;
     }
-    const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs });
+    const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: HEAD_DELAY_MS });
     config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
       (answer) => {
+        // An answer before anything was streamed, with a status of its own (a refusal), goes out as JSON.
+        if (answer && answer.status !== 200 && !writer.started && !writer.closed) {
+          writer.release();
+          return writeJson(res, answer.status, answer.message, answer.headers);
+        }
         if (answer) writer.send(answer.message);
         writer.close();
       },

@@ -2,14 +2,16 @@
  * Legacy clients on the same HTTP endpoint: an `initialize` without modern `_meta` opens a legacy
  * session, served by the SDK's own Streamable HTTP server transport (sessions, the GET stream,
  * server→client requests on the right stream) and relayed, message for message, to a dedicated
- * upstream connection. Nothing is translated: both sides speak legacy.
+ * upstream connection. Nothing is translated: both sides speak legacy. Each session belongs to the
+ * principal that opened it and is bounded and closed when idle (`LegacySessionTable`).
  */
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { Backend } from '../session/backend.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
-import { jsonError } from '../transport/httpEdge.ts';
+import { jsonError, refusalResponse, sessionNotFound, whileServed } from '../transport/httpEdge.ts';
+import { LegacySessionTable, type LegacySessionLimits } from './legacySessionTable.ts';
 
 /**
  * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
@@ -37,34 +39,49 @@ interface LegacySession {
 let sdkTransport: Promise<typeof WebStandardStreamableHTTPServerTransport> | undefined;
 const loadTransport = () => (sdkTransport ??= import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').then((m) => m.WebStandardStreamableHTTPServerTransport));
 
+/** Options of {@link LegacyHttpSessions}: the bounds, and who is asking. */
+export interface LegacyHttpSessionsOptions extends LegacySessionLimits {
+  /** The principal of a request: a session answers only the one that opened it. */
+  readonly principal: (request: Request) => string;
+}
+
 /** The legacy sessions of one endpoint. */
 export class LegacyHttpSessions {
   readonly #backend: Backend;
-  readonly #sessions = new Map<string, LegacySession>();
-  readonly #maxSessions: number;
+  readonly #table: LegacySessionTable<LegacySession>;
+  readonly #principal: (request: Request) => string;
   #closed = false;
 
-  constructor(backend: Backend, options: { maxSessions?: number } = {}) {
+  constructor(backend: Backend, options: LegacyHttpSessionsOptions) {
     this.#backend = backend;
-    this.#maxSessions = options.maxSessions ?? 256;
+    this.#principal = options.principal;
+    this.#table = new LegacySessionTable<LegacySession>(options, (s) => void closeSession(s));
   }
 
   get size(): number {
-    return this.#sessions.size;
+    return this.#table.size;
   }
 
-  /** Serves a request that belongs to an existing legacy session (by `Mcp-Session-Id`). */
+  /** Serves a request that belongs to an existing legacy session (by `Mcp-Session-Id`) of its own principal. */
   async handle(request: Request, parsedBody?: unknown): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
-    const session = id ? this.#sessions.get(id) : undefined;
-    if (!session) return jsonError(404, -32001, 'Session not found');
-    return session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    const session = id ? this.#table.find(id, this.#principal(request)) : undefined;
+    if (!id || !session) return sessionNotFound();
+    const ended = this.#table.begin(id);
+    try {
+      return whileServed(await session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }), ended);
+    } catch (e) {
+      ended();
+      throw e;
+    }
   }
 
   /** Opens a legacy session for an `initialize` and serves it. */
   async open(request: Request, parsedBody: unknown): Promise<Response> {
     if (this.#closed) return jsonError(503, -32603, 'The server is shutting down');
-    if (this.#sessions.size >= this.#maxSessions) return jsonError(503, -32603, 'Too many legacy sessions');
+    const admitted = this.#table.admit(this.#principal(request));
+    if (!admitted.ok) return refusalResponse(admitted.refusal);
+    const ticket = admitted.ticket;
     let upstream: Transport;
     let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
     try {
@@ -72,6 +89,7 @@ export class LegacyHttpSessions {
       upstream = await this.#backend.connect();
       await upstream.start();
     } catch (e) {
+      ticket.cancel();
       return jsonError(502, -32603, `The upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`);
     }
     let sessionId: string | undefined;
@@ -79,10 +97,10 @@ export class LegacyHttpSessions {
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
         sessionId = sid;
-        this.#sessions.set(sid, { front, upstream });
+        ticket.commit(sid, { front, upstream });
       },
       onsessionclosed: (sid) => {
-        this.#sessions.delete(sid);
+        this.#table.delete(sid);
         void upstream.close();
       },
     });
@@ -101,27 +119,30 @@ export class LegacyHttpSessions {
       front.send(message as never, related === undefined ? undefined : { relatedRequestId: related }).catch(() => {});
     };
     upstream.onclose = () => {
-      if (sessionId) this.#sessions.delete(sessionId);
+      if (sessionId) this.#table.delete(sessionId);
       void front.close();
     };
     front.onclose = () => {
-      if (sessionId) this.#sessions.delete(sessionId);
+      if (sessionId) this.#table.delete(sessionId);
       void upstream.close();
     };
     await front.start();
     const response = await front.handleRequest(request, { parsedBody });
-    if (!sessionId) void upstream.close();
+    if (!sessionId) {
+      ticket.cancel();
+      void upstream.close();
+    }
     return response;
   }
 
   /** Ends every legacy session and its upstream connection. */
   async close(): Promise<void> {
     this.#closed = true;
-    const all = [...this.#sessions.values()];
-    this.#sessions.clear();
-    await Promise.all(all.map(async (s) => {
-      await s.front.close().catch(() => {});
-      await s.upstream.close().catch(() => {});
-    }));
+    await Promise.all(this.#table.drain().map(closeSession));
   }
+}
+
+async function closeSession(s: LegacySession): Promise<void> {
+  await s.front.close().catch(() => {});
+  await s.upstream.close().catch(() => {});
 }

@@ -2,34 +2,74 @@
  * `subscriptions/listen` served from a legacy server: the acknowledgement first (only what the
  * upstream can deliver), then the server's list-changed and resource-updated notifications tagged
  * with the listen's id, subscribing upstream per URI (reference-counted per session). The stream
- * ends when the client leaves (nothing more is sent) or gracefully with the listen result.
+ * ends when the client leaves (nothing more is sent) or gracefully with the listen result (the
+ * session closed, the wrap shut down, or the session's share was wanted by another caller).
  */
 import { resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../core/jsonrpc.ts';
 import { internalError, invalidParams } from '../core/errors.ts';
 import type { JsonObject } from '../core/primitives.ts';
 import type { SubscriptionFilter } from '../core/modern/notifications.ts';
 import { serverCapabilitiesToModern } from '../core/translate/capabilities.ts';
-import { readEnvelope } from '../core/translate/envelope.ts';
 import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../core/translate/subscriptions.ts';
+import { readEnvelope, type Envelope } from '../core/translate/envelope.ts';
+import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
+import { keyText, type SessionKey } from '../session/pool.ts';
+import { Shares, type Holding } from '../session/shares.ts';
 import type { UpstreamSession } from '../session/upstreamSession.ts';
-import { errorAnswer, keyFor, ownRoots, unavailable, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
+import { errorAnswer, keyFor, ownRoots, refusedAnswer, unavailable, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
 
 interface Listener {
   readonly deliver: (notification: JsonRpcNotification) => void;
+  /** Ends the listen gracefully (its stream closes with the listen result). */
+  readonly end: () => void;
 }
 
-/** Per-session listeners and upstream subscription counts. */
+/** The listens fed by one upstream session, and that session's share of the sessions held. */
+interface Unit {
+  readonly listeners: Set<Listener>;
+  readonly holding: Holding;
+}
+
+export interface ListenHubOptions {
+  /** Listens one principal may have open (default 16); one more is refused. */
+  readonly perPrincipal?: number;
+  /** The fair shares of held sessions (a principal's listens of one capability set hold one session). */
+  readonly shares?: Shares;
+}
+
+/**
+ * Per-session listeners and upstream subscription counts. The listens of one principal and
+ * capability set are fed by one upstream session (the first listen picks it, the others join),
+ * which counts once in the principal's share of held sessions.
+ */
 export class ListenHub {
-  #listeners = new Map<UpstreamSession, Set<Listener>>();
+  readonly #options: ListenHubOptions;
+  readonly #shares: Shares;
+  #units = new Map<UpstreamSession, Unit>();
+  /** The session the listens of a key are fed by. */
+  #byKey = new Map<string, UpstreamSession>();
+  #perPrincipal = new Map<string, number>();
   #subscriptions = new Map<UpstreamSession, Map<string, number>>();
   #closing = new Set<() => void>();
 
+  constructor(options: ListenHubOptions = {}) {
+    this.#options = options;
+    this.#shares = options.shares ?? new Shares({ budget: Number.POSITIVE_INFINITY });
+  }
+
+  /** Listens open now. */
+  get size(): number {
+    let n = 0;
+    for (const count of this.#perPrincipal.values()) n += count;
+    return n;
+  }
+
   /** Feeds an upstream notification to the listens on its session. */
   dispatch(session: UpstreamSession, method: string, params: JsonObject | undefined): void {
-    const set = this.#listeners.get(session);
-    if (!set) return;
+    const unit = this.#units.get(session);
+    if (!unit) return;
     const notification: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    for (const l of set) l.deliver(notification);
+    for (const l of unit.listeners) l.deliver(notification);
   }
 
   /** Ends every listen gracefully (wrap shutdown). */
@@ -62,59 +102,126 @@ export class ListenHub {
         }
       }),
     );
+    if (counts.size === 0 && this.#subscriptions.get(session) === counts) this.#subscriptions.delete(session);
   }
 
-  /** Serves one listen until the client leaves, the session dies or the wrap closes. */
+  /** The session that feeds the listens of `key`: the one already feeding them, or one from the pool. */
+  async #session(key: SessionKey, options: ModernDispatchOptions): Promise<UpstreamSession> {
+    const known = this.#byKey.get(keyText(key));
+    if (known && !known.closed) {
+      known.touch(Date.now());
+      return known;
+    }
+    return options.pool.acquire(key);
+  }
+
+  /**
+   * Adds a listener to the unit of `session`, admitting the unit into the shares if it is new;
+   * another listen of `key` that found no unit yet joins the one made first.
+   */
+  #join(key: SessionKey, found: UpstreamSession, listener: Listener): { session: UpstreamSession; refused?: LimitRefusal } {
+    const id = keyText(key);
+    const known = this.#byKey.get(id);
+    const session = known && !known.closed ? known : found;
+    const unit = this.#units.get(session);
+    if (unit) {
+      unit.listeners.add(listener);
+      return { session };
+    }
+    const principal = key.principal;
+    const listeners = new Set<Listener>([listener]);
+    const admitted = this.#shares.admit('listen', principal, () => {
+      for (const l of [...listeners]) l.end();
+    });
+    if (!('end' in admitted)) return { session, refused: admitted };
+    this.#units.set(session, { listeners, holding: admitted });
+    this.#byKey.set(id, session);
+    return { session };
+  }
+
+  #leave(session: UpstreamSession, listener: Listener): void {
+    const unit = this.#units.get(session);
+    if (!unit) return;
+    unit.listeners.delete(listener);
+    if (unit.listeners.size > 0) return;
+    this.#units.delete(session);
+    unit.holding.end();
+    for (const [id, s] of this.#byKey) if (s === session) this.#byKey.delete(id);
+  }
+
+  #count(principal: string, delta: number): void {
+    const n = (this.#perPrincipal.get(principal) ?? 0) + delta;
+    if (n > 0) this.#perPrincipal.set(principal, n);
+    else this.#perPrincipal.delete(principal);
+  }
+
+  /** Serves one listen until the client leaves, the session dies, the wrap closes or its share is wanted. */
   async serve(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer | undefined> {
     const envelope = readEnvelope(request, options.supportedVersions ? { supportedVersions: options.supportedVersions } : {});
     if (!envelope.ok) return errorAnswer(request.id, envelope.error);
     const filter = readListenFilter(request.params);
     if (!filter.ok) return errorAnswer(request.id, filter.error);
     if (filter.value.taskIds && filter.value.taskIds.length > 0) return errorAnswer(request.id, invalidParams('taskIds needs the tasks extension, which this server does not offer'));
-    let session: UpstreamSession;
+    const quota = this.#options.perPrincipal ?? 16;
+    const principal = ctx.principal;
+    if ((this.#perPrincipal.get(principal) ?? 0) >= quota) return refusedAnswer(request.id, limitRefusal('listens-per-caller', quota, `this caller has ${quota} listens open; close one first`));
+    this.#count(principal, 1);
     try {
-      session = await options.pool.acquire(keyFor(ctx.principal, envelope.value, ownRoots(options)));
+      return await this.#serve(request, ctx, options, envelope.value, filter.value);
+    } finally {
+      this.#count(principal, -1);
+    }
+  }
+
+  async #serve(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions, envelope: Envelope, filter: SubscriptionFilter): Promise<Answer | undefined> {
+    const key = keyFor(ctx.principal, envelope, ownRoots(options));
+    let found: UpstreamSession;
+    try {
+      found = await this.#session(key, options);
     } catch (e) {
       return unavailable(request, e);
     }
-    const caps = serverCapabilitiesToModern(session.initializeResult?.capabilities ?? {});
-    const honoured: SubscriptionFilter = honouredFilter(filter.value, caps);
-    const uris = filterToLegacySubscriptions(honoured, session.initializeResult?.capabilities ?? {});
-    const release = session.hold();
+    const caps = serverCapabilitiesToModern(found.initializeResult?.capabilities ?? {});
+    const honoured: SubscriptionFilter = honouredFilter(filter, caps);
+    const uris = filterToLegacySubscriptions(honoured, found.initializeResult?.capabilities ?? {});
     const listen = { subscriptionId: request.id, filter: honoured };
+    let ended: ((why: 'client' | 'graceful') => void) | undefined;
+    let endedEarly = false;
     const listener: Listener = {
       deliver: (n) => {
         const tagged = notificationToListen(n, listen);
         if (tagged) ctx.notify(tagged);
       },
+      end: () => (ended ? ended('graceful') : (endedEarly = true)),
     };
+    const { session, refused } = this.#join(key, found, listener);
+    if (refused) return refusedAnswer(request.id, refused);
+    const release = session.hold();
     try {
       await this.#subscribe(session, uris);
       ctx.notify(acknowledgement(request.id, honoured));
-      const set = this.#listeners.get(session) ?? new Set<Listener>();
-      this.#listeners.set(session, set);
-      set.add(listener);
-      const ended = await new Promise<'client' | 'graceful'>((resolve) => {
+      const why = await new Promise<'client' | 'graceful'>((resolve) => {
         if (ctx.signal.aborted) return resolve('client');
-        if (session.closed) return resolve('graceful');
+        if (session.closed || endedEarly) return resolve('graceful');
         const onClient = () => done('client');
         const onGraceful = () => done('graceful');
-        const done = (why: 'client' | 'graceful') => {
+        const done = (reason: 'client' | 'graceful') => {
+          ended = undefined;
           ctx.signal.removeEventListener('abort', onClient);
           session.closedSignal.removeEventListener('abort', onGraceful);
           this.#closing.delete(onGraceful);
-          resolve(why);
+          resolve(reason);
         };
+        ended = done;
         ctx.signal.addEventListener('abort', onClient, { once: true });
         session.closedSignal.addEventListener('abort', onGraceful, { once: true });
         this.#closing.add(onGraceful);
       });
-      if (ended === 'client') return undefined;
+      if (why === 'client') return undefined;
       const serverInfo = options.serverInfo ?? session.initializeResult?.serverInfo;
       return { message: resultResponse(request.id, listenResult(request.id, serverInfo ? { serverInfo } : {})), status: 200 };
     } finally {
-      this.#listeners.get(session)?.delete(listener);
-      if (this.#listeners.get(session)?.size === 0) this.#listeners.delete(session);
+      this.#leave(session, listener);
       release();
       void this.#unsubscribe(session, uris).catch(() => {});
     }

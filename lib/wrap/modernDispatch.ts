@@ -8,6 +8,7 @@
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, httpStatusForError, internalError, type WireError } from '../core/errors.ts';
 import { upstreamUnavailable } from '../core/upstreamFailure.ts';
+import { limitExceeded, limitHeaders, limitStatus, refusalOf, type LimitRefusal } from '../core/limits.ts';
 import type { ModernVersion } from '../core/era.ts';
 import { isRecord, sameJson, type Implementation, type JsonObject } from '../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../core/translate/context.ts';
@@ -18,6 +19,7 @@ import { errorToModern } from '../core/translate/errors.ts';
 import { logToModern } from '../core/translate/notifications.ts';
 import { verifyParamHeaders, type HeaderLookup } from '../core/translate/headers.ts';
 import type { ToolIndex } from './toolIndex.ts';
+import type { Catalog } from './catalog.ts';
 import { scope, type CancelSignal } from '../signals.ts';
 import { resultToModern } from '../core/translate/results.ts';
 import { canonicalJson, type AcquireOptions, type SessionKey, type SessionPool } from '../session/pool.ts';
@@ -37,10 +39,12 @@ export interface ModernContext {
   readonly headers?: HeaderLookup;
 }
 
-/** The one answer to a request, with the HTTP status a Streamable HTTP front uses. */
+/** The one answer to a request, with the HTTP status (and headers) a Streamable HTTP front uses. */
 export interface Answer {
   readonly message: JsonRpcResponse;
   readonly status: number;
+  /** HTTP headers of the answer beyond its content type (`Retry-After` on a refusal). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** What a push made during a modern call becomes. MRTR lives behind this seam. */
@@ -119,6 +123,8 @@ export interface ModernDispatchOptions {
   readonly inputs?: InputBroker;
   /** Tool definitions for checking `Mcp-Param-*` headers. */
   readonly tools?: ToolIndex;
+  /** Learns what the upstream lists from its list answers. */
+  readonly catalog?: Catalog;
   /**
    * The wrap's own roots (non-empty): sessions declare `roots` upstream whatever the client
    * declared, and a call whose client declared no roots gets these for the server's `roots/list`.
@@ -213,8 +219,18 @@ function withEnvelope(options: ModernDispatchOptions, envelope: Envelope): { sup
   return options.supportedVersions ? { supportedVersions: options.supportedVersions, envelope } : { envelope };
 }
 
-/** The answer to a request no upstream session could be had for: the upstream's own error in the message and in `data`. */
+/** The answer to a request refused by a limit: `-32005` naming it, HTTP 429 or 503 with `Retry-After`. */
+export function refusedAnswer(id: JsonRpcRequest['id'] | null, refusal: LimitRefusal): Answer {
+  return { message: errorResponse(id, limitExceeded(refusal)), status: limitStatus(refusal), headers: limitHeaders(refusal) };
+}
+
+/**
+ * The answer to a request no upstream session could be had for: the limit that refused it, or the
+ * upstream's own error in the message and in `data`.
+ */
 export function unavailable(request: JsonRpcRequest, e: unknown): Answer {
+  const refusal = refusalOf(e);
+  if (refusal) return refusedAnswer(request.id, refusal);
   return errorAnswer(request.id, upstreamUnavailable(e instanceof Error ? e.message : String(e), e instanceof AdapterError ? e.upstream : undefined));
 }
 
@@ -315,6 +331,7 @@ function dispatch(r: Underway, session: UpstreamSession, inputSchema: unknown): 
   const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
   const finish = (outcome: RpcOutcome): Answer => {
     if ('error' in outcome) return errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
+    options.catalog?.note(method, outcome.result);
     const translated = resultToModern(method, outcome.result, toModern);
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };

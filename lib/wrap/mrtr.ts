@@ -15,9 +15,11 @@ import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToR
 import { canonicalJson } from '../session/pool.ts';
 import type { CallHooks, RpcOutcome } from '../session/upstreamSession.ts';
 import { Keyring } from '../state/keyring.ts';
+import { Shares, type Holding } from '../session/shares.ts';
 import { DeadlineList } from '../signals.ts';
 import { ReplayRunner } from './replay.ts';
-import { deliverLog, deliverProgress, errorAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
+import { deliverLog, deliverProgress, errorAnswer, refusedAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
+import { limitRefusal } from '../core/limits.ts';
 
 export interface MrtrOptions {
   /** Seals `requestState`; default a random key per process (retries cannot cross processes). */
@@ -26,8 +28,14 @@ export interface MrtrOptions {
   readonly parkTimeoutMs?: number;
   /** How long to wait for further pushes after the first, to put concurrent ones in one round (default 15 ms). */
   readonly collectMs?: number;
-  /** Most calls parked at once (default 10,000). */
+  /** Most calls parked at once (default 10,000; in a wrap, also within the sessions it may hold). */
   readonly maxParked?: number;
+  /**
+   * Calls one principal may have parked at once (default 16): when one more of its calls parks,
+   * its oldest parked call is released (its pushes are answered `cancel`, the call is cancelled
+   * upstream), so calls a client abandoned give way to the ones it is answering.
+   */
+  readonly maxParkedPerPrincipal?: number;
   /** Clock (ms); default `Date.now`. */
   readonly now?: () => number;
   /**
@@ -71,6 +79,8 @@ class Parked implements CallHooks {
   grace: ReturnType<typeof setTimeout> | undefined;
   /** The request being served waits here for the call's next event. */
   waiter: (() => void) | undefined;
+  /** Its share of the sessions held for parked calls, from its first round on. */
+  holding: Holding | undefined;
   /** The deadline of the current run passed. */
   expired = false;
   /** False for a target known to finish without pushing (see `CallHooks.mayPush`). */
@@ -175,12 +185,24 @@ export class MrtrBroker implements InputBroker {
   /** The deadlines of the runs being waited for. */
   readonly #deadlines = new DeadlineList<Parked>(expire);
   readonly #options: MrtrOptions;
+  /** The sessions parked calls may hold, shared fairly between principals (and with listens, in a wrap). */
+  readonly #shares: Shares;
   #closed = false;
 
   readonly #replay: ReplayRunner | undefined;
 
-  constructor(options: MrtrOptions = {}) {
+  /** What only remembered targets pass: by default any (within a bound); in a wrap, what the upstream lists. */
+  readonly #listed: (target: string) => boolean;
+
+  /**
+   * `within`, from a wrap: its fair shares of held sessions (default: this broker's own, within
+   * `maxParked`), and which targets may be remembered as pushing or quiet (the upstream's listed ones).
+   */
+  constructor(options: MrtrOptions = {}, within: { shares?: Shares; listed?: (target: string) => boolean } = {}) {
     this.#options = options;
+    this.#listed = within.listed ?? (() => true);
+    const shares = within.shares;
+    this.#shares = shares ?? new Shares({ budget: options.maxParked ?? 10_000, ...(options.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.maxParkedPerPrincipal } : {}) });
     this.keyring = options.keyring ?? new Keyring();
     this.#replay = options.replay
       ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}) })
@@ -208,10 +230,16 @@ export class MrtrBroker implements InputBroker {
 
   /** Records how a call to `target` went: it pushed, or it finished without pushing. */
   observed(target: string, pushed: boolean): void {
+    if (!this.#listed(target)) return;
     if (pushed) {
       if (this.#pushy.size < 10_000) this.#pushy.add(target);
       this.#quiet.delete(target);
     } else if (!this.#pushy.has(target) && this.#quiet.size < 10_000) this.#quiet.add(target);
+  }
+
+  /** Targets remembered as pushing or as quiet (bounded by what the upstream lists, in a wrap). */
+  get remembered(): number {
+    return this.#pushy.size + this.#quiet.size;
   }
 
   /** Calls parked right now. */
@@ -227,7 +255,8 @@ export class MrtrBroker implements InputBroker {
     if (this.#replay && this.replays(call.target)) return this.#replay.run(call);
     const state = call.legacy.retry?.requestState;
     if (state !== undefined) return this.#resume(call, state);
-    if (this.#parked.size >= (this.#options.maxParked ?? 10_000)) return Promise.resolve(errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: 'Internal error: too many calls are waiting for input' }));
+    const maxParked = this.#options.maxParked ?? 10_000;
+    if (this.#parked.size >= maxParked) return Promise.resolve(refusedAnswer(call.request.id, limitRefusal('parked', maxParked, `${maxParked} calls are waiting for input`)));
     const p = new Parked(this, call);
     this.#start(p, call.call);
     return this.#serve(p, call);
@@ -342,6 +371,12 @@ export class MrtrBroker implements InputBroker {
     p.notify = noop;
     const timeoutMs = this.#options.parkTimeoutMs ?? 5 * 60_000;
     if (p.id === '') {
+      const admitted = this.#shares.admit('parked', p.principal, () => this.#drop(p, 'it was released to make room for other callers', true), () => !p.busy);
+      if (!('end' in admitted)) {
+        this.#drop(p, 'too many calls are waiting for input', true);
+        return refusedAnswer(call.request.id, admitted);
+      }
+      p.holding = admitted;
       p.id = randomUUID();
       p.digest = digestOf(p.params);
     }
@@ -418,17 +453,19 @@ export class MrtrBroker implements InputBroker {
   /**
    * Releases a call: its pushes are answered (elicitation: cancel) and the upstream call is
    * cancelled; when pushes were answered, the server first gets a grace period to act on the
-   * answers and finish (cancelling at once would overtake the answers it is waiting for).
+   * answers and finish (cancelling at once would overtake the answers it is waiting for), unless
+   * its session is wanted `now` (a call released to make room).
    */
-  #drop(p: Parked, reason?: string): void {
+  #drop(p: Parked, reason?: string, now = false): void {
     clearTimeout(p.timer);
     this.#parked.delete(p.id);
+    p.holding?.end();
     p.released = reason ?? 'the call ended';
     const answered = p.pending !== undefined && p.pending.size > 0;
     if (p.pending) for (const pending of p.pending.values()) pending.resolve(releasedAnswer(pending.method, p.released));
     p.pending?.clear();
     if (reason !== undefined && !p.outcome) {
-      if (!answered) cancelCall(p);
+      if (!answered || now) cancelCall(p);
       else {
         p.grace = setTimeout(() => cancelCall(p), RELEASE_GRACE_MS);
         p.grace.unref?.();

@@ -14,6 +14,7 @@ import { HEADER } from '../core/translate/headers.ts';
 import { createEmitter, type Emitter } from '../events.ts';
 import { LegacyHttpClientTransport, type LegacyHttpMode } from '../transport/legacyHttpClient.ts';
 import { mediaType, readSseMessages } from '../transport/sse.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, readBounded } from '../transport/messageBound.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import { processVerdictCache, type Verdict, type VerdictCache } from './verdictCache.ts';
 
@@ -257,18 +258,24 @@ async function readAnswer(res: Response, id: RequestId): Promise<JsonRpcMessage 
     let found: JsonRpcMessage | undefined;
     const reading = new AbortController();
     await Promise.race([
-      readSseMessages(res.body, (m) => {
-        if (!found && isRecord(m) && ('result' in m || 'error' in m) && (m['id'] === id || m['id'] === null)) {
-          found = m as JsonRpcMessage;
-          reading.abort();
-        }
-      }).catch(() => {}),
+      readSseMessages(
+        res.body,
+        (m) => {
+          if (!found && isRecord(m) && ('result' in m || 'error' in m) && (m['id'] === id || m['id'] === null)) {
+            found = m as JsonRpcMessage;
+            reading.abort();
+          }
+        },
+        { maxEventBytes: DEFAULT_MAX_MESSAGE_BYTES },
+      ).catch(() => {}),
       new Promise((r) => reading.signal.addEventListener('abort', r, { once: true })),
     ]);
     await res.body.cancel().catch(() => {});
     return found;
   }
-  const text = await res.text().catch(() => '');
+  // An answer past the bound is no answer the probe can use (the probe then says what it got).
+  const body = await readBounded(res, DEFAULT_MAX_MESSAGE_BYTES).catch(() => undefined);
+  const text = body?.ok ? body.value : '';
   if (text.trim() === '') return undefined;
   const parsed = parseMessage(text);
   if (!parsed.ok || (parsed.value.kind !== 'result' && parsed.value.kind !== 'error')) return undefined;

@@ -2,11 +2,11 @@
  * MRTR in replay mode (opt-in, per target or for all): nothing is parked. Each retry re-runs the
  * call from the start on any upstream session and answers its pushes in order — earlier ones from
  * the answers already given, carried encrypted in `requestState` with a digest of the push each
- * answers, the newest from `inputResponses`. A retry can land on another process or replica that
+ * answers, the newest from `inputResponses`. Each state is used once (`UsedStates`). A retry can land on another process or replica that
  * holds the key. A replayed push that differs from the recorded one ends the call with an error.
  * Caveat: whatever the server does before its first push runs again on every round.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { ErrorCode, invalidParams, missingCapability } from '../core/errors.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { InputMethod } from '../core/legacy/inputs.ts';
@@ -15,6 +15,7 @@ import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToR
 import { canonicalJson } from '../session/pool.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
 import type { Keyring } from '../state/keyring.ts';
+import { InProcessUsedStates, type UsedStates } from '../state/usedStates.ts';
 import { errorAnswer, streamHooks, type Answer, type PushableCall } from './modernDispatch.ts';
 import { scope } from '../signals.ts';
 
@@ -27,6 +28,8 @@ interface Recorded {
 
 interface ReplayState {
   readonly v: 'replay';
+  /** This state's own id: it is used once. */
+  readonly i: string;
   readonly p: string;
   readonly m: string;
   readonly d: string;
@@ -62,14 +65,18 @@ export interface ReplayOptions {
   readonly now?: () => number;
   /** Told how each call went: it pushed, or it finished without pushing. */
   readonly observed?: (target: string, pushed: boolean) => void;
+  /** The states used already (default: this process's own): each is taken once. */
+  readonly used?: UsedStates;
 }
 
 /** Runs MRTR-eligible calls in replay mode. */
 export class ReplayRunner {
   readonly #options: ReplayOptions;
+  readonly #used: UsedStates;
 
   constructor(options: ReplayOptions) {
     this.#options = options;
+    this.#used = options.used ?? new InProcessUsedStates(options.now ? { now: options.now } : {});
   }
 
   async run(call: PushableCall): Promise<Answer> {
@@ -91,6 +98,8 @@ export class ReplayRunner {
       if (state.e < now) return errorAnswer(id, invalidParams('requestState has expired; start the request again without it'));
       if (state.p !== tag(call.ctx.principal)) return errorAnswer(id, invalidParams('requestState belongs to another caller'));
       if (state.m !== call.request.method || state.d !== paramsDigest(call.request.params)) return errorAnswer(id, invalidParams('requestState was issued for a different request'));
+      // Single use: of concurrent retries with one state, the first runs the call and the others are refused.
+      if (typeof state.i !== 'string' || !(await this.#used.claim(state.i, state.e))) return errorAnswer(id, invalidParams('requestState was already used'));
       recorded = [...state.a];
       asked = state.q;
     }
@@ -170,6 +179,7 @@ export class ReplayRunner {
     if (failure) return failure;
     const state: ReplayState = {
       v: 'replay',
+      i: randomUUID(),
       p: tag(call.ctx.principal),
       m: call.request.method,
       d: paramsDigest(call.request.params),

@@ -4,9 +4,16 @@
  */
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 import type { UpstreamSession } from '../session/upstreamSession.ts';
+import { readPages, type Catalog } from './catalog.ts';
 
 /** Tool input schemas by name, per upstream session. */
 export class ToolIndex {
+  readonly #catalog: Catalog | undefined;
+  /** `catalog` learns the tool names of every list loaded. */
+  constructor(catalog?: Catalog) {
+    this.#catalog = catalog;
+  }
+
   #bySession = new WeakMap<UpstreamSession, Promise<Map<string, unknown>>>();
   /** The indexes already loaded, for answering without waiting. */
   #loaded = new WeakMap<UpstreamSession, Map<string, unknown>>();
@@ -41,14 +48,10 @@ export class ToolIndex {
 
   async #load(session: UpstreamSession): Promise<Map<string, unknown>> {
     const tools = new Map<string, unknown>();
-    let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
-      const outcome = await session.call('tools/list', cursor === undefined ? undefined : { cursor });
-      if ('error' in outcome) throw new Error(outcome.error.message);
-      for (const tool of (outcome.result['tools'] as JsonObject[] | undefined) ?? []) if (isRecord(tool) && typeof tool['name'] === 'string') tools.set(tool['name'], tool['inputSchema']);
-      cursor = typeof outcome.result['nextCursor'] === 'string' ? outcome.result['nextCursor'] : undefined;
-      if (cursor === undefined) break;
-    }
+    await readPages(session, 'tools/list', (result) => {
+      this.#catalog?.note('tools/list', result);
+      for (const tool of (result['tools'] as JsonObject[] | undefined) ?? []) if (isRecord(tool) && typeof tool['name'] === 'string') tools.set(tool['name'], tool['inputSchema']);
+    });
     return tools;
   }
 }

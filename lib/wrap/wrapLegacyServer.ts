@@ -19,10 +19,13 @@ import { inProcessBackend, type Backend, type ConnectableServer } from '../sessi
 import { SessionPool, type SessionKey } from '../session/pool.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
-import { createHttpFront, type HttpFrontOptions } from './httpFront.ts';
+import { createHttpFront, principalOf, type HttpFrontOptions } from './httpFront.ts';
 import { LegacyHttpSessions } from './legacyHttpSessions.ts';
+import type { LegacySessionLimits } from './legacySessionTable.ts';
+import { Shares } from '../session/shares.ts';
 import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
+import { Catalog } from './catalog.ts';
 import { errorAnswer, serveModern, type Answer, type InputBroker, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
 import { MrtrBroker, type MrtrOptions } from './mrtr.ts';
 
@@ -42,10 +45,21 @@ export interface WrapLegacyServerOptions {
   readonly roots?: ReadonlyArray<{ uri: string; name?: string }>;
   /**
    * Upstream session pool bounds: sessions in all (default 64), per principal and capability set
-   * (default 16: calls that push each get a session of their own, so their pushes are never
-   * ambiguous), and the idle time before one is closed.
+   * (`perKey`, default 16: calls that push each get a session of their own, so their pushes are
+   * never ambiguous), per principal whatever its capability sets (`perPrincipal`, default 16), the
+   * `reserve` kept for callers with no busy session (default 8: parked calls and listens together
+   * never hold more than `max - reserve`), how long a request waits for a session before it is
+   * refused (`waitMs`, default 10 s), and the idle time before one is closed (`idleMs`, default 5 minutes).
    */
-  readonly sessions?: { readonly max?: number; readonly perKey?: number; readonly idleMs?: number };
+  readonly sessions?: { readonly max?: number; readonly perKey?: number; readonly perPrincipal?: number; readonly reserve?: number; readonly waitMs?: number; readonly idleMs?: number };
+  /** `subscriptions/listen` bounds: streams one principal may have open (default 16). */
+  readonly listens?: { readonly perPrincipal?: number };
+  /**
+   * Legacy sessions (clients that sent `initialize`, each with an upstream connection of its
+   * own): in all (default 32), per principal (default 16), and the idle time after which one is
+   * closed (default 30 minutes; its client then gets 404 and initializes again, as the spec says).
+   */
+  readonly legacySessions?: LegacySessionLimits;
   /** Deadline for one upstream call (default 5 minutes). */
   readonly requestTimeoutMs?: number;
   /** HTTP edge: path (default `/mcp`; `null` serves any path), limits, Origin/Host policy, principal. */
@@ -70,6 +84,8 @@ export interface WrapStats {
   readonly listens: number;
   /** Legacy HTTP sessions open (clients that sent `initialize`). */
   readonly legacySessions: number;
+  /** Tools, prompts and resources remembered as pushing or quiet (only ones the upstream lists). */
+  readonly remembered: number;
 }
 
 export type WrapEvents = {
@@ -116,8 +132,10 @@ function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
 export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServerWrap {
   const events = createEmitter<WrapEvents>();
   const backend = toBackend(options.upstream);
-  const hub = new ListenHub();
-  const tools = new ToolIndex();
+  // Set once the pool it shares sessions with exists; notifications reach it only after that.
+  let hub: ListenHub;
+  const catalog = new Catalog();
+  const tools = new ToolIndex(catalog);
   const shutdown = new AbortController();
   /** Every listen being served: ended together on shutdown. */
   const listening = new Set<Scope>();
@@ -127,7 +145,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       case 'roots/list':
         return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
       case 'elicitation/create':
-        return { result: { action: 'decline' } };
+        // Nobody saw it: `decline` would say the user refused.
+        return { result: { action: 'cancel' } };
       default:
         return { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a client outside a request` } };
     }
@@ -136,17 +155,27 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.sessions?.max !== undefined ? { maxSessions: options.sessions.max } : {}),
     ...(options.sessions?.idleMs !== undefined ? { idleMs: options.sessions.idleMs } : {}),
     ...(options.sessions?.perKey !== undefined ? { maxPerKey: options.sessions.perKey } : {}),
+    ...(options.sessions?.perPrincipal !== undefined ? { maxPerPrincipal: options.sessions.perPrincipal } : {}),
+    ...(options.sessions?.reserve !== undefined ? { reserve: options.sessions.reserve } : {}),
+    ...(options.sessions?.waitMs !== undefined ? { waitMs: options.sessions.waitMs } : {}),
     onUnrelatedPush: unrelated,
     onNotification: (_key, session, method, params) => {
       if (method === 'notifications/tools/list_changed') tools.invalidate(session);
+      if (method.endsWith('/list_changed')) catalog.changed(`${method.slice('notifications/'.length, -'/list_changed'.length)}/list`);
       hub.dispatch(session, method, params);
     },
     onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
     onSessionOpened: (key, session) => events.emit('upstream-opened', { key, initializeResult: session.initializeResult! }),
     onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
   });
-  const legacy = new LegacyHttpSessions(backend);
-  const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {});
+  // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than the pool less its reserve.
+  const shares = new Shares({
+    budget: () => pool.max - pool.reserve,
+    ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal } : {}),
+  });
+  hub = new ListenHub({ shares, ...(options.listens?.perPrincipal !== undefined ? { perPrincipal: options.listens.perPrincipal } : {}) });
+  const legacy = new LegacyHttpSessions(backend, { ...(options.legacySessions ?? {}), principal: principalOf(options.http ?? {}) });
+  const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {}, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
     pool,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
@@ -155,6 +184,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.requestTimeoutMs !== undefined ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     inputs,
     tools,
+    catalog,
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
   };
   const http = options.http ?? {};
@@ -215,7 +245,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         inFlight += session.inFlight;
         holds += session.holds;
       }
-      return { requests: serving, sessions, inFlight, holds, parked: inputs instanceof MrtrBroker ? inputs.parked : 0, listens: listening.size, legacySessions: legacy.size };
+      return { requests: serving, sessions, inFlight, holds, parked: inputs instanceof MrtrBroker ? inputs.parked : 0, listens: listening.size, legacySessions: legacy.size, remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0 };
     },
     close() {
       closing ??= (async () => {

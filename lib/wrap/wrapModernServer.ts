@@ -10,7 +10,8 @@ import type { Readable, Writable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
-import { checkOrigin, jsonError, type OriginPolicy } from '../transport/httpEdge.ts';
+import { bodyFailureMessage, checkOrigin, jsonError, jsonResponse, principalFromHeaders, readBody, refusalResponse, sessionNotFound, whileServed, type EdgeLimits, type OriginPolicy } from '../transport/httpEdge.ts';
+import { LegacySessionTable, type LegacySessionLimits } from './legacySessionTable.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import type { ModernUpstream } from '../transport/modernUpstream.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
@@ -26,8 +27,15 @@ export interface WrapModernServerOptions extends LegacyClientBridgeOptions {
   readonly path?: string | null;
   /** HTTP: accepted Origin and Host values (default loopback only). */
   readonly origins?: OriginPolicy;
-  /** HTTP: most legacy sessions open at once (default 256). */
-  readonly maxSessions?: number;
+  /** HTTP: the largest accepted body (413 beyond, default 4 MiB) and the deepest JSON nesting (default 64). */
+  readonly limits?: EdgeLimits;
+  /**
+   * HTTP: the legacy sessions, in all (default 32) and per principal (default 16), and the idle
+   * time after which one is closed (default 15 minutes; its client gets 404 and initializes again).
+   */
+  readonly sessions?: LegacySessionLimits;
+  /** HTTP: who is asking (a session answers only the principal that opened it); default: the `Authorization` header. */
+  readonly principal?: (request: Request) => string;
 }
 
 /** A modern server served to legacy clients. */
@@ -58,13 +66,22 @@ function hasInitialize(body: unknown): boolean {
   return items.some((m) => isRecord(m) && m['method'] === 'initialize' && 'id' in m);
 }
 
+interface HttpSession {
+  readonly front: WebStandardStreamableHTTPServerTransport;
+  readonly bridge: LegacyClientBridge;
+}
+
 /** Serves a modern-only server to legacy clients. */
 export function wrapModernServer(backend: ModernBackend, options: WrapModernServerOptions = {}): ModernServerWrap {
   const upstream = isCommand(backend) ? modernUpstream(new StdioChildTransport(backend)) : modernUpstream(backend as ModernServerTarget);
   const cache = options.discoverCache ?? new DiscoverCache();
   const bridgeOptions: LegacyClientBridgeOptions & { ownsUpstream: boolean } = { ...options, discoverCache: cache, ownsUpstream: false };
   const path = options.path === undefined ? '/mcp' : options.path;
-  const sessions = new Map<string, { front: WebStandardStreamableHTTPServerTransport; bridge: LegacyClientBridge }>();
+  const principalOf = options.principal ?? ((request: Request) => principalFromHeaders((name) => request.headers.get(name)));
+  const sessions = new LegacySessionTable<HttpSession>(options.sessions ?? {}, (s) => {
+    void s.front.close().catch(() => {});
+    void s.bridge.close();
+  });
   const open = new Set<LegacyClientBridge>();
   let closing: Promise<void> | undefined;
 
@@ -80,14 +97,16 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
   };
 
   const openHttp = async (request: Request, parsedBody: unknown): Promise<Response> => {
-    if (sessions.size >= (options.maxSessions ?? 256)) return jsonError(503, -32603, 'Too many legacy sessions');
+    const admitted = sessions.admit(principalOf(request));
+    if (!admitted.ok) return refusalResponse(admitted.refusal);
+    const ticket = admitted.ticket;
     const bridge = session();
     let sessionId: string | undefined;
     const front = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
         sessionId = sid;
-        sessions.set(sid, { front, bridge });
+        ticket.commit(sid, { front, bridge });
       },
       onsessionclosed: (sid) => {
         sessions.delete(sid);
@@ -110,11 +129,15 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
       if (sessionId) sessions.delete(sessionId);
       void front.close();
     };
-    await bridge.start();
-    await front.start();
-    const response = await front.handleRequest(request, { parsedBody });
-    if (!sessionId) void bridge.close();
-    return response;
+    try {
+      await bridge.start();
+      await front.start();
+      const response = await front.handleRequest(request, { parsedBody });
+      if (!sessionId) void bridge.close();
+      return response;
+    } finally {
+      if (!sessionId) ticket.cancel();
+    }
   };
 
   const wrap: ModernServerWrap = {
@@ -128,21 +151,28 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
       if (refused) return refused;
       if (path !== null && new URL(request.url).pathname !== path) return jsonError(404, -32601, 'Not found');
       if (closing) return jsonError(503, -32603, 'The server is shutting down');
+      // A body is read within the limit (413 beyond) before anything else is done with it.
+      let parsed: unknown;
+      if (request.method === 'POST') {
+        const body = await readBody(request, options.limits ?? {});
+        if (!body.ok) return jsonResponse(bodyFailureMessage(body.error), body.error.status);
+        parsed = body.value.kind === 'batch' ? body.value.items : body.value.message;
+      }
       const sid = request.headers.get('mcp-session-id');
       if (sid) {
-        const found = sessions.get(sid);
-        if (!found) return jsonError(404, -32001, 'Session not found');
-        return found.front.handleRequest(request);
+        const found = sessions.find(sid, principalOf(request));
+        if (!found) return sessionNotFound();
+        const ended = sessions.begin(sid);
+        try {
+          return whileServed(await found.front.handleRequest(request, parsed === undefined ? undefined : { parsedBody: parsed }), ended);
+        } catch (e) {
+          ended();
+          throw e;
+        }
       }
       if (request.method !== 'POST') return jsonError(405, -32000, 'Method not allowed: open a session with initialize first');
-      let body: unknown;
-      try {
-        body = await request.json();
-      } catch {
-        return jsonError(400, -32700, 'Parse error');
-      }
-      if (!hasInitialize(body)) return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
-      return openHttp(request, body);
+      if (!hasInitialize(parsed)) return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
+      return openHttp(request, parsed);
     },
     serveStdio(streams = {}) {
       const input = streams.input ?? process.stdin;
@@ -187,8 +217,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
     },
     close() {
       closing ??= (async () => {
-        const all = [...sessions.values()];
-        sessions.clear();
+        const all = sessions.drain();
         await Promise.all(all.map((s) => s.front.close().catch(() => {})));
         await Promise.all([...open].map((b) => b.close()));
         await upstream.close();

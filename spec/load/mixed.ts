@@ -47,7 +47,7 @@ function modernMeta(client: number): Record<string, unknown> {
 /** Runs the load and reports what went wrong (nothing, when all is well). */
 export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
   const broker = new MrtrBroker({ parkTimeoutMs: 60_000 });
-  const wrap = wrapLegacyServer({ upstream: () => createPushServer(), mrtr: broker, sessions: { max: 512, perKey: 16 } });
+  const wrap = wrapLegacyServer({ upstream: () => createPushServer(), mrtr: broker, sessions: { max: 512, perKey: 16, perPrincipal: 512 }, legacySessions: { max: 64, perPrincipal: 64 } });
   const http = await serveNodeHttp(wrap, { port: 0 });
   const url = new URL(`${http.origin}/mcp`);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });

@@ -616,3 +616,136 @@ failures('should answer a request when the server cannot be reached, without thr
 });
 
 failures.run();
+
+// ── answers past maxMessageBytes ────────────────────────────────────────────
+
+const MiB = 1024 * 1024;
+const PIECE = Buffer.alloc(64 * 1024, 'x');
+
+/** Writes `prefix`, then `total` bytes of `x` (respecting backpressure, stopping when the client goes), then `suffix`. */
+async function pour(res: ServerResponse, prefix: string, total: number, suffix: string): Promise<void> {
+  res.write(prefix);
+  for (let n = 0; n < total && !res.destroyed; n += PIECE.length) {
+    if (res.write(PIECE)) continue;
+    await new Promise<void>((resolve) => {
+      const go = (): void => {
+        res.off('drain', go).off('close', go);
+        resolve();
+      };
+      res.on('drain', go).on('close', go);
+    });
+  }
+  if (!res.destroyed) res.end(suffix);
+}
+
+/** A v1-SDK-ordered answer whose text is `total` bytes, id last. */
+function hugeAnswer(id: unknown, total: number): [string, number, string] {
+  return ['{"result":{"content":[{"type":"text","text":"', total, `"}]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`];
+}
+
+/** A server whose `tools/call` answers are as large as the tool's name says; other requests get a small answer. */
+async function hugeServer(): Promise<Http> {
+  return listen('/mcp', async (_req, res, body) => {
+    const m = body as { id?: unknown; method?: string; params?: { name?: string; size?: number } } | undefined;
+    if (m?.id === undefined) return void res.writeHead(202).end();
+    const name = m.params?.name;
+    const [prefix, total, suffix] = hugeAnswer(m.id, m.params?.size ?? 5 * MiB);
+    if (name === 'json-length') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(prefix) + total + Buffer.byteLength(suffix)) });
+      return pour(res, prefix, total, suffix);
+    }
+    if (name === 'json-chunked') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return pour(res, prefix, total, suffix);
+    }
+    if (name === 'error-chunked') {
+      res.writeHead(500, { 'content-type': 'text/html' });
+      return pour(res, '<html>', total, '</html>');
+    }
+    if (name === 'sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      return pour(res, `event: message\ndata: ${prefix}`, total, `${suffix}\n\n`);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [] } }));
+  });
+}
+
+const bounded = suite('LegacyHttpClientTransport (maxMessageBytes)');
+
+bounded('should answer a request whose JSON or SSE answer is past the bound with one -32603, cancel it upstream, and go on', async () => {
+  const server = await hugeServer();
+  const d = new Driver({ url: server.url, mode: 'streamable', maxMessageBytes: MiB });
+  try {
+    const cases = ['json-length', 'json-chunked', 'sse', 'error-chunked'];
+    for (const [i, name] of cases.entries()) {
+      const id = i + 1;
+      const started = Date.now();
+      const answer = await d.request(id, 'tools/call', { name, arguments: {} });
+      assert.ok(Date.now() - started < 2000, `${name}: promptly`);
+      assert.equal(JSON.stringify(answer.message).length < 1000 && answer.message['error'], { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes`, data: { httpStatus: name === 'error-chunked' ? 500 : 200 } }, name);
+      await until(() => server.seen.some((s) => (s.body as { method?: string; params?: { requestId?: unknown } }).method === 'notifications/cancelled' && (s.body as { params: { requestId: unknown } }).params.requestId === id), `the cancellation of ${name}`);
+    }
+    const fine = await d.request(9, 'tools/list');
+    assert.equal(resultOf(fine), { content: [] });
+    await sleep(30);
+    for (const id of [1, 2, 3, 4, 9]) assert.is(d.answersTo(id).length, 1, `one answer to ${id}`);
+    assert.equal(d.errors, []);
+  } finally {
+    await d.transport.close();
+    await server.close();
+  }
+});
+
+bounded('should not hold a 50 MiB answer in memory when the bound is 1 MiB', async () => {
+  const server = await hugeServer();
+  const d = new Driver({ url: server.url, mode: 'streamable', maxMessageBytes: MiB });
+  try {
+    await d.request(1, 'tools/list');
+    (globalThis as { gc?: () => void }).gc?.();
+    const before = process.memoryUsage().heapUsed;
+    let peak = before;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().heapUsed)), 2);
+    try {
+      for (const [i, name] of ['json-chunked', 'sse'].entries()) {
+        const answer = await d.request(i + 2, 'tools/call', { name, size: 50 * MiB, arguments: {} });
+        assert.is(errorOf(answer).code, -32603);
+      }
+    } finally {
+      clearInterval(sampler);
+    }
+    peak = Math.max(peak, process.memoryUsage().heapUsed);
+    assert.ok(peak - before < 20 * MiB, `the heap grew by ${((peak - before) / MiB).toFixed(1)} MiB`);
+  } finally {
+    await d.transport.close();
+    await server.close();
+  }
+});
+
+bounded('should report an event past the bound on the standalone GET stream and re-open it', async () => {
+  let gets = 0;
+  const server = await listen('/mcp', async (req, res, body) => {
+    if (req.method === 'GET') {
+      gets++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (gets === 1) return pour(res, 'retry: 10\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"', 3 * MiB, '"}}\n\n');
+      return void res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'small' } })}\n\n`);
+    }
+    const m = body as { id?: unknown; method?: string } | undefined;
+    if (m?.id === undefined) return void res.writeHead(202).end();
+    res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x', version: '1' } } }));
+  });
+  const d = new Driver({ url: server.url, mode: 'streamable', maxMessageBytes: MiB });
+  try {
+    await d.initialize();
+    const small = await d.waitFor((r) => r.message['method'] === 'notifications/message', 'the message on the re-opened stream');
+    assert.is(JSON.stringify(small.message['params']).slice(0, 100), '{"data":"small"}');
+    assert.is(gets, 2);
+    assert.is(d.errors.length, 1);
+    assert.match(d.errors[0]!.message, `larger than ${MiB} bytes on the standalone GET stream`);
+  } finally {
+    await d.transport.close();
+    await server.close();
+  }
+});
+
+bounded.run();

@@ -135,4 +135,60 @@ h('should close the stream of a cancelled request and answer nothing for it; a n
   await gone.close();
 });
 
+h('should answer a request whose JSON or SSE answer is past maxMessageBytes with one -32603 naming the bound, and go on', async () => {
+  const MiB = 1024 * 1024;
+  const piece = Buffer.alloc(64 * 1024, 'x');
+  const pour = async (res: ServerResponse, prefix: string, total: number, suffix: string): Promise<void> => {
+    res.write(prefix);
+    for (let n = 0; n < total && !res.destroyed; n += piece.length) {
+      if (res.write(piece)) continue;
+      await new Promise<void>((resolve) => {
+        const go = (): void => {
+          res.off('drain', go).off('close', go);
+          resolve();
+        };
+        res.on('drain', go).on('close', go);
+      });
+    }
+    if (!res.destroyed) res.end(suffix);
+  };
+  const server = await serve((_req, body, res) => {
+    const name = body.params?.name;
+    const prefix = '{"result":{"resultType":"complete","content":[{"type":"text","text":"';
+    const suffix = `"}]},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}`;
+    if (name === 'json-length') {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(prefix.length + 5 * MiB + suffix.length) });
+      return void pour(res, prefix, 5 * MiB, suffix);
+    }
+    if (name === 'json-chunked') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void pour(res, prefix, 5 * MiB, suffix);
+    }
+    if (name === 'sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void pour(res, `data: ${prefix}`, 5 * MiB, `${suffix}\n\n`);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
+  });
+  const t = new ModernHttpClientTransport({ url: server.url, maxMessageBytes: MiB });
+  const got = collect(t);
+  // Short, so that a failure does not print megabytes.
+  const short = (id: number) => answersTo(got, id).map((m) => JSON.stringify(m).slice(0, 300));
+  try {
+    const names = ['json-length', 'json-chunked', 'sse', 'fine'];
+    for (const [i, name] of names.entries()) {
+      const started = Date.now();
+      await t.send(modernRequest('tools/call', { name, arguments: {} }, {}, i + 1));
+      assert.ok(await waitFor(() => answersTo(got, i + 1).length > 0, 3000), name);
+      assert.ok(Date.now() - started < 2000, `${name}: promptly`);
+    }
+    await sleep(50);
+    for (const id of [1, 2, 3]) assert.equal(short(id), [JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes` } })], names[id - 1]);
+    assert.equal(short(4), [JSON.stringify({ jsonrpc: '2.0', id: 4, result: { resultType: 'complete', content: [] } })]);
+  } finally {
+    await t.close();
+    await server.close();
+  }
+});
+
 h.run();

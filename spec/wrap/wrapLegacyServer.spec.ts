@@ -173,8 +173,9 @@ w.run();
 
 const crash = suite('wrapLegacyServer with a stdio upstream');
 crash('should answer in-flight calls with an error when the process dies, and restart it for the next request', async () => {
-  // One upstream process, so that both calls are in flight on the one that dies.
-  const wrapped = wrapLegacyServer({ upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }), sessions: { perKey: 1 } });
+  // One upstream process, so that both calls are in flight on the one that dies (the second shares
+  // it once it found none free within waitMs).
+  const wrapped = wrapLegacyServer({ upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }), sessions: { perKey: 1, waitMs: 200 } });
   try {
     const ok1 = await json(wrapped.fetch(post(body('tools/call', { name: 'echo', arguments: { text: 'before' } }))));
     assert.equal(ok1.result.content[0].text, 'before');

@@ -1,0 +1,105 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LegacySessionTable } from '../../lib/wrap/legacySessionTable.ts';
+
+/** A table of plain names whose closes are recorded. */
+function table(limits: ConstructorParameters<typeof LegacySessionTable>[0], closed: string[], now?: () => number) {
+  return new LegacySessionTable<string>(limits, (s) => closed.push(s), now);
+}
+
+function open(t: LegacySessionTable<string>, id: string, principal: string): void {
+  const admitted = t.admit(principal);
+  assert.ok(admitted.ok, `${id} admitted`);
+  if (admitted.ok) admitted.ticket.commit(id, id);
+}
+
+const sessions = suite('LegacySessionTable');
+
+sessions('should find a session only for the principal that opened it', () => {
+  const t = table({ idleMs: 0 }, []);
+  open(t, 's1', 'auth:alice');
+  assert.is(t.find('s1', 'auth:alice'), 's1');
+  assert.is(t.find('s1', 'auth:mallory'), undefined, 'another caller');
+  assert.is(t.find('s1', 'anonymous'), undefined, 'a caller with no credentials');
+  assert.is(t.find('s2', 'auth:alice'), undefined);
+});
+
+sessions('should close a session left idle, and not one with a request in progress', async () => {
+  const closed: string[] = [];
+  const t = table({ idleMs: 300 }, closed);
+  open(t, 'idle', 'a');
+  open(t, 'busy', 'a');
+  const ended = t.begin('busy');
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(closed, ['idle']);
+  assert.is(t.find('idle', 'a'), undefined);
+  assert.is(t.find('busy', 'a'), 'busy');
+  ended();
+  await new Promise((r) => setTimeout(r, 700));
+  assert.equal(closed, ['idle', 'busy']);
+  t.drain();
+});
+
+sessions("should make room within a caller's bound by closing its own idlest session", () => {
+  let now = 0;
+  const closed: string[] = [];
+  const t = table({ perPrincipal: 2, idleMs: 0 }, closed, () => now);
+  open(t, 'a1', 'alice');
+  now = 1;
+  open(t, 'a2', 'alice');
+  now = 2;
+  open(t, 'b1', 'bob');
+  const inUse = t.begin('a1');
+  assert.not.ok(t.admit('alice').ok, 'a2 was used a moment ago: it is kept');
+  now = 5_000;
+  open(t, 'a3', 'alice');
+  assert.equal(closed, ['a2'], 'a1 has a request in progress; a2 has been idle long enough');
+  inUse();
+  now = 10_000;
+  const stillBusy = [t.begin('a1'), t.begin('a3')];
+  const full = t.admit('alice');
+  assert.not.ok(full.ok, 'both of its sessions are in use');
+  if (!full.ok) {
+    assert.is(full.refusal.limit, 'legacy-sessions-per-caller');
+    assert.is(full.refusal.scope, 'caller');
+  }
+  for (const e of stillBusy) e();
+  now = 20_000;
+  open(t, 'a4', 'alice');
+  assert.equal(closed, ['a2', 'a1'], 'once idle, its idlest gives way');
+  assert.is(t.find('b1', 'bob'), 'b1', "another caller's session is never touched");
+});
+
+sessions('should serve a newcomer at the bound by closing the idlest session of whoever holds the most', () => {
+  let now = 0;
+  const closed: string[] = [];
+  const t = table({ max: 3, perPrincipal: 8, idleMs: 0 }, closed, () => (now += 1000));
+  open(t, 'b1', 'bob');
+  open(t, 'm1', 'mallory');
+  open(t, 'm2', 'mallory');
+  open(t, 'c1', 'carol');
+  assert.equal(closed, ['m1'], "mallory holds the most: her idlest goes, bob's older one stays");
+  const all = ['b1', 'm2', 'c1'].map((id) => t.begin(id));
+  const refused = t.admit('dave');
+  assert.not.ok(refused.ok, 'every session is in use');
+  if (!refused.ok) {
+    assert.is(refused.refusal.limit, 'legacy-sessions');
+    assert.is(refused.refusal.scope, 'server');
+  }
+  for (const e of all) e();
+});
+
+sessions('should count a session being opened, and give its place back when cancelled', () => {
+  let now = 0;
+  const t = table({ max: 1, idleMs: 0 }, [], () => (now += 5000));
+  const first = t.admit('a');
+  assert.ok(first.ok);
+  const second = t.admit('b');
+  assert.not.ok(second.ok, 'the place is taken while the first opens');
+  if (first.ok) first.ticket.cancel();
+  const third = t.admit('b');
+  assert.ok(third.ok);
+  assert.is(t.size, 1);
+});
+
+sessions.run();
