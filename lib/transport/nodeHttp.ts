@@ -152,13 +152,13 @@ export function nodeSse(res: ServerResponse, options: { onCancel?: () => void; k
   let started = false;
   let timer: ReturnType<typeof setInterval> | undefined;
   let head: ReturnType<typeof setTimeout> | undefined;
-  const start = () => {
+  const start = (flush = false) => {
     if (started) return;
     started = true;
     clearTimeout(head);
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-    // Sent now, not with the first event: the client learns at once that its request is being served.
-    res.flushHeaders();
+    // With nothing to write yet, the head goes alone: the client learns its request is being served.
+    if (flush) res.flushHeaders();
   };
   const onClose = () => {
     if (closed) return;
@@ -206,9 +206,7 @@ export function nodeSse(res: ServerResponse, options: { onCancel?: () => void; k
     timer.unref();
   }
   if (options.headDelayMs === undefined) start();
-  else {
-    head = setTimeout(() => !closed && start(), options.headDelayMs);
-  }
+  else head = setTimeout(() => !closed && start(true), options.headDelayMs);
   return writer;
 }
 

@@ -67,6 +67,8 @@ export class LegacyHttpSessions {
     const id = request.headers.get('mcp-session-id');
     const session = id ? this.#table.find(id, this.#principal(request)) : undefined;
     if (!id || !session) return sessionNotFound();
+    // A GET stream is no activity: a session only listening is idle (and closes when idle long enough).
+    if (request.method === 'GET') return session.front.handleRequest(request);
     const ended = this.#table.begin(id);
     try {
       return whileServed(await session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }), ended);

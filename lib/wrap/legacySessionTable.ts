@@ -4,8 +4,8 @@
  * else it does not exist), is closed after a while without requests, and is admitted within a
  * bound in all and per principal. At a bound the session idle longest gives way (of the caller
  * itself, or of the principals holding the most), so a new client is served; a refusal comes only
- * when every session is in use (a request in progress, or one within the last second). Counts and
- * choices only: the sessions themselves are the caller's.
+ * when every session is in use (a request in progress, or one within the last second; an open GET
+ * stream is no use). Counts and choices only: the sessions themselves are the caller's.
  */
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
 
@@ -26,7 +26,7 @@ interface Row<S> {
   session: S | undefined;
   /** When its last request started or ended. */
   lastActive: number;
-  /** Requests being served on it now (an open GET stream is one). */
+  /** Requests being served on it now (not its GET stream: a session only listening is idle). */
   active: number;
 }
 

@@ -162,6 +162,8 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
       if (sid) {
         const found = sessions.find(sid, principalOf(request));
         if (!found) return sessionNotFound();
+        // A GET stream is no activity: a session only listening is idle (and closes when idle long enough).
+        if (request.method === 'GET') return found.front.handleRequest(request);
         const ended = sessions.begin(sid);
         try {
           return whileServed(await found.front.handleRequest(request, parsed === undefined ? undefined : { parsedBody: parsed }), ended);

@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serve } from '../../lib/cli/serve.ts';
+import { EVERYTHING } from '../helpers/everything.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
@@ -103,6 +104,11 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
     [['--no-such-option'], "Unknown option '--no-such-option'"],
     [[], 'name the upstream server'],
     [['--state-key-env', 'MDE_NO_SUCH_VAR', '--', 'x'], 'MDE_NO_SUCH_VAR (--state-key-env) is not set'],
+    [['--limit', 'sessions=many', '--', 'x'], '--limit sessions must be a whole number of at least 1, not many'],
+    [['--limit', 'no-such-limit=3', '--', 'x'], '--limit: no limit named no-such-limit'],
+    [['--limit', 'reserve=-1', '--', 'x'], '--limit reserve must be a whole number of at least 0'],
+    [['--modern', '--limit', 'parked-per-caller=3', '--', 'x'], '--limit parked-per-caller does not apply to serve --modern'],
+    [['--limit', 'headers-timeout-ms=90000', '--', 'x'], 'headers-timeout-ms must not be above http-request-timeout-ms'],
   ];
   // Usage errors are found before anything starts: checked in process (the exit code is serve's result).
   for (const [args, message] of cases) {
@@ -113,6 +119,59 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
   const help = await captured(() => serve(['--help']));
   assert.is(help.code, 0);
   assert.match(help.stdout, '--state-key-file');
+  assert.match(help.stdout, /parked-per-caller\s+16\s+calls one caller may have waiting for input/);
+  assert.match(help.stdout, '--clean-env');
+});
+
+s("should keep our own configuration out of the upstream's environment", async () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const getEnv = async (args: string[]): Promise<Record<string, string>> => {
+    const child = spawn(TSX, [CLI, 'serve', '--port', '0', ...args, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MDE_SPEC_STATE_KEY: key, MDE_SPEC_PLAIN: 'passed on' } });
+    let err = '';
+    try {
+      const url = await new Promise<string>((resolveUrl, reject) => {
+        child.stderr!.on('data', (c: Buffer) => {
+          err += c.toString();
+          const m = /serving .* at (http:\/\/\S+)/.exec(err);
+          if (m) resolveUrl(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+      });
+      const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get-env' };
+      const answer: any = await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-env', arguments: {}, _meta: META } }, headers)).json();
+      return JSON.parse(answer.result.content[0].text) as Record<string, string>;
+    } finally {
+      child.kill('SIGTERM');
+      await exited(child);
+    }
+  };
+  const inherited = await getEnv(['--state-key-env', 'MDE_SPEC_STATE_KEY', '--env', 'MDE_SPEC_ADDED=yes']);
+  assert.not.ok('MDE_SPEC_STATE_KEY' in inherited, 'the requestState key is withheld');
+  assert.not.ok(Object.values(inherited).includes(key), 'under no name');
+  assert.is(inherited['MDE_SPEC_PLAIN'], 'passed on', 'the rest of ours is inherited');
+  assert.is(inherited['MDE_SPEC_ADDED'], 'yes');
+  const clean = await getEnv(['--clean-env', '--env', 'MDE_SPEC_ADDED=yes']);
+  assert.not.ok('MDE_SPEC_PLAIN' in clean, 'a clean environment starts from a basic one');
+  assert.not.ok('MDE_SPEC_STATE_KEY' in clean);
+  assert.is(clean['MDE_SPEC_ADDED'], 'yes', '--env adds to it');
+  assert.ok(clean['PATH'], 'PATH is kept, so commands are found');
+  // Over stdio the server is started before serve has read the rest of itself: withheld there too.
+  const stdio = spawn(TSX, [CLI, 'serve', '--stdio', '--quiet', '--state-key-env', 'MDE_SPEC_STATE_KEY', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, MDE_SPEC_STATE_KEY: key } });
+  try {
+    const line = new Promise<string>((resolveLine) => {
+      let out = '';
+      stdio.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('\n')) resolveLine(out.slice(0, out.indexOf('\n')));
+      });
+    });
+    stdio.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-env', arguments: {}, _meta: META } })}\n`);
+    const env = JSON.parse(JSON.parse(await line).result.content[0].text) as Record<string, string>;
+    assert.not.ok('MDE_SPEC_STATE_KEY' in env, 'withheld from the process started ahead');
+  } finally {
+    stdio.stdin!.end();
+    await exited(stdio);
+  }
 });
 
 s('should say a taken port before starting the upstream, and exit 1 (with --modern too)', async () => {

@@ -240,7 +240,9 @@ async function judge(fixture: HttpFixture, response: Response, expected: Expecte
       const stream = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
       const { message, problems } = await responseOf(response, stream);
       if (session) {
-        const closed = await fixture.send(new Request(`${ORIGIN}/mcp`, { method: 'DELETE', headers: { host: '127.0.0.1:3000', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' } }));
+        // Closed by its opener: a session answers no other caller.
+        const authorization = built.init.headers.get('authorization');
+        const closed = await fixture.send(new Request(`${ORIGIN}/mcp`, { method: 'DELETE', headers: { host: '127.0.0.1:3000', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25', ...(authorization !== null ? { authorization } : {}) } }));
         await closed.text();
       }
       if (!message) return problems;
@@ -250,7 +252,10 @@ async function judge(fixture: HttpFixture, response: Response, expected: Expecte
       return problems;
     }
     case 'answer': {
-      const stream = expected.stream;
+      // A request that asked for a stream and was refused at once (before the stream's head left)
+      // gets its error as JSON with its own status.
+      const refusedAtOnce = response.status !== 200 && (response.headers.get('content-type') ?? '').startsWith('application/json');
+      const stream = expected.stream && !refusedAtOnce;
       if (!stream && expected.refusal === undefined && response.status !== 200 && response.status !== 404 && response.status !== 400) return [`status ${response.status}`];
       const { message, notes, problems } = await responseOf(response, stream);
       if (!message) return problems;

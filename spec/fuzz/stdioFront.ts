@@ -312,7 +312,8 @@ export async function fuzzStdioFront(fixture: HttpFixture, options: RunOptions):
   const timers = liveTimers();
   const stats = () => {
     const s = fixture.wrap.stats();
-    return JSON.stringify({ ...s, sessions: fixture.baseline.sessions });
+    // Sessions come and go, and what the wrap learns of the server's tools stays: neither is held for a request.
+    return JSON.stringify({ ...s, sessions: fixture.baseline.sessions, remembered: fixture.baseline.remembered });
   };
   const property = fc.asyncProperty(fc.array(lineSpec(fixture), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 5 }), async (specs, cuts) => {
     lines += specs.length;

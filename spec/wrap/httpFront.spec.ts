@@ -1,8 +1,8 @@
 /**
  * The HTTP front's edge cases found by the fuzz targets (spec/fuzz/), each through the Web handler
  * and through the Node listener on a real socket: requests that used to throw out of the
- * listener (an uncaught exception, a request left hanging), and answers that must not depend on
- * the front.
+ * listener (an uncaught exception, a request left hanging), answers that must not depend on
+ * the front, and the Content-Type taken by its media type.
  */
 import { request as httpRequest } from 'node:http';
 import { suite } from 'uvu';
@@ -92,6 +92,20 @@ node('should answer a removed method with 404 as JSON even when the request aske
     const web = await wrap.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', ...routing('ping') }, body: modernBody('ping', meta) }));
     assert.is(web.status, 404);
     assert.match(web.headers.get('content-type') ?? '', /application\/json/);
+  }
+});
+
+node('should take application/json by its media type only, on both fronts', async () => {
+  const discover = modernBody('server/discover');
+  for (const type of ['text/plain; x=application/json', 'application/jsonx', 'text/json', 'application/json-patch+json']) {
+    const answer = await rawPost(listening.origin, discover, { 'content-type': type, ...routing('server/discover') });
+    assert.equal(typeof answer === 'object' ? answer.status : answer, 415, `node: ${type}`);
+    const web = await wrap.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': type, ...routing('server/discover') }, body: discover }));
+    assert.is(web.status, 415, `fetch: ${type}`);
+  }
+  for (const type of ['application/json', 'Application/JSON; charset=utf-8', ' application/json ;charset=UTF-8']) {
+    const answer = await rawPost(listening.origin, discover, { 'content-type': type, ...routing('server/discover') });
+    assert.equal(typeof answer === 'object' ? answer.status : answer, 200, `node: ${type}`);
   }
 });
 

@@ -194,7 +194,7 @@ export function urlElicitationToInputRequired(
 export function inputRequiredToUrlElicitation(inputRequests: InputRequests, elicitationIdFor: (key: string) => string, message = 'URL elicitation required'): Outcome<WireError> {
   const elicitations: JsonObject[] = [];
   for (const [key, input] of Object.entries(inputRequests)) {
-    if (input.method !== 'elicitation/create' || !isRecord(input.params) || input.params['mode'] !== 'url') {
+    if (!isRecord(input) || input.method !== 'elicitation/create' || !isRecord(input.params) || input.params['mode'] !== 'url') {
       return fail(invalidParams(`inputRequests.${key} is not a URL-mode elicitation`));
     }
     elicitations.push({ ...input.params, elicitationId: elicitationIdFor(key) });

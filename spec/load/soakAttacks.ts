@@ -1,0 +1,452 @@
+/**
+ * The clients of `npm run soak`. The attackers run as a process of their own (this file, forked by
+ * `spec/load/soak.ts`, so their work does not delay the honest clients' timers): parked calls from
+ * many callers and from one caller with several capability sets, listens, bare legacy
+ * `initialize`s, oversized bodies, made-up tool names and slowloris sockets, each a loop until told
+ * to stop, reporting what each kind got by outcome (a refusal is what an attacker should get). The
+ * honest clients (modern, MRTR rounds, SDK v1 legacy, a listen) run in soak.ts and are timed here.
+ */
+import { setMaxListeners } from 'node:events';
+import { request as httpRequest } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { latencyStats, type LatencyStats } from '../../bench/measure.ts';
+import { textOf } from '../helpers/everything.ts';
+import { modernPost, openListen, type ModernAnswer } from '../helpers/modernHttp.ts';
+
+/** What the attacker process is told (as JSON, its one argument). */
+export interface AttackConfig {
+  readonly url: string;
+  readonly port: number;
+  /** Stop by itself this long after starting, whatever happens (ms). */
+  readonly deadlineMs: number;
+}
+
+/** What it reports when it stops: per attacker kind, per outcome, how many. */
+export interface AttackReport {
+  readonly outcomes: Record<string, Record<string, number>>;
+  /** Seconds from connect to the server closing each slowloris socket. */
+  readonly slowlorisClosedAfterS: number[];
+  /** CPU seconds the attacker process used. */
+  readonly cpuSeconds: number;
+}
+
+/** Parked calls kept in flight at once (distinct callers), and per capability set of the one caller. */
+const PARKED_IN_FLIGHT = 64;
+const CAPS_SETS = 4;
+const PER_CAPS_SET = 16;
+const LISTENS_OPEN = 64;
+const LEGACY_PER_SECOND = 5;
+const OVERSIZED_PER_SECOND = 1;
+const OVERSIZED_BYTES = 8 * 1024 * 1024;
+const NAMES_PER_SECOND = 20;
+const SLOWLORIS_SOCKETS = 4;
+/** In flight at once for the paced attackers (beyond it a tick is skipped and counted). */
+const PACED_IN_FLIGHT = 64;
+/** A loop attacker that was refused waits this long before its next attempt, so it is not a busy loop. */
+const REFUSED_PAUSE_MS = 250;
+const ELICIT = 'trigger-elicitation-request';
+
+/** Counts of outcomes by attacker kind. */
+export class Outcomes {
+  readonly byKind: Record<string, Record<string, number>> = {};
+  add(kind: string, outcome: string): void {
+    const row = (this.byKind[kind] ??= {});
+    row[outcome] = (row[outcome] ?? 0) + 1;
+  }
+}
+
+/** One modern answer as an outcome: HTTP status and the JSON-RPC error code (and limit) or result type. */
+export function outcomeOf(a: ModernAnswer): string {
+  const m = a.message;
+  if (m['error']) return `${a.status} ${m['error'].code}${m['error'].data?.limit ? ` ${m['error'].data.limit}` : ''}`;
+  if (m['result']) return `${a.status} ${m['result'].isError ? 'isError' : (m['result'].resultType ?? 'result')}`;
+  return `${a.status} (no JSON-RPC answer)`;
+}
+
+/** A thrown error as an outcome (the network error's code where there is one). */
+export function errorOutcome(e: unknown): string {
+  const err = e as { name?: string; code?: string; cause?: { code?: string; name?: string } };
+  return `error ${err.cause?.code ?? err.code ?? err.cause?.name ?? err.name ?? String(e)}`;
+}
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+  });
+
+interface Ctx {
+  readonly config: AttackConfig;
+  readonly signal: AbortSignal;
+  readonly outcomes: Outcomes;
+  readonly slowlorisClosedAfterS: number[];
+}
+
+let sequence = 0;
+const next = () => ++sequence;
+
+/** One slot of parked calls: a call that pushes an elicitation, answered `input_required`, never retried. */
+async function parkedSlot(ctx: Ctx, kind: string, principal: () => string, capabilities: Record<string, unknown>): Promise<void> {
+  while (!ctx.signal.aborted) {
+    try {
+      const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {} }, { principal: principal(), capabilities, signal: ctx.signal, id: next() });
+      const outcome = outcomeOf(a);
+      ctx.outcomes.add(kind, outcome);
+      if (!outcome.endsWith('input_required')) await sleep(REFUSED_PAUSE_MS, ctx.signal);
+    } catch (e) {
+      if (ctx.signal.aborted) return;
+      ctx.outcomes.add(kind, errorOutcome(e));
+      await sleep(REFUSED_PAUSE_MS, ctx.signal);
+    }
+  }
+}
+
+/** One listen slot: a `subscriptions/listen` of a new caller kept open; reopened when it ends. */
+async function listenSlot(ctx: Ctx): Promise<void> {
+  while (!ctx.signal.aborted) {
+    try {
+      const l = await openListen(ctx.config.url, { principal: `attacker-listen-${next()}` });
+      if (!l.acknowledged) {
+        ctx.outcomes.add('listens', outcomeOf(l.answer));
+        await sleep(REFUSED_PAUSE_MS, ctx.signal);
+        continue;
+      }
+      ctx.outcomes.add('listens', 'acknowledged');
+      if (ctx.signal.aborted) l.close();
+      else ctx.signal.addEventListener('abort', () => l.close(), { once: true });
+      await l.ended;
+      if (!ctx.signal.aborted) ctx.outcomes.add('listens', 'ended by the server');
+    } catch (e) {
+      if (ctx.signal.aborted) return;
+      ctx.outcomes.add('listens', errorOutcome(e));
+      await sleep(REFUSED_PAUSE_MS, ctx.signal);
+    }
+  }
+}
+
+/** Runs `fire` `perSecond` times a second, at most PACED_IN_FLIGHT at once, until the signal. */
+async function paced(ctx: Ctx, kind: string, perSecond: number, fire: () => Promise<string>): Promise<void> {
+  const inFlight = new Set<Promise<void>>();
+  const every = 1000 / perSecond;
+  let due = performance.now();
+  while (!ctx.signal.aborted) {
+    if (inFlight.size >= PACED_IN_FLIGHT) ctx.outcomes.add(kind, `skipped (${PACED_IN_FLIGHT} in flight)`);
+    else {
+      const p: Promise<void> = fire().then(
+        (outcome) => ctx.outcomes.add(kind, outcome),
+        (e: unknown) => void (ctx.signal.aborted || ctx.outcomes.add(kind, errorOutcome(e))),
+      );
+      const tracked = p.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+    }
+    due += every;
+    await sleep(Math.max(0, due - performance.now()), ctx.signal);
+  }
+  await Promise.allSettled([...inFlight]);
+}
+
+const LEGACY_INITIALIZE = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}';
+
+/** A bare legacy `initialize` from a new caller, its session never used again. */
+async function legacyInitialize(ctx: Ctx): Promise<string> {
+  const res = await fetch(ctx.config.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer attacker-legacy-${next()}` },
+    body: LEGACY_INITIALIZE,
+    signal: ctx.signal,
+  });
+  const text = await res.text();
+  if (res.headers.get('mcp-session-id')) return `${res.status} session`;
+  const json = /\{.*\}/s.exec(text.replace(/^data: /gm, ''))?.[0];
+  try {
+    const m = JSON.parse(json ?? '{}') as { error?: { code: number; data?: { limit?: string } } };
+    if (m.error) return `${res.status} ${m.error.code}${m.error.data?.limit ? ` ${m.error.data.limit}` : ''}`;
+  } catch {
+    // not JSON: the status says it
+  }
+  return `${res.status}`;
+}
+
+let oversized: Buffer | undefined;
+
+/** An 8 MiB POST (over the default body limit), on a connection of its own. */
+function oversizedPost(ctx: Ctx): Promise<string> {
+  oversized ??= Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"'), Buffer.alloc(OVERSIZED_BYTES, 'x'), Buffer.from('"}}}')]);
+  const url = new URL(ctx.config.url);
+  return new Promise<string>((resolve, reject) => {
+    let answered: string | undefined;
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo', authorization: `Bearer attacker-big-${next()}`, 'content-length': oversized!.length },
+        signal: ctx.signal,
+        timeout: 30_000,
+      },
+      (res) => {
+        answered = `${res.statusCode}`;
+        res.resume();
+        res.on('end', () => resolve(answered!));
+        res.on('error', () => resolve(answered!));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    // Writing may fail once the server has answered 413 and closed: the answer is what counts.
+    req.on('error', (e) => (answered ? resolve(answered) : reject(e)));
+    req.end(oversized);
+  });
+}
+
+/** A call of a tool that does not exist, by a random name. */
+async function madeUpTool(ctx: Ctx): Promise<string> {
+  const name = `no-such-tool-${Math.random().toString(36).slice(2)}`;
+  return outcomeOf(await modernPost(ctx.config.url, 'tools/call', { name, arguments: {} }, { principal: 'attacker-names', signal: ctx.signal, id: next() }));
+}
+
+/** A socket that sends the start of a request header, a byte a second, and never finishes it. */
+async function slowloris(ctx: Ctx): Promise<void> {
+  while (!ctx.signal.aborted) {
+    await new Promise<void>((resolve) => {
+      const started = performance.now();
+      const socket: Socket = connect(ctx.config.port, '127.0.0.1');
+      let answer = '';
+      const drip = setInterval(() => socket.write('a'), 1000);
+      const stop = () => socket.destroy();
+      ctx.signal.addEventListener('abort', stop, { once: true });
+      socket.on('connect', () => socket.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${ctx.config.port}\r\nX-Slow: `));
+      socket.on('data', (d: Buffer) => void (answer += d.toString('latin1')));
+      socket.on('error', () => {});
+      socket.on('close', () => {
+        clearInterval(drip);
+        ctx.signal.removeEventListener('abort', stop);
+        if (!ctx.signal.aborted) {
+          ctx.slowlorisClosedAfterS.push((performance.now() - started) / 1000);
+          const status = /^HTTP\/1\.1 (\d+)/.exec(answer)?.[1];
+          ctx.outcomes.add('slowloris', status ? `closed by the server with ${status}` : 'closed by the server, no answer');
+        }
+        resolve();
+      });
+    });
+  }
+}
+
+/** Starts every attacker until `signal`: `done` when all have stopped, `report()` what they got so far. */
+export function attack(config: AttackConfig, signal: AbortSignal): { done: Promise<unknown>; report(): AttackReport } {
+  setMaxListeners(0, signal);
+  const ctx: Ctx = { config, signal, outcomes: new Outcomes(), slowlorisClosedAfterS: [] };
+  const loops: Array<Promise<void>> = [];
+  for (let i = 0; i < PARKED_IN_FLIGHT; i++) loops.push(parkedSlot(ctx, 'parked calls (distinct callers)', () => `attacker-park-${next()}`, { elicitation: {} }));
+  for (let c = 0; c < CAPS_SETS; c++) {
+    for (let i = 0; i < PER_CAPS_SET; i++) loops.push(parkedSlot(ctx, 'parked calls (one caller, 4 capability sets)', () => 'attacker-caps', { elicitation: {}, experimental: { [`k${c}`]: {} } }));
+  }
+  for (let i = 0; i < LISTENS_OPEN; i++) loops.push(listenSlot(ctx));
+  loops.push(paced(ctx, 'legacy initialize', LEGACY_PER_SECOND, () => legacyInitialize(ctx)));
+  loops.push(paced(ctx, 'oversized body (8 MiB)', OVERSIZED_PER_SECOND, () => oversizedPost(ctx)));
+  loops.push(paced(ctx, 'made-up tool names', NAMES_PER_SECOND, () => madeUpTool(ctx)));
+  for (let i = 0; i < SLOWLORIS_SOCKETS; i++) loops.push(slowloris(ctx));
+  return { done: Promise.allSettled(loops), report: () => {
+      const cpu = process.cpuUsage();
+      return { outcomes: ctx.outcomes.byKind, slowlorisClosedAfterS: ctx.slowlorisClosedAfterS, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+    },
+  };
+}
+
+/** How long the attackers get to wind down after `stop` before they report anyway. */
+const WIND_DOWN_MS = 10_000;
+
+// ---- the honest clients (run by soak.ts itself) ----
+
+/** Pauses of the honest clients between operations (modern), and between rounds (MRTR, legacy). */
+const MODERN_PAUSE_MS = 100;
+const MRTR_PAUSE_MS = 250;
+const LEGACY_PAUSE_MS = 2000;
+const OP_TIMEOUT_MS = 30_000;
+
+/** What one phase's honest clients did, by operation kind. */
+export class HonestStats {
+  readonly ops = new Map<string, { ms: number[]; ok: number; failed: number; timed: boolean }>();
+  readonly failures: string[] = [];
+  /** Every failure, by kind and what went wrong (ids and numbers blurred), with a count. */
+  readonly reasons = new Map<string, number>();
+  #row(kind: string, timed: boolean) {
+    let row = this.ops.get(kind);
+    if (!row) this.ops.set(kind, (row = { ms: [], ok: 0, failed: 0, timed }));
+    return row;
+  }
+  /** Counts an outcome without a latency (`wrong` undefined: success). */
+  mark(kind: string, wrong: string | undefined): boolean {
+    const row = this.#row(kind, false);
+    if (wrong === undefined) row.ok++;
+    else {
+      row.failed++;
+      if (this.failures.length < 40) this.failures.push(`${kind}: ${wrong}`);
+      const reason = `${kind}: ${wrong.replace(/"id":"?[\w-]+"?,?/g, '').replace(/\b[0-9a-f]{8}-[0-9a-f-]{27}\b/g, '<id>').slice(0, 220)}`;
+      this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
+    }
+    return wrong === undefined;
+  }
+  /** Times `fn`, which resolves undefined for the right answer or says what was wrong. */
+  async op(kind: string, fn: () => Promise<string | undefined>): Promise<boolean> {
+    const t0 = performance.now();
+    let wrong: string | undefined;
+    try {
+      wrong = await fn();
+    } catch (e) {
+      wrong = `threw ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`.slice(0, 500);
+    }
+    this.#row(kind, true).ms.push(performance.now() - t0);
+    const row = this.ops.get(kind)!;
+    row.timed = true;
+    return this.mark(kind, wrong);
+  }
+  get total(): { ops: number; ok: number } {
+    let ops = 0;
+    let ok = 0;
+    for (const r of this.ops.values()) (ops += r.ok + r.failed), (ok += r.ok);
+    return { ops, ok };
+  }
+  summary(): Record<string, { n: number; ok: number; failed: number; latency?: LatencyStats }> {
+    const out: Record<string, { n: number; ok: number; failed: number; latency?: LatencyStats }> = {};
+    for (const [kind, r] of this.ops) out[kind] = { n: r.ok + r.failed, ok: r.ok, failed: r.failed, ...(r.timed ? { latency: latencyStats(r.ms) } : {}) };
+    return out;
+  }
+}
+
+const describe = (a: ModernAnswer) => `HTTP ${a.status}${a.retryAfter ? ` (Retry-After ${a.retryAfter})` : ''} ${JSON.stringify(a.message).slice(0, 400)}`;
+const timeout = () => AbortSignal.timeout(OP_TIMEOUT_MS);
+
+/** `server/discover`, `tools/list`, `tools/call` of `echo`, as a modern client. */
+async function modernRound(url: string, principal: string, stats: HonestStats): Promise<void> {
+  await stats.op('modern discover', async () => {
+    const a = await modernPost(url, 'server/discover', {}, { principal, signal: timeout() });
+    return a.message['result']?.supportedVersions?.includes('2026-07-28') ? undefined : describe(a);
+  });
+  await sleep(MODERN_PAUSE_MS);
+  await stats.op('modern tools/list', async () => {
+    const a = await modernPost(url, 'tools/list', {}, { principal, signal: timeout() });
+    return a.message['result']?.tools?.some((t: { name: string }) => t.name === 'echo') ? undefined : describe(a);
+  });
+  await sleep(MODERN_PAUSE_MS);
+  await stats.op('modern echo', async () => {
+    const a = await modernPost(url, 'tools/call', { name: 'echo', arguments: { message: 'hi' } }, { principal, signal: timeout() });
+    const r = a.message['result'];
+    return r?.resultType === 'complete' && !r.isError && textOf(r) === 'Echo: hi' ? undefined : describe(a);
+  });
+}
+
+/** A full MRTR round: the call, `input_required`, the retry with the answer and `requestState`, the result. */
+async function mrtrRound(url: string, principal: string, stats: HonestStats): Promise<void> {
+  const capabilities = { elicitation: {} };
+  let pending: { key: string; requestState: string } | undefined;
+  await stats.op('mrtr call', async () => {
+    const a = await modernPost(url, 'tools/call', { name: ELICIT, arguments: {} }, { principal, capabilities, signal: timeout() });
+    const r = a.message['result'];
+    const key = r?.resultType === 'input_required' && typeof r.requestState === 'string' ? Object.keys(r.inputRequests ?? {})[0] : undefined;
+    if (!key || r.inputRequests[key].method !== 'elicitation/create') return describe(a);
+    pending = { key, requestState: r.requestState };
+    return undefined;
+  });
+  if (!pending) return;
+  await sleep(MODERN_PAUSE_MS);
+  const { key, requestState } = pending;
+  await stats.op('mrtr retry', async () => {
+    const inputResponses = { [key]: { action: 'accept', content: { name: 'Ada', email: 'ada@example.com' } } };
+    const a = await modernPost(url, 'tools/call', { name: ELICIT, arguments: {}, inputResponses, requestState }, { principal, capabilities, signal: timeout() });
+    const r = a.message['result'];
+    return r?.resultType === 'complete' && !r.isError && textOf(r).includes('- Name: Ada') ? undefined : describe(a);
+  });
+}
+
+/** A legacy client with the real v1 SDK: connect, listTools, callTool echo, close (the session ended). */
+async function legacyRound(url: string, principal: string, stats: HonestStats): Promise<void> {
+  const client = new Client({ name: principal, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${principal}` } } });
+  const options = { timeout: OP_TIMEOUT_MS };
+  try {
+    if (!(await stats.op('legacy connect', async () => void (await client.connect(transport, options))))) return;
+    await sleep(MODERN_PAUSE_MS);
+    await stats.op('legacy listTools', async () => {
+      const r = await client.listTools(undefined, options);
+      return r.tools.some((t) => t.name === 'echo') ? undefined : `no echo among ${r.tools.map((t) => t.name).join(', ')}`;
+    });
+    await sleep(MODERN_PAUSE_MS);
+    await stats.op('legacy callTool echo', async () => {
+      const r = await client.callTool({ name: 'echo', arguments: { message: 'hi' } }, undefined, options);
+      return textOf(r) === 'Echo: hi' && !r.isError ? undefined : JSON.stringify(r).slice(0, 400);
+    });
+    await stats.op('legacy close', async () => {
+      await transport.terminateSession();
+      await client.close();
+      return undefined;
+    });
+  } finally {
+    await client.close().catch(() => {});
+  }
+}
+
+/** A listen opened at the start of a phase that must stay open until `stopped`. */
+async function honestListen(url: string, principal: string, stats: HonestStats, stopped: Promise<void>): Promise<void> {
+  let listen: Awaited<ReturnType<typeof openListen>> | undefined;
+  await stats.op('listen open', async () => {
+    listen = await openListen(url, { principal });
+    return listen.acknowledged ? undefined : describe(listen.answer);
+  });
+  if (!listen?.acknowledged) return;
+  const seen = listen.ended;
+  const early = await Promise.race([seen.then(() => true), stopped.then(() => false)]);
+  stats.mark('listen stays open', early ? `the stream ended during the phase; last message ${JSON.stringify((await seen).at(-1) ?? null).slice(0, 300)}` : undefined);
+  listen.close();
+}
+
+/** Every honest client looping until `stopped`, staggered a little so they do not run in step. */
+export async function honestClients(url: string, stats: HonestStats, isStopped: () => boolean, stopped: Promise<void>): Promise<void> {
+  const loop = async (round: () => Promise<void>, pauseMs: number) => {
+    await sleep(Math.random() * 500);
+    while (!isStopped()) {
+      await round();
+      await sleep(pauseMs);
+    }
+  };
+  await Promise.all([
+    ...[0, 1, 2, 3].map((n) => loop(() => modernRound(url, `honest-${n}`, stats), MODERN_PAUSE_MS)),
+    ...[4, 5].map((n) => loop(() => mrtrRound(url, `honest-${n}`, stats), MRTR_PAUSE_MS)),
+    ...[6, 7].map((n) => loop(() => legacyRound(url, `honest-${n}`, stats), LEGACY_PAUSE_MS)),
+    honestListen(url, 'honest-8', stats, stopped),
+  ]);
+}
+
+/** One round of every honest client (the warm-up, and the health check after the attack). */
+export async function honestOnce(url: string, stats: HonestStats): Promise<void> {
+  await Promise.all([
+    ...[0, 1, 2, 3].map((n) => modernRound(url, `honest-${n}`, stats)),
+    ...[4, 5].map((n) => mrtrRound(url, `honest-${n}`, stats)),
+    ...[6, 7].map((n) => legacyRound(url, `honest-${n}`, stats)),
+    (async () => {
+      let listen: Awaited<ReturnType<typeof openListen>> | undefined;
+      await stats.op('listen open', async () => ((listen = await openListen(url, { principal: 'honest-8' })).acknowledged ? undefined : describe(listen.answer)));
+      if (listen?.acknowledged) listen.close();
+    })(),
+  ]);
+}
+
+// As a forked process: attack until the parent says `stop` (or disconnects, or the deadline), then report.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const config = JSON.parse(process.argv[2]!) as AttackConfig;
+  const controller = new AbortController();
+  const stop = () => controller.abort();
+  process.on('message', (m) => m === 'stop' && stop());
+  process.on('disconnect', stop);
+  const deadline = setTimeout(stop, config.deadlineMs);
+  const running = attack(config, controller.signal);
+  await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
+  await Promise.race([running.done, sleep(WIND_DOWN_MS)]);
+  clearTimeout(deadline);
+  if (process.connected) process.send!({ type: 'report', report: running.report() }, () => process.exit(0));
+  else process.exit(0);
+}
