@@ -5,6 +5,7 @@
  */
 import { parseMessage, type Classified, type ClassifyFailure, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { limitExceeded, limitHeaders, limitStatus, type LimitRefusal } from '../core/limits.ts';
+import { readBounded } from './messageBound.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 
 export interface EdgeLimits {
@@ -124,20 +125,9 @@ export async function readBody(request: Request, limits: EdgeLimits = {}): Promi
     const over = text.length > max || (text.length * 3 > max && new TextEncoder().encode(text).length > max);
     if (over) return fail(tooLarge(max));
   } else if (request.body) {
-    const reader = request.body.getReader();
-    const decoder = new TextDecoder();
-    let size = 0;
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => {});
-        return fail(tooLarge(max));
-      }
-      text += decoder.decode(value, { stream: true });
-    }
-    text += decoder.decode();
+    const read = await readBounded(request, max);
+    if (!read.ok) return fail(tooLarge(max));
+    text = read.value;
   }
   return parseBody(text, limits);
 }

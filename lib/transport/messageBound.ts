@@ -21,11 +21,11 @@ export function tooLargeDetail(max: number): string {
 }
 
 /**
- * Reads a body as UTF-8 text, at most `max` bytes of it. A `content-length` over `max` is refused
+ * Reads a body (of a `Response`, or a `Request`) as UTF-8 text, at most `max` bytes of it. A `content-length` over `max` is refused
  * without reading; otherwise reading stops as soon as `max` is passed. Either way the body is
  * cancelled and the failure says how big it was. A body that breaks off throws, as `res.text()` does.
  */
-export async function readBounded(res: Response, max: number): Promise<Outcome<string, TooLarge>> {
+export async function readBounded(res: Pick<Response, 'body' | 'headers'>, max: number): Promise<Outcome<string, TooLarge>> {
   const declared = Number(res.headers.get('content-length') ?? '');
   if (Number.isFinite(declared) && declared > max) {
     await res.body?.cancel().catch(() => {});

@@ -17,6 +17,7 @@ import { AdapterError } from '../../lib/core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../../lib/core/jsonrpc.ts';
 import { LegacyHttpClientTransport, type LegacyHttpClientOptions } from '../../lib/transport/legacyHttpClient.ts';
 import { CLIENT } from '../helpers/messages.ts';
+import { answerHuge, MiB, pour } from '../helpers/hugeAnswers.ts';
 
 // ── servers ─────────────────────────────────────────────────────────────────
 
@@ -619,53 +620,12 @@ failures.run();
 
 // ── answers past maxMessageBytes ────────────────────────────────────────────
 
-const MiB = 1024 * 1024;
-const PIECE = Buffer.alloc(64 * 1024, 'x');
-
-/** Writes `prefix`, then `total` bytes of `x` (respecting backpressure, stopping when the client goes), then `suffix`. */
-async function pour(res: ServerResponse, prefix: string, total: number, suffix: string): Promise<void> {
-  res.write(prefix);
-  for (let n = 0; n < total && !res.destroyed; n += PIECE.length) {
-    if (res.write(PIECE)) continue;
-    await new Promise<void>((resolve) => {
-      const go = (): void => {
-        res.off('drain', go).off('close', go);
-        resolve();
-      };
-      res.on('drain', go).on('close', go);
-    });
-  }
-  if (!res.destroyed) res.end(suffix);
-}
-
-/** A v1-SDK-ordered answer whose text is `total` bytes, id last. */
-function hugeAnswer(id: unknown, total: number): [string, number, string] {
-  return ['{"result":{"content":[{"type":"text","text":"', total, `"}]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`];
-}
-
 /** A server whose `tools/call` answers are as large as the tool's name says; other requests get a small answer. */
 async function hugeServer(): Promise<Http> {
   return listen('/mcp', async (_req, res, body) => {
     const m = body as { id?: unknown; method?: string; params?: { name?: string; size?: number } } | undefined;
     if (m?.id === undefined) return void res.writeHead(202).end();
-    const name = m.params?.name;
-    const [prefix, total, suffix] = hugeAnswer(m.id, m.params?.size ?? 5 * MiB);
-    if (name === 'json-length') {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(prefix) + total + Buffer.byteLength(suffix)) });
-      return pour(res, prefix, total, suffix);
-    }
-    if (name === 'json-chunked') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return pour(res, prefix, total, suffix);
-    }
-    if (name === 'error-chunked') {
-      res.writeHead(500, { 'content-type': 'text/html' });
-      return pour(res, '<html>', total, '</html>');
-    }
-    if (name === 'sse') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return pour(res, `event: message\ndata: ${prefix}`, total, `${suffix}\n\n`);
-    }
+    if (answerHuge(res, m.params?.name, m.id, m.params?.size ?? 5 * MiB)) return;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [] } }));
   });
 }

@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import type { JsonRpcMessage } from '../../lib/core/jsonrpc.ts';
 import { ModernHttpClientTransport } from '../../lib/transport/modernHttpClient.ts';
 import { sleep, waitFor } from '../helpers/everything.ts';
+import { answerHuge, MiB } from '../helpers/hugeAnswers.ts';
 import { modernRequest } from '../helpers/messages.ts';
 
 type Handler = (req: IncomingMessage, body: any, res: ServerResponse) => void;
@@ -136,38 +137,8 @@ h('should close the stream of a cancelled request and answer nothing for it; a n
 });
 
 h('should answer a request whose JSON or SSE answer is past maxMessageBytes with one -32603 naming the bound, and go on', async () => {
-  const MiB = 1024 * 1024;
-  const piece = Buffer.alloc(64 * 1024, 'x');
-  const pour = async (res: ServerResponse, prefix: string, total: number, suffix: string): Promise<void> => {
-    res.write(prefix);
-    for (let n = 0; n < total && !res.destroyed; n += piece.length) {
-      if (res.write(piece)) continue;
-      await new Promise<void>((resolve) => {
-        const go = (): void => {
-          res.off('drain', go).off('close', go);
-          resolve();
-        };
-        res.on('drain', go).on('close', go);
-      });
-    }
-    if (!res.destroyed) res.end(suffix);
-  };
   const server = await serve((_req, body, res) => {
-    const name = body.params?.name;
-    const prefix = '{"result":{"resultType":"complete","content":[{"type":"text","text":"';
-    const suffix = `"}]},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}`;
-    if (name === 'json-length') {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(prefix.length + 5 * MiB + suffix.length) });
-      return void pour(res, prefix, 5 * MiB, suffix);
-    }
-    if (name === 'json-chunked') {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      return void pour(res, prefix, 5 * MiB, suffix);
-    }
-    if (name === 'sse') {
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      return void pour(res, `data: ${prefix}`, 5 * MiB, `${suffix}\n\n`);
-    }
+    if (answerHuge(res, body.params?.name, body.id, 5 * MiB, { resultType: 'complete' })) return;
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
   });
   const t = new ModernHttpClientTransport({ url: server.url, maxMessageBytes: MiB });

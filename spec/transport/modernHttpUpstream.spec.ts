@@ -3,30 +3,13 @@
  * (with and without content-length) or as one SSE event, resolves the call with -32603 naming the
  * bound at once, without reading it whole; a small answer still comes through.
  */
-import { createServer, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ModernHttpUpstream } from '../../lib/transport/modernHttpUpstream.ts';
+import { answerHuge, MiB } from '../helpers/hugeAnswers.ts';
 import { modernRequest } from '../helpers/messages.ts';
-
-const MiB = 1024 * 1024;
-const PIECE = Buffer.alloc(64 * 1024, 'x');
-
-async function pour(res: ServerResponse, prefix: string, total: number, suffix: string): Promise<void> {
-  res.write(prefix);
-  for (let n = 0; n < total && !res.destroyed; n += PIECE.length) {
-    if (res.write(PIECE)) continue;
-    await new Promise<void>((resolve) => {
-      const go = (): void => {
-        res.off('drain', go).off('close', go);
-        resolve();
-      };
-      res.on('drain', go).on('close', go);
-    });
-  }
-  if (!res.destroyed) res.end(suffix);
-}
 
 const u = suite('ModernHttpUpstream');
 
@@ -37,21 +20,7 @@ u('should resolve a call whose JSON or SSE answer is past maxMessageBytes with -
     req.on('data', (c: string) => (text += c));
     req.on('end', () => {
       const body = JSON.parse(text) as { id: unknown; params: { name?: string } };
-      const name = body.params.name;
-      const prefix = '{"result":{"resultType":"complete","content":[{"type":"text","text":"';
-      const suffix = `"}]},"jsonrpc":"2.0","id":${JSON.stringify(body.id)}}`;
-      if (name === 'json-length') {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(prefix.length + 5 * MiB + suffix.length) });
-        return void pour(res, prefix, 5 * MiB, suffix);
-      }
-      if (name === 'json-chunked') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        return void pour(res, prefix, 5 * MiB, suffix);
-      }
-      if (name === 'sse') {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        return void pour(res, `data: ${prefix}`, 5 * MiB, `${suffix}\n\n`);
-      }
+      if (answerHuge(res, body.params.name, body.id, 5 * MiB, { resultType: 'complete' })) return;
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
     });
   });
