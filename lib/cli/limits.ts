@@ -3,6 +3,7 @@
  * it bounds, read in one place for `serve` and `serve --modern` and shown by `--help`. Only names
  * and numbers: which option of which wrap each one sets is said where the wrap is built.
  */
+import { defaultOpenings } from '../session/gate.ts';
 
 /** One settable limit. */
 interface LimitSpec {
@@ -21,6 +22,7 @@ export const LIMITS = {
   reserve: { default: 8, min: 0, what: 'upstream sessions kept for callers with none busy' },
   'session-wait-ms': { default: 10_000, min: 0, what: 'how long a request waits for an upstream session before it is refused' },
   'session-idle-ms': { default: 300_000, min: 1000, what: 'idle time before an upstream session is closed' },
+  'sessions-opening': { default: defaultOpenings(), min: 1, what: 'upstream connections opened at once, each booting a server (half the cores)' },
   'parked-per-caller': { default: 16, min: 1, what: 'calls one caller may have waiting for input (its oldest gives way)' },
   'park-timeout-ms': { default: 300_000, min: 1000, what: 'how long a call waits for its retry before it is released' },
   'listens-per-caller': { default: 16, min: 1, what: 'subscriptions/listen streams one caller may have open' },

@@ -135,6 +135,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
       reserve: limits.reserve,
       waitMs: limits['session-wait-ms'],
       idleMs: limits['session-idle-ms'],
+      opening: limits['sessions-opening'],
     },
     listens: { perPrincipal: limits['listens-per-caller'] },
     legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },

@@ -14,6 +14,8 @@ export type LimitName =
   | 'sessions-per-caller'
   /** Upstream sessions one caller may have for one capability set (calls that may push each need one). */
   | 'sessions-per-capabilities'
+  /** Upstream connections being opened at once (each boots a server): the others wait their turn. */
+  | 'sessions-opening'
   /** Calls parked waiting for their MRTR retry, in all. */
   | 'parked'
   /** `subscriptions/listen` streams one caller may have open. */

@@ -7,6 +7,7 @@ import { LegacyHttpClientTransport, type LegacyHttpClientOptions } from '../tran
 import { createMemoryPair } from '../transport/memory.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
+import type { Gate } from './gate.ts';
 
 /** Opens pipes to one legacy server. Each pipe becomes one upstream session. */
 export interface Backend {
@@ -18,6 +19,16 @@ export interface Backend {
   connect(): Promise<Transport>;
   /** Releases what the backend holds beyond its sessions (a warm spare process). */
   close?(): Promise<void>;
+  /**
+   * Does its own background starts (warm spares) in turn with a wrap's openings, after them, so
+   * that every server process boots within the gate's bound.
+   */
+  share?(gate: Gate): void;
+  /**
+   * Claims a process started ahead for the next `connect()`, if one is free: that connect boots
+   * nothing, so it needs no turn at the gate. False when none is free.
+   */
+  claimWarm?(): boolean;
 }
 
 /** Anything with the SDK's `connect(transport)`: a v1 `Server` or `McpServer` (or a v2 one). */
@@ -59,20 +70,47 @@ export interface StdioBackendOptions {
   readonly spares?: number;
 }
 
+/** How long a spare waits for its turn to start, and how long its boot may hold the turn. */
+const SPARE_WAIT_MS = 30_000;
+const SPARE_BOOT_MS = 5_000;
+
 /** A child-process backend: one process per session, started on demand (or kept warm: `spares`). */
 export function stdioBackend(options: StdioChildOptions, tuning: StdioBackendOptions = {}): Backend {
   const wanted = tuning.spares ?? 0;
   const spares: StdioChildTransport[] = [];
   let closed = false;
-  const refill = () => {
-    while (!closed && spares.length < wanted) {
+  let gate: Gate | undefined;
+  /** Spares promised to connects about to come (`claimWarm`). */
+  let claimed = 0;
+  /** Spares waiting for their turn at the gate (once started, `spares` counts them). */
+  let starting = 0;
+  const startSpare = async (): Promise<void> => {
+    // In turn with the openings: given up when no place comes.
+    let through: (() => void) | undefined;
+    try {
+      // With the known callers (under pressure, spares are theirs), in the place they have beside the crowd's.
+      through = gate ? await gate.enter(SPARE_WAIT_MS, undefined, () => true) : () => {};
+    } finally {
+      starting--;
+    }
+    try {
+      if (!through || closed) return;
       const spare = new StdioChildTransport(options);
       spare.onerror = () => {};
       spares.push(spare);
-      spare.prestart().catch(() => {
+      const dropped = () => {
         const at = spares.indexOf(spare);
         if (at !== -1) spares.splice(at, 1);
-      });
+      };
+      await spare.prestart().then(() => (gate ? spare.warm(SPARE_BOOT_MS) : undefined), dropped);
+    } finally {
+      through?.();
+    }
+  };
+  const refill = () => {
+    while (!closed && spares.length + starting < wanted) {
+      starting++;
+      void startSpare();
     }
   };
   return {
@@ -80,6 +118,7 @@ export function stdioBackend(options: StdioChildOptions, tuning: StdioBackendOpt
     describe: [options.command, ...(options.args ?? [])].join(' '),
     async connect() {
       let transport: StdioChildTransport | undefined;
+      if (claimed > 0) claimed--;
       while (!transport && spares.length > 0) {
         const spare = spares.shift()!;
         // One that exited while it waited (or failed to start) is of no use.
@@ -91,6 +130,14 @@ export function stdioBackend(options: StdioChildOptions, tuning: StdioBackendOpt
     async close() {
       closed = true;
       await Promise.all(spares.splice(0).map((spare) => spare.close().catch(() => {})));
+    },
+    share(shared) {
+      gate = shared;
+    },
+    claimWarm() {
+      if (spares.filter((spare) => spare.running).length <= claimed) return false;
+      claimed++;
+      return true;
     },
   };
 }

@@ -14,8 +14,11 @@ import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { Implementation, JsonObject } from '../core/primitives.ts';
 import type { Backend } from './backend.ts';
 import type { CancelSignal } from '../signals.ts';
+import { Acquaintances, defaultOpenings, Gate } from './gate.ts';
 import { PushCopies } from './pushCopies.ts';
 import { UpstreamSession, type RpcOutcome } from './upstreamSession.ts';
+
+function noop(): void {}
 
 /** How long a caller that would rather not open a session waits for one to be free before it opens one. */
 const OPEN_PATIENCE_MS = 100;
@@ -45,6 +48,14 @@ export interface SessionPoolOptions {
   readonly reserve?: number;
   /** How long a caller waits for a session to be free or room to open one before it is refused (default 10 s). */
   readonly waitMs?: number;
+  /**
+   * Sessions being opened at once (default half the cores, at least 1): each starts an upstream server, so a crowd of new
+   * callers boots servers a few at a time, in turn, rather than on every core at once. A `Gate`
+   * shares the bound with what else opens upstream connections (a wrap's legacy sessions).
+   */
+  readonly opening?: number | Gate;
+  /** The callers served lately, whose openings go first at the gate (shared with a wrap's legacy sessions). */
+  readonly acquaintances?: Acquaintances;
   readonly idleMs?: number;
   readonly protocolVersion?: LegacyVersion;
   /** Attempts to open a session before giving up (with exponential backoff). */
@@ -82,6 +93,17 @@ interface Entry {
 /** Whether a session is doing something (a call in flight, reserved for one, or held). */
 function busy(s: UpstreamSession): boolean {
   return s.inFlight > 0 || s.holds > 0 || s.pushableInFlight > 0;
+}
+
+/**
+ * How long a session must have been idle before it is closed to make room: one just opened or just
+ * handed over (its caller's call not sent yet), or a client's between two of its calls, is kept.
+ */
+export const EVICTABLE_AFTER_MS = 1000;
+
+/** The refusal of a caller that waited its turn to open an upstream connection in vain. */
+export function openingRefusal(gate: Gate): LimitRefusal {
+  return limitRefusal('sessions-opening', gate.size, `${gate.held + gate.waiting} callers were opening or waiting to open an upstream connection; try again`, { scope: 'server' });
 }
 
 /** Where a new session can come from: room as it is, an idle session to close first, or a refusal. */
@@ -125,10 +147,18 @@ export class SessionPool {
   #waiters = new Set<() => void>();
   /** Over HTTP, a server may send one push to every session: its copies are settled together. */
   readonly #copies: PushCopies | undefined;
+  /** Lets a few openings through at a time. */
+  readonly gate: Gate;
+  /** The callers served lately. */
+  readonly acquaintances: Acquaintances;
+  /** Openings waiting at the gate, by principal: they count as the principal's sessions. */
+  readonly #queued = new Map<string, number>();
 
   constructor(backend: Backend, options: SessionPoolOptions = {}) {
     this.backend = backend;
     this.options = options;
+    this.gate = options.opening instanceof Gate ? options.opening : new Gate(options.opening ?? defaultOpenings());
+    this.acquaintances = options.acquaintances ?? new Acquaintances();
     this.#copies = backend.kind === 'http' ? new PushCopies(() => this.size) : undefined;
     const idle = options.idleMs ?? 5 * 60_000;
     this.#sweeper = setInterval(() => this.#sweep(idle), Math.max(1000, Math.min(idle, 60_000)));
@@ -232,6 +262,9 @@ export class SessionPool {
    * (then `acquire`). Throws when the pool is closed.
    */
   tryAcquire(key: SessionKey, options: AcquireOptions = {}): UpstreamSession | undefined {
+    if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
+    // No entry is made for a key without sessions: a caller served otherwise leaves nothing behind.
+    if (!this.#entries.has(keyText(key))) return undefined;
     const { pick, enough } = this.#choose(key, options);
     return enough ? pick : undefined;
   }
@@ -263,8 +296,22 @@ export class SessionPool {
       } else {
         if (!pick && entry.opening > 0 && !exclusive) return this.#waitForOpen(entry, options.signal);
         const room = this.#room(key.principal);
-        if (room.ok) return this.#openIn(entry, key, exclusive, options, room.victim);
-        refusal = room.refusal;
+        const known = this.acquaintances.knows(key.principal);
+        // A process started ahead boots nothing: no turn at the gate is needed. While strangers
+        // wait at the gate, such processes are kept for callers already known.
+        if (room.ok && (known || this.gate.waiting === 0) && this.backend.claimWarm?.()) return this.#openIn(entry, key, exclusive, options, room.victim, noop);
+        if (room.ok) {
+          // In turn with other openings (counted meanwhile as the principal's); the room is looked
+          // at again once through the gate.
+          this.#queue(key.principal, 1);
+          const through = await this.gate.enter(deadline - Date.now(), options.signal, () => this.acquaintances.knows(key.principal)).finally(() => this.#queue(key.principal, -1));
+          if (through) {
+            const again = this.#room(key.principal);
+            if (again.ok) return this.#openIn(entry, key, exclusive, options, again.victim, through);
+            through();
+            refusal = again.refusal;
+          } else refusal = openingRefusal(this.gate);
+        } else refusal = room.refusal;
       }
       const left = deadline - Date.now();
       if (patient && !atBound) {
@@ -284,8 +331,8 @@ export class SessionPool {
     }
   }
 
-  /** Opens a session for `entry` (closing `victim`, an idle session, first). */
-  async #openIn(entry: Entry, key: SessionKey, exclusive: boolean, options: AcquireOptions, victim: { entry: Entry; session: UpstreamSession } | undefined): Promise<UpstreamSession> {
+  /** Opens a session for `entry` (closing `victim`, an idle session, first), then gives its place at the gate back. */
+  async #openIn(entry: Entry, key: SessionKey, exclusive: boolean, options: AcquireOptions, victim: { entry: Entry; session: UpstreamSession } | undefined, through: () => void): Promise<UpstreamSession> {
     if (victim) {
       victim.entry.sessions = victim.entry.sessions.filter((s) => s !== victim.session);
       void victim.session.close();
@@ -293,6 +340,7 @@ export class SessionPool {
     entry.opening++;
     try {
       const session = await this.#open(key);
+      this.acquaintances.met(key.principal);
       entry.sessions.push(session);
       if (exclusive) {
         session.reserve();
@@ -300,6 +348,7 @@ export class SessionPool {
       }
       return session;
     } finally {
+      through();
       entry.opening--;
       this.#forget(entry);
       this.#wake();
@@ -316,6 +365,13 @@ export class SessionPool {
     }
   }
 
+  /** Counts a principal's openings waiting at the gate in or out. */
+  #queue(principal: string, delta: number): void {
+    const n = (this.#queued.get(principal) ?? 0) + delta;
+    if (n > 0) this.#queued.set(principal, n);
+    else this.#queued.delete(principal);
+  }
+
   /** Drops an entry with nothing in it (an entry per key tried is not kept). */
   #forget(entry: Entry): void {
     if (entry.sessions.length > 0 || entry.opening > 0) return;
@@ -330,12 +386,16 @@ export class SessionPool {
    */
   #room(principal: string): Room {
     const max = this.max;
+    const idleSince = Date.now() - EVICTABLE_AFTER_MS;
     let size = 0;
     let busyCount = 0;
     let mine = 0;
     let mineBusy = 0;
     let idle: { entry: Entry; session: UpstreamSession } | undefined;
     let myIdle: { entry: Entry; session: UpstreamSession } | undefined;
+    const queued = this.#queued.get(principal) ?? 0;
+    mine += queued;
+    mineBusy += queued;
     for (const entry of this.#entries.values()) {
       const own = entry.key.principal === principal;
       size += entry.opening;
@@ -348,12 +408,13 @@ export class SessionPool {
         if (session.closed) continue;
         size++;
         const b = busy(session);
+        const closable = !b && session.lastUsed <= idleSince;
         if (b) busyCount++;
-        else if (!idle || session.lastUsed < idle.session.lastUsed) idle = { entry, session };
+        else if (closable && (!idle || session.lastUsed < idle.session.lastUsed)) idle = { entry, session };
         if (!own) continue;
         mine++;
         if (b) mineBusy++;
-        else if (!myIdle || session.lastUsed < myIdle.session.lastUsed) myIdle = { entry, session };
+        else if (closable && (!myIdle || session.lastUsed < myIdle.session.lastUsed)) myIdle = { entry, session };
       }
     }
     const perPrincipal = this.#perPrincipal;

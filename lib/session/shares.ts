@@ -2,9 +2,9 @@
  * Fair shares of the upstream sessions held for minutes rather than for a call: a parked MRTR call
  * keeps its session busy until its retry comes, and a principal's listens keep theirs. Such
  * holdings are admitted within a budget (the pool's sessions less the reserve kept for callers
- * that hold none) and, for parked calls, a quota per principal. When either is full, the oldest
- * holding of the principal that holds the most (the newcomer's own, when it holds as many) is
- * released to make room, a parked call before a listen. This module only counts and chooses; what
+ * that hold none) and, for parked calls, a quota per principal. When either is full, a holding of
+ * the principal that holds the most (the newcomer's own, when it holds as many) is released to make
+ * room: its oldest parked call, else its newest listen. This module only counts and chooses; what
  * a release does is the holder's (its `release` callback).
  */
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
@@ -109,17 +109,25 @@ export class Shares {
   }
 
   /**
-   * The holding to release for `principal`: of the principals holding the most (the newcomer
-   * first when it holds as many; then the one whose oldest holding is oldest), the oldest that can
-   * be released, a parked call before a listen.
+   * The holding to release for `principal`: of the principals holding the most (the newcomer's own
+   * first when it holds as many), a parked call (the oldest: abandoned calls go first), else a
+   * listen (the newest: a listen that has been open long is the one most worth keeping); then the
+   * same among those holding fewer.
    */
   #victim(principal: string): Item | undefined {
-    const order = [...this.#byPrincipal.entries()].sort(([pa, a], [pb, b]) => b.length - a.length || (pa === principal ? -1 : pb === principal ? 1 : a[0]!.seq - b[0]!.seq));
-    for (const [, items] of order) {
-      const parked = items.find((i) => i.kind === 'parked' && i.releasable());
-      if (parked) return parked;
-      const listen = items.find((i) => i.kind === 'listen' && i.releasable());
-      if (listen) return listen;
+    const tiers = new Map<number, Item[][]>();
+    for (const items of this.#byPrincipal.values()) {
+      const tier = tiers.get(items.length);
+      if (tier) tier.push(items);
+      else tiers.set(items.length, [items]);
+    }
+    for (const count of [...tiers.keys()].sort((a, b) => b - a)) {
+      const tier = tiers.get(count)!;
+      const mine = tier.filter((items) => items[0]!.principal === principal);
+      for (const group of mine.length > 0 ? [mine, tier.filter((items) => items[0]!.principal !== principal)] : [tier]) {
+        const found = pick(group.flat());
+        if (found) return found;
+      }
     }
     return undefined;
   }
@@ -139,4 +147,17 @@ export class Shares {
     if (at !== -1) mine.splice(at, 1);
     if (mine.length === 0) this.#byPrincipal.delete(item.principal);
   }
+}
+
+/** Of `items`: the oldest releasable parked call, else the newest releasable listen. */
+function pick(items: readonly Item[]): Item | undefined {
+  let parked: Item | undefined;
+  let listen: Item | undefined;
+  for (const i of items) {
+    if (!i.releasable()) continue;
+    if (i.kind === 'parked') {
+      if (!parked || i.seq < parked.seq) parked = i;
+    } else if (!listen || i.seq > listen.seq) listen = i;
+  }
+  return parked ?? listen;
 }

@@ -10,6 +10,7 @@ import type { ChildProcess } from 'node:child_process';
 import { AdapterError, internalError } from '../core/errors.ts';
 import { stderrTail, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { DEFAULT_MAX_DEPTH, errorResponse, isRequestId, nestedBeyond, type JsonRpcMessage } from '../core/jsonrpc.ts';
+import { isRecord } from '../core/primitives.ts';
 import { frame, LineFramer } from './lineFramer.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, responseIdOf, tooLargeDetail } from './messageBound.ts';
 import { spawnChild, takeAhead } from './spawnChild.ts';
@@ -47,6 +48,9 @@ export interface StdioChildOptions {
   readonly maxMessageBytes?: number;
 }
 
+/** The id of the `ping` that tells a process started ahead has booted (see `warm`). */
+const WARM_ID = 'mcp-dual-era/warm';
+
 /** How much of the end of a child's stderr is kept for `failure`. */
 const STDERR_KEPT = 8 * 1024;
 /** How much stderr a passed-through child may write before it first speaks, held back meanwhile. */
@@ -82,6 +86,8 @@ export class StdioChildTransport implements Transport {
   #write: ((chunk: string) => boolean) | undefined;
   #exited: Promise<void> | undefined;
   #prestarted: Promise<void> | undefined;
+  /** Set while `warm` waits for its ping's answer. */
+  #warmed: (() => void) | undefined;
   /** The end of what the child wrote to stderr (at most `STDERR_KEPT` characters). */
   #stderrEnd = '';
   /** Passed-through stderr held until the child first speaks on stdout (`undefined`: passing through). */
@@ -225,6 +231,26 @@ export class StdioChildTransport implements Transport {
     this.#release();
   }
 
+  /**
+   * Resolves once the process has booted (it answers a `ping`, which the spec allows before
+   * `initialize`), or it exits, or `timeoutMs` passes: a process started ahead is then ready. The
+   * `ping`'s answer goes nowhere else.
+   */
+  warm(timeoutMs: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        if (this.#warmed === done) this.#warmed = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, timeoutMs);
+      this.#warmed = done;
+      void this.#exited?.then(done);
+      this.send({ jsonrpc: '2.0', id: WARM_ID, method: 'ping' }).catch(done);
+    });
+  }
+
   #line(line: string): void {
     this.#spoken();
     let message: unknown;
@@ -232,6 +258,10 @@ export class StdioChildTransport implements Transport {
       message = JSON.parse(line);
     } catch {
       this.onerror?.(new AdapterError('protocol', `not JSON on the server's stdout: ${line.slice(0, 200)}`));
+      return;
+    }
+    if (isRecord(message) && message['id'] === WARM_ID && !('method' in message)) {
+      this.#warmed?.();
       return;
     }
     // Nesting beyond the bound every decoder of ours keeps: nothing downstream could write it out

@@ -138,6 +138,10 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const envelopeOptions = config.supportedVersions ? { supportedVersions: config.supportedVersions } : {};
   const keepAliveMs = http.keepAliveMs ?? 15_000;
 
+  // A listen says first whether it is served (its acknowledgement, or a refusal after waiting for a
+  // session): its head waits for that, or for the first keep-alive.
+  const headDelay = (rpc: JsonRpcRequest): number => (rpc.method === 'subscriptions/listen' ? keepAliveMs : HEAD_DELAY_MS);
+
   const route = (message: Classified, header: HeaderGetter, sessionId: string | null): Route => {
     const parsed = message.kind === 'batch' ? message.items : message.message;
     if (sessionId && (message.kind !== 'request' || claimedEra(message.message) !== 'modern')) return { kind: 'legacy-handle', parsed };
@@ -191,7 +195,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     const gone = new Cancellation();
     request.signal.addEventListener('abort', () => gone.abort(), { once: true });
-    return lazyEventStream((writer) => config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: HEAD_DELAY_MS });
+    return lazyEventStream((writer) => config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
   };
 
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -242,7 +246,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       );
       return;
     }
-    const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: HEAD_DELAY_MS });
+    const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
     config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
       (answer) => {
         // An answer before anything was streamed, with a status of its own (a refusal), goes out as JSON.

@@ -11,7 +11,9 @@ import { isRecord } from '../core/primitives.ts';
 import type { Backend } from '../session/backend.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
 import { jsonError, refusalResponse, sessionNotFound, whileServed } from '../transport/httpEdge.ts';
-import { LegacySessionTable, type LegacySessionLimits } from './legacySessionTable.ts';
+import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
+import { openingRefusal } from '../session/pool.ts';
+import { Acquaintances, defaultOpenings, Gate } from '../session/gate.ts';
 
 /**
  * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
@@ -43,18 +45,33 @@ const loadTransport = () => (sdkTransport ??= import('@modelcontextprotocol/sdk/
 export interface LegacyHttpSessionsOptions extends LegacySessionLimits {
   /** The principal of a request: a session answers only the one that opened it. */
   readonly principal: (request: Request) => string;
+  /** Upstream connections opened at once, shared with the wrap's pool (a session's lasts until its `initialize` is answered). */
+  readonly opening?: Gate;
+  /** The callers served lately, whose openings go first (shared with the wrap's pool). */
+  readonly acquaintances?: Acquaintances;
+  /** How long an `initialize` waits its turn at the gate before it is refused (default 10 s). */
+  readonly waitMs?: number;
 }
+
+/** How long a new session's upstream may take to first speak before its turn at the gate is given up anyway. */
+const BOOT_WAIT_MS = 30_000;
 
 /** The legacy sessions of one endpoint. */
 export class LegacyHttpSessions {
   readonly #backend: Backend;
   readonly #table: LegacySessionTable<LegacySession>;
   readonly #principal: (request: Request) => string;
+  readonly #gate: Gate;
+  readonly #acquaintances: Acquaintances;
+  readonly #waitMs: number;
   #closed = false;
 
   constructor(backend: Backend, options: LegacyHttpSessionsOptions) {
     this.#backend = backend;
     this.#principal = options.principal;
+    this.#gate = options.opening ?? new Gate(defaultOpenings());
+    this.#acquaintances = options.acquaintances ?? new Acquaintances();
+    this.#waitMs = options.waitMs ?? 10_000;
     this.#table = new LegacySessionTable<LegacySession>(options, (s) => void closeSession(s));
   }
 
@@ -81,9 +98,36 @@ export class LegacyHttpSessions {
   /** Opens a legacy session for an `initialize` and serves it. */
   async open(request: Request, parsedBody: unknown): Promise<Response> {
     if (this.#closed) return jsonError(503, -32603, 'The server is shutting down');
-    const admitted = this.#table.admit(this.#principal(request));
-    if (!admitted.ok) return refusalResponse(admitted.refusal);
-    const ticket = admitted.ticket;
+    // In turn with the pool's openings (until its initialize is answered, a session is booting a
+    // server, unless it takes one started ahead: while strangers wait, only a known caller may);
+    // its place among the sessions is taken once through.
+    const principal = this.#principal(request);
+    const known = this.#acquaintances.knows(principal);
+    const warm = (known || this.#gate.waiting === 0) && this.#backend.claimWarm?.();
+    const through = warm ? () => {} : await this.#gate.enter(this.#waitMs, request.signal, () => this.#acquaintances.knows(principal)).catch(() => undefined);
+    if (!through) return refusalResponse(openingRefusal(this.#gate));
+    // The turn lasts until the server first speaks (its answer to initialize): the answer may come
+    // on a stream after the response has begun.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const booted = () => {
+      clearTimeout(timer);
+      through();
+    };
+    timer = setTimeout(booted, BOOT_WAIT_MS);
+    try {
+      const admitted = this.#table.admit(principal);
+      if (!admitted.ok) {
+        booted();
+        return refusalResponse(admitted.refusal);
+      }
+      return await this.#open(request, parsedBody, principal, admitted.ticket, booted);
+    } catch (e) {
+      booted();
+      throw e;
+    }
+  }
+
+  async #open(request: Request, parsedBody: unknown, principal: string, ticket: SessionTicket<LegacySession>, booted: () => void): Promise<Response> {
     let upstream: Transport;
     let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
     try {
@@ -91,6 +135,7 @@ export class LegacyHttpSessions {
       upstream = await this.#backend.connect();
       await upstream.start();
     } catch (e) {
+      booted();
       ticket.cancel();
       return jsonError(502, -32603, `The upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -99,6 +144,7 @@ export class LegacyHttpSessions {
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
         sessionId = sid;
+        this.#acquaintances.met(principal);
         ticket.commit(sid, { front, upstream });
       },
       onsessionclosed: (sid) => {
@@ -116,11 +162,13 @@ export class LegacyHttpSessions {
       upstream.send(message).catch(() => {});
     };
     upstream.onmessage = (message, extra) => {
+      booted();
       const related = (extra as MessageExtra | undefined)?.relatedRequestId ?? relatedCall(message, inFlight);
       if (!('method' in message) && message.id !== undefined && message.id !== null) inFlight.delete(message.id);
       front.send(message as never, related === undefined ? undefined : { relatedRequestId: related }).catch(() => {});
     };
     upstream.onclose = () => {
+      booted();
       if (sessionId) this.#table.delete(sessionId);
       void front.close();
     };
@@ -131,6 +179,7 @@ export class LegacyHttpSessions {
     await front.start();
     const response = await front.handleRequest(request, { parsedBody });
     if (!sessionId) {
+      booted();
       ticket.cancel();
       void upstream.close();
     }

@@ -4,8 +4,9 @@
  * else it does not exist), is closed after a while without requests, and is admitted within a
  * bound in all and per principal. At a bound the session idle longest gives way (of the caller
  * itself, or of the principals holding the most), so a new client is served; a refusal comes only
- * when every session is in use (a request in progress, or one within the last second; an open GET
- * stream is no use). Counts and choices only: the sessions themselves are the caller's.
+ * when every session is in use (a request in progress or lately: a second for a session never used
+ * after its `initialize`, half a minute for one its client uses; an open GET stream is no use).
+ * Counts and choices only: the sessions themselves are the caller's.
  */
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
 
@@ -28,6 +29,8 @@ interface Row<S> {
   lastActive: number;
   /** Requests being served on it now (not its GET stream: a session only listening is idle). */
   active: number;
+  /** It had a request after its `initialize`. */
+  used: boolean;
 }
 
 /** A place taken for a session being opened: `commit` it under its id once open, or `cancel` it. */
@@ -93,7 +96,7 @@ export class LegacySessionTable<S> {
   admit(principal: string): { ok: true; ticket: SessionTicket<S> } | { ok: false; refusal: LimitRefusal } {
     const refusal = this.#room(principal);
     if (refusal) return { ok: false, refusal };
-    const row: Row<S> = { id: `\u0000opening ${++this.#pending}`, principal, session: undefined, lastActive: this.#now(), active: 1 };
+    const row: Row<S> = { id: `\u0000opening ${++this.#pending}`, principal, session: undefined, lastActive: this.#now(), active: 1, used: false };
     this.#rows.set(row.id, row);
     let done = false;
     return {
@@ -155,6 +158,7 @@ export class LegacySessionTable<S> {
     const row = this.#rows.get(id);
     if (!row) return noop;
     row.active++;
+    row.used = true;
     row.lastActive = this.#now();
     let ended = false;
     return () => {
@@ -186,15 +190,22 @@ export class LegacySessionTable<S> {
 }
 
 /**
- * How long a session must have been without a request before it may give way to another: a client
- * in the middle of its work (requests a moment apart) keeps its session.
+ * How long a session must have been without a request before it may give way to another: one that
+ * never had a request after its `initialize` (as a flood of bare ones), after a second; one its
+ * client has used, after half a minute, so a client in the middle of its work keeps its session.
  */
-export const EVICTABLE_AFTER_MS = 1000;
+export const EVICTABLE_AFTER_MS = { unused: 1000, used: 30_000 } as const;
 
-/** The row with no request in progress used longest ago, if that was at least `EVICTABLE_AFTER_MS` ago. */
+/**
+ * The session that gives way first of `rows`: the idlest never used, else the idlest used one,
+ * each only once idle long enough (`EVICTABLE_AFTER_MS`) and with no request in progress.
+ */
 function idlest<S>(rows: ReadonlyArray<Row<S>>, now: number): Row<S> | undefined {
   let best: Row<S> | undefined;
-  for (const r of rows) if (r.active === 0 && r.session !== undefined && now - r.lastActive >= EVICTABLE_AFTER_MS && (!best || r.lastActive < best.lastActive)) best = r;
+  for (const r of rows) {
+    if (r.active > 0 || r.session === undefined || now - r.lastActive < EVICTABLE_AFTER_MS[r.used ? 'used' : 'unused']) continue;
+    if (!best || (best.used && !r.used) || (best.used === r.used && r.lastActive < best.lastActive)) best = r;
+  }
   return best;
 }
 

@@ -15,6 +15,7 @@ import { ADAPTER_INFO, type CacheDefaults } from '../core/translate/context.ts';
 import { clientCapabilitiesToLegacy } from '../core/translate/capabilities.ts';
 import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../core/translate/envelope.ts';
 import { initializeResultToDiscover } from '../core/translate/discover.ts';
+import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { errorToModern } from '../core/translate/errors.ts';
 import { logToModern } from '../core/translate/notifications.ts';
 import { verifyParamHeaders, type HeaderLookup } from '../core/translate/headers.ts';
@@ -125,6 +126,12 @@ export interface ModernDispatchOptions {
   readonly tools?: ToolIndex;
   /** Learns what the upstream lists from its list answers. */
   readonly catalog?: Catalog;
+  /**
+   * What the server said of itself to a session opened with `key`'s capability set and client
+   * info (any caller's): `server/discover` is answered from it when the caller has no session of
+   * its own, rather than booting one only to describe the server.
+   */
+  readonly described?: (key: SessionKey) => InitializeResult | undefined;
   /**
    * The wrap's own roots (non-empty): sessions declare `roots` upstream whatever the client
    * declared, and a call whose client declared no roots gets these for the server's `roots/list`.
@@ -369,13 +376,13 @@ async function callPlain(r: Underway, call: (hooks: CallHooks) => Promise<RpcOut
 }
 
 async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
-  let session: UpstreamSession;
+  const key = keyFor(ctx.principal, envelope, ownRoots(options));
+  let init: InitializeResult | undefined;
   try {
-    session = await options.pool.acquire(keyFor(ctx.principal, envelope, ownRoots(options)));
+    init = options.pool.tryAcquire(key)?.initializeResult ?? options.described?.(key) ?? (await options.pool.acquire(key)).initializeResult!;
   } catch (e) {
     return unavailable(request, e);
   }
-  const init = session.initializeResult!;
   const result = initializeResultToDiscover(options.serverInfo ? { ...init, serverInfo: options.serverInfo } : init, {
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(options.cache ? { cache: options.cache } : {}),

@@ -16,13 +16,14 @@ import type { CacheDefaults } from '../core/translate/context.ts';
 import { readEnvelope } from '../core/translate/envelope.ts';
 import { verifyHeaders } from '../core/translate/headers.ts';
 import { inProcessBackend, type Backend, type ConnectableServer } from '../session/backend.ts';
-import { SessionPool, type SessionKey } from '../session/pool.ts';
+import { canonicalJson, SessionPool, type SessionKey } from '../session/pool.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
 import { createHttpFront, principalOf, type HttpFrontOptions } from './httpFront.ts';
 import { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import type { LegacySessionLimits } from './legacySessionTable.ts';
 import { Shares } from '../session/shares.ts';
+import { Acquaintances, defaultOpenings, Gate } from '../session/gate.ts';
 import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
@@ -49,9 +50,12 @@ export interface WrapLegacyServerOptions {
    * never ambiguous), per principal whatever its capability sets (`perPrincipal`, default 16), the
    * `reserve` kept for callers with no busy session (default 8: parked calls and listens together
    * never hold more than `max - reserve`), how long a request waits for a session before it is
-   * refused (`waitMs`, default 10 s), and the idle time before one is closed (`idleMs`, default 5 minutes).
+   * refused (`waitMs`, default 10 s), the idle time before one is closed (`idleMs`, default 5
+   * minutes), and how many upstream connections are opened at once, legacy sessions' included
+   * (`opening`, default half the cores, at least 1: each may boot a server process; the others
+   * wait their turn).
    */
-  readonly sessions?: { readonly max?: number; readonly perKey?: number; readonly perPrincipal?: number; readonly reserve?: number; readonly waitMs?: number; readonly idleMs?: number };
+  readonly sessions?: { readonly max?: number; readonly perKey?: number; readonly perPrincipal?: number; readonly reserve?: number; readonly waitMs?: number; readonly idleMs?: number; readonly opening?: number };
   /** `subscriptions/listen` bounds: streams one principal may have open (default 16). */
   readonly listens?: { readonly perPrincipal?: number };
   /**
@@ -128,6 +132,33 @@ function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
   return inProcessBackend(upstream as ConnectableServer);
 }
 
+/** Most capability sets whose server description is kept for `server/discover`. */
+const DESCRIBED = 64;
+
+/**
+ * What the server said at `initialize` to a session of each capability set and client info, the
+ * newest kept: `server/discover` needs no session of the caller's own. Nothing here varies the
+ * server's answer by caller (every session of a backend reaches the same server as the same client).
+ */
+class Described {
+  readonly #results = new Map<string, InitializeResult>();
+
+  static #text(key: SessionKey): string {
+    return `${key.capabilitiesText ?? canonicalJson(key.capabilities)}\u0000${key.clientInfo.name}\u0000${key.clientInfo.version}`;
+  }
+
+  note(key: SessionKey, result: InitializeResult): void {
+    const text = Described.#text(key);
+    this.#results.delete(text);
+    this.#results.set(text, result);
+    if (this.#results.size > DESCRIBED) this.#results.delete(this.#results.keys().next().value!);
+  }
+
+  get(key: SessionKey): InitializeResult | undefined {
+    return this.#results.get(Described.#text(key));
+  }
+}
+
 /** Wraps a legacy server so modern and legacy clients can both use it. */
 export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServerWrap {
   const events = createEmitter<WrapEvents>();
@@ -135,6 +166,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   // Set once the pool it shares sessions with exists; notifications reach it only after that.
   let hub: ListenHub;
   const catalog = new Catalog();
+  const described = new Described();
   const tools = new ToolIndex(catalog);
   const shutdown = new AbortController();
   /** Every listen being served: ended together on shutdown. */
@@ -151,7 +183,12 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         return { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a client outside a request` } };
     }
   };
+  const opening = new Gate(options.sessions?.opening ?? defaultOpenings());
+  const acquaintances = new Acquaintances();
+  backend.share?.(opening);
   const pool = new SessionPool(backend, {
+    opening,
+    acquaintances,
     ...(options.sessions?.max !== undefined ? { maxSessions: options.sessions.max } : {}),
     ...(options.sessions?.idleMs !== undefined ? { idleMs: options.sessions.idleMs } : {}),
     ...(options.sessions?.perKey !== undefined ? { maxPerKey: options.sessions.perKey } : {}),
@@ -165,7 +202,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       hub.dispatch(session, method, params);
     },
     onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
-    onSessionOpened: (key, session) => events.emit('upstream-opened', { key, initializeResult: session.initializeResult! }),
+    onSessionOpened: (key, session) => {
+      described.note(key, session.initializeResult!);
+      events.emit('upstream-opened', { key, initializeResult: session.initializeResult! });
+    },
     onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
   });
   // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than the pool less its reserve.
@@ -174,7 +214,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal } : {}),
   });
   hub = new ListenHub({ shares, ...(options.listens?.perPrincipal !== undefined ? { perPrincipal: options.listens.perPrincipal } : {}) });
-  const legacy = new LegacyHttpSessions(backend, { ...(options.legacySessions ?? {}), principal: principalOf(options.http ?? {}) });
+  const legacy = new LegacyHttpSessions(backend, { ...(options.legacySessions ?? {}), principal: principalOf(options.http ?? {}), opening, acquaintances, waitMs: options.sessions?.waitMs ?? 10_000 });
   const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {}, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
     pool,
@@ -185,6 +225,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     inputs,
     tools,
     catalog,
+    described: (key) => described.get(key),
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
   };
   const http = options.http ?? {};

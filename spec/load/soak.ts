@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --minutes n | --quick] [--limit name=n …] [--json file]`: the real command
+ * `npm run soak [-- --minutes n | --quick] [--limit name=n …] [--attacks a,b…] [--json file]`: the real command
  * `mcp-dual-era serve` in front of server-everything, first with honest clients only (the idle
  * run), then with the same honest clients while attackers (`soakAttacks.ts`, a process of its own)
  * try to crowd them out. Honest clients must never be refused and their p99 must stay within 3× the
@@ -14,9 +14,11 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { EVERYTHING, MARKER, ROOT, markedProcesses, markedProcessesGone, reapMarked, sleep } from '../helpers/everything.ts';
 import { modernPost } from '../helpers/modernHttp.ts';
-import { HonestStats, honestClients, honestOnce, type AttackConfig, type AttackReport } from './soakAttacks.ts';
+import { ATTACKS, HonestStats, honestClients, honestOnce, type AttackConfig, type AttackReport } from './soakAttacks.ts';
 
-const { values: args } = parseArgs({ options: { minutes: { type: 'string' }, quick: { type: 'boolean' }, limit: { type: 'string', multiple: true }, json: { type: 'string' } }, strict: true });
+const { values: args } = parseArgs({ options: { minutes: { type: 'string' }, quick: { type: 'boolean' }, limit: { type: 'string', multiple: true }, json: { type: 'string' }, attacks: { type: 'string' } }, strict: true });
+const attacks = args.attacks?.split(',').map((a) => a.trim()).filter((a) => a !== '');
+for (const a of attacks ?? []) if (!(ATTACKS as readonly string[]).includes(a)) throw new Error(`--attacks: no attack named ${a} (known: ${ATTACKS.join(', ')})`);
 const minutes = Number(args.minutes ?? 3);
 if (!(minutes > 0)) throw new Error(`--minutes must be a positive number, not ${args.minutes}`);
 const totalMs = args.quick ? 60_000 : minutes * 60_000;
@@ -224,7 +226,7 @@ async function runPhase(name: string, ms: number, url: string, port: number, sam
   const stats = new HonestStats();
   sampler.take();
   loopDelay.reset();
-  const attackers = name === 'attack' ? startAttackers({ url, port, deadlineMs: ms + 60_000 }) : undefined;
+  const attackers = name === 'attack' ? startAttackers({ url, port, deadlineMs: ms + 60_000, ...(attacks ? { attacks } : {}) }) : undefined;
   let isStopped = false;
   let stop!: () => void;
   const stopped = new Promise<void>((r) => (stop = r));

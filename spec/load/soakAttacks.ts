@@ -1,9 +1,10 @@
 /**
  * The clients of `npm run soak`. The attackers run as a process of their own (this file, forked by
- * `spec/load/soak.ts`, so their work does not delay the honest clients' timers): parked calls from
- * many callers and from one caller with several capability sets, listens, bare legacy
- * `initialize`s, oversized bodies, made-up tool names and slowloris sockets, each a loop until told
- * to stop, reporting what each kind got by outcome (a refusal is what an attacker should get). The
+ * `spec/load/soak.ts`, so their work does not delay the honest clients' timers): 64 parked calls
+ * from 64 callers and 64 from one caller with four capability sets, each never retried and renewed
+ * every half minute; 64 listens of 64 callers, reopened when ended; a burst of 256 bare legacy
+ * `initialize`s from as many callers, then one a second; oversized bodies, made-up tool names and
+ * slowloris sockets. Each reports what it got by outcome (a refusal is what an attacker should get). The
  * honest clients (modern, MRTR rounds, SDK v1 legacy, a listen) run in soak.ts and are timed here.
  */
 import { setMaxListeners } from 'node:events';
@@ -22,7 +23,12 @@ export interface AttackConfig {
   readonly port: number;
   /** Stop by itself this long after starting, whatever happens (ms). */
   readonly deadlineMs: number;
+  /** Which attacks to run (default all): `parked`, `caps`, `listens`, `legacy`, `oversized`, `names`, `slowloris`. */
+  readonly attacks?: readonly string[];
 }
+
+/** Every attack `attack()` knows, by the name `--attacks` takes. */
+export const ATTACKS = ['parked', 'caps', 'listens', 'legacy', 'oversized', 'names', 'slowloris'] as const;
 
 /** What it reports when it stops: per attacker kind, per outcome, how many. */
 export interface AttackReport {
@@ -37,8 +43,13 @@ export interface AttackReport {
 const PARKED_IN_FLIGHT = 64;
 const CAPS_SETS = 4;
 const PER_CAPS_SET = 16;
+/** How long a parked call is left before its slot parks another (it is never retried). */
+const PARK_HOLD_MS = 30_000;
 const LISTENS_OPEN = 64;
-const LEGACY_PER_SECOND = 5;
+/** Bare legacy `initialize`s sent at once when the attack starts, then a steady trickle. */
+const LEGACY_BURST = 256;
+const LEGACY_BURST_AT_ONCE = 32;
+const LEGACY_PER_SECOND = 1;
 const OVERSIZED_PER_SECOND = 1;
 const OVERSIZED_BYTES = 8 * 1024 * 1024;
 const NAMES_PER_SECOND = 20;
@@ -72,6 +83,12 @@ export function errorOutcome(e: unknown): string {
   return `error ${err.cause?.code ?? err.code ?? err.cause?.name ?? err.name ?? String(e)}`;
 }
 
+/** How long a refused attacker waits: the answer's `Retry-After`, or a moment. */
+function retryAfterMs(a: ModernAnswer): number {
+  const seconds = Number(a.retryAfter ?? a.message['error']?.data?.retryAfterSeconds);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : REFUSED_PAUSE_MS;
+}
+
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
     const t = setTimeout(resolve, ms);
@@ -95,7 +112,9 @@ async function parkedSlot(ctx: Ctx, kind: string, principal: () => string, capab
       const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {} }, { principal: principal(), capabilities, signal: ctx.signal, id: next() });
       const outcome = outcomeOf(a);
       ctx.outcomes.add(kind, outcome);
-      if (!outcome.endsWith('input_required')) await sleep(REFUSED_PAUSE_MS, ctx.signal);
+      // Parked, it is left to hold its session; refused, the slot tries again when told to.
+      if (outcome.endsWith('input_required')) await sleep(PARK_HOLD_MS, ctx.signal);
+      else await sleep(retryAfterMs(a), ctx.signal);
     } catch (e) {
       if (ctx.signal.aborted) return;
       ctx.outcomes.add(kind, errorOutcome(e));
@@ -111,7 +130,7 @@ async function listenSlot(ctx: Ctx): Promise<void> {
       const l = await openListen(ctx.config.url, { principal: `attacker-listen-${next()}` });
       if (!l.acknowledged) {
         ctx.outcomes.add('listens', outcomeOf(l.answer));
-        await sleep(REFUSED_PAUSE_MS, ctx.signal);
+        await sleep(retryAfterMs(l.answer), ctx.signal);
         continue;
       }
       ctx.outcomes.add('listens', 'acknowledged');
@@ -119,6 +138,7 @@ async function listenSlot(ctx: Ctx): Promise<void> {
       else ctx.signal.addEventListener('abort', () => l.close(), { once: true });
       await l.ended;
       if (!ctx.signal.aborted) ctx.outcomes.add('listens', 'ended by the server');
+      await sleep(REFUSED_PAUSE_MS, ctx.signal);
     } catch (e) {
       if (ctx.signal.aborted) return;
       ctx.outcomes.add('listens', errorOutcome(e));
@@ -196,7 +216,7 @@ function oversizedPost(ctx: Ctx): Promise<string> {
         res.on('error', () => resolve(answered!));
       },
     );
-    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('timeout', () => req.destroy(Object.assign(new Error('no answer in 30 s'), { code: 'TIMEOUT (30 s)' })));
     // Writing may fail once the server has answered 413 and closed: the answer is what counts.
     req.on('error', (e) => (answered ? resolve(answered) : reject(e)));
     req.end(oversized);
@@ -241,15 +261,27 @@ export function attack(config: AttackConfig, signal: AbortSignal): { done: Promi
   setMaxListeners(0, signal);
   const ctx: Ctx = { config, signal, outcomes: new Outcomes(), slowlorisClosedAfterS: [] };
   const loops: Array<Promise<void>> = [];
-  for (let i = 0; i < PARKED_IN_FLIGHT; i++) loops.push(parkedSlot(ctx, 'parked calls (distinct callers)', () => `attacker-park-${next()}`, { elicitation: {} }));
-  for (let c = 0; c < CAPS_SETS; c++) {
-    for (let i = 0; i < PER_CAPS_SET; i++) loops.push(parkedSlot(ctx, 'parked calls (one caller, 4 capability sets)', () => 'attacker-caps', { elicitation: {}, experimental: { [`k${c}`]: {} } }));
+  const on = (name: (typeof ATTACKS)[number]) => !config.attacks || config.attacks.includes(name);
+  if (on('parked')) for (let i = 0; i < PARKED_IN_FLIGHT; i++) loops.push(parkedSlot(ctx, 'parked calls (distinct callers)', () => `attacker-park-${next()}`, { elicitation: {} }));
+  if (on('caps')) {
+    for (let c = 0; c < CAPS_SETS; c++) {
+      for (let i = 0; i < PER_CAPS_SET; i++) loops.push(parkedSlot(ctx, 'parked calls (one caller, 4 capability sets)', () => 'attacker-caps', { elicitation: {}, experimental: { [`k${c}`]: {} } }));
+    }
   }
-  for (let i = 0; i < LISTENS_OPEN; i++) loops.push(listenSlot(ctx));
-  loops.push(paced(ctx, 'legacy initialize', LEGACY_PER_SECOND, () => legacyInitialize(ctx)));
-  loops.push(paced(ctx, 'oversized body (8 MiB)', OVERSIZED_PER_SECOND, () => oversizedPost(ctx)));
-  loops.push(paced(ctx, 'made-up tool names', NAMES_PER_SECOND, () => madeUpTool(ctx)));
-  for (let i = 0; i < SLOWLORIS_SOCKETS; i++) loops.push(slowloris(ctx));
+  if (on('listens')) for (let i = 0; i < LISTENS_OPEN; i++) loops.push(listenSlot(ctx));
+  if (on('legacy')) loops.push(
+    (async () => {
+      // The burst first (a few dozen at a time), then the trickle.
+      for (let sent = 0; sent < LEGACY_BURST && !signal.aborted; sent += LEGACY_BURST_AT_ONCE) {
+        const wave = Array.from({ length: LEGACY_BURST_AT_ONCE }, () => legacyInitialize(ctx).then((o) => ctx.outcomes.add('legacy initialize (burst)', o), (e: unknown) => void (signal.aborted || ctx.outcomes.add('legacy initialize (burst)', errorOutcome(e)))));
+        await Promise.all(wave);
+      }
+      await paced(ctx, 'legacy initialize', LEGACY_PER_SECOND, () => legacyInitialize(ctx));
+    })(),
+  );
+  if (on('oversized')) loops.push(paced(ctx, 'oversized body (8 MiB)', OVERSIZED_PER_SECOND, () => oversizedPost(ctx)));
+  if (on('names')) loops.push(paced(ctx, 'made-up tool names', NAMES_PER_SECOND, () => madeUpTool(ctx)));
+  if (on('slowloris')) for (let i = 0; i < SLOWLORIS_SOCKETS; i++) loops.push(slowloris(ctx));
   return { done: Promise.allSettled(loops), report: () => {
       const cpu = process.cpuUsage();
       return { outcomes: ctx.outcomes.byKind, slowlorisClosedAfterS: ctx.slowlorisClosedAfterS, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
@@ -363,13 +395,36 @@ async function mrtrRound(url: string, principal: string, stats: HonestStats): Pr
   });
 }
 
+/**
+ * Connects a v1 SDK client as a well-behaved host does: a refusal that says when to try again
+ * (`-32005` with `retryAfterSeconds`, HTTP 429/503 with `Retry-After`) is tried again then, within
+ * the operation's time; anything else fails at once.
+ */
+async function connectRetrying(url: string, principal: string): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+  const until = performance.now() + OP_TIMEOUT_MS;
+  for (;;) {
+    const client = new Client({ name: principal, version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${principal}` } } });
+    try {
+      await client.connect(transport, { timeout: Math.max(1, until - performance.now()) });
+      return { client, transport };
+    } catch (e) {
+      await client.close().catch(() => {});
+      const seconds = Number(/"retryAfterSeconds":(\d+)/.exec(e instanceof Error ? e.message : '')?.[1]);
+      if (!(seconds > 0) || performance.now() + seconds * 1000 > until) throw e;
+      await sleep(seconds * 1000);
+    }
+  }
+}
+
 /** A legacy client with the real v1 SDK: connect, listTools, callTool echo, close (the session ended). */
 async function legacyRound(url: string, principal: string, stats: HonestStats): Promise<void> {
-  const client = new Client({ name: principal, version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${principal}` } } });
+  let client = new Client({ name: principal, version: '1.0.0' });
+  let transport!: StreamableHTTPClientTransport;
   const options = { timeout: OP_TIMEOUT_MS };
   try {
-    if (!(await stats.op('legacy connect', async () => void (await client.connect(transport, options))))) return;
+    const connected = await stats.op('legacy connect', async () => void ({ client, transport } = await connectRetrying(url, principal)));
+    if (!connected) return;
     await sleep(MODERN_PAUSE_MS);
     await stats.op('legacy listTools', async () => {
       const r = await client.listTools(undefined, options);

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { refusalOf } from '../../lib/core/limits.ts';
 import { inProcessBackend } from '../../lib/session/backend.ts';
-import { SessionPool, type SessionKey, type SessionPoolOptions } from '../../lib/session/pool.ts';
+import { EVICTABLE_AFTER_MS, SessionPool, type SessionKey, type SessionPoolOptions } from '../../lib/session/pool.ts';
 
 const CLIENT = { name: 'spec', version: '1.0.0' };
 
@@ -50,6 +50,9 @@ limits("should close a caller's own idle session to open one for it at its bound
   try {
     const idle = await p.acquire(key('alice', { a: {} }));
     await busy(p, key('alice', { b: {} }));
+    assert.is(await refusal(p.acquire(key('alice', { c: {} }))), 'sessions-per-caller', 'one handed over a moment ago is kept (its call may not be sent yet)');
+    assert.not.ok(idle.closed);
+    await new Promise((r) => setTimeout(r, EVICTABLE_AFTER_MS));
     const fresh = await p.acquire(key('alice', { c: {} }));
     assert.ok(idle.closed, 'the idle one made room');
     assert.not.ok(fresh.closed);
@@ -99,6 +102,43 @@ limits('should let a waiting caller go when its request is cancelled', async () 
     );
     setTimeout(() => controller.abort(), 50);
     assert.match(await waiting, 'cancelled');
+  } finally {
+    await p.close();
+  }
+});
+
+limits('should open sessions a few at a time, the others waiting their turn', async () => {
+  let starting = 0;
+  let most = 0;
+  const slow = new SessionPool(
+    inProcessBackend(async () => {
+      starting++;
+      most = Math.max(most, starting);
+      await new Promise((r) => setTimeout(r, 50));
+      starting--;
+      return createPushServer();
+    }),
+    { opening: 2, waitMs: 5_000 },
+  );
+  try {
+    const sessions = await Promise.all(Array.from({ length: 8 }, (_, i) => slow.acquire(key(`caller-${i}`))));
+    assert.is(new Set(sessions).size, 8, 'each caller got its own');
+    assert.is(most, 2, 'never more than two opening at once');
+  } finally {
+    await slow.close();
+  }
+});
+
+limits('should not close a session handed to a caller before its call is sent', async () => {
+  const p = pool({ maxSessions: 2, reserve: 0, waitMs: 300 });
+  try {
+    const first = await p.acquire(key('alice'));
+    await busy(p, key('bob'));
+    // Carol wants room now: alice's session was handed over a moment ago and is not closed for her.
+    assert.is(await refusal(p.acquire(key('carol'))), 'sessions');
+    assert.not.ok(first.closed);
+    const outcome = await first.call('tools/call', { name: 'echo', arguments: { text: 'mine' } });
+    assert.ok('result' in outcome, JSON.stringify(outcome));
   } finally {
     await p.close();
   }

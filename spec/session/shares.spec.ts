@@ -70,6 +70,19 @@ shares('should release a parked call before a listen, and skip what cannot be re
   assert.equal(released, ['parked', 'listen', 'new'], "mallory's busy call stays; the next in line gives way");
 });
 
+shares('should keep the listen open longest when listens give way, and let the newest go', () => {
+  const released: string[] = [];
+  const s = new Shares({ budget: 3 });
+  const hold = holder(s, released);
+  hold('long-lived', 'alice', 'listen');
+  hold('s1', 'sybil-1', 'listen');
+  hold('s2', 'sybil-2', 'listen');
+  hold('s3', 'sybil-3', 'listen');
+  hold('s4', 'sybil-4', 'listen');
+  assert.equal(released, ['s2', 's3'], "a flood of newcomers' listens churns among themselves");
+  assert.is(s.held('alice'), 1, 'the listen open longest stays');
+});
+
 shares('should refuse when nothing held can be released', () => {
   const s = new Shares({ budget: 2 });
   const hold = holder(s, []);

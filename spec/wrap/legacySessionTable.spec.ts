@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LegacySessionTable } from '../../lib/wrap/legacySessionTable.ts';
+import { EVICTABLE_AFTER_MS, LegacySessionTable } from '../../lib/wrap/legacySessionTable.ts';
 
 /** A table of plain names whose closes are recorded. */
 function table(limits: ConstructorParameters<typeof LegacySessionTable>[0], closed: string[], now?: () => number) {
@@ -65,8 +65,10 @@ sessions("should make room within a caller's bound by closing its own idlest ses
   }
   for (const e of stillBusy) e();
   now = 20_000;
+  assert.not.ok(t.admit('alice').ok, 'sessions in use a moment ago are kept');
+  now = 10_000 + EVICTABLE_AFTER_MS.used;
   open(t, 'a4', 'alice');
-  assert.equal(closed, ['a2', 'a1'], 'once idle, its idlest gives way');
+  assert.equal(closed, ['a2', 'a1'], 'once idle long enough, its idlest gives way');
   assert.is(t.find('b1', 'bob'), 'b1', "another caller's session is never touched");
 });
 
@@ -87,6 +89,19 @@ sessions('should serve a newcomer at the bound by closing the idlest session of 
     assert.is(refused.refusal.scope, 'server');
   }
   for (const e of all) e();
+});
+
+sessions('should close a session never used after its initialize before one its client uses', () => {
+  let now = 0;
+  const closed: string[] = [];
+  const t = table({ max: 2, idleMs: 0 }, closed, () => now);
+  open(t, 'honest', 'alice');
+  t.begin('honest')();
+  now = 1;
+  open(t, 'bare', 'mallory');
+  now = 60_000;
+  open(t, 'new', 'carol');
+  assert.equal(closed, ['bare'], 'the bare one goes, though the used one is idler');
 });
 
 sessions('should count a session being opened, and give its place back when cancelled', () => {

@@ -1,0 +1,162 @@
+/**
+ * A gate that lets a bounded number of openings through at once, the rest waiting in line for a
+ * bounded time: starting an upstream server costs a process boot, and a crowd of new callers must
+ * not spend every core on boots while the callers already served wait. First come, first served
+ * while the line is short; newest first once it is long (a burst of openings then times out at
+ * its back while a caller who comes after it is served at once, instead of everyone waiting in
+ * vain behind it). Callers the wrap already knows (served before) may wait in a line served
+ * first: a flood of strangers cannot keep a known caller from a new session. Not a limit on what
+ * is open, only on what is opening.
+ */
+import { availableParallelism } from 'node:os';
+import { AdapterError } from '../core/errors.ts';
+import type { CancelSignal } from '../signals.ts';
+
+/** How long a place rests after use, as a multiple of how long it was held: in use a third of its time at the most. */
+const REST = 2;
+
+/** Places known callers have beside the gate's size. */
+const KNOWN_PLACES = 1;
+
+/** Openings at once by default: half the cores (at least one), the rest left to the servers already running. */
+export function defaultOpenings(): number {
+  return Math.max(1, Math.floor(availableParallelism() / 2));
+}
+
+/**
+ * At most `size` holders at once, the others waiting their turn; and each place, once given back,
+ * rests twice as long as it was held (in use a third of its time at the most), so that a crowd's
+ * openings boot servers on a third of a core each at the most, leaving the rest to the servers
+ * already serving. A known caller has one more place of its own, and takes a resting place at once.
+ */
+export class Gate {
+  readonly size: number;
+  #held = 0;
+  /** Who waits, in order of arrival; each says whether it is (by now) a known caller. */
+  readonly #line: Array<{ readonly turn: () => void; readonly known: () => boolean }> = [];
+  /** The places resting (counted as held), oldest first. */
+  readonly #resting: Array<ReturnType<typeof setTimeout>> = [];
+  readonly #rest: boolean;
+
+  /** `rest: false` gives a place back at once (for tests and in-process servers, whose openings cost nothing). */
+  constructor(size: number, options: { rest?: boolean } = {}) {
+    this.size = Math.max(1, size);
+    this.#rest = options.rest ?? true;
+  }
+
+  /** Openings under way. */
+  get held(): number {
+    return this.#held;
+  }
+
+  /** Waiting in line. */
+  get waiting(): number {
+    return this.#line.length;
+  }
+
+  /**
+   * Passes the gate: resolves with the function that gives the place back (idempotent), or with
+   * `undefined` when no place came within `ms`. Rejects when `signal` aborts while waiting.
+   * `known`: whether the caller is one already known, asked again whenever a place frees (a caller
+   * served meanwhile becomes known): known callers are served first, first come first served.
+   */
+  enter(ms: number, signal?: CancelSignal, known: () => boolean = never): Promise<(() => void) | undefined> {
+    if (this.#held < this.size && this.#line.length === 0) return Promise.resolve(this.#take());
+    if (known() && !this.#line.some((w) => w.known())) {
+      // A known caller has a place of its own beside the others: a crowd of strangers' boots never keeps it waiting.
+      if (this.#held < this.size + KNOWN_PLACES) return Promise.resolve(this.#take());
+      // Nor does it wait out a rest: the rest holds strangers' boots back, not theirs.
+      if (this.#resting.length > 0) {
+        clearTimeout(this.#resting.shift());
+        this.#held--;
+        return Promise.resolve(this.#take());
+      }
+    }
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(new AdapterError('closed', 'the request was cancelled while waiting to open an upstream session'));
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        const at = this.#line.indexOf(waiter);
+        if (at !== -1) this.#line.splice(at, 1);
+      };
+      const waiter = {
+        turn: () => {
+          done();
+          resolve(this.#take());
+        },
+        known,
+      };
+      const onAbort = () => {
+        done();
+        reject(new AdapterError('closed', 'the request was cancelled while waiting to open an upstream session'));
+      };
+      const timer = setTimeout(() => {
+        done();
+        resolve(undefined);
+      }, Math.max(0, ms));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#line.push(waiter);
+    });
+  }
+
+  #take(): () => void {
+    this.#held++;
+    const since = performance.now();
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const held = performance.now() - since;
+      if (!this.#rest || held < 1 || this.#line.some((w) => w.known())) return this.#free();
+      const rest = setTimeout(() => {
+        this.#resting.splice(this.#resting.indexOf(rest), 1);
+        this.#free();
+      }, held * REST);
+      this.#resting.push(rest);
+    };
+  }
+
+  #free(): void {
+    this.#held--;
+    const line = this.#line;
+    const known = line.find((w) => w.known());
+    if (known) return known.turn();
+    // The place known callers have beside the others is theirs alone.
+    if (this.#held >= this.size) return;
+    // A long line is served from its newest end: its oldest would likely time out waiting anyway.
+    (line.length > this.size ? line[line.length - 1] : line[0])?.turn();
+  }
+}
+
+function never(): boolean {
+  return false;
+}
+
+/**
+ * The callers served lately (a session opened for them in the last `ttlMs`), the newest kept: the
+ * ones whose openings go first at a `Gate`. Bounded: the caller met longest ago is forgotten first.
+ */
+export class Acquaintances {
+  readonly #met = new Map<string, number>();
+  readonly #max: number;
+  readonly #ttlMs: number;
+
+  constructor(options: { max?: number; ttlMs?: number } = {}) {
+    this.#max = Math.max(1, options.max ?? 4096);
+    this.#ttlMs = options.ttlMs ?? 15 * 60_000;
+  }
+
+  /** Records that `principal` was served now. */
+  met(principal: string): void {
+    this.#met.delete(principal);
+    this.#met.set(principal, Date.now());
+    if (this.#met.size > this.#max) this.#met.delete(this.#met.keys().next().value!);
+  }
+
+  /** Whether `principal` was served within the last `ttlMs`. */
+  knows(principal: string): boolean {
+    const at = this.#met.get(principal);
+    return at !== undefined && Date.now() - at < this.#ttlMs;
+  }
+}

@@ -1,0 +1,103 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Acquaintances, Gate } from '../../lib/session/gate.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const gate = suite('Gate');
+
+gate('should let `size` through at once and the others in turn, giving up on those that wait too long', async () => {
+  const g = new Gate(2, { rest: false });
+  const a = await g.enter(1000);
+  const b = await g.enter(1000);
+  assert.ok(a && b);
+  const c = g.enter(1000);
+  const late = await g.enter(50);
+  assert.is(late, undefined, 'no place came within 50 ms');
+  a!();
+  assert.ok(await c, 'a freed place goes to the next in line');
+  assert.is(g.held, 2);
+});
+
+gate('should rest a place twice as long as it was held before the next stranger gets it', async () => {
+  const g = new Gate(1);
+  const first = await g.enter(1000);
+  await sleep(100);
+  first!();
+  const started = performance.now();
+  const next = await g.enter(1000);
+  const waited = performance.now() - started;
+  assert.ok(next);
+  assert.ok(waited >= 150, `waited ${Math.round(waited)} ms for the rest`);
+  next!();
+});
+
+gate('should let a known caller take a resting place at once, and serve the known before strangers', async () => {
+  const g = new Gate(1);
+  const first = await g.enter(1000);
+  await sleep(100);
+  first!();
+  const started = performance.now();
+  const known = await g.enter(1000, undefined, () => true);
+  assert.ok(performance.now() - started < 50, 'no rest for a known caller');
+  const order: string[] = [];
+  const stranger = g.enter(2000).then((r) => (order.push('stranger'), r));
+  const friend = g.enter(2000, undefined, () => true).then((r) => (order.push('friend'), r));
+  known!();
+  (await friend)!();
+  (await stranger)!();
+  assert.equal(order, ['friend', 'stranger']);
+});
+
+gate("should keep a place for known callers beside the strangers'", async () => {
+  const g = new Gate(1, { rest: false });
+  const stranger = await g.enter(1000);
+  const crowd = g.enter(300);
+  const started = performance.now();
+  const known = await g.enter(1000, undefined, () => true);
+  assert.ok(known && performance.now() - started < 50, 'the known caller did not wait for the stranger');
+  assert.is(await crowd, undefined, 'the crowd waits for the strangers\' place');
+  stranger!();
+  known!();
+});
+
+gate('should serve a waiting stranger first once it has become known', async () => {
+  const g = new Gate(1, { rest: false });
+  const holder = await g.enter(1000);
+  let met = false;
+  const order: string[] = [];
+  const others = ['s1', 's2'].map((name) => g.enter(2000).then((r) => (order.push(name), r)));
+  const friend = g.enter(2000, undefined, () => met).then((r) => (order.push('friend'), r));
+  met = true;
+  holder!();
+  (await friend)?.();
+  for (const o of others) (await o)?.();
+  assert.equal(order[0], 'friend');
+});
+
+gate('should serve the newest of a long line first', async () => {
+  const g = new Gate(1, { rest: false });
+  const holder = await g.enter(1000);
+  const order: string[] = [];
+  const waiting = ['w1', 'w2', 'w3'].map((name) => g.enter(2000).then((r) => (order.push(name), r)));
+  holder!();
+  for (const w of [...waiting].reverse()) (await w)?.();
+  assert.equal(order, ['w3', 'w2', 'w1'], 'a line longer than the gate is served from its newest end');
+});
+
+gate.run();
+
+const acquaintances = suite('Acquaintances');
+
+acquaintances('should know a caller met lately, and forget the one met longest ago beyond its bound', () => {
+  const a = new Acquaintances({ max: 2, ttlMs: 60_000 });
+  a.met('alice');
+  a.met('bob');
+  assert.ok(a.knows('alice'));
+  a.met('carol');
+  assert.not.ok(a.knows('alice'), 'forgotten: the bound is two');
+  assert.ok(a.knows('bob') && a.knows('carol'));
+  assert.not.ok(new Acquaintances({ ttlMs: 0 }).knows('bob'));
+});
+
+acquaintances.run();
