@@ -89,7 +89,7 @@ export function stdioBackend(options: StdioChildOptions, tuning: StdioBackendOpt
     let through: (() => void) | undefined;
     try {
       // With the known callers (under pressure, spares are theirs), in the place they have beside the crowd's.
-      through = gate ? await gate.enter(SPARE_WAIT_MS, undefined, () => true) : () => {};
+      through = gate ? await gate.enter(SPARE_WAIT_MS, undefined, () => true, 'spare') : () => {};
     } finally {
       starting--;
     }

@@ -15,6 +15,9 @@ import type { CancelSignal } from '../signals.ts';
 /** How long a place rests after use, as a multiple of how long it was held: in use a third of its time at the most. */
 const REST = 2;
 
+/** Callers whose last turn is remembered (the latest). */
+const TURNS_KEPT = 4096;
+
 /** Places known callers have beside the gate's size. */
 const KNOWN_PLACES = 1;
 
@@ -33,7 +36,11 @@ export class Gate {
   readonly size: number;
   #held = 0;
   /** Who waits, in order of arrival; each says whether it is (by now) a known caller. */
-  readonly #line: Array<{ readonly turn: () => void; readonly known: () => boolean }> = [];
+  readonly #line: Array<{ readonly turn: () => void; readonly known: () => boolean; readonly who: string }> = [];
+  /** Places held now, by caller. */
+  readonly #holding = new Map<string, number>();
+  /** When each caller last got a place (the latest kept): among known callers, one served longest ago goes first. */
+  readonly #lastTurn = new Map<string, number>();
   /** The places resting (counted as held), oldest first. */
   readonly #resting: Array<ReturnType<typeof setTimeout>> = [];
   readonly #rest: boolean;
@@ -58,18 +65,19 @@ export class Gate {
    * Passes the gate: resolves with the function that gives the place back (idempotent), or with
    * `undefined` when no place came within `ms`. Rejects when `signal` aborts while waiting.
    * `known`: whether the caller is one already known, asked again whenever a place frees (a caller
-   * served meanwhile becomes known): known callers are served first, first come first served.
+   * served meanwhile becomes known): known callers are served first, the one whose last turn was
+   * longest ago (`who` names the caller) before the others, then first come first served.
    */
-  enter(ms: number, signal?: CancelSignal, known: () => boolean = never): Promise<(() => void) | undefined> {
-    if (this.#held < this.size && this.#line.length === 0) return Promise.resolve(this.#take());
-    if (known() && !this.#line.some((w) => w.known())) {
+  enter(ms: number, signal?: CancelSignal, known: () => boolean = never, who = ''): Promise<(() => void) | undefined> {
+    if (this.#held < this.size && this.#line.length === 0) return Promise.resolve(this.#take(who));
+    if (known() && !this.#line.some((w) => w.known()) && !this.#holding.has(who)) {
       // A known caller has a place of its own beside the others: a crowd of strangers' boots never keeps it waiting.
-      if (this.#held < this.size + KNOWN_PLACES) return Promise.resolve(this.#take());
+      if (this.#held < this.size + KNOWN_PLACES) return Promise.resolve(this.#take(who));
       // Nor does it wait out a rest: the rest holds strangers' boots back, not theirs.
       if (this.#resting.length > 0) {
         clearTimeout(this.#resting.shift());
         this.#held--;
-        return Promise.resolve(this.#take());
+        return Promise.resolve(this.#take(who));
       }
     }
     return new Promise((resolve, reject) => {
@@ -83,9 +91,10 @@ export class Gate {
       const waiter = {
         turn: () => {
           done();
-          resolve(this.#take());
+          resolve(this.#take(who));
         },
         known,
+        who,
       };
       const onAbort = () => {
         done();
@@ -100,13 +109,20 @@ export class Gate {
     });
   }
 
-  #take(): () => void {
+  #take(who: string): () => void {
     this.#held++;
+    this.#holding.set(who, (this.#holding.get(who) ?? 0) + 1);
     const since = performance.now();
+    this.#lastTurn.delete(who);
+    this.#lastTurn.set(who, since);
+    if (this.#lastTurn.size > TURNS_KEPT) this.#lastTurn.delete(this.#lastTurn.keys().next().value!);
     let given = false;
     return () => {
       if (given) return;
       given = true;
+      const holds = (this.#holding.get(who) ?? 1) - 1;
+      if (holds > 0) this.#holding.set(who, holds);
+      else this.#holding.delete(who);
       const held = performance.now() - since;
       if (!this.#rest || held < 1 || this.#line.some((w) => w.known())) return this.#free();
       const rest = setTimeout(() => {
@@ -120,7 +136,9 @@ export class Gate {
   #free(): void {
     this.#held--;
     const line = this.#line;
-    const known = line.find((w) => w.known());
+    let known: (typeof line)[number] | undefined;
+    const lastTurn = (w: (typeof line)[number]) => this.#lastTurn.get(w.who) ?? Number.NEGATIVE_INFINITY;
+    for (const w of line) if (w.known() && (!known || lastTurn(w) < lastTurn(known))) known = w;
     if (known) return known.turn();
     // The place known callers have beside the others is theirs alone.
     if (this.#held >= this.size) return;

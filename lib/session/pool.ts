@@ -304,7 +304,7 @@ export class SessionPool {
           // In turn with other openings (counted meanwhile as the principal's); the room is looked
           // at again once through the gate.
           this.#queue(key.principal, 1);
-          const through = await this.gate.enter(deadline - Date.now(), options.signal, () => this.acquaintances.knows(key.principal)).finally(() => this.#queue(key.principal, -1));
+          const through = await this.gate.enter(deadline - Date.now(), options.signal, () => this.acquaintances.knows(key.principal), key.principal).finally(() => this.#queue(key.principal, -1));
           if (through) {
             const again = this.#room(key.principal);
             if (again.ok) return this.#openIn(entry, key, exclusive, options, again.victim, through);

@@ -104,7 +104,7 @@ export class LegacyHttpSessions {
     const principal = this.#principal(request);
     const known = this.#acquaintances.knows(principal);
     const warm = (known || this.#gate.waiting === 0) && this.#backend.claimWarm?.();
-    const through = warm ? () => {} : await this.#gate.enter(this.#waitMs, request.signal, () => this.#acquaintances.knows(principal)).catch(() => undefined);
+    const through = warm ? () => {} : await this.#gate.enter(this.#waitMs, request.signal, () => this.#acquaintances.knows(principal), principal).catch(() => undefined);
     if (!through) return refusalResponse(openingRefusal(this.#gate));
     // The turn lasts until the server first speaks (its answer to initialize): the answer may come
     // on a stream after the response has begun.

@@ -51,14 +51,26 @@ gate('should let a known caller take a resting place at once, and serve the know
 
 gate("should keep a place for known callers beside the strangers'", async () => {
   const g = new Gate(1, { rest: false });
-  const stranger = await g.enter(1000);
-  const crowd = g.enter(300);
+  const stranger = await g.enter(1000, undefined, () => false, 'stranger');
+  const crowd = g.enter(300, undefined, () => false, 'crowd');
   const started = performance.now();
-  const known = await g.enter(1000, undefined, () => true);
+  const known = await g.enter(1000, undefined, () => true, 'friend');
   assert.ok(known && performance.now() - started < 50, 'the known caller did not wait for the stranger');
   assert.is(await crowd, undefined, 'the crowd waits for the strangers\' place');
   stranger!();
   known!();
+});
+
+gate('should serve, of the known callers waiting, the one whose last turn was longest ago first', async () => {
+  const g = new Gate(1, { rest: false });
+  const greedy = await g.enter(1000, undefined, () => true, 'greedy');
+  const order: string[] = [];
+  const more = g.enter(2000, undefined, () => true, 'greedy').then((r) => (order.push('greedy again'), r));
+  const modest = g.enter(2000, undefined, () => true, 'modest').then((r) => (order.push('modest'), r));
+  greedy!();
+  (await modest)?.();
+  (await more)?.();
+  assert.equal(order, ['modest', 'greedy again']);
 });
 
 gate('should serve a waiting stranger first once it has become known', async () => {
