@@ -191,17 +191,16 @@ export class SessionPool {
   }
 
   /**
-   * The entry of a key, and the open session to use now if one will do (`enough`); else whether to
-   * open another (`wait` false) or wait for one to be free (`wait` true, `atBound` when the key has
-   * all the sessions it may have).
+   * The entry of a key (`found`, when the caller has it), and the open session to use now if one
+   * will do (`enough`); else whether to open another (`wait` false) or wait for one to be free
+   * (`wait` true, `atBound` when the key has all the sessions it may have).
    */
-  #choose(key: SessionKey, options: AcquireOptions): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean; atBound: boolean } {
+  #choose(key: SessionKey, options: AcquireOptions, found?: Entry): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean; atBound: boolean } {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
-    const id = keyText(key);
-    let entry = this.#entries.get(id);
+    let entry = found ?? this.#entries.get(keyText(key));
     if (!entry) {
       entry = { key, sessions: [], opening: 0 };
-      this.#entries.set(id, entry);
+      this.#entries.set(keyText(key), entry);
     }
     if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
     const live = entry.sessions;
@@ -264,8 +263,9 @@ export class SessionPool {
   tryAcquire(key: SessionKey, options: AcquireOptions = {}): UpstreamSession | undefined {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     // No entry is made for a key without sessions: a caller served otherwise leaves nothing behind.
-    if (!this.#entries.has(keyText(key))) return undefined;
-    const { pick, enough } = this.#choose(key, options);
+    const entry = this.#entries.get(keyText(key));
+    if (!entry) return undefined;
+    const { pick, enough } = this.#choose(key, options, entry);
     return enough ? pick : undefined;
   }
 

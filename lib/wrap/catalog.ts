@@ -14,6 +14,9 @@ const LISTS: Readonly<Record<string, { readonly items: string; readonly name: st
   'resources/list': { items: 'resources', name: 'uri', target: 'resources/read' },
 };
 
+/** The list method of each target method. */
+const LIST_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(LISTS).map(([list, { target }]) => [target, list]));
+
 /** Most targets remembered (a server listing more is served as well, only less knowingly). */
 const MAX_TARGETS = 10_000;
 /** Most pages of one list read. */
@@ -43,7 +46,7 @@ export class Catalog {
    */
   listed(target: string, sessionFor: () => UpstreamSession | undefined): boolean {
     if (this.#targets.has(target)) return true;
-    const method = Object.keys(LISTS).find((m) => target.startsWith(`${LISTS[m]!.target}:`));
+    const method = LIST_OF[target.slice(0, target.indexOf(':'))];
     if (method === undefined || this.#asked.has(method)) return false;
     const session = sessionFor();
     if (session === undefined || session.closed) return false;

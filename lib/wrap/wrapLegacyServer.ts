@@ -163,8 +163,13 @@ class Described {
 export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServerWrap {
   const events = createEmitter<WrapEvents>();
   const backend = toBackend(options.upstream);
-  // Set once the pool it shares sessions with exists; notifications reach it only after that.
-  let hub: ListenHub;
+  // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than
+  // the pool (made below) less its reserve.
+  const shares = new Shares({
+    budget: () => pool.max - pool.reserve,
+    ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal } : {}),
+  });
+  const hub = new ListenHub({ shares, ...(options.listens?.perPrincipal !== undefined ? { perPrincipal: options.listens.perPrincipal } : {}) });
   const catalog = new Catalog();
   const described = new Described();
   const tools = new ToolIndex(catalog);
@@ -208,12 +213,6 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     },
     onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
   });
-  // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than the pool less its reserve.
-  const shares = new Shares({
-    budget: () => pool.max - pool.reserve,
-    ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal } : {}),
-  });
-  hub = new ListenHub({ shares, ...(options.listens?.perPrincipal !== undefined ? { perPrincipal: options.listens.perPrincipal } : {}) });
   const legacy = new LegacyHttpSessions(backend, { ...(options.legacySessions ?? {}), principal: principalOf(options.http ?? {}), opening, acquaintances, waitMs: options.sessions?.waitMs ?? 10_000 });
   const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {}, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
