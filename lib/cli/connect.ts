@@ -62,7 +62,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   let upstream: Upstream;
   if (command.length > 0) {
     if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
-    upstream = { command: { ...serverProcess(command, env.value, values.cwd, { clean: values['clean-env'] }), stderr: 'inherit', shutdownGraceMs: 300, ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
+    upstream = { command: { ...serverProcess(command, env.value, values.cwd, values), stderr: 'inherit', shutdownGraceMs: 300, ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
   } else if (positionals.length === 1) {
     const url = readHttpUrl(positionals[0]!, 'the server');
     if (!url.ok) return usage(`${url.message} (a command goes after --)`);

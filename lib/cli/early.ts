@@ -17,24 +17,20 @@ export function startServerAhead(args: readonly string[]): void {
   const [name, ...rest] = args;
   const { own, command } = splitAtDash(rest);
   if (command.length === 0) return;
-  let env: string[] | undefined;
-  let cwd: string | undefined;
-  let policy: EnvPolicy = {};
+  let values: EnvPolicy & { readonly env?: string[] | undefined; readonly cwd?: string | undefined };
   try {
     if (name === 'connect') {
-      const { values, positionals } = parseArgs({ args: own, options: CONNECT_OPTIONS, allowPositionals: true, strict: true });
-      if (values.help || positionals.length > 0) return;
-      ({ env, cwd } = values);
-      policy = { clean: values['clean-env'] };
+      const parsed = parseArgs({ args: own, options: CONNECT_OPTIONS, allowPositionals: true, strict: true });
+      if (parsed.values.help || parsed.positionals.length > 0) return;
+      values = parsed.values;
     } else if (name === 'serve') {
-      const { values } = parseArgs({ args: own, options: SERVE_OPTIONS, strict: true });
-      if (values.help || !values.stdio || values.modern || values.upstream !== undefined) return;
-      ({ env, cwd } = values);
-      policy = { clean: values['clean-env'], withhold: [values['state-key-env']] };
+      const parsed = parseArgs({ args: own, options: SERVE_OPTIONS, strict: true });
+      if (parsed.values.help || !parsed.values.stdio || parsed.values.modern || parsed.values.upstream !== undefined) return;
+      values = parsed.values;
     } else return;
   } catch {
     return;
   }
-  const environment = readEnv(env);
-  if (environment.ok) startAhead(serverProcess(command, environment.value, cwd, policy));
+  const environment = readEnv(values.env);
+  if (environment.ok) startAhead(serverProcess(command, environment.value, values.cwd, values));
 }

@@ -53,17 +53,17 @@ export function readHttpUrl(text: string, what: string): Read<URL> {
   return { ok: true, value: url };
 }
 
-/** How a command's server process gets its environment: `--clean-env`, and our own variables withheld. */
+/** The options of a command that say how its server process gets its environment, as parsed. */
 export interface EnvPolicy {
-  /** `--clean-env`: start from a basic environment (`PATH`, `HOME`, …) instead of ours. */
-  readonly clean?: boolean | undefined;
-  /** Our own configuration variables, never passed on (`--state-key-env`'s). */
-  readonly withhold?: ReadonlyArray<string | undefined>;
+  /** Start from a basic environment (`PATH`, `HOME`, …) instead of ours. */
+  readonly 'clean-env'?: boolean | undefined;
+  /** The variable holding our requestState key: never passed on. */
+  readonly 'state-key-env'?: string | undefined;
 }
 
 /**
- * The server process a command starts for `-- <command> [args…]`, with its `--cwd`, `--env` and
- * environment policy: built in one place, so the process started ahead of everything else
+ * The server process a command starts for `-- <command> [args…]`, with its `--cwd`, `--env`,
+ * `--clean-env` and the `--state-key-env` variable withheld: built in one place, so the process started ahead of everything else
  * (lib/cli/early.ts) is the one the command asks for.
  */
 export function serverProcess(
@@ -72,8 +72,8 @@ export function serverProcess(
   cwd: string | undefined,
   policy: EnvPolicy = {},
 ): { command: string; args: string[]; env: Readonly<Record<string, string>>; cwd?: string; inheritEnv?: 'basic'; withholdEnv?: string[] } {
-  const withhold = (policy.withhold ?? []).filter((name): name is string => typeof name === 'string' && name !== '');
-  return { command: command[0]!, args: command.slice(1), env, ...(cwd ? { cwd } : {}), ...(policy.clean ? { inheritEnv: 'basic' as const } : {}), ...(withhold.length > 0 ? { withholdEnv: withhold } : {}) };
+  const secret = policy['state-key-env'];
+  return { command: command[0]!, args: command.slice(1), env, ...(cwd ? { cwd } : {}), ...(policy['clean-env'] ? { inheritEnv: 'basic' as const } : {}), ...(secret ? { withholdEnv: [secret] } : {}) };
 }
 
 /** `--port <port>`: a whole number from 0 to 65535 (default 3000). */

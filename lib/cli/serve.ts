@@ -61,13 +61,12 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   const read = readLimits([...(bodyLimit !== undefined ? [`body-bytes=${bodyLimit}`] : []), ...(values.limit ?? [])], values.modern ? { modern: true } : {});
   if (!read.ok) return usage(read.message);
   const limits = read.value;
-  const envPolicy = { clean: values['clean-env'], withhold: [values['state-key-env']] };
   if (values.modern) {
     const { serveModern } = await import('./serveModern.ts');
     return serveModern(command, {
       say,
       env: env.value,
-      envPolicy,
+      envPolicy: values,
       limits,
       port: port.value,
       ...(trace ? { trace } : {}),
@@ -115,7 +114,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   let backend: Backend;
   if (values.upstream) backend = httpBackend({ url: values.upstream, maxMessageBytes: limits['message-bytes'], ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
   else {
-    const child = { ...serverProcess(command, env.value, values.cwd, envPolicy), maxMessageBytes: limits['message-bytes'], stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
+    const child = { ...serverProcess(command, env.value, values.cwd, values), maxMessageBytes: limits['message-bytes'], stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
     // Over stdio the client waits for our first answer: its server boots now (the command line,
     // lib/cli/main.ts, started it already), and the first session takes the process over.
     if (values.stdio) startAhead(child);

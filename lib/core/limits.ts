@@ -5,6 +5,7 @@
  * before trying again (`Retry-After`). Pure: the limits themselves are counted where they live.
  */
 import { AdapterError, ErrorCode, type WireError } from './errors.ts';
+import { errorResponse, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
 
 /** The limits a request can be refused by. */
 export type LimitName =
@@ -66,6 +67,16 @@ export function limitStatus(refusal: Pick<LimitRefusal, 'scope'>): number {
 /** The HTTP headers of a refusal (`Retry-After`). */
 export function limitHeaders(refusal: Pick<LimitRefusal, 'retryAfterSeconds'>): Record<string, string> {
   return { 'retry-after': String(refusal.retryAfterSeconds) };
+}
+
+/**
+ * The whole answer of a refusal: its message (with `id`, or none for a request that had none
+ * to read), HTTP status and headers.
+ */
+export function limitAnswer(refusal: LimitRefusal, id?: RequestId | null): { message: JsonRpcResponse; status: number; headers: Record<string, string> } {
+  const error = limitExceeded(refusal);
+  const message = id === undefined ? ({ jsonrpc: '2.0', error } as unknown as JsonRpcResponse) : errorResponse(id, error);
+  return { message, status: limitStatus(refusal), headers: limitHeaders(refusal) };
 }
 
 /** A refusal as a local error (`AdapterError` code `limit`, the refusal as its `cause`), for code that throws. */

@@ -10,7 +10,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { AdapterError } from '../core/errors.ts';
+import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
 import type { CancelSignal } from '../signals.ts';
+import type { Backend } from './backend.ts';
 
 /** How long a place rests after use, as a multiple of how long it was held: in use a third of its time at the most. */
 const REST = 2;
@@ -178,3 +180,46 @@ export class Acquaintances {
     return at !== undefined && Date.now() - at < this.#ttlMs;
   }
 }
+
+/**
+ * The turns a wrap's upstream openings take, its pool's and its legacy sessions' alike: at one
+ * gate, the callers served lately first; none is needed when a process started ahead can be taken
+ * (while strangers wait, only a known caller may take it). The backend's own warm spares start
+ * through the same gate.
+ */
+export class Openings {
+  readonly gate: Gate;
+  readonly acquaintances: Acquaintances;
+  readonly #backend: Pick<Backend, 'claimWarm'>;
+
+  /** `size`: openings at once (default half the cores). */
+  constructor(backend: Pick<Backend, 'claimWarm' | 'share'>, options: { size?: number } = {}) {
+    this.gate = new Gate(options.size ?? defaultOpenings());
+    this.acquaintances = new Acquaintances();
+    this.#backend = backend;
+    backend.share?.(this.gate);
+  }
+
+  /**
+   * A turn to open an upstream connection for `principal`: the function that ends it (call it once
+   * the server has booted), or `undefined` when none came within `ms`.
+   */
+  turn(principal: string, ms: number, signal?: CancelSignal): Promise<(() => void) | undefined> {
+    const known = this.acquaintances.knows(principal);
+    if ((known || this.gate.waiting === 0) && this.#backend.claimWarm?.()) return Promise.resolve(noop);
+    return this.gate.enter(ms, signal, () => this.acquaintances.knows(principal), principal);
+  }
+
+  /** Records that `principal` was served: its next openings go first. */
+  met(principal: string): void {
+    this.acquaintances.met(principal);
+  }
+
+  /** The refusal of a caller whose turn did not come in time. */
+  refusal(): LimitRefusal {
+    const gate = this.gate;
+    return limitRefusal('sessions-opening', gate.size, `${gate.held + gate.waiting} callers were opening or waiting to open an upstream connection; try again`, { scope: 'server' });
+  }
+}
+
+function noop(): void {}

@@ -14,11 +14,9 @@ import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { Implementation, JsonObject } from '../core/primitives.ts';
 import type { Backend } from './backend.ts';
 import type { CancelSignal } from '../signals.ts';
-import { Acquaintances, defaultOpenings, Gate } from './gate.ts';
+import { Openings } from './gate.ts';
 import { PushCopies } from './pushCopies.ts';
 import { UpstreamSession, type RpcOutcome } from './upstreamSession.ts';
-
-function noop(): void {}
 
 /** How long a caller that would rather not open a session waits for one to be free before it opens one. */
 const OPEN_PATIENCE_MS = 100;
@@ -49,13 +47,11 @@ export interface SessionPoolOptions {
   /** How long a caller waits for a session to be free or room to open one before it is refused (default 10 s). */
   readonly waitMs?: number;
   /**
-   * Sessions being opened at once (default half the cores, at least 1): each starts an upstream server, so a crowd of new
-   * callers boots servers a few at a time, in turn, rather than on every core at once. A `Gate`
-   * shares the bound with what else opens upstream connections (a wrap's legacy sessions).
+   * Sessions being opened at once (default half the cores, at least 1), or the `Openings` of a
+   * wrap (shared with its legacy sessions): each starts an upstream server, so a crowd of new
+   * callers boots servers a few at a time, in turn, rather than on every core at once.
    */
-  readonly opening?: number | Gate;
-  /** The callers served lately, whose openings go first at the gate (shared with a wrap's legacy sessions). */
-  readonly acquaintances?: Acquaintances;
+  readonly opening?: number | Openings;
   readonly idleMs?: number;
   readonly protocolVersion?: LegacyVersion;
   /** Attempts to open a session before giving up (with exponential backoff). */
@@ -101,11 +97,6 @@ function busy(s: UpstreamSession): boolean {
  */
 export const EVICTABLE_AFTER_MS = 1000;
 
-/** The refusal of a caller that waited its turn to open an upstream connection in vain. */
-export function openingRefusal(gate: Gate): LimitRefusal {
-  return limitRefusal('sessions-opening', gate.size, `${gate.held + gate.waiting} callers were opening or waiting to open an upstream connection; try again`, { scope: 'server' });
-}
-
 /** Where a new session can come from: room as it is, an idle session to close first, or a refusal. */
 type Room = { readonly ok: true; readonly victim?: { entry: Entry; session: UpstreamSession } } | { readonly ok: false; readonly refusal: LimitRefusal };
 
@@ -148,17 +139,14 @@ export class SessionPool {
   /** Over HTTP, a server may send one push to every session: its copies are settled together. */
   readonly #copies: PushCopies | undefined;
   /** Lets a few openings through at a time. */
-  readonly gate: Gate;
-  /** The callers served lately. */
-  readonly acquaintances: Acquaintances;
+  readonly openings: Openings;
   /** Openings waiting at the gate, by principal: they count as the principal's sessions. */
   readonly #queued = new Map<string, number>();
 
   constructor(backend: Backend, options: SessionPoolOptions = {}) {
     this.backend = backend;
     this.options = options;
-    this.gate = options.opening instanceof Gate ? options.opening : new Gate(options.opening ?? defaultOpenings());
-    this.acquaintances = options.acquaintances ?? new Acquaintances();
+    this.openings = options.opening instanceof Openings ? options.opening : new Openings(backend, options.opening === undefined ? {} : { size: options.opening });
     this.#copies = backend.kind === 'http' ? new PushCopies(() => this.size) : undefined;
     const idle = options.idleMs ?? 5 * 60_000;
     this.#sweeper = setInterval(() => this.#sweep(idle), Math.max(1000, Math.min(idle, 60_000)));
@@ -296,21 +284,17 @@ export class SessionPool {
       } else {
         if (!pick && entry.opening > 0 && !exclusive) return this.#waitForOpen(entry, options.signal);
         const room = this.#room(key.principal);
-        const known = this.acquaintances.knows(key.principal);
-        // A process started ahead boots nothing: no turn at the gate is needed. While strangers
-        // wait at the gate, such processes are kept for callers already known.
-        if (room.ok && (known || this.gate.waiting === 0) && this.backend.claimWarm?.()) return this.#openIn(entry, key, exclusive, options, room.victim, noop);
         if (room.ok) {
           // In turn with other openings (counted meanwhile as the principal's); the room is looked
-          // at again once through the gate.
+          // at again once the turn came.
           this.#queue(key.principal, 1);
-          const through = await this.gate.enter(deadline - Date.now(), options.signal, () => this.acquaintances.knows(key.principal), key.principal).finally(() => this.#queue(key.principal, -1));
+          const through = await this.openings.turn(key.principal, deadline - Date.now(), options.signal).finally(() => this.#queue(key.principal, -1));
           if (through) {
             const again = this.#room(key.principal);
             if (again.ok) return this.#openIn(entry, key, exclusive, options, again.victim, through);
             through();
             refusal = again.refusal;
-          } else refusal = openingRefusal(this.gate);
+          } else refusal = this.openings.refusal();
         } else refusal = room.refusal;
       }
       const left = deadline - Date.now();
@@ -340,7 +324,7 @@ export class SessionPool {
     entry.opening++;
     try {
       const session = await this.#open(key);
-      this.acquaintances.met(key.principal);
+      this.openings.met(key.principal);
       entry.sessions.push(session);
       if (exclusive) {
         session.reserve();

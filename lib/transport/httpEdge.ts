@@ -4,7 +4,7 @@
  * carry a request's notifications before its one answer.
  */
 import { parseMessage, type Classified, type ClassifyFailure, type JsonRpcMessage } from '../core/jsonrpc.ts';
-import { limitExceeded, limitHeaders, limitStatus, type LimitRefusal } from '../core/limits.ts';
+import { limitAnswer, type LimitRefusal } from '../core/limits.ts';
 import { readBounded } from './messageBound.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 
@@ -149,7 +149,8 @@ export function jsonError(status: number, code: number, message: string): Respon
 
 /** The answer to a request (with no id) refused by a limit: `-32005` naming it, 429 or 503, `Retry-After`. */
 export function refusalResponse(refusal: LimitRefusal): Response {
-  return jsonResponse({ jsonrpc: '2.0', error: limitExceeded(refusal) }, limitStatus(refusal), limitHeaders(refusal));
+  const refused = limitAnswer(refusal);
+  return jsonResponse(refused.message, refused.status, refused.headers);
 }
 
 /** 404 for a session id that names no session of the caller's (the SDK's own words and code). */
@@ -161,6 +162,11 @@ export function sessionNotFound(): Response {
 export function principalFromHeaders(header: HeaderGetter): string {
   const auth = header('authorization');
   return auth ? `auth:${auth}` : 'anonymous';
+}
+
+/** The principal of a Web request: what `custom` says, or by default its `Authorization` header. */
+export function requestPrincipal(custom?: (request: Request) => string): (request: Request) => string {
+  return custom ?? ((request) => principalFromHeaders((name) => request.headers.get(name)));
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { limitExceeded, limitHeaders, limitRefusal, limitStatus } from '../core/limits.ts';
+import { limitAnswer, limitRefusal } from '../core/limits.ts';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { SseWriter } from './httpEdge.ts';
 
@@ -84,9 +84,9 @@ export async function serveNodeHttp(handler: FetchHandler | HttpHandler, options
     },
     (req, res) => {
       if (!over.has(req.socket)) return listener(req, res);
-      const refusal = limitRefusal('connections', maxConnections, `${maxConnections} connections are open`);
+      const refused = limitAnswer(limitRefusal('connections', maxConnections, `${maxConnections} connections are open`));
       res.shouldKeepAlive = false;
-      writeJson(res, limitStatus(refusal), { jsonrpc: '2.0', error: limitExceeded(refusal) }, { ...limitHeaders(refusal), connection: 'close' });
+      writeJson(res, refused.status, refused.message, { ...refused.headers, connection: 'close' });
     },
   );
   server.keepAliveTimeout = options.keepAliveTimeoutMs ?? 60_000;

@@ -83,10 +83,7 @@ export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHan
 }
 
 /** Options of {@link readSseMessages}: the bound on one event, as for {@link readSse}. */
-export interface SseMessagesOptions {
-  readonly maxEventBytes?: number;
-  readonly onTooLarge?: (size: number) => void;
-}
+export type SseMessagesOptions = Pick<SseHandlers, 'maxEventBytes' | 'onTooLarge'>;
 
 /** Reads the JSON-RPC messages of an SSE body (`message` events), handing each to `onMessage` as it arrives. */
 export function readSseMessages(body: ReadableStream<Uint8Array>, onMessage: (message: unknown) => void, options: SseMessagesOptions = {}): Promise<void> {

@@ -98,10 +98,6 @@ function lowerCase(name: string): string {
   return lower;
 }
 
-/** The principal of a Web request under these options (the `Authorization` header unless told otherwise). */
-export function principalOf(http: Pick<HttpFrontOptions, 'principal'>): (request: Request) => string {
-  return http.principal ?? ((request) => principalFromHeaders((name) => request.headers.get(name)));
-}
 
 /** The path of a request target or absolute URL, without building a URL object. */
 function pathOf(url: string): string {

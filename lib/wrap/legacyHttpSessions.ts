@@ -10,10 +10,9 @@ import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { Backend } from '../session/backend.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
-import { jsonError, refusalResponse, sessionNotFound, whileServed } from '../transport/httpEdge.ts';
+import { jsonError, refusalResponse } from '../transport/httpEdge.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
-import { openingRefusal } from '../session/pool.ts';
-import { Acquaintances, defaultOpenings, Gate } from '../session/gate.ts';
+import { Openings } from '../session/gate.ts';
 
 /**
  * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
@@ -45,10 +44,8 @@ const loadTransport = () => (sdkTransport ??= import('@modelcontextprotocol/sdk/
 export interface LegacyHttpSessionsOptions extends LegacySessionLimits {
   /** The principal of a request: a session answers only the one that opened it. */
   readonly principal: (request: Request) => string;
-  /** Upstream connections opened at once, shared with the wrap's pool (a session's lasts until its `initialize` is answered). */
-  readonly opening?: Gate;
-  /** The callers served lately, whose openings go first (shared with the wrap's pool). */
-  readonly acquaintances?: Acquaintances;
+  /** The turns upstream connections are opened in, shared with the wrap's pool (a session's lasts until its server first speaks). */
+  readonly openings?: Openings;
   /** How long an `initialize` waits its turn at the gate before it is refused (default 10 s). */
   readonly waitMs?: number;
 }
@@ -61,16 +58,14 @@ export class LegacyHttpSessions {
   readonly #backend: Backend;
   readonly #table: LegacySessionTable<LegacySession>;
   readonly #principal: (request: Request) => string;
-  readonly #gate: Gate;
-  readonly #acquaintances: Acquaintances;
+  readonly #openings: Openings;
   readonly #waitMs: number;
   #closed = false;
 
   constructor(backend: Backend, options: LegacyHttpSessionsOptions) {
     this.#backend = backend;
     this.#principal = options.principal;
-    this.#gate = options.opening ?? new Gate(defaultOpenings());
-    this.#acquaintances = options.acquaintances ?? new Acquaintances();
+    this.#openings = options.openings ?? new Openings(backend);
     this.#waitMs = options.waitMs ?? 10_000;
     this.#table = new LegacySessionTable<LegacySession>(options, (s) => void closeSession(s));
   }
@@ -80,19 +75,8 @@ export class LegacyHttpSessions {
   }
 
   /** Serves a request that belongs to an existing legacy session (by `Mcp-Session-Id`) of its own principal. */
-  async handle(request: Request, parsedBody?: unknown): Promise<Response> {
-    const id = request.headers.get('mcp-session-id');
-    const session = id ? this.#table.find(id, this.#principal(request)) : undefined;
-    if (!id || !session) return sessionNotFound();
-    // A GET stream is no activity: a session only listening is idle (and closes when idle long enough).
-    if (request.method === 'GET') return session.front.handleRequest(request);
-    const ended = this.#table.begin(id);
-    try {
-      return whileServed(await session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }), ended);
-    } catch (e) {
-      ended();
-      throw e;
-    }
+  handle(request: Request, parsedBody?: unknown): Promise<Response> {
+    return this.#table.serve(request, this.#principal(request), (session) => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }));
   }
 
   /** Opens a legacy session for an `initialize` and serves it. */
@@ -102,10 +86,8 @@ export class LegacyHttpSessions {
     // server, unless it takes one started ahead: while strangers wait, only a known caller may);
     // its place among the sessions is taken once through.
     const principal = this.#principal(request);
-    const known = this.#acquaintances.knows(principal);
-    const warm = (known || this.#gate.waiting === 0) && this.#backend.claimWarm?.();
-    const through = warm ? () => {} : await this.#gate.enter(this.#waitMs, request.signal, () => this.#acquaintances.knows(principal), principal).catch(() => undefined);
-    if (!through) return refusalResponse(openingRefusal(this.#gate));
+    const through = await this.#openings.turn(principal, this.#waitMs, request.signal).catch(() => undefined);
+    if (!through) return refusalResponse(this.#openings.refusal());
     // The turn lasts until the server first speaks (its answer to initialize): the answer may come
     // on a stream after the response has begun.
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -144,7 +126,7 @@ export class LegacyHttpSessions {
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
         sessionId = sid;
-        this.#acquaintances.met(principal);
+        this.#openings.met(principal);
         ticket.commit(sid, { front, upstream });
       },
       onsessionclosed: (sid) => {

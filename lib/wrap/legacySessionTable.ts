@@ -9,6 +9,7 @@
  * Counts and choices only: the sessions themselves are the caller's.
  */
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
+import { sessionNotFound, whileServed } from '../transport/httpEdge.ts';
 
 /** The bounds of an endpoint's legacy sessions. */
 export interface LegacySessionLimits {
@@ -82,10 +83,6 @@ export class LegacySessionTable<S> {
     return row && row.principal === principal ? row.session : undefined;
   }
 
-  /** Whether `id` names a session (of anyone). */
-  has(id: string): boolean {
-    return this.#rows.has(id);
-  }
 
   /**
    * Makes room for one more session of `principal`: the caller's own idle session used longest ago
@@ -151,6 +148,25 @@ export class LegacySessionTable<S> {
   /** Forgets a session (it closed). */
   delete(id: string): void {
     this.#rows.delete(id);
+  }
+
+  /**
+   * Serves `request` in the session its `Mcp-Session-Id` names, if `principal` opened it (404
+   * otherwise). A POST or DELETE is activity until answered (a streamed answer until it ends); the
+   * GET stream is not (a session only listening is idle, and closes when idle long enough).
+   */
+  async serve(request: Request, principal: string, forward: (session: S) => Promise<Response>): Promise<Response> {
+    const id = request.headers.get('mcp-session-id');
+    const session = id === null ? undefined : this.find(id, principal);
+    if (id === null || session === undefined) return sessionNotFound();
+    if (request.method === 'GET') return forward(session);
+    const ended = this.begin(id);
+    try {
+      return whileServed(await forward(session), ended);
+    } catch (e) {
+      ended();
+      throw e;
+    }
   }
 
   /** Marks a request on `id` begun; the returned function marks it ended (idempotent). */

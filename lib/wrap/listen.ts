@@ -24,8 +24,9 @@ interface Listener {
   readonly end: () => void;
 }
 
-/** The listens fed by one upstream session, and that session's share of the sessions held. */
+/** The listens fed by one upstream session (for the key filed as `id`), and that session's share of the sessions held. */
 interface Unit {
+  readonly id: string;
   readonly listeners: Set<Listener>;
   readonly holding: Holding;
 }
@@ -55,13 +56,6 @@ export class ListenHub {
   constructor(options: ListenHubOptions = {}) {
     this.#options = options;
     this.#shares = options.shares ?? new Shares({ budget: Number.POSITIVE_INFINITY });
-  }
-
-  /** Listens open now. */
-  get size(): number {
-    let n = 0;
-    for (const count of this.#perPrincipal.values()) n += count;
-    return n;
   }
 
   /** Feeds an upstream notification to the listens on its session. */
@@ -134,7 +128,7 @@ export class ListenHub {
       for (const l of [...listeners]) l.end();
     });
     if (!('end' in admitted)) return { session, refused: admitted };
-    this.#units.set(session, { listeners, holding: admitted });
+    this.#units.set(session, { id, listeners, holding: admitted });
     this.#byKey.set(id, session);
     return { session };
   }
@@ -146,7 +140,7 @@ export class ListenHub {
     if (unit.listeners.size > 0) return;
     this.#units.delete(session);
     unit.holding.end();
-    for (const [id, s] of this.#byKey) if (s === session) this.#byKey.delete(id);
+    if (this.#byKey.get(unit.id) === session) this.#byKey.delete(unit.id);
   }
 
   #count(principal: string, delta: number): void {

@@ -8,7 +8,7 @@
 import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, httpStatusForError, internalError, type WireError } from '../core/errors.ts';
 import { upstreamUnavailable } from '../core/upstreamFailure.ts';
-import { limitExceeded, limitHeaders, limitStatus, refusalOf, type LimitRefusal } from '../core/limits.ts';
+import { limitAnswer, refusalOf, type LimitRefusal } from '../core/limits.ts';
 import type { ModernVersion } from '../core/era.ts';
 import { isRecord, sameJson, type Implementation, type JsonObject } from '../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../core/translate/context.ts';
@@ -228,7 +228,7 @@ function withEnvelope(options: ModernDispatchOptions, envelope: Envelope): { sup
 
 /** The answer to a request refused by a limit: `-32005` naming it, HTTP 429 or 503 with `Retry-After`. */
 export function refusedAnswer(id: JsonRpcRequest['id'] | null, refusal: LimitRefusal): Answer {
-  return { message: errorResponse(id, limitExceeded(refusal)), status: limitStatus(refusal), headers: limitHeaders(refusal) };
+  return limitAnswer(refusal, id);
 }
 
 /**

@@ -195,14 +195,15 @@ export class MrtrBroker implements InputBroker {
   readonly #listed: (target: string) => boolean;
 
   /**
-   * `within`, from a wrap: its fair shares of held sessions (default: this broker's own, within
-   * `maxParked`), and which targets may be remembered as pushing or quiet (the upstream's listed ones).
+   * `within`, from a wrap: its fair shares of held sessions (default: this broker's own, which
+   * only holds each principal to its quota), and which targets may be remembered as pushing or
+   * quiet (the upstream's listed ones).
    */
   constructor(options: MrtrOptions = {}, within: { shares?: Shares; listed?: (target: string) => boolean } = {}) {
     this.#options = options;
     this.#listed = within.listed ?? (() => true);
-    const shares = within.shares;
-    this.#shares = shares ?? new Shares({ budget: options.maxParked ?? 10_000, ...(options.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.maxParkedPerPrincipal } : {}) });
+    // On its own, only the quota per principal is shared out: `maxParked` bounds the rest (in `run`).
+    this.#shares = within.shares ?? new Shares({ budget: Number.POSITIVE_INFINITY, ...(options.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.maxParkedPerPrincipal } : {}) });
     this.keyring = options.keyring ?? new Keyring();
     this.#replay = options.replay
       ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}) })

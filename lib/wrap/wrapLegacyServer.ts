@@ -19,11 +19,12 @@ import { inProcessBackend, type Backend, type ConnectableServer } from '../sessi
 import { canonicalJson, SessionPool, type SessionKey } from '../session/pool.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import type { RpcOutcome } from '../session/upstreamSession.ts';
-import { createHttpFront, principalOf, type HttpFrontOptions } from './httpFront.ts';
+import { createHttpFront, type HttpFrontOptions } from './httpFront.ts';
+import { requestPrincipal } from '../transport/httpEdge.ts';
 import { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import type { LegacySessionLimits } from './legacySessionTable.ts';
 import { Shares } from '../session/shares.ts';
-import { Acquaintances, defaultOpenings, Gate } from '../session/gate.ts';
+import { Openings } from '../session/gate.ts';
 import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
@@ -188,12 +189,9 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         return { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a client outside a request` } };
     }
   };
-  const opening = new Gate(options.sessions?.opening ?? defaultOpenings());
-  const acquaintances = new Acquaintances();
-  backend.share?.(opening);
+  const openings = new Openings(backend, options.sessions?.opening !== undefined ? { size: options.sessions.opening } : {});
   const pool = new SessionPool(backend, {
-    opening,
-    acquaintances,
+    opening: openings,
     ...(options.sessions?.max !== undefined ? { maxSessions: options.sessions.max } : {}),
     ...(options.sessions?.idleMs !== undefined ? { idleMs: options.sessions.idleMs } : {}),
     ...(options.sessions?.perKey !== undefined ? { maxPerKey: options.sessions.perKey } : {}),
@@ -213,7 +211,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     },
     onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
   });
-  const legacy = new LegacyHttpSessions(backend, { ...(options.legacySessions ?? {}), principal: principalOf(options.http ?? {}), opening, acquaintances, waitMs: options.sessions?.waitMs ?? 10_000 });
+  const legacy = new LegacyHttpSessions(backend, { ...(options.legacySessions ?? {}), principal: requestPrincipal(options.http?.principal), openings, waitMs: options.sessions?.waitMs ?? 10_000 });
   const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {}, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
     pool,

@@ -10,7 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
-import { bodyFailureMessage, checkOrigin, jsonError, jsonResponse, principalFromHeaders, readBody, refusalResponse, sessionNotFound, whileServed, type EdgeLimits, type OriginPolicy } from '../transport/httpEdge.ts';
+import { bodyFailureMessage, checkOrigin, jsonError, jsonResponse, readBody, refusalResponse, requestPrincipal, type EdgeLimits, type OriginPolicy } from '../transport/httpEdge.ts';
 import { LegacySessionTable, type LegacySessionLimits } from './legacySessionTable.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import type { ModernUpstream } from '../transport/modernUpstream.ts';
@@ -77,7 +77,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
   const cache = options.discoverCache ?? new DiscoverCache();
   const bridgeOptions: LegacyClientBridgeOptions & { ownsUpstream: boolean } = { ...options, discoverCache: cache, ownsUpstream: false };
   const path = options.path === undefined ? '/mcp' : options.path;
-  const principalOf = options.principal ?? ((request: Request) => principalFromHeaders((name) => request.headers.get(name)));
+  const principalOf = requestPrincipal(options.principal);
   const sessions = new LegacySessionTable<HttpSession>(options.sessions ?? {}, (s) => {
     void s.front.close().catch(() => {});
     void s.bridge.close();
@@ -158,20 +158,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
         if (!body.ok) return jsonResponse(bodyFailureMessage(body.error), body.error.status);
         parsed = body.value.kind === 'batch' ? body.value.items : body.value.message;
       }
-      const sid = request.headers.get('mcp-session-id');
-      if (sid) {
-        const found = sessions.find(sid, principalOf(request));
-        if (!found) return sessionNotFound();
-        // A GET stream is no activity: a session only listening is idle (and closes when idle long enough).
-        if (request.method === 'GET') return found.front.handleRequest(request);
-        const ended = sessions.begin(sid);
-        try {
-          return whileServed(await found.front.handleRequest(request, parsed === undefined ? undefined : { parsedBody: parsed }), ended);
-        } catch (e) {
-          ended();
-          throw e;
-        }
-      }
+      if (request.headers.get('mcp-session-id')) return sessions.serve(request, principalOf(request), (found) => found.front.handleRequest(request, parsed === undefined ? undefined : { parsedBody: parsed }));
       if (request.method !== 'POST') return jsonError(405, -32000, 'Method not allowed: open a session with initialize first');
       if (!hasInitialize(parsed)) return jsonError(400, -32000, 'Bad Request: No valid session ID provided');
       return openHttp(request, parsed);

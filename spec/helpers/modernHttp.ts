@@ -26,14 +26,19 @@ export interface ModernAnswer {
   readonly notifications: Array<Record<string, any>>;
 }
 
-/** POSTs one modern request to `url` and reads its one answer. */
-export async function modernPost(url: string | URL, method: string, params: Record<string, unknown> = {}, options: ModernPostOptions = {}): Promise<ModernAnswer> {
-  const body = { jsonrpc: '2.0', id: options.id ?? 1, method, params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {}, ...options.meta }) } };
+/** POSTs one modern request as a client on the wire sends it: the envelope, the routing headers, `Authorization`. */
+function send(url: string | URL, method: string, params: Record<string, unknown>, options: ModernPostOptions, defaultId: string | number): Promise<Response> {
+  const body = { jsonrpc: '2.0', id: options.id ?? defaultId, method, params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {}, ...options.meta }) } };
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method };
   const name = params['name'] ?? params['uri'];
   if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read'].includes(method)) headers['mcp-name'] = name;
   if (options.principal !== undefined) headers['authorization'] = `Bearer ${options.principal}`;
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), ...(options.signal ? { signal: options.signal } : {}) });
+  return fetch(url, { method: 'POST', headers, body: JSON.stringify(body), ...(options.signal ? { signal: options.signal } : {}) });
+}
+
+/** POSTs one modern request to `url` and reads its one answer. */
+export async function modernPost(url: string | URL, method: string, params: Record<string, unknown> = {}, options: ModernPostOptions = {}): Promise<ModernAnswer> {
+  const res = await send(url, method, params, options, 1);
   const contentType = res.headers.get('content-type');
   const retryAfter = res.headers.get('retry-after');
   if (contentType?.startsWith('text/event-stream')) {
@@ -51,10 +56,7 @@ export async function modernPost(url: string | URL, method: string, params: Reco
  */
 export async function openListen(url: string | URL, options: ModernPostOptions = {}): Promise<{ acknowledged: true; close(): void; ended: Promise<Array<Record<string, any>>> } | { acknowledged: false; answer: ModernAnswer }> {
   const controller = new AbortController();
-  const body = { jsonrpc: '2.0', id: options.id ?? 'listen', method: 'subscriptions/listen', params: { notifications: { toolsListChanged: true }, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {}, ...options.meta }) } };
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' };
-  if (options.principal !== undefined) headers['authorization'] = `Bearer ${options.principal}`;
-  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
+  const res = await send(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, { ...options, signal: controller.signal }, 'listen');
   const contentType = res.headers.get('content-type');
   if (!contentType?.startsWith('text/event-stream')) {
     const text = await res.text();
