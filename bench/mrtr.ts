@@ -1,6 +1,6 @@
 /**
  * `npx tsx bench/mrtr.ts [--quick] [--tsx] [--profile] [--lib=DIR] [--only=memory|latency]`: what MRTR suspend mode
- * (lib/wrap/mrtr.ts) costs in the wrap, measured against the goal of the issue: under 4 KB of memory
+ * (lib/wrap/mrtr/) costs in the wrap, measured against the goal of the issue: under 4 KB of memory
  * per parked call beyond the messages themselves.
  *
  * 1. Memory. N calls (5,000; 500 with --quick) parked at once, in process, one principal and one
@@ -54,11 +54,11 @@ import { pathToFileURL } from 'node:url';
 import { writeHeapSnapshot } from 'node:v8';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../lib/core/jsonrpc.ts';
-import type { ModernContext } from '../lib/wrap/modernDispatch.ts';
-import type * as MrtrModule from '../lib/wrap/mrtr.ts';
+import type { ModernContext } from '../lib/wrap/legacyServer/modernDispatch.ts';
+import type * as MrtrModule from '../lib/wrap/mrtr/suspend.ts';
 import type * as MemoryModule from '../lib/transport/memory.ts';
 import type * as NodeHttpModule from '../lib/transport/nodeHttp.ts';
-import type * as WrapModule from '../lib/wrap/wrapLegacyServer.ts';
+import type * as WrapModule from '../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { createPushServer } from '../fixtures/servers/pushServer.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -191,8 +191,8 @@ interface Lib {
 
 async function loadLib(dir: string, ext: string): Promise<Lib> {
   const load = (path: string) => import(pathToFileURL(join(dir, `${path}${ext}`)).href);
-  const wrap = (await load('wrap/wrapLegacyServer')) as typeof WrapModule;
-  const mrtr = (await load('wrap/mrtr')) as typeof MrtrModule;
+  const wrap = (await load('wrap/legacyServer/wrapLegacyServer')) as typeof WrapModule;
+  const mrtr = (await load('wrap/mrtr/suspend')) as typeof MrtrModule;
   const memory = (await load('transport/memory')) as typeof MemoryModule;
   const nodeHttp = (await load('transport/nodeHttp')) as typeof NodeHttpModule;
   return { wrapLegacyServer: wrap.wrapLegacyServer, MrtrBroker: mrtr.MrtrBroker, createMemoryPair: memory.createMemoryPair, serveNodeHttp: nodeHttp.serveNodeHttp };

@@ -4,10 +4,10 @@
  * gives the era verdict on its own; `inspectServer` says what a server is and who can use it (what
  * `mcp-dual-era probe` prints).
  */
-export { wrapModernClient, type ModernClientTransport, type WrapModernClientOptions } from './wrap/wrapModernClient.ts';
-export { createProbeEvents, describeTarget, probe, targetKey, type EraPin, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeResult, type ProbeTarget, type VerdictSource } from './wrap/probe.ts';
-export { inspectServer, type InspectOptions, type Reach, type ServerKind, type ServerReport } from './wrap/inspect.ts';
-export { processVerdictCache, VerdictCache, type Verdict } from './wrap/verdictCache.ts';
+export { wrapModernClient, type ModernClientTransport, type WrapModernClientOptions } from './wrap/modernClient/wrapModernClient.ts';
+export { createProbeEvents, describeTarget, probe, targetKey, type EraPin, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeResult, type ProbeTarget, type VerdictSource } from './probe/probe.ts';
+export { inspectServer, type InspectOptions, type Reach, type ServerKind, type ServerReport } from './probe/inspect.ts';
+export { processVerdictCache, VerdictCache, type Verdict } from './probe/verdictCache.ts';
 export { ModernHttpClientTransport, type ModernHttpClientOptions } from './transport/modernHttpClient.ts';
 export { LegacyHttpClientTransport, type LegacyHttpClientOptions } from './transport/legacyHttpClient.ts';
 export { StdioChildTransport, type StdioChildOptions } from './transport/stdioChild.ts';

@@ -336,8 +336,8 @@ export {
   LegacyClientBridge,
   type LegacyClientBridgeEvents,
   type LegacyClientBridgeOptions,
-} from './wrap/legacyClientBridge.ts';
-export { modernUpstream, type ModernServerTarget, wrapLegacyClient } from './wrap/wrapLegacyClient.ts';
+} from './wrap/legacyClient/legacyClientBridge.ts';
+export { modernUpstream, type ModernServerTarget, wrapLegacyClient } from './wrap/legacyClient/wrapLegacyClient.ts';
 export { ModernHttpUpstream, type ModernHttpUpstreamOptions } from './transport/modernHttpUpstream.ts';
 export { ModernPipeUpstream, type ModernUpstream, type UpstreamCallOptions, UpstreamHttpError } from './transport/modernUpstream.ts';
 export { createMemoryPair } from './transport/memory.ts';

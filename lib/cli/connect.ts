@@ -19,7 +19,7 @@ import { startAhead } from '../transport/spawnChild.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
-import type { HttpTarget } from '../wrap/probe.ts';
+import type { HttpTarget } from '../probe/probe.ts';
 import { CONNECT_OPTIONS, CONNECT_USAGE } from './connectUsage.ts';
 import { readEnv, readHeaders, readHttpUrl, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
@@ -244,7 +244,7 @@ class Connection {
     const current = () => generation === this.#generation && !this.#finished;
     let transport: Transport;
     if (era === 'legacy') {
-      const { wrapLegacyClient } = await import('../wrap/wrapLegacyClient.ts');
+      const { wrapLegacyClient } = await import('../wrap/legacyClient/wrapLegacyClient.ts');
       if ('url' in upstream) {
         transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
       } else {
@@ -253,7 +253,7 @@ class Connection {
         transport = wrapLegacyClient(child);
       }
     } else {
-      const { wrapModernClient } = await import('../wrap/wrapModernClient.ts');
+      const { wrapModernClient } = await import('../wrap/modernClient/wrapModernClient.ts');
       const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) } : upstream.command;
       const modern = wrapModernClient(target, {
         ...(this.#options.serverEra ? { pin: this.#options.serverEra } : {}),

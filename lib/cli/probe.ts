@@ -4,8 +4,8 @@
  * clients can use it directly. A report for people, or one JSON object with `--json`.
  */
 import { parseArgs } from 'node:util';
-import { inspectServer, type ServerReport } from '../wrap/inspect.ts';
-import { createProbeEvents, type ProbeTarget } from '../wrap/probe.ts';
+import { inspectServer, type ServerReport } from '../probe/inspect.ts';
+import { createProbeEvents, type ProbeTarget } from '../probe/probe.ts';
 import { readEnv, readHeaders, readHttpUrl, splitAtDash, usageError } from './options.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 

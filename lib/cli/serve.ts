@@ -12,7 +12,7 @@ import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
 import { Cancellation } from '../signals.ts';
 import { Keyring } from '../state/keyring.ts';
 import { startAhead } from '../transport/spawnChild.ts';
-import type { LegacyServerWrap } from '../wrap/wrapLegacyServer.ts';
+import type { LegacyServerWrap } from '../wrap/legacyServer/wrapLegacyServer.ts';
 import { listenFailure, readEnv, readHttpUrl, readPort, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
 import { SERVE_OPTIONS, SERVE_USAGE } from './serveUsage.ts';
 import { listenerLimits, readLimits } from './limits.ts';
@@ -121,7 +121,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     backend = stdioBackend(child, { spares });
   }
   if (!keyText) say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
-  const { wrapLegacyServer } = await import('../wrap/wrapLegacyServer.ts');
+  const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
   const wrap = wrapLegacyServer({
     upstream: backend,
     mrtr: { keyring, replay: values.mrtr === 'replay', maxParkedPerPrincipal: limits['parked-per-caller'], parkTimeoutMs: limits['park-timeout-ms'] },
@@ -174,7 +174,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
       say(`mcp-dual-era: upstream ${describeInit(e.initializeResult)}`);
     };
     wrap.events.on('upstream-opened', opened);
-    const { serveStdio } = await import('../wrap/stdioFront.ts');
+    const { serveStdio } = await import('../fronts/stdioFront.ts');
     const front = serveStdio(wrap, trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
     say(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
     await Promise.race([front.done, stopped, failedToStart]);

@@ -4,7 +4,7 @@
  * with `--stdio`, one legacy session on our own stdin/stdout. Shuts down on SIGINT/SIGTERM.
  */
 import { serveNodeHttp } from '../transport/nodeHttp.ts';
-import { wrapModernServer, type ModernBackend } from '../wrap/wrapModernServer.ts';
+import { wrapModernServer, type ModernBackend } from '../wrap/modernServer/wrapModernServer.ts';
 import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, serverProcess, type EnvPolicy } from './options.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';

@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, ROOT } from '../helpers/everything.ts';
 import { assertBasics, assertCancellation, assertInputRounds, assertLogLevels, assertProgress, assertSubscription, connectPinned, type Connected } from '../helpers/modernClient.ts';
 import { connectCommand } from '../helpers/modernFixture.ts';
-import type { ModernClientTransport } from '../../lib/wrap/wrapModernClient.ts';
+import type { ModernClientTransport } from '../../lib/wrap/modernClient/wrapModernClient.ts';
 
 const CLI = resolve(ROOT, 'lib/cli/main.ts');
 

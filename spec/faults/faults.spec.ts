@@ -20,9 +20,9 @@ import { startFaultyHttp, type FaultyHttpServer } from '../../fixtures/servers/f
 import { httpBackend, stdioBackend, type Backend, type ConnectableServer } from '../../lib/session/backend.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import type { Transport } from '../../lib/transport/transport.ts';
-import { MrtrBroker } from '../../lib/wrap/mrtr.ts';
-import { serveStdio } from '../../lib/wrap/stdioFront.ts';
-import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/wrapLegacyServer.ts';
+import { MrtrBroker } from '../../lib/wrap/mrtr/suspend.ts';
+import { serveStdio } from '../../lib/fronts/stdioFront.ts';
+import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { readEvents } from '../helpers/eventStream.ts';
 import { modernMeta } from '../helpers/messages.ts';
 import { viaNode } from '../helpers/viaNode.ts';

@@ -14,7 +14,7 @@ import { serveModernStdio } from '../../fixtures/servers/modernStdio.ts';
 import { AdapterError } from '../../lib/core/errors.ts';
 import { createMemoryPair } from '../../lib/transport/memory.ts';
 import { ModernPipeUpstream } from '../../lib/transport/modernUpstream.ts';
-import { LegacyClientBridge } from '../../lib/wrap/legacyClientBridge.ts';
+import { LegacyClientBridge } from '../../lib/wrap/legacyClient/legacyClientBridge.ts';
 import { clone, mutation, applyMutations, invalidId, validId, type Json, type Mutation } from './arbitraries.ts';
 import { shapeOf, type Id } from './httpOracle.ts';
 import { INPUT_ANSWERS } from './messages.ts';

@@ -12,7 +12,7 @@
  */
 import { PassThrough } from 'node:stream';
 import fc from 'fast-check';
-import { serveStdio } from '../../lib/wrap/stdioFront.ts';
+import { serveStdio } from '../../lib/fronts/stdioFront.ts';
 import { validateMessage } from '../helpers/schemas.ts';
 import type { Json } from './arbitraries.ts';
 import { knownGap } from './gaps.ts';

@@ -5,7 +5,7 @@
  */
 import { Client, LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import * as assert from 'uvu/assert';
-import type { ModernClientTransport } from '../../lib/wrap/wrapModernClient.ts';
+import type { ModernClientTransport } from '../../lib/wrap/modernClient/wrapModernClient.ts';
 import { atOrAbove, sleep, textOf, waitFor, type Level } from './everything.ts';
 
 export const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;

@@ -14,8 +14,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createConformanceServer } from '../../fixtures/servers/conformanceServer.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
-import { MrtrBroker } from '../../lib/wrap/mrtr.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+import { MrtrBroker } from '../../lib/wrap/mrtr/suspend.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');

@@ -12,7 +12,7 @@ import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { assertLegacyProgress, assertLegacyResourceUpdate, atOrAbove, everythingBackend, LEVELS, markedProcesses, markedProcessesGone, reapMarked, sleep, startEverythingHttp, tappedParams, textOf, waitFor, type Level, type Tapped } from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;

@@ -10,7 +10,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stdioBackend } from '../../lib/session/backend.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { Cancellation } from '../../lib/signals.ts';
 import { modernRequest } from '../helpers/messages.ts';
 import { textOf } from '../helpers/everything.ts';

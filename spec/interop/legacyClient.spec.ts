@@ -14,8 +14,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { StdioChildTransport } from '../../lib/transport/stdioChild.ts';
-import { wrapLegacyClient } from '../../lib/wrap/wrapLegacyClient.ts';
-import { wrapModernServer, type ModernServerWrap } from '../../lib/wrap/wrapModernServer.ts';
+import { wrapLegacyClient } from '../../lib/wrap/legacyClient/wrapLegacyClient.ts';
+import { wrapModernServer, type ModernServerWrap } from '../../lib/wrap/modernServer/wrapModernServer.ts';
 import { legacyProgress, sleep, textOf, waitFor } from '../helpers/everything.ts';
 import { CONNECT_STDIO, connectCommand, legacyClient, MODERN_STDIO, ROOTS, startModernHttp, WRAPPED_STDIO, type LegacyClient } from '../helpers/modernFixture.ts';
 

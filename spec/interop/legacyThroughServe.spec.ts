@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
-import { wrapLegacyClient } from '../../lib/wrap/wrapLegacyClient.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+import { wrapLegacyClient } from '../../lib/wrap/legacyClient/wrapLegacyClient.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { everythingBackend, markedProcessesGone, reapMarked } from '../helpers/everything.ts';
 
 const chain = suite('a v1 client through wrapLegacyClient and wrapLegacyServer to server-everything');

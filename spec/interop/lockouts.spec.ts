@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
-import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/wrapLegacyServer.ts';
+import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { everythingBackend, markedProcesses, reapMarked, waitFor } from '../helpers/everything.ts';
 import { modernPost, openListen, type ModernAnswer } from '../helpers/modernHttp.ts';

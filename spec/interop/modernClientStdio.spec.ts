@@ -8,8 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { wrapModernClient } from '../../lib/wrap/wrapModernClient.ts';
-import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
+import { wrapModernClient } from '../../lib/wrap/modernClient/wrapModernClient.ts';
+import { VerdictCache } from '../../lib/probe/verdictCache.ts';
 import { EVERYTHING, MARKER, ROOT, markedProcesses, markedProcessesGone, reapMarked, textOf } from '../helpers/everything.ts';
 import { assertBasics, assertCancellation, assertInputRounds, assertLogLevels, assertProgress, assertSubscription, connectPinned, ROOTS, type Connected } from '../helpers/modernClient.ts';
 

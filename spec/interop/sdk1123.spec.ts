@@ -9,8 +9,8 @@ import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
-import { wrapModernClient } from '../../lib/wrap/wrapModernClient.ts';
+import { VerdictCache } from '../../lib/probe/verdictCache.ts';
+import { wrapModernClient } from '../../lib/wrap/modernClient/wrapModernClient.ts';
 import { ROOT, sleep, textOf } from '../helpers/everything.ts';
 import { connectPinned, ROOTS, type Connected } from '../helpers/modernClient.ts';
 

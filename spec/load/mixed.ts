@@ -15,8 +15,8 @@ import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Agent, request as httpRequest } from 'node:http';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
-import { MrtrBroker } from '../../lib/wrap/mrtr.ts';
-import { wrapLegacyServer } from '../../lib/wrap/wrapLegacyServer.ts';
+import { MrtrBroker } from '../../lib/wrap/mrtr/suspend.ts';
+import { wrapLegacyServer } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 
 export interface LoadOptions {
   readonly clients: number;

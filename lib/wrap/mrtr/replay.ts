@@ -7,17 +7,17 @@
  * Caveat: whatever the server does before its first push runs again on every round.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { ErrorCode, invalidParams, missingCapability } from '../core/errors.ts';
-import type { JsonRpcRequest } from '../core/jsonrpc.ts';
-import type { InputMethod } from '../core/legacy/inputs.ts';
-import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
-import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, type KeyedPush } from '../core/translate/inputRequests.ts';
-import { canonicalJson } from '../session/pool.ts';
-import type { RpcOutcome } from '../session/upstreamSession.ts';
-import type { Keyring } from '../state/keyring.ts';
-import { InProcessUsedStates, type UsedStates } from '../state/usedStates.ts';
-import { errorAnswer, streamHooks, type Answer, type PushableCall } from './modernDispatch.ts';
-import { scope } from '../signals.ts';
+import { ErrorCode, invalidParams, missingCapability } from '../../core/errors.ts';
+import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
+import type { InputMethod } from '../../core/legacy/inputs.ts';
+import { isRecord, omitKeys, type JsonObject } from '../../core/primitives.ts';
+import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, type KeyedPush } from '../../core/translate/inputRequests.ts';
+import { canonicalJson } from '../../session/pool.ts';
+import type { RpcOutcome } from '../../session/upstreamSession.ts';
+import type { Keyring } from '../../state/keyring.ts';
+import { InProcessUsedStates, type UsedStates } from '../../state/usedStates.ts';
+import { errorAnswer, streamHooks, type Answer, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { scope } from '../../signals.ts';
 
 /** One answered push: its key, the digest of the push, the result given upstream. */
 interface Recorded {

@@ -5,22 +5,22 @@
  * what a legacy peer would see. Stateful (the session, the calls in flight, the pushes of a round,
  * the log level, the subscriptions) and pure: the same transcript always explains the same way.
  */
-import { claimedEra } from '../era.ts';
-import type { WireError } from '../errors.ts';
-import { classify, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../jsonrpc.ts';
-import type { InitializeParams } from '../legacy/lifecycle.ts';
-import { LEGACY_SERVER_REQUESTS } from '../legacy/methods.ts';
-import type { InputMethod } from '../legacy/inputs.ts';
-import { isRecord, type Implementation, type JsonObject, type LoggingLevel } from '../primitives.ts';
-import type { InputRequests } from '../modern/inputs.ts';
-import { discoverToInitializeResult, initializeResultToDiscover } from './discover.ts';
-import { discoverToInitializeRequest, initializeToDiscoverRequest, readEnvelope, requestToLegacy, requestToModern, sessionFromInitialize, type LegacySessionView } from './envelope.ts';
-import { errorToLegacy, errorToModern } from './errors.ts';
-import { inputKeyOf, inputRequestToPush, inputRequiredResult, inputResponseToResult, readInputRequired, resultToInputResponse, retryRequest } from './inputRequests.ts';
-import { cancelToLegacy, cancelToModern, isLegacyOnlyNotification, logToLegacy, logToModern, progressToLegacy, progressToModern } from './notifications.ts';
-import { resultToLegacy, resultToModern } from './results.ts';
-import { filterToLegacySubscriptions, legacySubscriptionsToFilter, notificationFromListen, notificationToListen, readListenFilter } from './subscriptions.ts';
-import type { SubscriptionFilter } from '../modern/notifications.ts';
+import { claimedEra } from './era.ts';
+import type { WireError } from './errors.ts';
+import { classify, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
+import type { InitializeParams } from './legacy/lifecycle.ts';
+import { LEGACY_SERVER_REQUESTS } from './legacy/methods.ts';
+import type { InputMethod } from './legacy/inputs.ts';
+import { isRecord, type Implementation, type JsonObject, type LoggingLevel } from './primitives.ts';
+import type { InputRequests } from './modern/inputs.ts';
+import { discoverToInitializeResult, initializeResultToDiscover } from './translate/discover.ts';
+import { discoverToInitializeRequest, initializeToDiscoverRequest, readEnvelope, requestToLegacy, requestToModern, sessionFromInitialize, type LegacySessionView } from './translate/envelope.ts';
+import { errorToLegacy, errorToModern } from './translate/errors.ts';
+import { inputKeyOf, inputRequestToPush, inputRequiredResult, inputResponseToResult, readInputRequired, resultToInputResponse, retryRequest } from './translate/inputRequests.ts';
+import { cancelToLegacy, cancelToModern, isLegacyOnlyNotification, logToLegacy, logToModern, progressToLegacy, progressToModern } from './translate/notifications.ts';
+import { resultToLegacy, resultToModern } from './translate/results.ts';
+import { filterToLegacySubscriptions, legacySubscriptionsToFilter, notificationFromListen, notificationToListen, readListenFilter } from './translate/subscriptions.ts';
+import type { SubscriptionFilter } from './modern/notifications.ts';
 
 /** Who sent a message. */
 export type Side = 'client' | 'server';

@@ -8,9 +8,9 @@
 import { PassThrough } from 'node:stream';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { serveModernStdio } from '../../fixtures/servers/modernStdio.ts';
-import { createMemoryPair } from '../../lib/transport/memory.ts';
-import { wrapModernServer } from '../../lib/wrap/wrapModernServer.ts';
+import { serveModernStdio } from '../../../fixtures/servers/modernStdio.ts';
+import { createMemoryPair } from '../../../lib/transport/memory.ts';
+import { wrapModernServer } from '../../../lib/wrap/modernServer/wrapModernServer.ts';
 
 function inProcess() {
   const [client, server] = createMemoryPair();

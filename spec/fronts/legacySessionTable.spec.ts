@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EVICTABLE_AFTER_MS, LegacySessionTable } from '../../lib/wrap/legacySessionTable.ts';
+import { EVICTABLE_AFTER_MS, LegacySessionTable } from '../../lib/fronts/legacySessionTable.ts';
 
 /** A table of plain names whose closes are recorded. */
 function table(limits: ConstructorParameters<typeof LegacySessionTable>[0], closed: string[], now?: () => number) {

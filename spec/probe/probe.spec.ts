@@ -15,8 +15,8 @@ import { startSseServer } from '../../fixtures/servers/sseServer.ts';
 import type { ModernVersion } from '../../lib/core/era.ts';
 import { AdapterError } from '../../lib/core/errors.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
-import { createProbeEvents, probe, type ProbeEvents, type ProbeTarget } from '../../lib/wrap/probe.ts';
-import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
+import { createProbeEvents, probe, type ProbeEvents, type ProbeTarget } from '../../lib/probe/probe.ts';
+import { VerdictCache } from '../../lib/probe/verdictCache.ts';
 import { EVERYTHING, startEverythingHttp } from '../helpers/everything.ts';
 import { validateMessage } from '../helpers/schemas.ts';
 

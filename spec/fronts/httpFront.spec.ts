@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { modernMeta } from '../helpers/messages.ts';
 
 /** POSTs raw text to the Node listener with exactly these headers; the status and body (or why none came). */

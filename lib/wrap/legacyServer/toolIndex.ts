@@ -2,8 +2,8 @@
  * The upstream's tool definitions per session, learned once from `tools/list` (all pages) and
  * forgotten when the server announces a change: what `Mcp-Param-*` headers are checked against.
  */
-import { isRecord, type JsonObject } from '../core/primitives.ts';
-import type { UpstreamSession } from '../session/upstreamSession.ts';
+import { isRecord, type JsonObject } from '../../core/primitives.ts';
+import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import { readPages, type Catalog } from './catalog.ts';
 
 /** Tool input schemas by name, per upstream session. */

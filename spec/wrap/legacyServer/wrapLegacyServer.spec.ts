@@ -5,17 +5,17 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createPushServer } from '../../fixtures/servers/pushServer.ts';
-import { httpBackend, stdioBackend, type Backend } from '../../lib/session/backend.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
-import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
-import { modernMeta } from '../helpers/messages.ts';
-import { viaNode } from '../helpers/viaNode.ts';
-import { validateMessage } from '../helpers/schemas.ts';
+import { createPushServer } from '../../../fixtures/servers/pushServer.ts';
+import { httpBackend, stdioBackend, type Backend } from '../../../lib/session/backend.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { serveNodeHttp, type RunningHttpServer } from '../../../lib/transport/nodeHttp.ts';
+import { modernMeta } from '../../helpers/messages.ts';
+import { viaNode } from '../../helpers/viaNode.ts';
+import { validateMessage } from '../../helpers/schemas.ts';
 
 const URL_ = 'http://127.0.0.1:3000/mcp';
 const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
-const PUSH_STDIO = resolve(import.meta.dirname, '../../fixtures/servers/pushServerStdio.ts');
+const PUSH_STDIO = resolve(import.meta.dirname, '../../../fixtures/servers/pushServerStdio.ts');
 
 function body(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}, id: number | string = 1) {
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta(meta) } };

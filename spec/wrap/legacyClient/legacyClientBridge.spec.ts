@@ -8,17 +8,17 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createModernHandler } from '../../fixtures/servers/modernHttp.ts';
-import { STATE } from '../../fixtures/servers/modernServer.ts';
-import { serveModernStdio } from '../../fixtures/servers/modernStdio.ts';
-import { createPushServer } from '../../fixtures/servers/pushServer.ts';
-import type { JsonRpcMessage } from '../../lib/core/jsonrpc.ts';
-import { createMemoryPair } from '../../lib/transport/memory.ts';
-import type { Transport } from '../../lib/transport/transport.ts';
-import { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeOptions } from '../../lib/wrap/legacyClientBridge.ts';
-import { wrapLegacyClient } from '../../lib/wrap/wrapLegacyClient.ts';
-import { startEverythingHttp } from '../helpers/everything.ts';
-import { validateMessage, type Revision } from '../helpers/schemas.ts';
+import { createModernHandler } from '../../../fixtures/servers/modernHttp.ts';
+import { STATE } from '../../../fixtures/servers/modernServer.ts';
+import { serveModernStdio } from '../../../fixtures/servers/modernStdio.ts';
+import { createPushServer } from '../../../fixtures/servers/pushServer.ts';
+import type { JsonRpcMessage } from '../../../lib/core/jsonrpc.ts';
+import { createMemoryPair } from '../../../lib/transport/memory.ts';
+import type { Transport } from '../../../lib/transport/transport.ts';
+import { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeOptions } from '../../../lib/wrap/legacyClient/legacyClientBridge.ts';
+import { wrapLegacyClient } from '../../../lib/wrap/legacyClient/wrapLegacyClient.ts';
+import { startEverythingHttp } from '../../helpers/everything.ts';
+import { validateMessage, type Revision } from '../../helpers/schemas.ts';
 
 type Msg = Record<string, any>;
 

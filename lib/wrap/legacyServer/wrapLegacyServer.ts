@@ -5,31 +5,31 @@
  * Web `fetch` handler; the stdio front and the Node listener build on the same object.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createEmitter, type Emitter } from '../events.ts';
-import { scope, type Scope } from '../signals.ts';
-import { claimedEra } from '../core/era.ts';
-import { AdapterError, ErrorCode } from '../core/errors.ts';
-import type { ModernVersion } from '../core/era.ts';
-import type { JsonRpcRequest } from '../core/jsonrpc.ts';
-import type { Implementation } from '../core/primitives.ts';
-import type { CacheDefaults } from '../core/translate/context.ts';
-import { readEnvelope } from '../core/translate/envelope.ts';
-import { verifyHeaders } from '../core/translate/headers.ts';
-import { inProcessBackend, type Backend, type ConnectableServer } from '../session/backend.ts';
-import { canonicalJson, SessionPool, type SessionKey } from '../session/pool.ts';
-import type { InitializeResult } from '../core/legacy/lifecycle.ts';
-import type { RpcOutcome } from '../session/upstreamSession.ts';
-import { createHttpFront, type HttpFrontOptions } from './httpFront.ts';
-import { requestPrincipal } from '../transport/httpEdge.ts';
-import { LegacyHttpSessions } from './legacyHttpSessions.ts';
-import type { LegacySessionLimits } from './legacySessionTable.ts';
-import { Shares } from '../session/shares.ts';
-import { Openings } from '../session/gate.ts';
+import { createEmitter, type Emitter } from '../../events.ts';
+import { scope, type Scope } from '../../signals.ts';
+import { claimedEra } from '../../core/era.ts';
+import { AdapterError, ErrorCode } from '../../core/errors.ts';
+import type { ModernVersion } from '../../core/era.ts';
+import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
+import type { Implementation } from '../../core/primitives.ts';
+import type { CacheDefaults } from '../../core/translate/context.ts';
+import { readEnvelope } from '../../core/translate/envelope.ts';
+import { verifyHeaders } from '../../core/translate/headers.ts';
+import { inProcessBackend, type Backend, type ConnectableServer } from '../../session/backend.ts';
+import { canonicalJson, SessionPool, type SessionKey } from '../../session/pool.ts';
+import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
+import type { RpcOutcome } from '../../session/upstreamSession.ts';
+import { createHttpFront, type HttpFrontOptions } from '../../fronts/httpFront.ts';
+import { requestPrincipal } from '../../transport/httpEdge.ts';
+import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
+import type { LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
+import { Shares } from '../../session/shares.ts';
+import { Openings } from '../../session/gate.ts';
 import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
 import { errorAnswer, serveModern, type Answer, type InputBroker, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
-import { MrtrBroker, type MrtrOptions } from './mrtr.ts';
+import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 
 export interface WrapLegacyServerOptions {
   /** The legacy server: a backend (`stdioBackend`, `httpBackend`, `inProcessBackend`), or an SDK server or factory. */

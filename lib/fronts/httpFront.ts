@@ -33,7 +33,7 @@ import {
 } from '../transport/httpEdge.ts';
 import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
-import { errorAnswer, type Answer, type ModernContext } from './modernDispatch.ts';
+import { errorAnswer, type Answer, type ModernContext } from '../wrap/legacyServer/modernDispatch.ts';
 
 /** The HTTP edge options of a wrap. */
 export type HttpFrontOptions = EdgeLimits &

@@ -8,16 +8,16 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
-import { isRecord } from '../core/primitives.ts';
-import { bodyFailureMessage, checkOrigin, jsonError, jsonResponse, readBody, refusalResponse, requestPrincipal, type EdgeLimits, type OriginPolicy } from '../transport/httpEdge.ts';
-import { LegacySessionTable, type LegacySessionLimits } from './legacySessionTable.ts';
-import { frame, LineFramer } from '../transport/lineFramer.ts';
-import type { ModernUpstream } from '../transport/modernUpstream.ts';
-import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
-import type { MessageExtra } from '../transport/transport.ts';
-import { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeOptions } from './legacyClientBridge.ts';
-import { modernUpstream, type ModernServerTarget } from './wrapLegacyClient.ts';
+import { errorResponse, type JsonRpcMessage } from '../../core/jsonrpc.ts';
+import { isRecord } from '../../core/primitives.ts';
+import { bodyFailureMessage, checkOrigin, jsonError, jsonResponse, readBody, refusalResponse, requestPrincipal, type EdgeLimits, type OriginPolicy } from '../../transport/httpEdge.ts';
+import { LegacySessionTable, type LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
+import { frame, LineFramer } from '../../transport/lineFramer.ts';
+import type { ModernUpstream } from '../../transport/modernUpstream.ts';
+import { StdioChildTransport, type StdioChildOptions } from '../../transport/stdioChild.ts';
+import type { MessageExtra } from '../../transport/transport.ts';
+import { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeOptions } from '../legacyClient/legacyClientBridge.ts';
+import { modernUpstream, type ModernServerTarget } from '../legacyClient/wrapLegacyClient.ts';
 
 /** Where the modern server is: anything `wrapLegacyClient` takes, or a command to spawn. */
 export type ModernBackend = ModernServerTarget | (StdioChildOptions & { readonly command: string });

@@ -5,17 +5,17 @@
  * ends when the client leaves (nothing more is sent) or gracefully with the listen result (the
  * session closed, the wrap shut down, or the session's share was wanted by another caller).
  */
-import { resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../core/jsonrpc.ts';
-import { internalError, invalidParams } from '../core/errors.ts';
-import type { JsonObject } from '../core/primitives.ts';
-import type { SubscriptionFilter } from '../core/modern/notifications.ts';
-import { serverCapabilitiesToModern } from '../core/translate/capabilities.ts';
-import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../core/translate/subscriptions.ts';
-import { readEnvelope, type Envelope } from '../core/translate/envelope.ts';
-import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
-import { keyText, type SessionKey } from '../session/pool.ts';
-import { Shares, type Holding } from '../session/shares.ts';
-import type { UpstreamSession } from '../session/upstreamSession.ts';
+import { resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../../core/jsonrpc.ts';
+import { internalError, invalidParams } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/primitives.ts';
+import type { SubscriptionFilter } from '../../core/modern/notifications.ts';
+import { serverCapabilitiesToModern } from '../../core/translate/capabilities.ts';
+import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../../core/translate/subscriptions.ts';
+import { readEnvelope, type Envelope } from '../../core/translate/envelope.ts';
+import { limitRefusal, type LimitRefusal } from '../../core/limits.ts';
+import { keyText, type SessionKey } from '../../session/pool.ts';
+import { Shares, type Holding } from '../../session/shares.ts';
+import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import { errorAnswer, keyFor, ownRoots, refusedAnswer, unavailable, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
 
 interface Listener {

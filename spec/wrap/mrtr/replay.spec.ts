@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { Keyring } from '../../lib/state/keyring.ts';
-import { MrtrBroker } from '../../lib/wrap/mrtr.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/wrapLegacyServer.ts';
-import { modernMeta } from '../helpers/messages.ts';
+import { Keyring } from '../../../lib/state/keyring.ts';
+import { MrtrBroker } from '../../../lib/wrap/mrtr/suspend.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { modernMeta } from '../../helpers/messages.ts';
 
 /** A legacy server whose tool asks twice (name, then colour) and counts how often it starts. */
 function twoQuestionServer(counter: { starts: number; questions: string[] }) {

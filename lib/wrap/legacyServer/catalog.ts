@@ -4,8 +4,8 @@
  * targets are remembered as pushing or quiet, so what a caller remembers of a server is bounded by
  * what the server offers, never by names callers make up. Bounded itself all the same.
  */
-import { isRecord, type JsonObject } from '../core/primitives.ts';
-import type { UpstreamSession } from '../session/upstreamSession.ts';
+import { isRecord, type JsonObject } from '../../core/primitives.ts';
+import type { UpstreamSession } from '../../session/upstreamSession.ts';
 
 /** The list methods, what each lists and the key of its items' names. */
 const LISTS: Readonly<Record<string, { readonly items: string; readonly name: string; readonly target: string }>> = {

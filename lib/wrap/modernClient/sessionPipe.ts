@@ -4,12 +4,12 @@
  * `initialize`, an expired HTTP session, and raises the server's log level when a request asks for
  * more. It moves messages; it decides nothing about them.
  */
-import type { RequestId, JsonRpcMessage } from '../core/jsonrpc.ts';
-import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../core/primitives.ts';
-import type { Backend } from '../session/backend.ts';
-import { LegacyHttpClientTransport } from '../transport/legacyHttpClient.ts';
-import type { StdioChildTransport } from '../transport/stdioChild.ts';
-import type { Transport } from '../transport/transport.ts';
+import type { RequestId, JsonRpcMessage } from '../../core/jsonrpc.ts';
+import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../../core/primitives.ts';
+import type { Backend } from '../../session/backend.ts';
+import { LegacyHttpClientTransport } from '../../transport/legacyHttpClient.ts';
+import type { StdioChildTransport } from '../../transport/stdioChild.ts';
+import type { Transport } from '../../transport/transport.ts';
 
 let setLevelIds = 0;
 

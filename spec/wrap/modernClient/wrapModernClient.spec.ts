@@ -10,16 +10,16 @@ import { LOG_LEVEL_META_KEY } from '@modelcontextprotocol/client';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createDualEraServer } from '../../fixtures/servers/dualEraServer.ts';
-import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
-import { startAhead } from '../../lib/transport/spawnChild.ts';
-import type { StdioChildOptions } from '../../lib/transport/stdioChild.ts';
-import { targetKey } from '../../lib/wrap/probe.ts';
-import { VerdictCache } from '../../lib/wrap/verdictCache.ts';
-import { wrapModernClient } from '../../lib/wrap/wrapModernClient.ts';
-import { EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, ROOT, sleep, textOf, waitFor } from '../helpers/everything.ts';
-import { connectPinned } from '../helpers/modernClient.ts';
-import { validateMessage } from '../helpers/schemas.ts';
+import { createDualEraServer } from '../../../fixtures/servers/dualEraServer.ts';
+import { serveNodeHttp } from '../../../lib/transport/nodeHttp.ts';
+import { startAhead } from '../../../lib/transport/spawnChild.ts';
+import type { StdioChildOptions } from '../../../lib/transport/stdioChild.ts';
+import { targetKey } from '../../../lib/probe/probe.ts';
+import { VerdictCache } from '../../../lib/probe/verdictCache.ts';
+import { wrapModernClient } from '../../../lib/wrap/modernClient/wrapModernClient.ts';
+import { EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, ROOT, sleep, textOf, waitFor } from '../../helpers/everything.ts';
+import { connectPinned } from '../../helpers/modernClient.ts';
+import { validateMessage } from '../../helpers/schemas.ts';
 
 function quirky(mode: string, marker: string, stderr: StdioChildOptions['stderr'] = 'ignore'): StdioChildOptions {
   return { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/quirkyStdio.ts'), mode], cwd: ROOT, env: { [MARKER]: marker }, stderr };

@@ -5,21 +5,21 @@
  * in-process `wrapLegacyServer` whose upstream is that same server, so `initialize`, sessions,
  * pushes turned into MRTR rounds, logs, progress, subscriptions and cancellation are translated.
  */
-import type { Emitter } from '../events.ts';
-import { AdapterError, ErrorCode, internalError } from '../core/errors.ts';
-import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
-import { MetaKey } from '../core/era.ts';
-import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../core/primitives.ts';
-import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
-import type { LegacyHttpClientOptions } from '../transport/legacyHttpClient.ts';
-import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
-import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
-import type { SdkTransport, Transport, TransportMessage } from '../transport/transport.ts';
-import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from './probe.ts';
-import { processVerdictCache, type Verdict } from './verdictCache.ts';
-import type { ModernContext } from './modernDispatch.ts';
+import type { Emitter } from '../../events.ts';
+import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
+import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
+import { MetaKey } from '../../core/era.ts';
+import { isRecord, LOGGING_LEVELS, type LoggingLevel } from '../../core/primitives.ts';
+import { httpBackend, stdioBackend, type Backend } from '../../session/backend.ts';
+import type { LegacyHttpClientOptions } from '../../transport/legacyHttpClient.ts';
+import { ModernHttpClientTransport } from '../../transport/modernHttpClient.ts';
+import { StdioChildTransport, type StdioChildOptions } from '../../transport/stdioChild.ts';
+import type { SdkTransport, Transport, TransportMessage } from '../../transport/transport.ts';
+import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from '../../probe/probe.ts';
+import { processVerdictCache, type Verdict } from '../../probe/verdictCache.ts';
+import type { ModernContext } from '../legacyServer/modernDispatch.ts';
 import { adoptingBackend, type PipeHooks } from './sessionPipe.ts';
-import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from './wrapLegacyServer.ts';
+import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../legacyServer/wrapLegacyServer.ts';
 
 /** Options of {@link wrapModernClient}: how to probe, and how to serve a legacy server. */
 export interface WrapModernClientOptions extends Omit<ProbeOptions, 'keepProcess' | 'force' | 'events'> {

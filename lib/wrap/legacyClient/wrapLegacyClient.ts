@@ -4,9 +4,9 @@
  * in-process server's end of a memory pair, or a `StdioChildTransport` from `mcp-dual-era/server`
  * for a spawned process), or a ready `ModernUpstream`. Runtime-neutral: spawning lives elsewhere.
  */
-import { ModernHttpUpstream, type ModernHttpUpstreamOptions } from '../transport/modernHttpUpstream.ts';
-import { ModernPipeUpstream, type ModernUpstream } from '../transport/modernUpstream.ts';
-import type { Transport } from '../transport/transport.ts';
+import { ModernHttpUpstream, type ModernHttpUpstreamOptions } from '../../transport/modernHttpUpstream.ts';
+import { ModernPipeUpstream, type ModernUpstream } from '../../transport/modernUpstream.ts';
+import type { Transport } from '../../transport/transport.ts';
 import { LegacyClientBridge, type LegacyClientBridgeOptions } from './legacyClientBridge.ts';
 
 /** Where the modern server is: an HTTP endpoint, a pipe to it, or a ready upstream. */

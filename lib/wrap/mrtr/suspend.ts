@@ -6,20 +6,20 @@
  * answer the parked pushes and resume the call. Parked calls that are never resumed are released.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { ErrorCode, invalidParams, missingCapability, type WireError } from '../core/errors.ts';
-import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';
-import type { InputMethod } from '../core/legacy/inputs.ts';
-import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
-import type { Envelope } from '../core/translate/envelope.ts';
-import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, urlElicitationToInputRequired, type KeyedPush } from '../core/translate/inputRequests.ts';
-import { canonicalJson } from '../session/pool.ts';
-import type { CallHooks, RpcOutcome } from '../session/upstreamSession.ts';
-import { Keyring } from '../state/keyring.ts';
-import { Shares, type Holding } from '../session/shares.ts';
-import { DeadlineList } from '../signals.ts';
+import { ErrorCode, invalidParams, missingCapability, type WireError } from '../../core/errors.ts';
+import type { JsonRpcRequest, RequestId } from '../../core/jsonrpc.ts';
+import type { InputMethod } from '../../core/legacy/inputs.ts';
+import { isRecord, omitKeys, type JsonObject } from '../../core/primitives.ts';
+import type { Envelope } from '../../core/translate/envelope.ts';
+import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, urlElicitationToInputRequired, type KeyedPush } from '../../core/translate/inputRequests.ts';
+import { canonicalJson } from '../../session/pool.ts';
+import type { CallHooks, RpcOutcome } from '../../session/upstreamSession.ts';
+import { Keyring } from '../../state/keyring.ts';
+import { Shares, type Holding } from '../../session/shares.ts';
+import { DeadlineList } from '../../signals.ts';
 import { ReplayRunner } from './replay.ts';
-import { deliverLog, deliverProgress, errorAnswer, refusedAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from './modernDispatch.ts';
-import { limitRefusal } from '../core/limits.ts';
+import { deliverLog, deliverProgress, errorAnswer, refusedAnswer, type Answer, type InputBroker, type ModernContext, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { limitRefusal } from '../../core/limits.ts';
 
 export interface MrtrOptions {
   /** Seals `requestState`; default a random key per process (retries cannot cross processes). */

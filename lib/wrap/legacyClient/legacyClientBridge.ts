@@ -6,26 +6,26 @@
  * upstream `subscriptions/listen`. When the upstream turns out to be legacy the session is relayed
  * unchanged. Not an HTTP or stdio front: `wrapModernServer` puts those around it.
  */
-import { AdapterError, ErrorCode, internalError, invalidRequest, type WireError } from '../core/errors.ts';
-import { LATEST_MODERN_VERSION, LEGACY_VERSIONS, negotiateLegacyVersion, pickModernVersion, type LegacyVersion, type ModernVersion } from '../core/era.ts';
-import { classify, errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
-import { InitializeParamsSchema, type InitializeParams } from '../core/legacy/lifecycle.ts';
-import { isInputMethod } from '../core/legacy/inputs.ts';
-import { isMrtrMethod, type InputRequests } from '../core/modern/inputs.ts';
-import { isRecord, LoggingLevelSchema, type JsonObject, type LoggingLevel } from '../core/primitives.ts';
-import { assembleBatch, splitBatch } from '../core/translate/batch.ts';
-import { discoverToInitializeResult } from '../core/translate/discover.ts';
-import { requestToModern, sessionFromInitialize, sessionMeta, type LegacySessionView } from '../core/translate/envelope.ts';
-import { inputRequestToPush, readInputRequired, resultToInputResponse, retryRequest } from '../core/translate/inputRequests.ts';
-import { discoverVerdict, inputFailure, refusalToInitializeError, unanswerableInputs, upstreamErrorToLegacy } from '../core/translate/legacyClient.ts';
-import { logToLegacy, progressToLegacy } from '../core/translate/notifications.ts';
-import { resultToLegacy } from '../core/translate/results.ts';
-import { legacySubscriptionsToFilter, notificationFromListen } from '../core/translate/subscriptions.ts';
-import { fail, ok, type Outcome } from '../core/outcome.ts';
+import { AdapterError, ErrorCode, internalError, invalidRequest, type WireError } from '../../core/errors.ts';
+import { LATEST_MODERN_VERSION, LEGACY_VERSIONS, negotiateLegacyVersion, pickModernVersion, type LegacyVersion, type ModernVersion } from '../../core/era.ts';
+import { classify, errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../../core/jsonrpc.ts';
+import { InitializeParamsSchema, type InitializeParams } from '../../core/legacy/lifecycle.ts';
+import { isInputMethod } from '../../core/legacy/inputs.ts';
+import { isMrtrMethod, type InputRequests } from '../../core/modern/inputs.ts';
+import { isRecord, LoggingLevelSchema, type JsonObject, type LoggingLevel } from '../../core/primitives.ts';
+import { assembleBatch, splitBatch } from '../../core/translate/batch.ts';
+import { discoverToInitializeResult } from '../../core/translate/discover.ts';
+import { requestToModern, sessionFromInitialize, sessionMeta, type LegacySessionView } from '../../core/translate/envelope.ts';
+import { inputRequestToPush, readInputRequired, resultToInputResponse, retryRequest } from '../../core/translate/inputRequests.ts';
+import { discoverVerdict, inputFailure, refusalToInitializeError, unanswerableInputs, upstreamErrorToLegacy } from '../../core/translate/legacyClient.ts';
+import { logToLegacy, progressToLegacy } from '../../core/translate/notifications.ts';
+import { resultToLegacy } from '../../core/translate/results.ts';
+import { legacySubscriptionsToFilter, notificationFromListen } from '../../core/translate/subscriptions.ts';
+import { fail, ok, type Outcome } from '../../core/outcome.ts';
 import * as v from 'valibot';
-import { createEmitter } from '../events.ts';
-import { UpstreamHttpError, type ModernUpstream } from '../transport/modernUpstream.ts';
-import type { MessageExtra, SdkTransport, Transport, TransportMessage } from '../transport/transport.ts';
+import { createEmitter } from '../../events.ts';
+import { UpstreamHttpError, type ModernUpstream } from '../../transport/modernUpstream.ts';
+import type { MessageExtra, SdkTransport, Transport, TransportMessage } from '../../transport/transport.ts';
 
 /** Options of a legacy client session bridged to a modern server. */
 export interface LegacyClientBridgeOptions {

@@ -14,7 +14,7 @@ import { Cancellation } from '../signals.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { Transport } from '../transport/transport.ts';
-import type { LegacyServerWrap } from './wrapLegacyServer.ts';
+import type { LegacyServerWrap } from '../wrap/legacyServer/wrapLegacyServer.ts';
 
 export interface StdioFrontOptions {
   readonly input?: Readable;
