@@ -1,0 +1,166 @@
+/**
+ * `requestState`: what a sealed state names, how it is sealed, and every check made when a retry
+ * brings it back (key, integrity, principal, method, params digest, round, expiry, single use), with
+ * the one set of refusals those checks answer with. A suspend state names a parked call; a replay
+ * state carries the answers given so far. Not here: what a parked call is or how a round is run.
+ */
+import { createHash } from 'node:crypto';
+import * as v from 'valibot';
+import { invalidParams, type WireError } from '../core/errors.ts';
+import type { JsonRpcRequest } from '../core/jsonrpc.ts';
+import { fail, ok, type Outcome } from '../core/outcome.ts';
+import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
+import { canonicalJson } from '../session/pool.ts';
+import type { Keyring } from './keyring.ts';
+import type { UsedStates } from './usedStates.ts';
+
+/** A base64url SHA-256 of `text`, whole (`size` 43) or cut to `size` characters. */
+function digest(text: string, size = 43): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, size);
+}
+
+/** What a state keeps of the caller: a tag of its principal, never the principal itself. */
+export function principalTag(principal: string): string {
+  return digest(principal, 22);
+}
+
+/** What a state keeps of the request's params: a digest, without `_meta` and the retry's own members. */
+export function paramsDigest(params: JsonObject | undefined): string {
+  return digest(canonicalJson(params ? omitKeys(params, ['_meta', 'inputResponses', 'requestState']) : {}));
+}
+
+/** What identifies a push across runs of a call (replay mode): its method and params, without `_meta`. */
+export function pushDigest(push: Pick<JsonRpcRequest, 'method' | 'params'>): string {
+  const params = isRecord(push.params) ? omitKeys(push.params, ['_meta']) : {};
+  return digest(`${push.method}\u0000${canonicalJson(params)}`, 22);
+}
+
+const Binding = {
+  /** `principalTag` of the caller the state was minted for. */
+  principalTag: v.string(),
+  method: v.string(),
+  /** `paramsDigest` of the request's params. */
+  paramsDigest: v.string(),
+  /** The round the state answers: 1 for the first `input_required`. */
+  round: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  /** When the state stops opening (ms since the epoch). */
+  expiresAt: v.number(),
+};
+
+/** The state of a suspended call: its retry resumes the parked call it names. */
+export const SuspendStateSchema = v.object({
+  kind: v.literal('suspend'),
+  ...Binding,
+  /** The id of the parked call. */
+  callId: v.string(),
+});
+export type SuspendState = v.InferOutput<typeof SuspendStateSchema>;
+
+/** One push answered in replay mode: its input key, the digest of the push, the result given upstream. */
+export const RecordedAnswerSchema = v.object({
+  key: v.string(),
+  pushDigest: v.string(),
+  result: v.record(v.string(), v.unknown()),
+});
+export type RecordedAnswer = v.InferOutput<typeof RecordedAnswerSchema>;
+
+/** The state of a replayed call: the answers given so far and the pushes the last round asked. */
+export const ReplayStateSchema = v.object({
+  kind: v.literal('replay'),
+  ...Binding,
+  /** This state's own id, so that it can be used once. */
+  stateId: v.string(),
+  answers: v.array(RecordedAnswerSchema),
+  /** The pushes asked in the last round: input key → `pushDigest`. */
+  asked: v.record(v.string(), v.string()),
+});
+export type ReplayState = v.InferOutput<typeof ReplayStateSchema>;
+
+/** Any state we seal. */
+export type RequestState = SuspendState | ReplayState;
+export type StateKind = RequestState['kind'];
+type StateOf<K extends StateKind> = Extract<RequestState, { kind: K }>;
+
+const SCHEMAS = { suspend: SuspendStateSchema, replay: ReplayStateSchema } as const;
+
+/** Authenticated with each kind, so that a state of one kind never opens as the other. */
+const AAD: Readonly<Record<StateKind, string>> = { suspend: 'requestState', replay: 'replayState' };
+
+/** Every reason a state is refused, and what the client is told (after `requestState `). */
+export const STATE_REFUSALS = {
+  'unknown-key': 'was sealed under a key this server no longer holds',
+  'not-ours': 'is not valid: it was altered or is not ours',
+  unreadable: 'is not valid',
+  expired: 'has expired; start the request again without it',
+  'other-principal': 'belongs to another caller',
+  'other-method': 'was issued for a different request',
+  'other-params': 'was issued for a different request',
+  gone: 'refers to a call that is no longer waiting (finished, released or on another server)',
+  'stale-round': 'was already used',
+  used: 'was already used',
+} as const;
+export type StateRefusalReason = keyof typeof STATE_REFUSALS;
+
+/** A refused state: the wire error to answer with (`-32602`), and why. */
+export interface StateRefusal extends WireError {
+  readonly reason: StateRefusalReason;
+}
+
+/** The refusal for `reason`. */
+export function stateRefusal(reason: StateRefusalReason): StateRefusal {
+  return { ...invalidParams(`requestState ${STATE_REFUSALS[reason]}`), reason };
+}
+
+/** Seals `state` under the keyring's newest key; the text is what the client carries back. */
+export function sealState(keyring: Keyring, state: RequestState): string {
+  return keyring.seal(new TextEncoder().encode(JSON.stringify(state)), AAD[state.kind]);
+}
+
+/** What the request that brings a state back must match. */
+export interface StateExpectation<K extends StateKind> {
+  readonly kind: K;
+  readonly principal: string;
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+  /** The time now (ms). */
+  readonly now: number;
+  /**
+   * The round the state must name, from the call it names: undefined when no call awaits it
+   * (suspend mode, where the parked call's round makes each state single use).
+   */
+  readonly round?: (state: StateOf<K>) => number | undefined | Promise<number | undefined>;
+  /** Takes each state once (replay mode, where nothing on the server remembers a state). */
+  readonly used?: UsedStates;
+}
+
+/** The id a state is taken under in `UsedStates`. */
+function useId(state: RequestState): string {
+  return state.kind === 'replay' ? state.stateId : `${state.callId}/${state.round}`;
+}
+
+/** Opens a sealed state and makes every check on it, in order; the first that fails refuses it. */
+export async function openState<K extends StateKind>(keyring: Keyring, sealed: string, expect: StateExpectation<K>): Promise<Outcome<StateOf<K>, StateRefusal>> {
+  const opened = keyring.open(sealed, AAD[expect.kind]);
+  if (!opened.ok) return fail(stateRefusal(opened.error === 'unknown-key' ? 'unknown-key' : 'not-ours'));
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(opened.value));
+  } catch {
+    return fail(stateRefusal('unreadable'));
+  }
+  const parsed = v.safeParse(SCHEMAS[expect.kind], json);
+  if (!parsed.success) return fail(stateRefusal('unreadable'));
+  const state = parsed.output as StateOf<K>;
+  if (state.expiresAt < expect.now) return fail(stateRefusal('expired'));
+  if (state.principalTag !== principalTag(expect.principal)) return fail(stateRefusal('other-principal'));
+  if (state.method !== expect.method) return fail(stateRefusal('other-method'));
+  if (state.paramsDigest !== paramsDigest(expect.params)) return fail(stateRefusal('other-params'));
+  if (expect.round) {
+    const round = await expect.round(state);
+    if (round === undefined) return fail(stateRefusal('gone'));
+    if (round !== state.round) return fail(stateRefusal('stale-round'));
+  }
+  // Last, so that a state refused for another reason is not used up.
+  if (expect.used && !(await expect.used.claim(useId(state), state.expiresAt))) return fail(stateRefusal('used'));
+  return ok(state);
+}
