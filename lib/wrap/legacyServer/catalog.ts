@@ -6,6 +6,7 @@
  */
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
+import { readPages } from '../readPages.ts';
 
 /** The list methods, what each lists and the key of its items' names. */
 const LISTS: Readonly<Record<string, { readonly items: string; readonly name: string; readonly target: string }>> = {
@@ -19,20 +20,6 @@ const LIST_OF: Readonly<Record<string, string>> = Object.fromEntries(Object.entr
 
 /** Most targets remembered (a server listing more is served as well, only less knowingly). */
 const MAX_TARGETS = 10_000;
-/** Most pages of one list read. */
-const MAX_PAGES = 100;
-
-/** Reads every page of a list method on `session` (at most `MAX_PAGES`), handing each result over. */
-export async function readPages(session: UpstreamSession, method: string, onPage: (result: JsonObject) => void): Promise<void> {
-  let cursor: string | undefined;
-  for (let page = 0; page < MAX_PAGES; page++) {
-    const outcome = await session.call(method, cursor === undefined ? undefined : { cursor });
-    if ('error' in outcome) throw new Error(outcome.error.message);
-    onPage(outcome.result);
-    cursor = typeof outcome.result['nextCursor'] === 'string' ? outcome.result['nextCursor'] : undefined;
-    if (cursor === undefined) return;
-  }
-}
 
 /** The targets (`tools/call:name`, `prompts/get:name`, `resources/read:uri`) the upstream listed. */
 export class Catalog {
@@ -51,7 +38,7 @@ export class Catalog {
     const session = sessionFor();
     if (session === undefined || session.closed) return false;
     this.#asked.add(method);
-    readPages(session, method, (result) => this.note(method, result)).catch(() => this.#asked.delete(method));
+    readPages((cursor) => session.call(method, cursor === undefined ? undefined : { cursor }), (result) => this.note(method, result)).catch(() => this.#asked.delete(method));
     return false;
   }
 

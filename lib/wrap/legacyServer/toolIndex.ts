@@ -4,7 +4,8 @@
  */
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
-import { readPages, type Catalog } from './catalog.ts';
+import type { Catalog } from './catalog.ts';
+import { readPages } from '../readPages.ts';
 
 /** Tool input schemas by name, per upstream session. */
 export class ToolIndex {
@@ -48,7 +49,7 @@ export class ToolIndex {
 
   async #load(session: UpstreamSession): Promise<Map<string, unknown>> {
     const tools = new Map<string, unknown>();
-    await readPages(session, 'tools/list', (result) => {
+    await readPages((cursor) => session.call('tools/list', cursor === undefined ? undefined : { cursor }), (result) => {
       this.#catalog?.note('tools/list', result);
       for (const tool of (result['tools'] as JsonObject[] | undefined) ?? []) if (isRecord(tool) && typeof tool['name'] === 'string') tools.set(tool['name'], tool['inputSchema']);
     });

@@ -1,0 +1,98 @@
+/**
+ * The legacy handshake answered locally: `initialize` from the upstream's `server/discover`
+ * (cached per upstream, asked again once in a version the server names), agreeing the versions and
+ * the session on the way. Not the relay of a legacy upstream: the bridge does that when told so.
+ */
+import { ErrorCode, internalError, type WireError } from '../../core/errors.ts';
+import { negotiateLegacyVersion, pickModernVersion, type LegacyVersion } from '../../core/era.ts';
+import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../core/jsonrpc.ts';
+import { InitializeParamsSchema, type InitializeParams } from '../../core/legacy/lifecycle.ts';
+import { fail, ok, type Outcome } from '../../core/outcome.ts';
+import { isRecord, type JsonObject, type LoggingLevel } from '../../core/primitives.ts';
+import { discoverToInitializeResult } from '../../core/translate/discover.ts';
+import { sessionFromInitialize, sessionMeta } from '../../core/translate/envelope.ts';
+import { discoverVerdict, refusalToInitializeError } from '../../core/translate/legacyClient.ts';
+import * as v from 'valibot';
+import { UpstreamHttpError, type ModernUpstream } from '../../transport/modernUpstream.ts';
+import type { BridgeSession } from './bridgeSession.ts';
+
+/** A discover result shared by the sessions of one upstream, valid until `expiresAt`. */
+export class DiscoverCache {
+  #entry: { result: JsonObject; expiresAt: number } | undefined;
+  get(now: number): JsonObject | undefined {
+    return this.#entry && this.#entry.expiresAt > now ? this.#entry.result : undefined;
+  }
+  set(result: JsonObject, now: number): void {
+    const ttl = typeof result['ttlMs'] === 'number' && result['ttlMs'] > 0 ? result['ttlMs'] : 0;
+    this.#entry = { result, expiresAt: now + ttl };
+  }
+}
+
+/** What a handshake reads and where it writes what was agreed. */
+export interface HandshakeContext {
+  readonly upstream: ModernUpstream;
+  readonly cache: DiscoverCache;
+  readonly now: () => number;
+  /** Written: the modern version (while discovering), then the legacy version, capabilities and view. */
+  readonly session: BridgeSession;
+  readonly defaultLogLevel?: LoggingLevel | undefined;
+  readonly legacyVersions?: readonly LegacyVersion[] | undefined;
+}
+
+/** The upstream's discover result, its refusal as an `initialize` error, or `legacy`. */
+async function discover(params: InitializeParams, ctx: HandshakeContext): Promise<Outcome<JsonObject, WireError> | 'legacy'> {
+  const state = ctx.session;
+  const cached = ctx.cache.get(ctx.now());
+  if (cached) {
+    state.modernVersion = (Array.isArray(cached['supportedVersions']) ? pickModernVersion(cached['supportedVersions']) : undefined) ?? state.modernVersion;
+    return ok(cached);
+  }
+  // A -32022 naming a modern version we speak is answered by asking again in that version, once.
+  for (let attempt = 0; ; attempt++) {
+    const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: sessionMeta(sessionFromInitialize(params), undefined, state.modernVersion) } };
+    let answer: JsonRpcResponse;
+    try {
+      answer = await ctx.upstream.request(request);
+    } catch (e) {
+      if (e instanceof UpstreamHttpError && (e.status === 401 || e.status === 403)) return fail(refusalToInitializeError({ status: e.status }));
+      if (e instanceof UpstreamHttpError && e.status >= 400 && e.status < 500) return 'legacy';
+      return fail(internalError(`the upstream MCP server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+    }
+    const verdict = discoverVerdict('result' in answer ? { result: answer.result } : { error: answer.error });
+    if (verdict.era === 'legacy') return 'legacy';
+    if (verdict.era === 'modern-refused') {
+      const data = verdict.error.code === ErrorCode.UnsupportedProtocolVersion && isRecord(verdict.error.data) ? verdict.error.data : undefined;
+      const shared = data && Array.isArray(data['supported']) ? pickModernVersion(data['supported']) : undefined;
+      if (attempt === 0 && shared) {
+        state.modernVersion = shared;
+        continue;
+      }
+      return fail(refusalToInitializeError({ error: verdict.error }));
+    }
+    const versions = Array.isArray(verdict.result['supportedVersions']) ? pickModernVersion(verdict.result['supportedVersions']) : undefined;
+    if (versions) state.modernVersion = versions;
+    ctx.cache.set(verdict.result, ctx.now());
+    return ok(verdict.result);
+  }
+}
+
+/**
+ * Answers the client's `initialize` from the upstream's discover: the response to send (a result
+ * once the session is agreed and written to `ctx.session`, or an error), or `legacy` when the
+ * upstream is a legacy server and the request is to be relayed unchanged.
+ */
+export async function handshake(request: JsonRpcRequest, ctx: HandshakeContext): Promise<JsonRpcResponse | 'legacy'> {
+  const parsed = v.safeParse(InitializeParamsSchema, request.params);
+  if (!parsed.success) return errorResponse(request.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo' });
+  const params = request.params as InitializeParams;
+  const discovered = await discover(params, ctx);
+  if (discovered === 'legacy') return 'legacy';
+  if (!discovered.ok) return errorResponse(request.id, discovered.error);
+  const init = discoverToInitializeResult(discovered.value, { requestedVersion: params.protocolVersion, ...(ctx.legacyVersions ? { supportedLegacyVersions: ctx.legacyVersions } : {}) });
+  if (!init.ok) return errorResponse(request.id, init.error);
+  const state = ctx.session;
+  state.legacyVersion = negotiateLegacyVersion(params.protocolVersion, ctx.legacyVersions);
+  state.capabilities = isRecord(discovered.value['capabilities']) ? discovered.value['capabilities'] : {};
+  state.view = sessionFromInitialize(params, ctx.defaultLogLevel);
+  return { jsonrpc: '2.0', id: request.id, result: init.value as unknown as JsonObject };
+}
