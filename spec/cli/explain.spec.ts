@@ -79,6 +79,7 @@ x('should show a legacy session as a modern client sees it, schema-valid', () =>
 
 x('should show a modern session as a legacy peer sees it, schema-valid', () => {
   const list = explained(MODERN);
+  assert.is(list.length, 7);
   assert.ok(list.every((e) => e.era === 'modern' && e.problem === undefined), JSON.stringify(list.filter((e) => e.problem)));
   assert.is(list[0]!.becomes[0].method, 'initialize');
   assert.is(list[1]!.becomes[0].result.serverInfo.name, 'weather-server');

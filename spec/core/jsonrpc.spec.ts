@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { okValue } from '../helpers/outcome.ts';
 import { classify, errorResponse, nestingDepth, parseMessage } from '../../lib/core/jsonrpc.ts';
 
 const c = suite('classify');
@@ -41,7 +42,7 @@ c('should refuse broken envelopes with -32600 and the id when it can be read', (
 });
 c('should accept an error response without an id (the request id was unreadable)', () => {
   const r = classify({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } });
-  assert.ok(r.ok && r.value.kind === 'error');
+  assert.is(okValue(r).kind, 'error');
 });
 c.run();
 

@@ -107,6 +107,7 @@ modern('should stay modern: no fallback, schema-valid modern POSTs with the rout
     const prompt = await c.client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
     assert.equal(prompt.messages[0]?.content, { type: 'text', text: 'Hello, Ada!' });
     assert.is(((await c.client.readResource({ uri: 'note://hello' })).contents[0] as { text: string }).text, 'a note');
+    assert.ok(posts.length >= 4, `the calls were posted: ${posts.length}`);
     assert.ok(posts.every((p) => !('mcp-session-id' in p.headers)), 'no sessions');
     for (const { headers, body } of posts) {
       assert.is(headers['mcp-method'], body.method);

@@ -1,9 +1,18 @@
+/**
+ * The session pool on in-process push servers: its limits (per caller, per key, the reserve,
+ * openings in turn), and its sessions (reuse per key, reservation, waiters, idle close, an upstream
+ * that went away, retries, close). Not the sessions' own calls (upstreamSession.spec.ts).
+ */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
+import { AdapterError } from '../../lib/core/errors.ts';
 import { refusalOf } from '../../lib/core/limits.ts';
 import { inProcessBackend } from '../../lib/session/backend.ts';
 import { EVICTABLE_AFTER_MS, SessionPool, type SessionKey, type SessionPoolOptions } from '../../lib/session/pool.ts';
+import type { RpcOutcome } from '../../lib/session/upstreamSession.ts';
+import { sleep, waitFor } from '../helpers/everything.ts';
+import { recordingUpstream } from '../helpers/recordingUpstream.ts';
 
 const CLIENT = { name: 'spec', version: '1.0.0' };
 
@@ -20,6 +29,25 @@ async function busy(p: SessionPool, k: SessionKey) {
   return p.acquire(k, { exclusive: true });
 }
 
+/** A pool over push servers that record what they receive. */
+function recorded(options: SessionPoolOptions) {
+  const upstream = recordingUpstream(createPushServer);
+  return { p: new SessionPool(inProcessBackend(upstream.upstream), options), upstream };
+}
+
+function echoed(outcome: RpcOutcome): string {
+  if ('error' in outcome) return `error ${outcome.error.code}: ${outcome.error.message}`;
+  return (outcome.result['content'] as Array<{ text: string }>)[0]!.text;
+}
+
+/** What an acquire that must fail rejected with. */
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => assert.unreachable('it was served'),
+    (e: unknown) => e,
+  );
+}
+
 async function refusal(promise: Promise<unknown>): Promise<string | undefined> {
   try {
     await promise;
@@ -32,7 +60,8 @@ async function refusal(promise: Promise<unknown>): Promise<string | undefined> {
 const limits = suite('SessionPool limits');
 
 limits('should refuse a caller past its own bound, naming it, and still serve others', async () => {
-  const p = pool({ maxPerPrincipal: 2, waitMs: 100 });
+  // Places to open enough that none rests after a slow boot (openings are not what this is about).
+  const p = pool({ maxPerPrincipal: 2, waitMs: 100, opening: 4 });
   try {
     await busy(p, key('alice', { a: {} }));
     await busy(p, key('alice', { b: {} }));
@@ -145,3 +174,201 @@ limits('should not close a session handed to a caller before its call is sent', 
 });
 
 limits.run();
+
+const sessions = suite('SessionPool sessions');
+
+sessions('should hand the same session to the same principal and capability set, whatever the key order', async () => {
+  const { p, upstream } = recorded({});
+  try {
+    const first = await p.acquire(key('alice', { sampling: {}, elicitation: {} }));
+    const again = await p.acquire(key('alice', { elicitation: {}, sampling: {} }));
+    assert.is(again, first);
+    assert.is(p.tryAcquire(key('alice', { sampling: {}, elicitation: {} })), first);
+    assert.is(p.size, 1);
+    assert.is(upstream.servers.length, 1, 'one upstream server started');
+    assert.is(upstream.withMethod('initialize').length, 1, 'one initialize sent');
+  } finally {
+    await p.close();
+  }
+});
+
+sessions('should open a separate session per principal and per capability set, each declaring its own', async () => {
+  const { p, upstream } = recorded({});
+  try {
+    const alice = await p.acquire(key('alice'));
+    const bob = await p.acquire(key('bob'));
+    const aliceEliciting = await p.acquire(key('alice', { elicitation: {} }));
+    assert.is(new Set([alice, bob, aliceEliciting]).size, 3);
+    assert.is(p.size, 3);
+    assert.is(upstream.servers.length, 3);
+    const declared = upstream.withMethod('initialize').map((m) => JSON.stringify(m.params?.['capabilities']));
+    assert.equal(declared.sort(), ['{"elicitation":{}}', '{}', '{}']);
+    const held = p.sessions().map(({ key: k, session }) => [k.principal, JSON.stringify(k.capabilities), session]);
+    assert.equal(held.length, 3);
+    assert.ok(held.some(([principal, caps, session]) => principal === 'bob' && caps === '{}' && session === bob));
+    assert.ok(held.some(([principal, caps, session]) => principal === 'alice' && caps === '{"elicitation":{}}' && session === aliceEliciting));
+    assert.is(p.tryAcquire(key('carol')), undefined, 'tryAcquire opens nothing');
+    assert.is(p.size, 3);
+  } finally {
+    await p.close();
+  }
+});
+
+sessions('should reserve a session for a caller that may push until its call uses the reservation or gives it back', async () => {
+  const p = pool({ waitMs: 2_000 });
+  const k = key('alice');
+  try {
+    const reservation = { reserved: false };
+    const first = await p.acquire(k, { exclusive: true, reservation });
+    assert.ok(reservation.reserved, 'the caller is told it holds a reservation');
+    assert.is(first.pushableInFlight, 1);
+    assert.is(await p.acquire(k), first, 'a caller whose call does not push shares it');
+    const second = await p.acquire(k, { exclusive: true });
+    assert.is.not(second, first, 'another caller that may push gets one of its own');
+    assert.is(p.size, 2);
+    assert.is(p.tryAcquire(k, { exclusive: true }), undefined, 'both are reserved');
+    assert.is(echoed(await first.call('tools/call', { name: 'echo', arguments: { text: 'mine' } }, {}, true)), 'mine');
+    assert.is(first.pushableInFlight, 0, 'the reservation ended with the call that used it');
+    second.unreserve();
+    second.unreserve();
+    assert.is(second.pushableInFlight, 0, 'giving it back twice counts once');
+    const third = await p.acquire(k, { exclusive: true });
+    assert.ok(third === first || third === second, 'a free session is reused');
+    assert.is(p.size, 2, 'none opened');
+  } finally {
+    await p.close();
+  }
+});
+
+sessions('should serve callers waiting for a reserved session in the order they came', async () => {
+  const p = pool({ maxPerKey: 1, waitMs: 5_000 });
+  const k = key('alice');
+  try {
+    const held = await p.acquire(k, { exclusive: true });
+    const order: string[] = [];
+    const waiters = ['first', 'second', 'third'].map(async (name) => {
+      const session = await p.acquire(k, { exclusive: true });
+      order.push(name);
+      assert.is(session, held, `${name} got the one session`);
+      assert.is(session.pushableInFlight, 1, `${name} holds it alone`);
+      setTimeout(() => session.unreserve(), 20);
+    });
+    await sleep(50);
+    assert.equal(order, [], 'all wait while it is reserved');
+    held.unreserve();
+    await Promise.all(waiters);
+    assert.equal(order, ['first', 'second', 'third']);
+    assert.is(p.size, 1, 'no other session was opened');
+  } finally {
+    await p.close();
+  }
+});
+
+sessions('should close a session idle for idleMs, but not one reserved or held, and open a fresh one after', async () => {
+  const closed: string[] = [];
+  const p = pool({ idleMs: 50, onSessionClosed: (k) => closed.push(k.principal) });
+  try {
+    const idle = await p.acquire(key('alice'));
+    const reserved = await p.acquire(key('bob'), { exclusive: true });
+    const holding = await p.acquire(key('carol'));
+    const release = holding.hold();
+    // The sweep runs at most once a second, whatever idleMs.
+    assert.ok(await waitFor(() => idle.closed, 3_000), 'the idle session closed');
+    assert.not.ok(reserved.closed, 'a reserved session is kept');
+    assert.not.ok(holding.closed, 'a held session is kept');
+    assert.equal(closed, ['alice']);
+    assert.equal(p.sessions().map(({ key: k }) => k.principal).sort(), ['bob', 'carol']);
+    const fresh = await p.acquire(key('alice'));
+    assert.is.not(fresh, idle);
+    assert.is(echoed(await fresh.call('tools/call', { name: 'echo', arguments: { text: 'again' } })), 'again');
+    release();
+    reserved.unreserve();
+    assert.ok(await waitFor(() => p.size === 0, 3_000), 'released, they close in turn');
+  } finally {
+    await p.close();
+  }
+});
+
+sessions('should answer a call in flight when its upstream goes away, and open a new session on the next acquire', async () => {
+  const upstream = recordingUpstream(createPushServer);
+  const reasons: string[] = [];
+  const p = new SessionPool(inProcessBackend(upstream.upstream), { onSessionClosed: (_k, reason) => reasons.push(reason) });
+  const k = key('alice');
+  try {
+    const first = await p.acquire(k);
+    const pending = first.call('tools/call', { name: 'wait' });
+    assert.ok(await waitFor(() => upstream.withMethod('tools/call').length === 1, 2_000), 'the call reached the server');
+    await upstream.servers[0]!.server.close();
+    const outcome = await pending;
+    assert.ok('error' in outcome && outcome.error.code === -32603, JSON.stringify(outcome));
+    assert.match((outcome as { error: { message: string } }).error.message, 'the upstream server closed the connection');
+    assert.ok(first.closed);
+    assert.equal(reasons, ['closed the connection']);
+    assert.is(p.size, 0, 'the closed session left the pool');
+    assert.is(p.tryAcquire(k), undefined);
+    const next = await p.acquire(k);
+    assert.is.not(next, first);
+    assert.is(upstream.servers.length, 2, 'a new upstream server was started');
+    assert.is(echoed(await next.call('tools/call', { name: 'echo', arguments: { text: 'back' } })), 'back');
+  } finally {
+    await p.close();
+  }
+});
+
+sessions('should retry opening a session that failed to start, and report one that never starts', async () => {
+  let attempts = 0;
+  const flaky = new SessionPool(
+    inProcessBackend(() => {
+      attempts++;
+      if (attempts === 1) throw new Error('not yet');
+      return createPushServer();
+    }),
+  );
+  const failures: unknown[] = [];
+  const broken = new SessionPool(
+    inProcessBackend(() => {
+      throw new Error('no server here');
+    }),
+    { openAttempts: 2, onOpenFailed: (_k, e) => failures.push(e) },
+  );
+  // The backoff between attempts does not keep the process up; nothing else here would.
+  const alive = setInterval(() => {}, 1_000);
+  try {
+    const session = await flaky.acquire(key('alice'));
+    assert.is(attempts, 2, 'opened on the second attempt');
+    assert.is(echoed(await session.call('tools/call', { name: 'echo', arguments: { text: 'up' } })), 'up');
+    const error = await rejection(broken.acquire(key('alice')));
+    assert.instance(error, Error);
+    assert.match((error as Error).message, 'no server here');
+    assert.is(failures.length, 1, 'reported once, after its retries');
+    assert.is(broken.size, 0);
+  } finally {
+    clearInterval(alive);
+    await Promise.all([flaky.close(), broken.close()]);
+  }
+});
+
+sessions('should end waiting callers with an error on close, answer calls in flight, and stay closed (idempotent)', async () => {
+  const p = pool({ maxPerKey: 1, waitMs: 60_000 });
+  const k = key('alice');
+  const held = await p.acquire(k, { exclusive: true });
+  const other = await p.acquire(key('bob'));
+  const inFlight = other.call('tools/call', { name: 'wait' });
+  const waiting = rejection(p.acquire(k, { exclusive: true }));
+  await sleep(50);
+  await p.close();
+  const error = await waiting;
+  assert.instance(error, AdapterError);
+  assert.is((error as AdapterError).code, 'closed');
+  assert.ok(held.closed && other.closed, 'every session closed');
+  const outcome = await inFlight;
+  assert.ok('error' in outcome && outcome.error.code === -32603, JSON.stringify(outcome));
+  assert.is(p.size, 0);
+  assert.equal(p.sessions(), []);
+  await p.close();
+  assert.throws(() => p.tryAcquire(k), (e: unknown) => e instanceof AdapterError && e.code === 'closed');
+  const late = await rejection(p.acquire(k));
+  assert.ok(late instanceof AdapterError && late.code === 'closed', String(late));
+});
+
+sessions.run();

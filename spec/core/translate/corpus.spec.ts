@@ -5,20 +5,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { okValue } from '../../helpers/outcome.ts';
 import * as t from '../../../lib/core/translate/index.ts';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../lib/core/jsonrpc.ts';
 import type { InputMethod } from '../../../lib/core/legacy/inputs.ts';
-import type { Outcome } from '../../../lib/core/outcome.ts';
 import { validateMessage, type Revision } from '../../helpers/schemas.ts';
 import { loadScenario, missingFiles, scenarioNames, type Scenario, type Step } from '../../helpers/transcripts.ts';
 
 const MODERN: Revision = '2026-07-28';
 type Obj = Record<string, any>;
-
-function value<T>(outcome: Outcome<T, unknown>, what: string): T {
-  if (!outcome.ok) assert.unreachable(`${what} failed: ${JSON.stringify(outcome.error)}`);
-  return (outcome as { value: T }).value;
-}
 
 function valid(revision: Revision, message: unknown, what: string, method?: string): void {
   const problems = validateMessage(revision, message, method === undefined ? {} : { method });
@@ -59,24 +54,24 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
   switch (step.kind) {
     case 'initialize': {
       const l = one(L, 'initialize'), m = one(M, 'discover');
-      toModern(value(t.initializeToDiscoverRequest(l), 'initializeToDiscoverRequest'), backM[0]);
+      toModern(okValue(t.initializeToDiscoverRequest(l), 'initializeToDiscoverRequest'), backM[0]);
       const back = one(backL, 'initialize back');
-      toLegacy(value(t.discoverToInitializeRequest(m, opts({ legacyVersion: back.params.protocolVersion })), 'discoverToInitializeRequest'), back);
+      toLegacy(okValue(t.discoverToInitializeRequest(m, opts({ legacyVersion: back.params.protocolVersion })), 'discoverToInitializeRequest'), back);
       break;
     }
     case 'initializeResult': {
       const l = one(L, 'initialize result'), m = one(M, 'discover result');
-      const d = value(t.initializeResultToDiscover(l.result, opts({ cache })), 'initializeResultToDiscover');
+      const d = okValue(t.initializeResultToDiscover(l.result, opts({ cache })), 'initializeResultToDiscover');
       toModern({ jsonrpc: '2.0', id: l.id, result: d }, backM[0], 'server/discover');
       const back = one(backL, 'initialize result back');
-      const i = value(t.discoverToInitializeResult(m.result, { requestedVersion: back.result.protocolVersion }), 'discoverToInitializeResult');
+      const i = okValue(t.discoverToInitializeResult(m.result, { requestedVersion: back.result.protocolVersion }), 'discoverToInitializeResult');
       toLegacy({ jsonrpc: '2.0', id: m.id, result: i }, back, 'initialize');
       break;
     }
     case 'request': {
       const l = one(L, 'request'), m = one(M, 'request');
-      toModern(value(t.requestToModern(l, session), 'requestToModern'), backM[0]);
-      const got = value(t.requestToLegacy(m), 'requestToLegacy');
+      toModern(okValue(t.requestToModern(l, session), 'requestToModern'), backM[0]);
+      const got = okValue(t.requestToLegacy(m), 'requestToLegacy');
       toLegacy(got.request, one(backL, 'request back'));
       if (step['retry'] !== undefined) assert.equal(got.retry, step['retry'], `${step.label}: retry input`);
       break;
@@ -84,9 +79,9 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
     case 'result': {
       const method = String(step['method']);
       const l = one(L, 'result'), m = one(M, 'result');
-      const r = value(t.resultToModern(method, l.result, opts({ serverInfo, cache, retry: step['retry'] as boolean | undefined })), 'resultToModern');
+      const r = okValue(t.resultToModern(method, l.result, opts({ serverInfo, cache, retry: step['retry'] as boolean | undefined })), 'resultToModern');
       toModern({ jsonrpc: '2.0', id: l.id, result: r.result }, backM[0], method);
-      const back = value(t.resultToLegacy(method, m.result), 'resultToLegacy');
+      const back = okValue(t.resultToLegacy(method, m.result), 'resultToLegacy');
       toLegacy({ jsonrpc: '2.0', id: m.id, result: back.result }, one(backL, 'result back'), method);
       break;
     }
@@ -101,14 +96,14 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       const first = (step['firstOrdinal'] as number | undefined) ?? 1;
       const m = one(M, 'input_required');
       const pushes = L.map((p, i) => ({ key: t.inputKeyOf(p, first + i), request: p }));
-      const r = value(t.inputRequiredResult(pushes, opts({ requestState: step['requestState'], serverInfo })), 'inputRequiredResult');
+      const r = okValue(t.inputRequiredResult(pushes, opts({ requestState: step['requestState'], serverInfo })), 'inputRequiredResult');
       toModern({ jsonrpc: '2.0', id: m.id, result: r }, backM[0], String(step['method'] ?? 'tools/call'));
-      const read = value(t.readInputRequired(m.result), 'readInputRequired');
+      const read = okValue(t.readInputRequired(m.result), 'readInputRequired');
       const entries = Object.entries(read.inputRequests);
       assert.is(entries.length, backL.length, `${step.label}: one push per input request`);
       entries.forEach(([key, input], i) => {
         const want = backL[i];
-        const push = value(t.inputRequestToPush(key, input, opts({ id: want.id, elicitationId: want.params?.elicitationId }) as { id: string }), 'inputRequestToPush');
+        const push = okValue(t.inputRequestToPush(key, input, opts({ id: want.id, elicitationId: want.params?.elicitationId }) as { id: string }), 'inputRequestToPush');
         toLegacy(push, want);
       });
       break;
@@ -122,14 +117,14 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       for (const resp of L) {
         const key = keyById.get(resp.id);
         assert.ok(key, `${step.label}: response ${resp.id} answers no pending push`);
-        inputResponses[key!] = value(t.resultToInputResponse(pending[key!]!.method, key!, resp.result), 'resultToInputResponse');
+        inputResponses[key!] = okValue(t.resultToInputResponse(pending[key!]!.method, key!, resp.result), 'resultToInputResponse');
       }
       toModern(t.retryRequest(original, opts({ id: m.id, inputResponses, requestState: step['requestState'] }) as never), backM[0]);
-      const legacy = value(t.requestToLegacy(m), 'requestToLegacy');
+      const legacy = okValue(t.requestToLegacy(m), 'requestToLegacy');
       const got = Object.entries(legacy.retry?.inputResponses ?? {}).map(([key, resp]) => ({
         jsonrpc: '2.0',
         id: pending[key]!.id,
-        result: value(t.inputResponseToResult(pending[key]!.method, key, resp), 'inputResponseToResult'),
+        result: okValue(t.inputResponseToResult(pending[key]!.method, key, resp), 'inputResponseToResult'),
       }));
       assert.equal(legacy.retry?.requestState, step['requestState'], `${step.label}: requestState echoed`);
       got.forEach((g, i) => toLegacy(g, backL[i], pending[[...keyById.values()].find((k) => pending[k]!.id === g.id)!]!.method));
@@ -138,24 +133,24 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
     }
     case 'log': {
       const l = one(L, 'log');
-      const got = value(t.logToModern(l, step['logLevel'] as never), 'logToModern');
+      const got = okValue(t.logToModern(l, step['logLevel'] as never), 'logToModern');
       if (M.length === 0) assert.is(got, undefined, `${step.label}: filtered out`);
       else {
         toModern(got, backM[0]);
-        toLegacy(value(t.logToLegacy(M[0]), 'logToLegacy'), one(backL, 'log back'));
+        toLegacy(okValue(t.logToLegacy(M[0]), 'logToLegacy'), one(backL, 'log back'));
       }
       break;
     }
     case 'progress': {
       const l = one(L, 'progress'), m = one(M, 'progress');
-      toModern(value(t.progressToModern(l), 'progressToModern'), backM[0]);
-      toLegacy(value(t.progressToLegacy(m, { legacyVersion: lv as never }), 'progressToLegacy'), one(backL, 'progress back'));
+      toModern(okValue(t.progressToModern(l), 'progressToModern'), backM[0]);
+      toLegacy(okValue(t.progressToLegacy(m, { legacyVersion: lv as never }), 'progressToLegacy'), one(backL, 'progress back'));
       break;
     }
     case 'cancel': {
       const l = one(L, 'cancel'), m = one(M, 'cancel');
-      toModern(value(t.cancelToModern(l), 'cancelToModern'), backM[0]);
-      toLegacy(value(t.cancelToLegacy(m), 'cancelToLegacy'), one(backL, 'cancel back'));
+      toModern(okValue(t.cancelToModern(l), 'cancelToModern'), backM[0]);
+      toLegacy(okValue(t.cancelToLegacy(m), 'cancelToLegacy'), one(backL, 'cancel back'));
       break;
     }
     case 'listenNotification': {
@@ -194,31 +189,32 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
     }
     case 'urlElicitation': {
       const l = one(L, '-32042'), m = one(M, 'input_required');
-      const got = value(t.urlElicitationToInputRequired(l.error, opts({ requestState: step['requestState'], serverInfo })), 'urlElicitationToInputRequired');
+      const got = okValue(t.urlElicitationToInputRequired(l.error, opts({ requestState: step['requestState'], serverInfo })), 'urlElicitationToInputRequired');
       toModern({ jsonrpc: '2.0', id: l.id, result: got.result }, backM[0], 'tools/call');
       const ids = step['elicitationIds'] as Record<string, string>;
       assert.equal(got.elicitationIds, ids, `${step.label}: elicitation ids kept`);
       const back = one(backL, '-32042 back');
-      const err = value(t.inputRequiredToUrlElicitation(value(t.readInputRequired(m.result), 'readInputRequired').inputRequests, (k) => ids[k]!, back.error.message), 'inputRequiredToUrlElicitation');
+      const err = okValue(t.inputRequiredToUrlElicitation(okValue(t.readInputRequired(m.result), 'readInputRequired').inputRequests, (k) => ids[k]!, back.error.message), 'inputRequiredToUrlElicitation');
       toLegacy({ jsonrpc: '2.0', id: m.id, error: err }, back);
       break;
     }
     case 'task': {
       const l = one(L, 'task'), m = one(M, 'task');
-      toModern({ jsonrpc: '2.0', id: l.id, result: value(t.createTaskResultToModern(l.result, opts({ serverInfo })), 'createTaskResultToModern') }, backM[0], 'tools/call');
-      toLegacy({ jsonrpc: '2.0', id: m.id, result: value(t.createTaskResultToLegacy(m.result), 'createTaskResultToLegacy') }, one(backL, 'task back'), 'tools/call');
+      toModern({ jsonrpc: '2.0', id: l.id, result: okValue(t.createTaskResultToModern(l.result, opts({ serverInfo })), 'createTaskResultToModern') }, backM[0], 'tools/call');
+      toLegacy({ jsonrpc: '2.0', id: m.id, result: okValue(t.createTaskResultToLegacy(m.result), 'createTaskResultToLegacy') }, one(backL, 'task back'), 'tools/call');
       break;
     }
     case 'batch': {
       const batch = one(L, 'batch');
       const items = t.splitBatch(batch);
       const out = items.map((it) => {
-        assert.ok(it.ok && it.item.kind === 'request', `${step.label}: batch members are requests`);
-        return value(t.requestToModern((it as { item: { message: JsonRpcRequest } }).item.message, session), 'requestToModern');
+        assert.ok(it.ok, `${step.label}: a batch member was refused: ${JSON.stringify(it)}`);
+        assert.is((it as { item: { kind: string } }).item.kind, 'request', `${step.label}: batch members are requests`);
+        return okValue(t.requestToModern((it as { item: { message: JsonRpcRequest } }).item.message, session), 'requestToModern');
       });
       assert.is(out.length, backM.length, `${step.label}: one modern request per member`);
       out.forEach((o, i) => toModern(o, backM[i]));
-      toLegacy(M.map((m) => value(t.requestToLegacy(m), 'requestToLegacy').request), one(backL, 'batch back'));
+      toLegacy(M.map((m) => okValue(t.requestToLegacy(m), 'requestToLegacy').request), one(backL, 'batch back'));
       break;
     }
     default:

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { okValue } from '../../helpers/outcome.ts';
 import { discoverToInitializeRequest, initializeToDiscoverRequest, readEnvelope, requestToLegacy, requestToModern } from '../../../lib/core/translate/envelope.ts';
 import { CLIENT, modernMeta, modernRequest } from '../../helpers/messages.ts';
 import { validateMessage } from '../../helpers/schemas.ts';
@@ -53,7 +54,7 @@ toLegacy('should strip the era keys and keep the progress token, trace context a
 });
 toLegacy('should omit params that end up empty, and take the MRTR members off a retry', () => {
   const r = requestToLegacy(modernRequest('tools/list'));
-  assert.ok(r.ok && !('params' in r.value.request));
+  assert.not.ok('params' in okValue(r).request);
   const retry = requestToLegacy(modernRequest('prompts/get', { name: 'p', inputResponses: { k: { action: 'cancel' } }, requestState: 's' }));
   assert.ok(retry.ok);
   if (retry.ok) {
@@ -63,7 +64,8 @@ toLegacy('should omit params that end up empty, and take the MRTR members off a 
 });
 toLegacy('should leave inputResponses alone on methods that cannot carry MRTR', () => {
   const r = requestToLegacy(modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' }, requestState: 'x' }));
-  assert.ok(r.ok && r.value.retry === undefined && r.value.request.params?.['requestState'] === 'x');
+  assert.is(okValue(r).retry, undefined);
+  assert.is(okValue(r).request.params?.['requestState'], 'x');
 });
 toLegacy('should answer methods with no legacy form, and methods removed in 2026-07-28, with -32601 / 404', () => {
   for (const method of ['server/discover', 'subscriptions/listen', 'ping', 'logging/setLevel', 'resources/subscribe', 'initialize']) {
@@ -93,7 +95,7 @@ toModern('should stamp the session version, identity, capabilities and log level
 });
 toModern('should not stamp a log level the session never set (no logs are asked for)', () => {
   const r = requestToModern({ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { clientInfo: CLIENT, capabilities: {} });
-  assert.ok(r.ok && !('io.modelcontextprotocol/logLevel' in (r.value.params?.['_meta'] as object)));
+  assert.not.ok('io.modelcontextprotocol/logLevel' in (okValue(r).params?.['_meta'] as object));
 });
 toModern('should refuse legacy-only methods, which the adapter answers itself', () => {
   for (const method of ['ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'initialize']) {

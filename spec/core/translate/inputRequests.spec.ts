@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { failure, okValue } from '../../helpers/outcome.ts';
 import * as t from '../../../lib/core/translate/inputRequests.ts';
 import { modernRequest, SERVER } from '../../helpers/messages.ts';
 import { validateMessage } from '../../helpers/schemas.ts';
@@ -28,14 +29,15 @@ push('should strip id, _meta, task and elicitationId, and key pushes determinist
   assert.equal(validateMessage('2026-07-28', { jsonrpc: '2.0', id: 1, result: r.value }, { method: 'tools/call' }), []);
 });
 push('should refuse a push that MRTR cannot carry, a malformed one, and a key used twice', () => {
-  assert.not.ok(t.pushToInputRequest({ method: 'ping' }).ok);
-  assert.not.ok(t.pushToInputRequest({ method: 'elicitation/create', params: { message: 'no schema' } }).ok);
-  assert.not.ok(t.pushToInputRequest({ method: 'sampling/createMessage', params: { messages: [] } }).ok);
+  assert.is(failure(t.pushToInputRequest({ method: 'ping' })).code, -32602);
+  assert.is(failure(t.pushToInputRequest({ method: 'elicitation/create', params: { message: 'no schema' } })).code, -32602);
+  assert.is(failure(t.pushToInputRequest({ method: 'sampling/createMessage', params: { messages: [] } })).code, -32602);
   const twice = t.inputRequiredResult([{ key: 'k', request: form }, { key: 'k', request: roots }]);
-  assert.not.ok(twice.ok);
-  assert.not.ok(t.inputRequiredResult([]).ok, 'input_required needs something');
+  assert.match(failure(twice).message, 'input key k is used twice');
+  assert.is(failure(twice).code, -32602);
+  assert.is(failure(t.inputRequiredResult([]), 'input_required needs something').code, -32602);
   const loadShed = t.inputRequiredResult([], { requestState: 's' });
-  assert.ok(loadShed.ok && loadShed.value['inputRequests'] === undefined);
+  assert.is(okValue(loadShed)['inputRequests'], undefined);
 });
 push.run();
 
@@ -51,7 +53,7 @@ back('should give a URL-mode push the elicitationId a legacy client needs', () =
 });
 back('should record the key so a round trip keeps the server-visible name', () => {
   const p = t.inputRequestToPush('user_name', { method: 'elicitation/create', params: form.params }, { id: 3 });
-  assert.ok(p.ok && t.inputKeyOf(p.value, 1) === 'user_name');
+  assert.is(t.inputKeyOf(okValue(p), 1), 'user_name');
 });
 back.run();
 
@@ -70,9 +72,9 @@ resp('should check a response against its method and name the key in -32602', ()
 });
 resp('should drop _meta from a legacy client result and resultType from a modern response', () => {
   const r = t.resultToInputResponse('roots/list', 'k', { roots: [{ uri: 'file:///w' }], _meta: { a: 1 } });
-  assert.ok(r.ok && r.value['_meta'] === undefined);
+  assert.is(okValue(r)['_meta'], undefined);
   const m = t.inputResponseToResult('elicitation/create', 'k', { action: 'decline', resultType: 'complete' });
-  assert.ok(m.ok && !('resultType' in m.value));
+  assert.not.ok('resultType' in okValue(m));
 });
 resp('should build the retry with a new id and the state echoed byte for byte', () => {
   const original = modernRequest('tools/call', { name: 'greet', arguments: {}, inputResponses: { old: {} }, requestState: 'old' }, {}, 1);
@@ -92,8 +94,9 @@ caps('should allow what the request declared and answer -32021 with requiredCapa
   const elicitUrl = { method: 'elicitation/create' as const, params: { mode: 'url', message: 'm', url: 'https://x' } };
   assert.ok(t.checkInputCapability(elicitForm, { elicitation: {} }).ok, '{} is form mode');
   assert.ok(t.checkInputCapability(elicitForm, { elicitation: { form: {} } }).ok);
-  assert.not.ok(t.checkInputCapability(elicitForm, { elicitation: { url: {} } }).ok, 'url only is not form');
-  assert.not.ok(t.checkInputCapability(elicitUrl, { elicitation: {} }).ok);
+  assert.equal(failure(t.checkInputCapability(elicitForm, { elicitation: { url: {} } }), 'url only is not form').data, { requiredCapabilities: { elicitation: { form: {} } } });
+  assert.is(failure(t.checkInputCapability(elicitForm, { elicitation: { url: {} } })).code, -32021);
+  assert.equal([failure(t.checkInputCapability(elicitUrl, { elicitation: {} })).code, failure(t.checkInputCapability(elicitUrl, { elicitation: {} })).data], [-32021, { requiredCapabilities: { elicitation: { url: {} } } }]);
   assert.ok(t.checkInputCapability(elicitUrl, { elicitation: { url: {} } }).ok);
   const noSampling = t.checkInputCapability({ method: 'sampling/createMessage', params: sampling.params }, { sampling: {} });
   assert.not.ok(noSampling.ok, 'tools need sampling.tools');

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { failure, okValue } from '../../helpers/outcome.ts';
 import { cancelToModern, isLegacyOnlyNotification, logAllowed, logToModern, progressToLegacy } from '../../../lib/core/translate/notifications.ts';
 import { acknowledgement, filterToLegacySubscriptions, honouredFilter, legacySubscriptionsToFilter, listenResult, notificationFromListen, notificationToListen, readListenFilter, uriMatches } from '../../../lib/core/translate/subscriptions.ts';
 import { assembleBatch, splitBatch } from '../../../lib/core/translate/batch.ts';
@@ -14,7 +15,7 @@ logs('should send a log only at or above the level the request asked for, and no
   assert.not.ok(logAllowed('emergency', undefined));
   const n = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { level: 'debug', data: 'x' } };
   const r = logToModern(n, 'info');
-  assert.ok(r.ok && r.value === undefined);
+  assert.is(okValue(r), undefined);
   assert.not.ok(logToModern({ ...n, params: { level: 'loud', data: 1 } }, 'debug').ok);
 });
 logs.run();
@@ -23,9 +24,9 @@ const prog = suite('progress and cancellation');
 prog('should drop progress message for a 2024-11-05 peer only', () => {
   const n = { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: 't', progress: 1, total: 2, message: 'half' } };
   const old = progressToLegacy(n, { legacyVersion: '2024-11-05' });
-  assert.ok(old.ok && !('message' in (old.value.params ?? {})));
+  assert.not.ok('message' in (okValue(old).params ?? {}));
   const newer = progressToLegacy(n, { legacyVersion: '2025-03-26' });
-  assert.ok(newer.ok && newer.value === n);
+  assert.is(okValue(newer), n);
   assert.not.ok(progressToLegacy({ ...n, params: { progress: 1 } }).ok);
 });
 prog('should refuse a cancellation without requestId going modern', () => {
@@ -61,7 +62,7 @@ subs('should map the legacy subscribe set to a listen filter and back', () => {
   assert.equal(filterToLegacySubscriptions({ resourceSubscriptions: ['a', 'b', 'a'] }, caps), ['a', 'b']);
   assert.equal(filterToLegacySubscriptions({ resourceSubscriptions: ['a'] }, { resources: {} }), []);
   const r = readListenFilter({ notifications: { toolsListChanged: 'yes' }, _meta: modernMeta() });
-  assert.not.ok(r.ok);
+  assert.is(failure(r).code, -32602);
 });
 subs.run();
 

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { failure, okValue } from '../../helpers/outcome.ts';
 import { discoverToInitializeResult, initializeResultToDiscover } from '../../../lib/core/translate/discover.ts';
 import { errorToLegacy, errorToModern } from '../../../lib/core/translate/errors.ts';
 import { resultToLegacy, resultToModern } from '../../../lib/core/translate/results.ts';
@@ -32,10 +33,10 @@ res('should use the configured cache policy, but never cache a retry', () => {
   const read = { contents: [{ uri: 'file:///a', text: 'a' }] };
   const first = resultToModern('resources/read', read, { cache });
   const retry = resultToModern('resources/read', read, { cache, retry: true });
-  assert.ok(first.ok && first.value.result['ttlMs'] === 60000 && first.value.result['cacheScope'] === 'public');
-  assert.ok(retry.ok && retry.value.result['ttlMs'] === 0 && retry.value.result['cacheScope'] === 'private');
+  assert.equal([okValue(first).result['ttlMs'], okValue(first).result['cacheScope']], [60000, 'public']);
+  assert.equal([okValue(retry).result['ttlMs'], okValue(retry).result['cacheScope']], [0, 'private']);
   const call = resultToModern('tools/call', { content: [] }, { cache: { default: { ttlMs: 5, cacheScope: 'public' } } });
-  assert.ok(call.ok && !('ttlMs' in call.value.result), 'tools/call is not cacheable');
+  assert.not.ok('ttlMs' in okValue(call).result, 'tools/call is not cacheable');
 });
 res('should refuse an upstream result of the wrong shape with -32603', () => {
   for (const [method, body] of [['tools/list', { tools: 'x' }], ['tools/call', {}], ['resources/read', { contents: [1] }]] as const) {
@@ -53,14 +54,14 @@ res('should strip modern members going legacy, drop broken-annotation tools, and
     assert.equal(r.value.droppedTools.map((x) => x.tool), ['bad']);
   }
   const call = resultToLegacy('tools/call', { resultType: 'complete', content: [{ type: 'text', text: '[1,2]' }], structuredContent: [1, 2] });
-  assert.ok(call.ok && !('structuredContent' in call.value.result));
+  assert.not.ok('structuredContent' in okValue(call).result);
   const obj = resultToLegacy('tools/call', { resultType: 'complete', content: [], structuredContent: { a: 1 } });
-  assert.ok(obj.ok && obj.value.result['structuredContent'] !== undefined);
+  assert.equal(okValue(obj).result['structuredContent'], { a: 1 });
 });
 res('should refuse input_required, task and unknown result types as plain results', () => {
   for (const type of ['input_required', 'task', 'something_new']) {
     const r = resultToLegacy('tools/call', { resultType: type, content: [] });
-    assert.not.ok(r.ok, type);
+    assert.is(failure(r, type).code, -32603);
   }
   assert.ok(resultToLegacy('tools/call', { content: [] }).ok, 'a missing resultType is complete');
 });
@@ -86,9 +87,10 @@ disc('should list only modern versions in discover and move server info into _me
 disc('should answer a legacy client in its own version when supported, else the newest, and synthesise server info', () => {
   const discover = { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { prompts: {} }, ttlMs: 0, cacheScope: 'public' };
   const a = discoverToInitializeResult(discover, { requestedVersion: '2025-03-26' });
-  assert.ok(a.ok && a.value.protocolVersion === '2025-03-26' && a.value.serverInfo.name === 'mcp-dual-era');
+  assert.is(okValue(a).protocolVersion, '2025-03-26');
+  assert.is(okValue(a).serverInfo.name, 'mcp-dual-era');
   const b = discoverToInitializeResult(discover, { requestedVersion: '2026-07-28' });
-  assert.ok(b.ok && b.value.protocolVersion === '2025-11-25');
+  assert.is(okValue(b).protocolVersion, '2025-11-25');
   if (b.ok) assert.equal(validateMessage('2025-11-25', { jsonrpc: '2.0', id: 1, result: b.value }, { method: 'initialize' }), []);
   assert.not.ok(initializeResultToDiscover({ protocolVersion: '2025-06-18', capabilities: {} }).ok, 'serverInfo is required upstream');
 });

@@ -12,9 +12,11 @@ import { serveNodeHttp, type RunningHttpServer } from '../../../lib/transport/no
 import { modernMeta } from '../../helpers/messages.ts';
 import { viaNode } from '../../helpers/viaNode.ts';
 import { validateMessage } from '../../helpers/schemas.ts';
+import { waitFor } from '../../helpers/everything.ts';
+import { recordingUpstream, type Recorder } from '../../helpers/recordingUpstream.ts';
 
 const URL_ = 'http://127.0.0.1:3000/mcp';
-const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+const TSX = resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
 const PUSH_STDIO = resolve(import.meta.dirname, '../../../fixtures/servers/pushServerStdio.ts');
 
 function body(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}, id: number | string = 1) {
@@ -47,14 +49,28 @@ async function sseMessages(response: Response): Promise<any[]> {
 }
 
 let wrap: LegacyServerWrap;
+let upstream: Recorder;
 let send: (request: Request) => Promise<Response>;
 let listening: RunningHttpServer | undefined;
+
+/** Waits for the one `tools/call` upstream to be cancelled there, and checks nothing is left in flight. */
+async function cancelledUpstream(): Promise<void> {
+  const calls = upstream.withMethod('tools/call');
+  assert.is(calls.length, 1, 'the call reached the server');
+  assert.ok(await waitFor(() => upstream.withMethod('notifications/cancelled').length > 0, 2_000), 'the server was told to stop');
+  const cancels = upstream.withMethod('notifications/cancelled');
+  assert.equal(cancels.map((c) => c.params?.['requestId']), [(calls[0] as { id: unknown }).id], 'once, naming that call');
+  const sessions = wrap.pool.sessions();
+  assert.is(sessions.length, 1);
+  assert.ok(await waitFor(() => sessions[0]!.session.inFlight === 0, 1_000), 'nothing left in flight upstream');
+}
 
 /** The same cases through the Web handler and through the native Node listener on a real socket. */
 for (const front of ['fetch', 'node'] as const) {
 const w = suite(`wrapLegacyServer over HTTP (${front})`);
 w.before.each(async () => {
-  wrap = wrapLegacyServer({ upstream: () => createPushServer() });
+  upstream = recordingUpstream(createPushServer);
+  wrap = wrapLegacyServer({ upstream: upstream.upstream });
   if (front === 'fetch') send = (request) => wrap.fetch(request);
   else {
     listening = await serveNodeHttp(wrap, { port: 0 });
@@ -135,10 +151,10 @@ w('should cancel the upstream call when the client closes the stream', async () 
   const res = send(post(body('tools/call', { name: 'wait' }, { progressToken: 1 }), {}, { signal: controller.signal }));
   const response = await res;
   const reader = response.body!.getReader();
+  assert.ok(await waitFor(() => upstream.withMethod('tools/call').length === 1, 2_000), 'the call reached the server');
   setTimeout(() => controller.abort(), 50);
   await reader.cancel();
-  await new Promise((r) => setTimeout(r, 100));
-  assert.ok(wrap.pool.sessions().every((s) => s.session.inFlight === 0), 'nothing left in flight upstream');
+  await cancelledUpstream();
 });
 
 w('should cancel the upstream call when a client waiting for a JSON answer goes away', async () => {
@@ -148,8 +164,7 @@ w('should cancel the upstream call when a client waiting for a JSON answer goes 
   assert.ok(wrap.pool.sessions().some((s) => s.session.inFlight === 1), 'the call reached the server');
   controller.abort();
   await pending;
-  await new Promise((r) => setTimeout(r, 100));
-  assert.ok(wrap.pool.sessions().every((s) => s.session.inFlight === 0), 'nothing left in flight upstream');
+  await cancelledUpstream();
 });
 
 w('should serve a legacy client on the same endpoint through a legacy session', async () => {
@@ -198,7 +213,8 @@ crash('should answer calls in flight when the wrap closes', async () => {
   await new Promise((r) => setTimeout(r, 50));
   await wrapped.close();
   const answer = await pending;
-  assert.ok(answer.error, 'an error, not a hang');
+  assert.is(answer.error?.code, -32603, `an error, not a hang: ${JSON.stringify(answer)}`);
+  assert.match(answer.error.message, 'the upstream server was shut down');
 });
 crash.run();
 
