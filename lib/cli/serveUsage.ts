@@ -1,4 +1,5 @@
 /** The usage text and the options of `mcp-dual-era serve`, apart so `--help` loads nothing else. */
+import { parseArgs } from 'node:util';
 import { limitsUsage } from './limits.ts';
 
 export const SERVE_USAGE = `Usage:
@@ -68,3 +69,11 @@ export const SERVE_OPTIONS = {
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
+
+/** Reads `serve`'s own arguments (those before `--`); throws on an unknown or malformed option. */
+export function parseServeArgs(args: readonly string[]) {
+  return parseArgs({ args: [...args], options: SERVE_OPTIONS, strict: true });
+}
+
+/** `serve`'s options as read. */
+export type ServeValues = ReturnType<typeof parseServeArgs>['values'];

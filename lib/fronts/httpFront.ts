@@ -33,7 +33,7 @@ import {
 } from '../transport/httpEdge.ts';
 import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
-import { errorAnswer, type Answer, type ModernContext } from '../wrap/legacyServer/modernDispatch.ts';
+import { errorAnswer, type Served } from './served.ts';
 
 /** The HTTP edge options of a wrap. */
 export type HttpFrontOptions = EdgeLimits &
@@ -50,8 +50,8 @@ export interface HttpFrontConfig {
   readonly http: HttpFrontOptions;
   readonly supportedVersions?: readonly ModernVersion[];
   readonly legacy: LegacyHttpSessions;
-  /** Serves one modern request; `undefined` when the client left a listen. */
-  readonly serve: (request: JsonRpcRequest, ctx: ModernContext) => Promise<Answer | undefined>;
+  /** Serves one modern request; `undefined` when the client left a listen. Absent, only legacy sessions are served. */
+  readonly serve?: Served['serveModern'];
 }
 
 export interface HttpFront {
@@ -70,6 +70,8 @@ type Route =
  * limit, with `Retry-After`) is then answered as JSON with its own status, not inside a stream.
  */
 const HEAD_DELAY_MS = 100;
+
+const NO_SESSION = 'Bad Request: No valid session ID provided';
 
 const NO_SESSION_BATCH = 'Invalid Request: expected a JSON-RPC request (batches and responses belong to a legacy session)';
 
@@ -130,6 +132,7 @@ function errorBody(code: number, message: string): unknown {
 /** Builds the front of a wrap. */
 export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const http = config.http;
+  const serve = config.serve;
   const path = http.path === undefined ? '/mcp' : http.path;
   const envelopeOptions = config.supportedVersions ? { supportedVersions: config.supportedVersions } : {};
   const keepAliveMs = http.keepAliveMs ?? 15_000;
@@ -142,6 +145,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const parsed = message.kind === 'batch' ? message.items : message.message;
     if (sessionId && (message.kind !== 'request' || claimedEra(message.message) !== 'modern')) return { kind: 'legacy-handle', parsed };
     if (message.kind === 'request' && message.message.method === 'initialize' && claimedEra(message.message) === 'legacy') return { kind: 'legacy-open', parsed };
+    if (!serve) return { kind: 'reply', status: 400, body: errorBody(ErrorCode.ConnectionClosed, NO_SESSION) };
     if (message.kind === 'notification') return { kind: 'reply', status: 202 };
     if (message.kind !== 'request') return { kind: 'reply', status: 400, body: errorBody(ErrorCode.InvalidRequest, NO_SESSION_BATCH) };
     const rpc = message.message;
@@ -186,12 +190,12 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const principal = http.principal ? http.principal(request) : principalFromHeaders(header);
     const { rpc, envelope } = r;
     if (!r.streams) {
-      const answer = await config.serve(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header });
+      const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header });
       return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });
     }
     const gone = new Cancellation();
     request.signal.addEventListener('abort', () => gone.abort(), { once: true });
-    return lazyEventStream((writer) => config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
+    return lazyEventStream((writer) => serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
   };
 
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -228,7 +232,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         if (!res.writableEnded) gone.abort();
       };
       res.on('close', onClose);
-      config.serve(rpc, { principal, signal: gone, envelope, notify: noop, headers: header }).then(
+      serve!(rpc, { principal, signal: gone, envelope, notify: noop, headers: header }).then(
         (answer) => {
           res.removeListener('close', onClose);
           if (res.destroyed) return;
@@ -243,7 +247,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       return;
     }
     const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
-    config.serve(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
+    serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
       (answer) => {
         // An answer before anything was streamed, with a status of its own (a refusal), goes out as JSON.
         if (answer && answer.status !== 200 && !writer.started && !writer.closed) {

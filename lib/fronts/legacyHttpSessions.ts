@@ -1,18 +1,20 @@
 /**
- * Legacy clients on the same HTTP endpoint: an `initialize` without modern `_meta` opens a legacy
+ * Legacy clients on an HTTP endpoint: an `initialize` without modern `_meta` opens a legacy
  * session, served by the SDK's own Streamable HTTP server transport (sessions, the GET stream,
- * server→client requests on the right stream) and relayed, message for message, to a dedicated
- * upstream connection. Nothing is translated: both sides speak legacy. Each session belongs to the
- * principal that opened it and is bounded and closed when idle (`LegacySessionTable`).
+ * server→client requests on the right stream) and relayed, message for message, to a pipe the
+ * wrap opens (an upstream connection, or a translating bridge). Nothing is translated here. Each
+ * session belongs to the principal that opened it and is bounded and closed when idle
+ * (`LegacySessionTable`).
  */
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { ErrorCode } from '../core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
-import type { Backend } from '../session/backend.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
 import { jsonError, refusalResponse } from '../transport/httpEdge.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
-import { Openings } from '../session/gate.ts';
+import type { Openings } from '../session/gate.ts';
+import type { SessionSource } from './served.ts';
 
 /**
  * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
@@ -44,8 +46,6 @@ const loadTransport = () => (sdkTransport ??= import('@modelcontextprotocol/sdk/
 export interface LegacyHttpSessionsOptions extends LegacySessionLimits {
   /** The principal of a request: a session answers only the one that opened it. */
   readonly principal: (request: Request) => string;
-  /** The turns upstream connections are opened in, shared with the wrap's pool (a session's lasts until its server first speaks). */
-  readonly openings?: Openings;
   /** How long an `initialize` waits its turn at the gate before it is refused (default 10 s). */
   readonly waitMs?: number;
 }
@@ -55,17 +55,17 @@ const BOOT_WAIT_MS = 30_000;
 
 /** The legacy sessions of one endpoint. */
 export class LegacyHttpSessions {
-  readonly #backend: Backend;
+  readonly #source: SessionSource;
   readonly #table: LegacySessionTable<LegacySession>;
   readonly #principal: (request: Request) => string;
-  readonly #openings: Openings;
+  readonly #openings: Openings | undefined;
   readonly #waitMs: number;
   #closed = false;
 
-  constructor(backend: Backend, options: LegacyHttpSessionsOptions) {
-    this.#backend = backend;
+  constructor(source: SessionSource, options: LegacyHttpSessionsOptions) {
+    this.#source = source;
     this.#principal = options.principal;
-    this.#openings = options.openings ?? new Openings(backend);
+    this.#openings = source.openings;
     this.#waitMs = options.waitMs ?? 10_000;
     this.#table = new LegacySessionTable<LegacySession>(options, (s) => void closeSession(s));
   }
@@ -81,13 +81,14 @@ export class LegacyHttpSessions {
 
   /** Opens a legacy session for an `initialize` and serves it. */
   async open(request: Request, parsedBody: unknown): Promise<Response> {
-    if (this.#closed) return jsonError(503, -32603, 'The server is shutting down');
+    if (this.#closed) return jsonError(503, ErrorCode.InternalError, 'The server is shutting down');
     // In turn with the pool's openings (until its initialize is answered, a session is booting a
     // server, unless it takes one started ahead: while strangers wait, only a known caller may);
     // its place among the sessions is taken once through.
     const principal = this.#principal(request);
-    const through = await this.#openings.turn(principal, this.#waitMs, request.signal).catch(() => undefined);
-    if (!through) return refusalResponse(this.#openings.refusal());
+    const openings = this.#openings;
+    const through = openings ? await openings.turn(principal, this.#waitMs, request.signal).catch(() => undefined) : noop;
+    if (!through) return refusalResponse(openings!.refusal());
     // The turn lasts until the server first speaks (its answer to initialize): the answer may come
     // on a stream after the response has begun.
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -114,19 +115,21 @@ export class LegacyHttpSessions {
     let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
     try {
       ServerTransport = await loadTransport();
-      upstream = await this.#backend.connect();
+      upstream = await this.#source.connect();
       await upstream.start();
     } catch (e) {
       booted();
       ticket.cancel();
-      return jsonError(502, -32603, `The upstream server is unavailable: ${e instanceof Error ? e.message : String(e)}`);
+      const reason = e instanceof Error ? e.message : String(e);
+      this.#source.failed?.(reason);
+      return jsonError(502, ErrorCode.InternalError, `The upstream server is unavailable: ${reason}`);
     }
     let sessionId: string | undefined;
     const front = new ServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
         sessionId = sid;
-        this.#openings.met(principal);
+        this.#openings?.met(principal);
         ticket.commit(sid, { front, upstream });
       },
       onsessionclosed: (sid) => {
@@ -179,3 +182,5 @@ async function closeSession(s: LegacySession): Promise<void> {
   await s.front.close().catch(() => {});
   await s.upstream.close().catch(() => {});
 }
+
+function noop(): void {}

@@ -1,9 +1,10 @@
 /**
- * The stdio front of `wrapLegacyServer`: newline-delimited JSON-RPC on our own stdin/stdout (or
- * any pair of streams). Modern requests are served statelessly and concurrently; a legacy
- * `initialize` opens one legacy session relayed untouched to a dedicated upstream connection (a
- * client that falls back to it after modern requests gets no late answers to those).
- * `notifications/cancelled` cancels the modern request it names; end of input shuts down cleanly.
+ * The stdio line server every wrap is served through: newline-delimited JSON-RPC on our own
+ * stdin/stdout (or any pair of streams). Modern requests are served statelessly and concurrently;
+ * a legacy `initialize` opens one legacy session relayed untouched to the pipe the wrap opens (a
+ * client that falls back to it after modern requests gets no late answers to those). A wrap that
+ * serves legacy sessions only relays everything to its session. `notifications/cancelled` cancels
+ * the modern request it names; end of input shuts down cleanly.
  */
 import type { Readable, Writable } from 'node:stream';
 import { claimedEra } from '../core/era.ts';
@@ -14,8 +15,9 @@ import { Cancellation } from '../signals.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { Transport } from '../transport/transport.ts';
-import type { LegacyServerWrap } from '../wrap/legacyServer/wrapLegacyServer.ts';
+import type { Served } from './served.ts';
 
+/** Options of {@link serveStdio}. */
 export interface StdioFrontOptions {
   readonly input?: Readable;
   readonly output?: Writable;
@@ -27,6 +29,7 @@ export interface StdioFrontOptions {
   readonly graceMs?: number;
 }
 
+/** A wrap served on stdin/stdout: how to stop it and when it is done. */
 export interface RunningStdioFront {
   /** Resolves when the input has ended and everything in flight was answered. */
   readonly done: Promise<void>;
@@ -37,10 +40,11 @@ export interface RunningStdioFront {
 }
 
 /** Serves a wrap on stdio until the input ends. */
-export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = {}): RunningStdioFront {
+export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): RunningStdioFront {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const principal = options.principal ?? 'stdio';
+  const serveModern = wrap.serveModern;
   /** Modern requests in flight by id, for `notifications/cancelled` (a reused id names the latest). */
   const active = new Map<RequestId, Cancellation>();
   /** Every modern request in flight, whatever its id: all are ended when the input ends. */
@@ -67,7 +71,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
     let upstream: Transport | undefined;
     let spoke = false;
     try {
-      upstream = await wrap.backend.connect();
+      upstream = await wrap.legacy.connect();
       const own = upstream;
       let closed!: () => void;
       legacyClosed = new Promise((resolve) => (closed = resolve));
@@ -81,7 +85,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
         const failure = own.failure;
         legacyGone = { detail: `it ${failure ? closedReason(failure, spoke ? undefined : 'before it answered initialize') : 'closed the connection'}`, failure };
         // One that never said a word did not start: the wrap's owner hears of it.
-        if (!spoke) wrap.events.emit('upstream-failed', { reason: legacyGone.detail, started: false });
+        if (!spoke) wrap.legacy.failed?.(legacyGone.detail);
         for (const id of unanswered) write(errorResponse(id, legacyGoneError()));
         unanswered.clear();
         closed();
@@ -92,7 +96,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
     } catch (e) {
       const failure = upstream?.failure;
       legacyGone = { detail: failure ? (describeFailure(failure) ?? (e instanceof Error ? e.message : String(e))) : e instanceof Error ? e.message : String(e), failure };
-      wrap.events.emit('upstream-failed', { reason: legacyGone.detail, started: false });
+      wrap.legacy.failed?.(legacyGone.detail);
       return undefined;
     }
   };
@@ -140,6 +144,12 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
       return;
     }
     const c = parsed.value;
+    if (!serveModern) {
+      // Legacy sessions only: everything belongs to the one session, opened by the first message.
+      legacyOpening ??= openLegacy();
+      track(relay(c.kind === 'batch' ? (c.items as never) : c.message));
+      return;
+    }
     if (c.kind === 'batch') {
       if (legacy || legacyOpening) track(relay(c.items as never));
       else write(errorResponse(null, { code: -32600, message: 'Invalid Request: batches belong to a legacy session' }));
@@ -156,7 +166,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
       };
       const served = trackCall(
         request.method !== 'subscriptions/listen',
-        wrap.serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
+        serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
           (answer) => {
             finished();
             if (answer && !controller.signal.aborted) write(answer.message);
@@ -191,7 +201,7 @@ export function serveStdio(wrap: LegacyServerWrap, options: StdioFrontOptions = 
     }
     if (c.kind === 'request') {
       // Neither modern nor inside a legacy session: answered by the modern rules (missing _meta).
-      track(wrap.serveModern(c.message, { principal, signal: new Cancellation(), notify: () => {} }).then((answer) => answer && write(answer.message)));
+      track(serveModern(c.message, { principal, signal: new Cancellation(), notify: () => {} }).then((answer) => answer && write(answer.message)));
     }
   };
 

@@ -25,28 +25,9 @@ import { scope, type CancelSignal } from '../../signals.ts';
 import { resultToModern } from '../../core/translate/results.ts';
 import { canonicalJson, type AcquireOptions, type SessionKey, type SessionPool } from '../../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../../session/upstreamSession.ts';
+import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
 
-/** Where a modern request came from and how to reach its stream. */
-export interface ModernContext {
-  /** Who is asking: sessions are never shared between principals. */
-  readonly principal: string;
-  /** Aborts when the client goes away (HTTP stream closed, stdio cancel) or the wrap shuts down. */
-  readonly signal: CancelSignal;
-  /** Sends a notification on this request's own stream (progress, logs, listen notifications). */
-  readonly notify: (notification: JsonRpcNotification) => void;
-  /** The request's envelope, when the front has already read and checked it (it is not read again). */
-  readonly envelope?: Envelope;
-  /** The HTTP request headers, when the request came over HTTP (`Mcp-Param-*` are checked against the tool). */
-  readonly headers?: HeaderLookup;
-}
-
-/** The one answer to a request, with the HTTP status (and headers) a Streamable HTTP front uses. */
-export interface Answer {
-  readonly message: JsonRpcResponse;
-  readonly status: number;
-  /** HTTP headers of the answer beyond its content type (`Retry-After` on a refusal). */
-  readonly headers?: Readonly<Record<string, string>>;
-}
+export { errorAnswer, type Answer, type ModernContext };
 
 /** What a push made during a modern call becomes. MRTR lives behind this seam. */
 export interface InputBroker {
@@ -140,11 +121,6 @@ export interface ModernDispatchOptions {
 }
 
 const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read']);
-
-/** The error answer for `request`, with its HTTP status. */
-export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & { status?: number }): Answer {
-  return { message: errorResponse(id, error), status: error.status ?? httpStatusForError(error) };
-}
 
 interface KnownCapabilities {
   readonly modern: unknown;

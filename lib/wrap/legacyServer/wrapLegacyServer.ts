@@ -28,9 +28,11 @@ import { Openings } from '../../session/gate.ts';
 import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
-import { errorAnswer, serveModern, type Answer, type InputBroker, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
+import { serveModern, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
+import { errorAnswer, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 
+/** Options of {@link wrapLegacyServer}: the upstream server and how it is served. */
 export interface WrapLegacyServerOptions {
   /** The legacy server: a backend (`stdioBackend`, `httpBackend`, `inProcessBackend`), or an SDK server or factory. */
   readonly upstream: Backend | ConnectableServer | (() => ConnectableServer | Promise<ConnectableServer>);
@@ -93,6 +95,7 @@ export interface WrapStats {
   readonly remembered: number;
 }
 
+/** Events of a legacy-server wrap: upstream sessions opened, closed or failed, pushes outside any call. */
 export type WrapEvents = {
   /** An upstream session was opened for `key`; `initializeResult` is the server's answer to its `initialize`. */
   'upstream-opened': { key: SessionKey; initializeResult: InitializeResult };
@@ -106,8 +109,8 @@ export type WrapEvents = {
   'unrelated-push': { method: string };
 };
 
-/** A running wrap. */
-export interface LegacyServerWrap {
+/** A running wrap; served on stdio by `serveStdio(wrap)`, on Node by `serveNodeHttp(wrap)`. */
+export interface LegacyServerWrap extends Served {
   /** The Streamable HTTP endpoint as a Web `fetch` handler. */
   fetch(request: Request): Promise<Response>;
   /**
@@ -121,6 +124,8 @@ export interface LegacyServerWrap {
   readonly pool: SessionPool;
   /** Legacy HTTP sessions open now (clients that sent `initialize`). */
   readonly legacySessions: number;
+  /** Where a legacy client's session is relayed: a connection of its own to the upstream. */
+  readonly legacy: SessionSource;
   readonly backend: Backend;
   /** What the wrap holds right now. */
   stats(): WrapStats;
@@ -211,7 +216,12 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     },
     onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
   });
-  const legacy = new LegacyHttpSessions(backend, { ...(options.legacySessions ?? {}), principal: requestPrincipal(options.http?.principal), openings, waitMs: options.sessions?.waitMs ?? 10_000 });
+  const source: SessionSource = {
+    connect: () => backend.connect(),
+    openings,
+    failed: (reason) => events.emit('upstream-failed', { reason, started: false }),
+  };
+  const legacy = new LegacyHttpSessions(source, { ...(options.legacySessions ?? {}), principal: requestPrincipal(options.http?.principal), waitMs: options.sessions?.waitMs ?? 10_000 });
   const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {}, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
     pool,
@@ -268,6 +278,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     fetch: front.fetch,
     node: front.node,
     serveModern: serve,
+    legacy: source,
     events,
     pool,
     backend,

@@ -1,0 +1,220 @@
+/**
+ * `mcp-dual-era serve` in front of a legacy server: `wrapLegacyServer` on a stdio command
+ * (`-- command args…`) or a legacy HTTP URL (`--upstream`), served on Streamable HTTP (default
+ * http://127.0.0.1:3000/mcp) or, with `--stdio`, our own stdin/stdout, until SIGINT/SIGTERM.
+ * Reading the arguments common to every mode is `serve.ts`'s; this file reads the rest and runs.
+ */
+import { MetaKey, MODERN_VERSIONS } from '../core/era.ts';
+import type { CacheDefaults } from '../core/translate/context.ts';
+import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
+import { Cancellation } from '../signals.ts';
+import { startAhead } from '../transport/spawnChild.ts';
+import type { LegacyServerWrap, WrapLegacyServerOptions } from '../wrap/legacyServer/wrapLegacyServer.ts';
+import { listenerLimits, type Limits } from './limits.ts';
+import { listenFailure, readRoots, serverProcess } from './options.ts';
+import type { ServeValues } from './serveUsage.ts';
+import { readStateKey, type StateKey } from './stateKey.ts';
+import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
+
+/** What a program that runs `serve` itself (`npm start`) is told. */
+export interface ServeHooks {
+  /** The HTTP endpoint is listening (and its upstream answered) at `url`. */
+  readonly onListening?: (url: string) => void;
+}
+
+/** What `serve.ts` has read for every mode. */
+export interface ServeContext {
+  readonly command: readonly string[];
+  readonly values: ServeValues;
+  readonly env: Readonly<Record<string, string>>;
+  readonly limits: Limits;
+  readonly port: number;
+  readonly say: (text: string) => void;
+  readonly usage: (message: string) => number;
+  readonly trace?: Trace | undefined;
+  readonly hooks: ServeHooks;
+}
+
+/** The options only the legacy mode reads. */
+interface LegacySettings {
+  readonly replay: boolean;
+  readonly cache: CacheDefaults | undefined;
+  readonly spares: number;
+  readonly roots: ReadonlyArray<{ uri: string; name?: string }>;
+  readonly key: StateKey;
+}
+
+function readSettings(values: ServeValues): { ok: true; value: LegacySettings } | { ok: false; message: string } {
+  if (values.mrtr !== undefined && values.mrtr !== 'suspend' && values.mrtr !== 'replay') return { ok: false, message: `--mrtr is suspend or replay, not ${values.mrtr}` };
+  const ttl = values['cache-ttl'] === undefined ? 0 : Number(values['cache-ttl']);
+  if (!Number.isInteger(ttl) || ttl < 0) return { ok: false, message: `--cache-ttl must be a whole number of milliseconds, not ${values['cache-ttl']}` };
+  const scope = values['cache-scope'] ?? 'private';
+  if (scope !== 'private' && scope !== 'public') return { ok: false, message: `--cache-scope is private or public, not ${scope}` };
+  const spares = values.spares === undefined ? (values.stdio ? 0 : 1) : Number(values.spares);
+  if (!Number.isInteger(spares) || spares < 0 || spares > 16) return { ok: false, message: `--spares must be a whole number from 0 to 16, not ${values.spares}` };
+  const roots = readRoots(values.roots);
+  if (!roots.ok) return roots;
+  const key = readStateKey(values);
+  if (!key.ok) return key;
+  const cache: CacheDefaults | undefined = ttl > 0 || scope !== 'private' ? { default: { ttlMs: ttl, cacheScope: scope as 'private' | 'public' } } : undefined;
+  return { ok: true, value: { replay: values.mrtr === 'replay', cache, spares, roots: roots.value, key: key.value } };
+}
+
+/** The legacy server: over stdio it boots now, while the rest loads, and the first session takes the process over. */
+function legacyBackend(context: ServeContext, spares: number): Backend {
+  const { values, limits, trace } = context;
+  if (values.upstream) return httpBackend({ url: values.upstream, maxMessageBytes: limits['message-bytes'], ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
+  const child = { ...serverProcess(context.command, context.env, values.cwd, values), maxMessageBytes: limits['message-bytes'], stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
+  // The command line (lib/cli/main.ts) started it already when serving on stdio.
+  if (values.stdio) startAhead(child);
+  return stdioBackend(child, { spares });
+}
+
+function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits): WrapLegacyServerOptions {
+  return {
+    upstream: backend,
+    mrtr: { keyring: settings.key.keyring, replay: settings.replay, maxParkedPerPrincipal: limits['parked-per-caller'], parkTimeoutMs: limits['park-timeout-ms'] },
+    roots: settings.roots,
+    ...(settings.cache ? { cache: settings.cache } : {}),
+    sessions: {
+      max: limits.sessions,
+      perPrincipal: limits['sessions-per-caller'],
+      perKey: limits['sessions-per-capabilities'],
+      reserve: limits.reserve,
+      waitMs: limits['session-wait-ms'],
+      idleMs: limits['session-idle-ms'],
+      opening: limits['sessions-opening'],
+    },
+    listens: { perPrincipal: limits['listens-per-caller'] },
+    legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
+    requestTimeoutMs: limits['request-timeout-ms'],
+    http: {
+      ...(values.path ? { path: values.path } : {}),
+      maxBodyBytes: limits['body-bytes'],
+      ...(values['allowed-origin'] ? { allowedOrigins: values['allowed-origin'] } : {}),
+      ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
+    },
+  };
+}
+
+/**
+ * Whether the server ever started: one that never does (it exits before it answers initialize, or
+ * cannot be spawned) is said once, in its own words; no later request would fare better.
+ */
+class UpstreamWatch {
+  #opened = false;
+  /** Why the server never started. */
+  failed: string | undefined;
+  /** Why the last session failed to open. */
+  reason: string | undefined;
+  /** Resolves once the server is known never to have started. */
+  readonly neverStarted: Promise<void>;
+
+  constructor(wrap: LegacyServerWrap) {
+    let resolve!: () => void;
+    this.neverStarted = new Promise((r) => (resolve = r));
+    wrap.events.on('upstream-opened', () => (this.#opened = true));
+    wrap.events.on('upstream-failed', (e) => {
+      this.reason = e.reason;
+      if (!this.#opened && !e.started) this.failed ??= e.reason;
+      if (this.failed !== undefined) resolve();
+    });
+  }
+}
+
+/** Runs the legacy mode of `serve`; resolves with the exit code once shut down. */
+export async function serveLegacy(context: ServeContext): Promise<number> {
+  const settings = readSettings(context.values);
+  if (!settings.ok) return context.usage(settings.message);
+  const backend = legacyBackend(context, settings.value.spares);
+  if (!settings.value.key.given) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
+  const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
+  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits));
+  const watch = new UpstreamWatch(wrap);
+  let stop!: () => void;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const onSignal = () => stop();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return context.values.stdio ? onStdio(wrap, backend, watch, stopped, context) : onHttp(wrap, backend, watch, stopped, context);
+}
+
+function sayFailed(backend: Backend, reason: string): void {
+  process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${reason}\n`);
+}
+
+/**
+ * On stdio the client's first request opens the first session (on the process started ahead); what
+ * the server is, is said then. A server that never starts is said once, and we stop (exit 1) once
+ * the client has its answer: every later request would only start it to fail again.
+ */
+async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext): Promise<number> {
+  const { say, trace } = context;
+  const opened = (e: { initializeResult: Parameters<typeof describeInit>[0] }) => {
+    wrap.events.off('upstream-opened', opened);
+    say(`mcp-dual-era: upstream ${describeInit(e.initializeResult)}`);
+  };
+  wrap.events.on('upstream-opened', opened);
+  const { serveStdio } = await import('../fronts/stdioFront.ts');
+  const front = serveStdio(wrap, trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
+  say(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
+  await Promise.race([front.done, stopped, watch.neverStarted]);
+  // After a failed start the client still gets the answer to what it asked.
+  if (watch.failed === undefined) {
+    await front.close();
+    return 0;
+  }
+  sayFailed(backend, watch.failed);
+  await front.finish();
+  return 1;
+}
+
+/** On HTTP the port is taken first (a taken port is said before any server starts), then the upstream is started and described. */
+async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext): Promise<number> {
+  const { say, trace, values, limits } = context;
+  const { serveNodeHttp } = await import('../transport/nodeHttp.ts');
+  let server: Awaited<ReturnType<typeof serveNodeHttp>>;
+  try {
+    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(values.host ? { host: values.host } : {}), port: context.port, ...listenerLimits(limits) });
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era serve: ${listenFailure(e, context.port, values.host)}\n`);
+    await wrap.close();
+    return 1;
+  }
+  const alive = setInterval(() => {}, 1000); // the pool's backoff timers do not keep a process alive
+  const upstream = await describeUpstream(wrap).finally(() => clearInterval(alive));
+  if (!upstream.ok) {
+    sayFailed(backend, watch.reason ?? upstream.error);
+    await wrap.close();
+    await server.close();
+    return 1;
+  }
+  const url = `${server.origin}${values.path ?? '/mcp'}`;
+  say(`mcp-dual-era: upstream ${upstream.value}`);
+  say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
+  context.hooks.onListening?.(url);
+  await stopped;
+  say('mcp-dual-era: shutting down');
+  await wrap.close();
+  await server.close();
+  return 0;
+}
+
+/** What the server said of itself at `initialize`, for the log. */
+function describeInit(init: { serverInfo?: { name: string; version: string }; protocolVersion?: string } | undefined): string {
+  const info = init?.serverInfo;
+  return `${info ? `${info.name} ${info.version}` : 'a server'} speaks ${init?.protocolVersion ?? 'an unknown revision'} (legacy era); served to modern (${MODERN_VERSIONS.join(', ')}) and legacy clients`;
+}
+
+/** Opens a session upstream through the wrap itself and says what the server is. */
+async function describeUpstream(wrap: LegacyServerWrap): Promise<{ ok: true; value: string } | { ok: false; error: string }> {
+  const version = MODERN_VERSIONS[MODERN_VERSIONS.length - 1]!;
+  const answer = await wrap.serveModern(
+    { jsonrpc: '2.0', id: 'startup', method: 'server/discover', params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientCapabilities]: {} } } },
+    { principal: 'anonymous', signal: new Cancellation(), notify: () => {} },
+  );
+  const message = answer?.message;
+  if (!message) return { ok: false, error: 'no answer' };
+  if ('error' in message) return { ok: false, error: message.error.message };
+  return { ok: true, value: describeInit(wrap.pool.sessions()[0]?.session.initializeResult) };
+}

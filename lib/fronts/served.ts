@@ -1,0 +1,66 @@
+/**
+ * The seam between a wrap and the fronts that serve it: a modern request and its context in, one
+ * answer out; a legacy session relayed to a pipe the wrap opens. A wrap hands itself to the HTTP
+ * front or the stdio line server as a `Served`; the fronts know nothing else of it. Types and one
+ * answer builder only: no I/O here.
+ */
+import { httpStatusForError, type WireError } from '../core/errors.ts';
+import { errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
+import type { Envelope } from '../core/translate/envelope.ts';
+import type { HeaderLookup } from '../core/translate/headers.ts';
+import type { Openings } from '../session/gate.ts';
+import type { CancelSignal } from '../signals.ts';
+import type { Transport } from '../transport/transport.ts';
+
+/** Where a modern request came from and how to reach its stream. */
+export interface ModernContext {
+  /** Who is asking: sessions are never shared between principals. */
+  readonly principal: string;
+  /** Aborts when the client goes away (HTTP stream closed, stdio cancel) or the wrap shuts down. */
+  readonly signal: CancelSignal;
+  /** Sends a notification on this request's own stream (progress, logs, listen notifications). */
+  readonly notify: (notification: JsonRpcNotification) => void;
+  /** The request's envelope, when the front has already read and checked it (it is not read again). */
+  readonly envelope?: Envelope;
+  /** The HTTP request headers, when the request came over HTTP (`Mcp-Param-*` are checked against the tool). */
+  readonly headers?: HeaderLookup;
+}
+
+/** The one answer to a request, with the HTTP status (and headers) a Streamable HTTP front uses. */
+export interface Answer {
+  readonly message: JsonRpcResponse;
+  readonly status: number;
+  /** HTTP headers of the answer beyond its content type (`Retry-After` on a refusal). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The error answer for a request, with its HTTP status. */
+export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & { status?: number }): Answer {
+  return { message: errorResponse(id, error), status: error.status ?? httpStatusForError(error) };
+}
+
+/** Where a legacy session (a client that sent `initialize`) is relayed to. */
+export interface SessionSource {
+  /** Opens the pipe one legacy session is relayed to, message for message (not started yet). */
+  connect(): Promise<Transport>;
+  /**
+   * The turns in which pipes are opened, shared with the wrap's pool (opening one may boot a
+   * server process); absent, a session opens at once.
+   */
+  readonly openings?: Openings;
+  /** Told when a session's pipe could not be opened or closed before it said a word. */
+  readonly failed?: (reason: string) => void;
+}
+
+/** What a front serves: a wrap hands itself over as this. */
+export interface Served {
+  /**
+   * Serves one modern request; `undefined` when the client left a listen. Absent, the wrap serves
+   * legacy sessions only: a request outside a session is refused (HTTP) or opens the session (stdio).
+   */
+  readonly serveModern?: (request: JsonRpcRequest, ctx: ModernContext) => Promise<Answer | undefined>;
+  /** Legacy sessions. */
+  readonly legacy: SessionSource;
+  /** Ends everything the wrap holds. Idempotent. */
+  close(): Promise<void>;
+}
