@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- --quick] [-- --filter=TEXT] [-- --profile] [-- --tsx] [-- --ref=GITREF]`: the
- * translator bench (bench/run.ts), the wrap bench (bench/wrap.ts), the MRTR bench (bench/mrtr.ts:
+ * translator bench (bench/translate.ts), the wrap bench (bench/wrap.ts), the MRTR bench (bench/mrtr.ts:
  * a full round against a plain call, memory per parked call), the probe bench (bench/probe.ts)
  * and the first-answer bench (bench/first.ts: how long a stdio host waits for our first answer),
  * each in a fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
@@ -36,7 +36,7 @@ const resultsDir = join(root, 'bench', 'results');
 
 /** Each bench: its script, its Node flags, its arguments, the report it writes (the wrap bench's flags: see bench/wrap.ts). */
 const BENCHES = [
-  { key: 'translate', script: 'run.ts', node: [], args: args.filter((a) => !wrapOnly(a)), report: 'translate.json', run: true },
+  { key: 'translate', script: 'translate.ts', node: [], args: args.filter((a) => !wrapOnly(a)), report: 'translate.json', run: true },
   { key: 'wrap', script: 'wrap.ts', node: BENCH_NODE_FLAGS, args, report: 'wrap.json', run: true },
   { key: 'mrtr', script: 'mrtr.ts', node: [], args: quick ? ['--quick'] : [], report: 'mrtr.json', run: !filtered },
   { key: 'probe', script: 'probe.ts', node: [], args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
@@ -49,7 +49,7 @@ const PEERS: ReadonlyArray<{ name: string; role: string }> = [
   { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server' },
   { name: '@modelcontextprotocol/client', role: 'v2 SDK client: not driven by the benches (interop specs); for the record' },
   { name: '@modelcontextprotocol/server', role: 'v2 SDK server: not driven by the benches (interop specs); for the record' },
-  { name: 'typescript', role: 'compiles lib/ for the wrap and MRTR benches' },
+  { name: 'typescript', role: 'compiles lib/ for the wrap, MRTR and first-answer benches' },
   { name: 'tsx', role: 'runs the benches (and lib/ for the translator and probe benches)' },
 ];
 

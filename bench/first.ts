@@ -11,17 +11,16 @@
  *   - `mcp-dual-era serve --stdio -- <server>`, a modern host's `server/discover`.
  *
  * Servers: server-everything 2026.8.31 (a real one, heavy to start) and the v1 echo server of the
- * wrap bench (light). The command runs compiled (bench/wrap/build.ts), as an installed copy does.
+ * wrap bench (light). The command runs compiled (bench/shared/build.ts), as an installed copy does.
  * Every answer is checked; the exit status is non-zero only for a wrong one. Writes
  * bench/results/first.json.
  */
 import { spawn } from 'node:child_process';
-import { cpus } from 'node:os';
 import { createRequire } from 'node:module';
 import { MetaKey } from '../lib/core/era.ts';
-import { latencyStats as statsOf, type LatencyStats } from './measure.ts';
-import { writeResults } from './resultsFile.ts';
-import { buildEchoServer, buildLib } from './wrap/build.ts';
+import { buildEchoServer, buildLib } from './shared/build.ts';
+import { banner, environment, writeResults } from './shared/format.ts';
+import { latencyStats as statsOf, type LatencyStats } from './shared/stats.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -154,8 +153,7 @@ async function runTarget(server: (typeof servers)[number]): Promise<FirstTarget>
   return { key: server.key, label: server.label, rows, errors, errorSamples };
 }
 
-const list = cpus();
-console.log(`mcp-dual-era first-answer bench — node ${process.version}, ${list.length} × ${list[0]?.model.trim() ?? 'unknown CPU'}`);
+console.log(banner('first-answer bench'));
 console.log(`${quick ? 'quick: ' : ''}${plan.rounds} rounds after ${plan.warmRounds} unmeasured, each starting every contender once (the order rotating); the command compiled`);
 const startedAt = Date.now();
 const targets: FirstTarget[] = [];
@@ -179,7 +177,7 @@ for (const f of failures) console.error(`FAIL ${f}`);
 const elapsedSeconds = (Date.now() - startedAt) / 1000;
 writeResults('first.json', {
   generatedAt: new Date().toISOString(),
-  environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: list.length, cpuModel: list[0]?.model.trim() ?? null },
+  environment: environment(),
   options: { ...plan, quick },
   goal: { p50Ms: GOAL_MS, aiSdkDiscoveryMs: AI_SDK_DISCOVERY_MS },
   targets,

@@ -21,7 +21,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { wrapLegacyServer } from '../lib/server.ts';
 import type { JsonRpcMessage } from '../lib/core/jsonrpc.ts';
 import type { Transport } from '../lib/transport/transport.ts';
-import { writeResults } from './resultsFile.ts';
+import { writeResults } from './shared/format.ts';
+import { median } from './shared/stats.ts';
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
@@ -148,8 +149,7 @@ async function measure(front: Front, check: (id: number, text: string) => void):
     times.push((cpu.user + cpu.system) / CALLS);
     bytes += allocated / CALLS;
   }
-  times.sort((a, b) => a - b);
-  return { usPerCall: times[times.length >> 1]!, bytesPerCall: bytes / ROUNDS };
+  return { usPerCall: median(times), bytesPerCall: bytes / ROUNDS };
 }
 
 const wrap = wrapLegacyServer({ upstream: { kind: 'in-process', describe: 'an in-process echo server', connect: async () => new EchoUpstream() } });

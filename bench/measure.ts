@@ -1,9 +1,12 @@
 /**
  * The timing harness: warm-up, an adaptive iteration count per side, then several samples of the
  * baseline and the candidate, alternating (and swapping which goes first) so both see the same
- * machine state. Reports the median ns per operation of each side. Also the latency statistics of
- * operations timed one by one (the probe and first-answer benches).
+ * machine state. Reports the median ns per operation of each side. Not the statistics themselves
+ * (bench/shared/stats.ts, whose latency figures this module also hands on).
  */
+import { median } from './shared/stats.ts';
+
+export { latencyStats, type LatencyStats } from './shared/stats.ts';
 
 export interface MeasureOptions {
   /** Minimum wall time of one sample, in milliseconds. */
@@ -69,12 +72,6 @@ function calibrate(op: Operation, ms: number): number {
   }
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 function stats(samplesNs: number[], iterations: number): SideStats {
   return { medianNs: median(samplesNs), minNs: Math.min(...samplesNs), maxNs: Math.max(...samplesNs), samplesNs, iterations };
 }
@@ -106,22 +103,3 @@ export function measure(baseline: Operation, candidate: Operation, options: Meas
   };
 }
 
-
-/** Latency of timed operations, in milliseconds: how many, the median, the 99th percentile and the mean. */
-export interface LatencyStats {
-  readonly n: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly meanMs: number;
-}
-
-function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}
-
-/** The {@link LatencyStats} of samples in milliseconds. */
-export function latencyStats(samples: readonly number[]): LatencyStats {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { n: sorted.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), meanMs: sorted.reduce((s, x) => s + x, 0) / Math.max(1, sorted.length) };
-}

@@ -3,10 +3,11 @@
  * bench/results/latest.json, as `npm run bench` leaves it, or FILE (a copy of one) — without
  * running any bench. `npm run bench` calls the same `writeReport` after a full run.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderChart } from './report/chart.ts';
+import { writeAtomic } from './shared/format.ts';
 import { figuresOf } from './report/figures.ts';
 import { renderReadmeWrap, renderResults, runCommit, runDate } from './report/markdown.ts';
 import type { Run } from './report/types.ts';
@@ -31,11 +32,6 @@ export function renderReport(run: Run): { markdown: string; chart: string } {
     subtitle: `${runDate(run)}, commit ${runCommit(run)}; ${m.cpuModel}, ${m.cores} cores, ${m.os}, Node ${m.node}`,
   });
   return { markdown: renderResults(run, CHART_FILE), chart };
-}
-
-function writeAtomic(file: string, text: string): void {
-  writeFileSync(`${file}.tmp`, text);
-  renameSync(`${file}.tmp`, file);
 }
 
 /** Writes RESULTS.md and the chart into `dir` (default bench/); returns their paths. */

@@ -18,7 +18,7 @@ import {
   sessionFromInitialize,
   type JsonRpcRequest,
   type Outcome,
-} from '../lib/index.ts';
+} from '../lib/core/index.ts';
 
 const colour = process.stdout.isTTY && !process.env['NO_COLOR'];
 const paint = (code: number, text: string) => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);

@@ -1,14 +1,23 @@
 /**
  * `mcp-dual-era/server` (Node): serve an unmodified legacy MCP server to modern and legacy
- * clients alike, over Streamable HTTP and stdio, with its pushes turned into MRTR rounds.
+ * clients alike, over Streamable HTTP and stdio, with its pushes turned into MRTR rounds
+ * (`wrapLegacyServer`); serve a modern-only server to legacy clients (`wrapModernServer`); the
+ * backends, the serve helpers, the requestState keyring and the transports they are built on.
+ * Every export is listed by name; the error class and the revisions are in `mcp-dual-era`.
  */
-export { wrapLegacyServer, type LegacyServerWrap, type WrapEvents, type WrapLegacyServerOptions } from './wrap/legacyServer/wrapLegacyServer.ts';
+export { wrapLegacyServer, type LegacyServerWrap, type WrapEvents, type WrapLegacyServerOptions, type WrapStats } from './wrap/legacyServer/wrapLegacyServer.ts';
+export type { HttpFrontOptions } from './fronts/httpFront.ts';
+export type { EdgeLimits, OriginPolicy } from './transport/httpEdge.ts';
+export type { LegacySessionLimits } from './fronts/legacySessionTable.ts';
+export type { SessionKey } from './session/pool.ts';
+export type { CacheDefaults, CachePolicy } from './core/translate/context.ts';
 export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fronts/stdioFront.ts';
 export { MrtrBroker, type MrtrOptions } from './wrap/mrtr/suspend.ts';
-export type { Answer, InputBroker, ModernContext, PushableCall } from './wrap/legacyServer/modernDispatch.ts';
-export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer } from './session/backend.ts';
+export type { InputBroker, PushableCall } from './wrap/legacyServer/modernDispatch.ts';
+export type { Answer, ModernContext, Served, SessionSource } from './fronts/served.ts';
+export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer, type StdioBackendOptions } from './session/backend.ts';
 export { Keyring, type StateKey } from './state/keyring.ts';
-export { serveNodeHttp, toNodeListener, type NodeHttpOptions, type RunningHttpServer } from './transport/nodeHttp.ts';
+export { serveNodeHttp, toNodeListener, type FetchHandler, type HttpHandler, type NodeHttpOptions, type RunningHttpServer } from './transport/nodeHttp.ts';
 export { createMemoryPair } from './transport/memory.ts';
 export { StdioChildTransport, type StdioChildOptions } from './transport/stdioChild.ts';
 export { LegacyHttpClientTransport, type LegacyHttpClientOptions } from './transport/legacyHttpClient.ts';

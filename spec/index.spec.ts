@@ -1,11 +1,14 @@
 /**
- * What the entry points export: the legacy-client wrap from the runtime-neutral main entry (its
- * neutrality is checked in spec/core/purity.spec.ts), the modern-server wrap from the Node subpath,
- * `inspectServer` from the client subpath, and every name the README documents from each entry.
+ * What the entry points export, by what a user reaches for: the legacy-client wrap from the
+ * runtime-neutral main entry (its neutrality is checked in spec/core/purity.spec.ts), the wraps,
+ * backends and serve helpers from `/server`, `probe` and `inspectServer` from `/client`, the
+ * translator from `/core`, and every name the README documents from each entry. The whole surface,
+ * name by name, is pinned in spec/surface.spec.ts.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { InspectOptions, Reach, ServerKind, ServerReport } from '../lib/client.ts';
+import type { HttpFrontOptions, LegacyServerWrap, ModernServerWrap, WrapStats } from '../lib/server.ts';
 import { documentedNames } from './helpers/readme.ts';
 
 /** The module behind each entry point of package.json's `exports`, from the sources. */
@@ -21,12 +24,37 @@ const neutral = suite('lib/index.ts');
 
 neutral('should export wrapLegacyClient and the modern upstreams', async () => {
   const index = await import('../lib/index.ts');
-  for (const name of ['wrapLegacyClient', 'LegacyClientBridge', 'ModernHttpUpstream', 'ModernPipeUpstream', 'DiscoverCache']) assert.type((index as Record<string, unknown>)[name], 'function', name);
-  const server = await import('../lib/server.ts');
-  assert.type(server.wrapModernServer, 'function');
+  for (const name of ['wrapLegacyClient', 'LegacyClientBridge', 'ModernHttpUpstream', 'ModernPipeUpstream', 'DiscoverCache', 'AdapterError']) assert.type((index as Record<string, unknown>)[name], 'function', name);
+  assert.type(index.ErrorCode, 'object');
+  assert.is(index.LATEST_MODERN_VERSION, '2026-07-28');
+});
+
+neutral('should leave the translator to mcp-dual-era/core', async () => {
+  const index = (await import('../lib/index.ts')) as Record<string, unknown>;
+  const core = (await import('../lib/core/index.ts')) as Record<string, unknown>;
+  for (const name of ['requestToLegacy', 'resultToModern', 'classify']) {
+    assert.is(index[name], undefined, name);
+    assert.type(core[name], 'function', name);
+  }
 });
 
 neutral.run();
+
+const server = suite('lib/server.ts');
+
+server('should export the wraps, the backends, the serve helpers and the keyring, with their option and result types', async () => {
+  const entry = (await import('../lib/server.ts')) as Record<string, unknown>;
+  for (const name of ['wrapLegacyServer', 'wrapModernServer', 'stdioBackend', 'httpBackend', 'inProcessBackend', 'serveStdio', 'serveNodeHttp', 'toNodeListener', 'Keyring']) assert.type(entry[name], 'function', name);
+  // The types are part of the export: this file does not type-check without them.
+  const stats: Pick<WrapStats, 'requests' | 'parked'> = { requests: 0, parked: 0 };
+  const http: HttpFrontOptions = { path: '/mcp', maxBodyBytes: 1024 };
+  const wrap: Pick<LegacyServerWrap, 'stats'> | Pick<ModernServerWrap, 'close'> | undefined = undefined;
+  assert.is(stats.parked, 0);
+  assert.is(http.path, '/mcp');
+  assert.is(wrap, undefined);
+});
+
+server.run();
 
 const client = suite('lib/client.ts');
 

@@ -104,10 +104,10 @@ process.stdout.write(JSON.stringify(out));
     const missing = [...names].filter((name) => !exported[specifier]!.includes(name));
     assert.equal(missing, [], `${specifier} lacks ${missing.join(', ')}`);
   }
-  // "`mcp-dual-era/core` is the same core on its own subpath": the translator's names are there too.
+  // The translator section imports from `mcp-dual-era/core`: its names are there in the installed package.
   const translator = README.slice(README.indexOf('\n## The translator'));
   const core = codeBlocks(translator).find((b) => b.lang === 'ts')!;
-  const coreNames = [...core.code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'mcp-dual-era'/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
+  const coreNames = [...core.code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'mcp-dual-era\/core'/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
   assert.ok(coreNames.length > 0, 'the translator section imports names');
   assert.equal(coreNames.filter((name) => !exported[`${OWN.name}/core`]!.includes(name)), []);
 });
@@ -182,16 +182,18 @@ p('should keep the tarball lean: no specs, fixtures or benches beyond what the R
 p('should type-check a TypeScript consumer (strict, exactOptionalPropertyTypes, NodeNext) against the installed types', async () => {
   await ready();
   const consumer = `import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { wrapLegacyClient, requestToLegacy, type JsonRpcRequest } from 'mcp-dual-era';
-import { wrapLegacyServer, stdioBackend, Keyring, type LegacyServerWrap } from 'mcp-dual-era/server';
+import { wrapLegacyClient, type JsonRpcRequest } from 'mcp-dual-era';
+import { wrapLegacyServer, stdioBackend, Keyring, type HttpFrontOptions, type LegacyServerWrap, type WrapStats } from 'mcp-dual-era/server';
 import { inspectServer, wrapModernClient, type InspectOptions, type ServerReport } from 'mcp-dual-era/client';
 import { migrateSource } from 'mcp-dual-era/codemod';
-import { classify } from 'mcp-dual-era/core';
+import { classify, requestToLegacy } from 'mcp-dual-era/core';
 
 const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
 await client.connect(wrapLegacyClient('https://mcp.example.com/mcp'));
 await client.connect(wrapModernClient({ command: 'node', args: ['server.js'] }));
-const wrap: LegacyServerWrap = wrapLegacyServer({ upstream: stdioBackend({ command: 'node', args: ['server.js'] }), mrtr: { keyring: new Keyring([Keyring.parse('k1', process.env.STATE_KEY)]) } });
+const http: HttpFrontOptions = { path: '/mcp' };
+const wrap: LegacyServerWrap = wrapLegacyServer({ upstream: stdioBackend({ command: 'node', args: ['server.js'] }), mrtr: { keyring: new Keyring([Keyring.parse('k1', process.env.STATE_KEY)]) }, http });
+const stats: WrapStats = wrap.stats();
 const options: InspectOptions = { timeoutMs: 1000 };
 const report: ServerReport = await inspectServer({ command: 'node', args: ['server.js'] }, options);
 const kind: 'modern-only' | 'dual-era' | 'legacy' = report.kind;
@@ -199,7 +201,7 @@ const request: JsonRpcRequest = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
 const up = requestToLegacy(request);
 const sorted = classify(request);
 const outcome = migrateSource('export {};', { fileName: 'server.ts', mode: 'wrap' });
-void [wrap, kind, up.ok, sorted.ok, outcome];
+void [wrap, stats.requests, kind, up.ok, sorted.ok, outcome];
 `;
   writeFileSync(join(project, 'consumer.ts'), consumer);
   const options: TS.CompilerOptions = {

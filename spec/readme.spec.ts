@@ -18,7 +18,7 @@ declare const legacyResult: Record<string, unknown>;
 declare const serverInfo: { name: string; version: string };
 declare function respond(message: import('mcp-dual-era').JsonRpcError, status?: number): void;
 declare function send(message: import('mcp-dual-era').JsonRpcRequest): void;
-declare const errorResponse: typeof import('mcp-dual-era').errorResponse;
+declare const errorResponse: typeof import('mcp-dual-era/core').errorResponse;
 `;
 
 const snippets = packageSnippets();

@@ -3,6 +3,7 @@
  * section on its own log scale with bars drawn from 1×, each goal a mark on its row. Plain SVG
  * text, no dependencies; the same figures give the same bytes.
  */
+import { formatRatio } from '../shared/format.ts';
 import { goalHolds, SECTIONS, type Figure } from './figures.ts';
 
 const WIDTH = 980;
@@ -17,17 +18,6 @@ const COLORS = { met: '#2e7d32', missed: '#c62828', none: '#5c6f82', goal: '#111
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
-
-/** A ratio as the chart labels it: 3 significant digits, scientific below 0.001. */
-export function formatRatio(x: number): string {
-  if (!Number.isFinite(x)) return '–';
-  if (x === 0) return '0×';
-  if (x < 0.001) return `${x.toExponential(1)}×`;
-  if (x < 0.1) return `${x.toPrecision(2)}×`;
-  if (x < 10) return `${x.toFixed(2)}×`;
-  if (x < 100) return `${x.toFixed(1)}×`;
-  return `${x.toFixed(0)}×`;
 }
 
 /** An axis label for 10^d: 100×, 1×, 0.01×, 1e-5×. */

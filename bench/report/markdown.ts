@@ -3,27 +3,11 @@
  * headline ratios, then each bench's table with its ratio column. Text only; the chart is a
  * separate file it links to.
  */
-import { formatRatio } from './chart.ts';
+import { formatRatio, int, kb, markdownTable as table, ms, pct, signedUs, us } from '../shared/format.ts';
+import { median } from '../shared/stats.ts';
 import { figuresOf, goalHolds, MRTR_WHERE, SECTIONS } from './figures.ts';
+import { FIRST_ANSWER_NOTE, MEMORY_REDUCER_NOTE, WRAP_PATH_NOTE } from './notes.ts';
 import type { Run, WrapComparison } from './types.ts';
-
-const int = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
-
-function table(head: readonly string[], rows: ReadonlyArray<readonly string[]>, right: ReadonlySet<number> = new Set()): string {
-  const align = head.map((_, i) => (right.has(i) ? '---:' : '---'));
-  return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
-}
-
-const us = (v: number) => (!Number.isFinite(v) ? '–' : v >= 10_000 ? `${(v / 1000).toFixed(1)} ms` : `${int.format(v)} µs`);
-const ms = (v: number) => (!Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v >= 0.01 ? v.toFixed(3) : v.toExponential(1));
-const kb = (bytes: number | undefined) => (bytes === undefined || !Number.isFinite(bytes) ? '–' : `${(bytes / 1024).toFixed(2)} KB`);
-const pct = (v: number) => `${Math.round(v * 100)}%`;
-const signedUs = (v: number) => `${v >= 0 ? '+' : '−'}${int.format(Math.abs(v))} µs`;
-
-function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[s.length >> 1]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-}
 
 /** When the run was taken, to the minute, in UTC. */
 export function runDate(run: Run): string {
@@ -118,7 +102,7 @@ function wrapped(run: Run): string {
     'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
     'route; and a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines). ' +
     `Each contender warmed ${o.startWarmupMs / 1000} s, then per cell ${o.warmupMs / 1000} s of warm-up and ${(o.slices * o.sliceMs) / 1000} s measured in ` +
-    `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}${o.nodeFlags?.length ? `; every Node process ran with \`${o.nodeFlags.join(' ')}\` (see bench/wrap.ts: V8's idle-time collection ~100 s after a process's last one recompiles its request path, inside whichever cell it lands in)` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
+    `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}${o.nodeFlags?.length ? `; every Node process ran with \`${o.nodeFlags.join(' ')}\` (why: below)` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
   const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
   const c = w.comparisons;
   const concs = concurrenciesOf(w.cells);
@@ -150,6 +134,10 @@ function wrapped(run: Run): string {
     'Every cell ("other load": the share of the cores that processes outside the cell used meanwhile):',
     '',
     table(['contender', 'concurrency', 'calls/s', 'p50', 'p99', 'wrong answers', 'other load'], cells, new Set([1, 2, 3, 4, 5, 6])),
+    '',
+    WRAP_PATH_NOTE,
+    '',
+    MEMORY_REDUCER_NOTE,
   ].join('\n');
 }
 
@@ -238,7 +226,7 @@ function firstSection(run: Run): string {
       r.key === 'alone' ? '' : r.stats.p50Ms <= f.goal.p50Ms ? '✓' : '✗',
     ]),
   );
-  return `${intro}\n\n${table(['server', 'first answer', 'n', 'p50 ms', 'p99 ms', '÷ alone p50', 'added p50', `within ${f.goal.aiSdkDiscoveryMs} ms`, 'goal'], rows, new Set([2, 3, 4, 5, 6, 7]))}`;
+  return `${intro}\n\n${table(['server', 'first answer', 'n', 'p50 ms', 'p99 ms', '÷ alone p50', 'added p50', `within ${f.goal.aiSdkDiscoveryMs} ms`, 'goal'], rows, new Set([2, 3, 4, 5, 6, 7]))}\n\n${FIRST_ANSWER_NOTE}`;
 }
 
 /**

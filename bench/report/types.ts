@@ -5,9 +5,9 @@
  * a bench that failed) is absent.
  */
 import type { FirstTarget } from '../first.ts';
-import type { LatencyCell, Stats } from '../mrtr.ts';
-import type { Row, TargetResult } from '../probe.ts';
-import type { Cell, Comparison } from '../wrap.ts';
+import type { LatencyCell, Stats } from '../mrtr/latency.ts';
+import type { Row, TargetResult } from '../probe/runSuite.ts';
+import type { Cell, Comparison } from '../wrap/cells.ts';
 
 export interface Run {
   readonly schema: 1;

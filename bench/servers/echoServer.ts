@@ -4,7 +4,7 @@
  * newline-delimited JSON-RPC on stdin/stdout, like any legacy stdio server.
  *
  * The bench runs it as plain JavaScript (transpiled once per run into bench/results/.build/ by
- * `bench/wrap/build.ts`), so no contender pays for a TypeScript loader in the server process.
+ * `bench/shared/build.ts`), so no contender pays for a TypeScript loader in the server process.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';

@@ -286,9 +286,3 @@ export async function runPhase(driver: Driver, concurrency: number, durationMs: 
   }
   return { latenciesNs, completedInWindow, windowNs: durationMs * 1e6, errors, errorSamples, elapsedNs: Number(process.hrtime.bigint() - started) };
 }
-
-/** Nearest-rank percentile of sorted values. */
-export function percentile(sorted: ArrayLike<number>, p: number): number {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))]!;
-}

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 
 /**
  * V8 flags for every Node process of the wrap bench: the fronts, the servers and the load generator
- * (`bench/all.ts` starts it with them; `npm run bench:wrap` in package.json too). Why: bench/wrap.ts.
+ * (`bench/all.ts` starts it with them; `npm run bench:wrap` in package.json too). Why: bench/RESULTS.md, section 2.
  */
 export const BENCH_NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
 

@@ -7,6 +7,7 @@
 /** The tag every marker comment starts with. */
 export const MARKER_TAG = '@mcp-dual-era';
 
+/** What each marker comment says, by its code: the text written after `// @mcp-dual-era <code>:`. */
 export const MARKERS = {
   // wrap mode
   'handler-not-wiring': 'this handler does more than serve an MCP transport, so it was left as it is; serve the endpoint with wrapLegacyServer(...).node(req, res) (or .fetch(request)) in place of the transport',
@@ -41,6 +42,7 @@ export const MARKERS = {
   'handler-shape': 'the handler\'s context parameter cannot be found or added here; rewrite its pushes by hand',
 } as const;
 
+/** The code of a marker comment (`server-from-request`, `transport-kept`, …). */
 export type MarkerCode = keyof typeof MARKERS;
 
 /** The comment line of a marker (without indentation or newline). */

@@ -14,6 +14,7 @@ import { applyEdits } from './edits.ts';
 const SOURCE = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']);
 const DECLARATION = /\.d\.(ts|mts|cts)$/;
 
+/** Options of {@link migrate}. */
 export interface MigrateOptions {
   readonly paths: readonly string[];
   readonly mode?: MigrateMode;
@@ -39,6 +40,7 @@ export interface FileReport {
   readonly note?: string;
 }
 
+/** What {@link migrate} did (or, in a dry run, would do) to each file, with the markers left. */
 export interface MigrateReport {
   readonly mode: MigrateMode;
   readonly write: boolean;

@@ -26,6 +26,7 @@ export interface MarkerLine {
   readonly message: string;
 }
 
+/** One file's text after {@link migrateSource}: the new text, what was rewritten and the markers left. */
 export interface SourceOutcome {
   /** The rewritten text (the original when nothing changed or the file failed). */
   readonly text: string;
@@ -40,6 +41,7 @@ export interface SourceOutcome {
   readonly error?: string;
 }
 
+/** Options of {@link migrateSource}: the file's name (its extension decides TypeScript or JavaScript), the mode and the nearest package.json's `type`. */
 export interface MigrateSourceOptions {
   readonly fileName: string;
   readonly mode: MigrateMode;

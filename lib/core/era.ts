@@ -10,12 +10,18 @@ export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-
 /** Modern revisions, oldest first. They travel on every request in `_meta`. */
 export const MODERN_VERSIONS = ['2026-07-28'] as const;
 
+/** A revision of the legacy era (`initialize` handshake, sessions, server-initiated requests). */
 export type LegacyVersion = (typeof LEGACY_VERSIONS)[number];
+/** A revision of the modern era (stateless, per-request `_meta`, `server/discover`, MRTR). */
 export type ModernVersion = (typeof MODERN_VERSIONS)[number];
+/** Any revision this package speaks, of either era. */
 export type KnownVersion = LegacyVersion | ModernVersion;
+/** The two eras of the Model Context Protocol. */
 export type Era = 'legacy' | 'modern';
 
+/** The newest legacy revision: what a legacy session is opened with when the peer does not ask for another. */
 export const LATEST_LEGACY_VERSION: LegacyVersion = '2025-11-25';
+/** The newest modern revision: what modern requests are stamped with. */
 export const LATEST_MODERN_VERSION: ModernVersion = '2026-07-28';
 /** The first day of the modern era: dated versions from here on are modern. */
 export const MODERN_ERA_START = '2026-07-28';

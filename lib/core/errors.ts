@@ -32,6 +32,7 @@ export const ErrorCode = {
   LimitExceeded: -32005,
 } as const;
 
+/** The name of a wire error code in {@link ErrorCode} (`ParseError`, `HeaderMismatch`, …). */
 export type ErrorCodeName = keyof typeof ErrorCode;
 
 /** A JSON-RPC error object as it travels on the wire. */
@@ -45,12 +46,18 @@ function wire(code: number, message: string, data?: unknown): WireError {
   return data === undefined ? { code, message } : { code, message, data };
 }
 
+/** `-32700`: the text is not JSON. */
 export const parseError = (detail?: string): WireError => wire(ErrorCode.ParseError, detail ? `Parse error: ${detail}` : 'Parse error');
+/** `-32600`: the JSON is not a valid JSON-RPC message. */
 export const invalidRequest = (detail: string): WireError => wire(ErrorCode.InvalidRequest, `Invalid Request: ${detail}`);
+/** `-32601`: the method is unknown (or removed in this era). */
 export const methodNotFound = (method: string, detail?: string): WireError =>
   wire(ErrorCode.MethodNotFound, detail ? `Method not found: ${method} (${detail})` : `Method not found: ${method}`);
+/** `-32602`: the params (or the modern `_meta` envelope) are invalid; `data` is passed through. */
 export const invalidParams = (detail: string, data?: unknown): WireError => wire(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
+/** `-32603`: the request could not be served. */
 export const internalError = (detail: string): WireError => wire(ErrorCode.InternalError, `Internal error: ${detail}`);
+/** `-32020`: an HTTP routing header is missing or disagrees with the body. */
 export const headerMismatch = (detail: string): WireError => wire(ErrorCode.HeaderMismatch, `Header mismatch: ${detail}`);
 
 /** `-32021` with the capabilities the request would have needed. */

@@ -8,24 +8,35 @@ import { fail, ok, type Outcome } from './outcome.ts';
 
 /** A request id: a string or an integer (JSON-RPC allows numbers; MCP forbids null). */
 export const RequestIdSchema = v.union([v.string(), v.pipe(v.number(), v.integer())]);
+/** A request id: a string or an integer. */
 export type RequestId = v.InferOutput<typeof RequestIdSchema>;
 
 const Params = v.optional(v.record(v.string(), v.unknown()));
 
+/** Validates a JSON-RPC request (members beyond the envelope are kept). */
 export const JsonRpcRequestSchema = v.looseObject({ jsonrpc: v.literal('2.0'), id: RequestIdSchema, method: v.string(), params: Params });
+/** A JSON-RPC request: it has an `id` and expects one answer. */
 export type JsonRpcRequest = { jsonrpc: '2.0'; id: RequestId; method: string; params?: Record<string, unknown> };
 
+/** Validates a JSON-RPC notification. */
 export const JsonRpcNotificationSchema = v.looseObject({ jsonrpc: v.literal('2.0'), method: v.string(), params: Params });
+/** A JSON-RPC notification: no `id`, no answer. */
 export type JsonRpcNotification = { jsonrpc: '2.0'; method: string; params?: Record<string, unknown> };
 
+/** Validates a successful JSON-RPC response. */
 export const JsonRpcResultSchema = v.looseObject({ jsonrpc: v.literal('2.0'), id: RequestIdSchema, result: v.record(v.string(), v.unknown()) });
+/** A successful JSON-RPC response. */
 export type JsonRpcResult = { jsonrpc: '2.0'; id: RequestId; result: Record<string, unknown> };
 
 export const WireErrorSchema = v.looseObject({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) });
+/** Validates a JSON-RPC error response. */
 export const JsonRpcErrorSchema = v.looseObject({ jsonrpc: v.literal('2.0'), id: v.optional(v.nullable(RequestIdSchema)), error: WireErrorSchema });
+/** A JSON-RPC error response (`id` null or absent when the request could not be read). */
 export type JsonRpcError = { jsonrpc: '2.0'; id?: RequestId | null; error: WireError };
 
+/** A JSON-RPC response: a result or an error. */
 export type JsonRpcResponse = JsonRpcResult | JsonRpcError;
+/** Any JSON-RPC message: request, notification or response. */
 export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
 
 /** A decoded value sorted into what it is. Batches (2025-03-26) are kept whole. */

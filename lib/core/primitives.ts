@@ -4,6 +4,7 @@
  */
 import * as v from 'valibot';
 
+/** Validates a client's or server's info (`name`, `version`, optional title and icons). */
 export const ImplementationSchema = v.looseObject({
   name: v.string(),
   version: v.string(),
@@ -12,6 +13,7 @@ export const ImplementationSchema = v.looseObject({
   websiteUrl: v.optional(v.string()),
   icons: v.optional(v.array(v.looseObject({ src: v.string() }))),
 });
+/** A client's or server's info: `name`, `version`, optional title and icons. */
 export type Implementation = v.InferOutput<typeof ImplementationSchema>;
 
 /**
@@ -26,11 +28,15 @@ export function isPlainImplementation(info: unknown): boolean {
   return true;
 }
 
+/** The log levels, least severe first. */
 export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+/** Validates a log level. */
 export const LoggingLevelSchema = v.picklist(LOGGING_LEVELS);
+/** A log level (`debug` … `emergency`). */
 export type LoggingLevel = v.InferOutput<typeof LoggingLevelSchema>;
 
 export const ProgressTokenSchema = v.union([v.string(), v.number()]);
+/** The token a request names for its progress notifications. */
 export type ProgressToken = v.InferOutput<typeof ProgressTokenSchema>;
 
 /** A JSON object with unknown members (what `params`, `result` and `_meta` are). */

@@ -37,6 +37,7 @@ export type EraPin = 'modern' | 'legacy' | 'auto';
 /** Where a verdict came from. */
 export type VerdictSource = 'probe' | 'cache' | 'prior' | 'pin';
 
+/** The steps of a probe, as events: `probe`, `fallback`, `verdict`, `reprobe`. */
 export type ProbeEvents = {
   /** A probe request is about to be sent (`server/discover`, or the legacy `initialize` over HTTP). */
   probe: { target: string; method: string; attempt: number; version: string };
@@ -48,6 +49,7 @@ export type ProbeEvents = {
   reprobe: { target: string; was: Verdict; reason: string };
 };
 
+/** Options of {@link probe}. */
 export interface ProbeOptions {
   /** Skip the probe: `'modern'` or `'legacy'` for good. Default `'auto'`. */
   readonly pin?: EraPin;

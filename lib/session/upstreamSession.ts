@@ -9,7 +9,7 @@ import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
-import { closedReason, describeFailure, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { closedReason, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import type { PushCopies } from './pushCopies.ts';
 import type { CancelSignal } from '../signals.ts';

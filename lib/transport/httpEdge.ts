@@ -8,6 +8,7 @@ import { limitAnswer, type LimitRefusal } from '../core/limits.ts';
 import { readBounded } from './messageBound.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 
+/** Bounds on what an HTTP endpoint reads before anything is parsed. */
 export interface EdgeLimits {
   /** Largest accepted body, in bytes (default 4 MiB). */
   readonly maxBodyBytes?: number;
@@ -15,6 +16,7 @@ export interface EdgeLimits {
   readonly maxDepth?: number;
 }
 
+/** Which `Host` and `Origin` headers an HTTP endpoint accepts (default: loopback only). */
 export interface OriginPolicy {
   /** Accepted `Origin` values; default: loopback origins only. `'*'` accepts any. */
   readonly allowedOrigins?: readonly string[] | '*';

@@ -28,6 +28,7 @@ export interface ModernHttpClientOptions {
   readonly maxMessageBytes?: number;
 }
 
+/** A transport to a modern HTTP server: each message a POST with the routing headers, answered as JSON or SSE. */
 export class ModernHttpClientTransport implements Transport {
   onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;

@@ -16,6 +16,7 @@ import { LegacyHttpClientTransport } from './legacyHttpClient.ts';
 import { UpstreamHttpError, type ModernUpstream, type UpstreamCallOptions } from './modernUpstream.ts';
 import type { Transport } from './transport.ts';
 
+/** Where a modern HTTP server is and how to reach it. */
 export interface ModernHttpUpstreamOptions {
   readonly url: string | URL;
   /** Sent on every request (e.g. `Authorization`). */

@@ -10,6 +10,7 @@ import { limitAnswer, limitRefusal } from '../core/limits.ts';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { SseWriter } from './httpEdge.ts';
 
+/** Options of {@link serveNodeHttp}: where to listen, and the bounds on connections and their timing. */
 export interface NodeHttpOptions {
   /** Default 127.0.0.1. */
   readonly host?: string;
@@ -31,6 +32,7 @@ export interface NodeHttpOptions {
 /** Connections a listener may have beyond `maxConnections` before they are dropped unanswered. */
 const OVERFLOW_CONNECTIONS = 64;
 
+/** A listening Node HTTP server: the server, its origin (`http://host:port`) and how to close it. */
 export interface RunningHttpServer {
   readonly server: Server;
   /** `http://host:port` */

@@ -17,6 +17,7 @@ import { spawnChild, takeAhead } from './spawnChild.ts';
 import { turnBatcher } from './turnBatcher.ts';
 import { SENT, type Transport } from './transport.ts';
 
+/** A server program to start and talk to over its stdin/stdout. */
 export interface StdioChildOptions {
   readonly command: string;
   readonly args?: readonly string[];

@@ -16,7 +16,7 @@ import { createMemoryPair } from '../../lib/transport/memory.ts';
 import { ModernPipeUpstream } from '../../lib/transport/modernUpstream.ts';
 import { LegacyClientBridge } from '../../lib/wrap/legacyClient/legacyClientBridge.ts';
 import { clone, mutation, applyMutations, invalidId, validId, type Json, type Mutation } from './arbitraries.ts';
-import { shapeOf, type Id } from './httpOracle.ts';
+import { shapeOf } from './httpOracle.ts';
 import { INPUT_ANSWERS } from './messages.ts';
 import { bounded, checkProperty, settle, type RunOptions } from './runner.ts';
 

@@ -10,13 +10,19 @@ import fc from 'fast-check';
 import * as core from '../../lib/core/index.ts';
 import { AdapterError } from '../../lib/core/errors.ts';
 import { LEGACY_INPUT_METHODS, type InputMethod } from '../../lib/core/legacy/inputs.ts';
+import { LEGACY_CLIENT_REQUESTS, LEGACY_SERVER_NOTIFICATIONS } from '../../lib/core/legacy/methods.ts';
+import { MODERN_SERVER_NOTIFICATIONS } from '../../lib/core/modern/methods.ts';
 import * as translate from '../../lib/core/translate/index.ts';
+import { pickModernVersion } from '../../lib/core/era.ts';
+import { isRequestId, nestingDepth } from '../../lib/core/jsonrpc.ts';
 import { check, validateMessage, type Revision } from '../helpers/schemas.ts';
 import { loadScenario, scenarioNames, type Scenario } from '../helpers/transcripts.ts';
 import { clone, jsonObject, mutated, smallJson, validId, type Json } from './arbitraries.ts';
 import { checkProperty, type RunOptions } from './runner.ts';
 
 const MODERN: Revision = '2026-07-28';
+/** What a call may name: the core's entry points, every translator function, and helpers the core keeps to itself. */
+const ENTRY_POINTS = { ...core, ...translate, isRequestId, nestingDepth, pickModernVersion };
 
 /** A call of one entry point, and how to judge its outcome when the input was valid. */
 interface Call {
@@ -175,8 +181,8 @@ function sample(pool: readonly Sample[], maxDepth = 64): fc.Arbitrary<{ s: Sampl
 const objectOr = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
 
 /** A JSON-RPC request of the declared shape (what `classify` lets through), any params. */
-const anyRequest = fc.record({ jsonrpc: fc.constant('2.0' as const), id: validId, method: fc.oneof(fc.string({ maxLength: 12 }), pick([...core.LEGACY_CLIENT_REQUESTS, 'server/discover', 'subscriptions/listen', 'tasks/update', 'elicitation/create', 'sampling/createMessage', 'roots/list'])), params: jsonObject }, { requiredKeys: ['jsonrpc', 'id', 'method'] });
-const anyNotification = fc.record({ jsonrpc: fc.constant('2.0' as const), method: fc.oneof(fc.string({ maxLength: 12 }), pick([...core.LEGACY_SERVER_NOTIFICATIONS, ...core.MODERN_SERVER_NOTIFICATIONS])), params: jsonObject }, { requiredKeys: ['jsonrpc', 'method'] });
+const anyRequest = fc.record({ jsonrpc: fc.constant('2.0' as const), id: validId, method: fc.oneof(fc.string({ maxLength: 12 }), pick([...LEGACY_CLIENT_REQUESTS, 'server/discover', 'subscriptions/listen', 'tasks/update', 'elicitation/create', 'sampling/createMessage', 'roots/list'])), params: jsonObject }, { requiredKeys: ['jsonrpc', 'id', 'method'] });
+const anyNotification = fc.record({ jsonrpc: fc.constant('2.0' as const), method: fc.oneof(fc.string({ maxLength: 12 }), pick([...LEGACY_SERVER_NOTIFICATIONS, ...MODERN_SERVER_NOTIFICATIONS])), params: jsonObject }, { requiredKeys: ['jsonrpc', 'method'] });
 const anyError = fc.record({ code: fc.oneof(fc.integer(), pick([-32002, -32020, -32021, -32022, -32042, -32601, -32602, -32603, -32099, -32000])), message: fc.string({ maxLength: 20 }), data: smallJson }, { requiredKeys: ['code', 'message'] });
 const anyMethod = fc.oneof(fc.string({ maxLength: 12 }), pick(['tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'completion/complete', 'initialize', 'server/discover']));
 const inputMethod = pick(Object.keys(LEGACY_INPUT_METHODS) as InputMethod[]);
@@ -360,7 +366,7 @@ function awkwardNested(depth: number, objects: boolean): unknown {
 
 /** Calls one entry point; the failure, if any. */
 function judge(call: Call): string | undefined {
-  const fn = (core as unknown as Record<string, (...args: unknown[]) => unknown>)[call.fn];
+  const fn = (ENTRY_POINTS as unknown as Record<string, (...args: unknown[]) => unknown>)[call.fn];
   if (typeof fn !== 'function') return `${call.fn} is not exported from lib/core`;
   // A value nested deeper than any decoder lets through is only given to the functions that bound nesting.
   const raw = call.fn === 'nestingDepth';

@@ -14,7 +14,7 @@ import * as assert from 'uvu/assert';
 import { httpBackend } from '../../lib/session/backend.ts';
 import { Cancellation } from '../../lib/signals.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
-import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { wrapLegacyServer } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { listeningPort, LOOPBACK_PRELOAD, textOf } from '../helpers/everything.ts';
 import { modernRequest } from '../helpers/messages.ts';
 

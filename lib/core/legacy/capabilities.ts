@@ -8,6 +8,7 @@ import { notArray } from '../primitives.ts';
 /** An object member: a record, never an array (valibot alone takes one for an object). */
 const Obj = notArray(v.record(v.string(), v.unknown()));
 
+/** Validates the capabilities a legacy client declares in `initialize`. */
 export const LegacyClientCapabilitiesSchema = notArray(
   v.looseObject({
     experimental: v.optional(notArray(v.record(v.string(), Obj))),
@@ -26,8 +27,10 @@ export const LegacyClientCapabilitiesSchema = notArray(
     extensions: v.optional(notArray(v.record(v.string(), Obj))),
   }),
 );
+/** The capabilities a legacy client declares in `initialize`. */
 export type LegacyClientCapabilities = v.InferOutput<typeof LegacyClientCapabilitiesSchema>;
 
+/** Validates the capabilities a legacy server declares in its `initialize` result. */
 export const LegacyServerCapabilitiesSchema = v.looseObject({
   experimental: v.optional(v.record(v.string(), Obj)),
   logging: v.optional(Obj),
@@ -44,4 +47,5 @@ export const LegacyServerCapabilitiesSchema = v.looseObject({
   ),
   extensions: v.optional(v.record(v.string(), Obj)),
 });
+/** The capabilities a legacy server declares in its `initialize` result. */
 export type LegacyServerCapabilities = v.InferOutput<typeof LegacyServerCapabilitiesSchema>;

@@ -68,6 +68,7 @@ export const LEGACY_INPUT_METHODS = {
   'sampling/createMessage': { params: LegacyCreateMessageParamsSchema, result: CreateMessageResultSchema },
   'roots/list': { params: LegacyListRootsParamsSchema, result: ListRootsResultSchema },
 } as const;
+/** A request a legacy server pushes for input: `elicitation/create`, `sampling/createMessage` or `roots/list`. */
 export type InputMethod = keyof typeof LEGACY_INPUT_METHODS;
 
 export function isInputMethod(method: unknown): method is InputMethod {

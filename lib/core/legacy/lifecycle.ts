@@ -6,14 +6,17 @@ import * as v from 'valibot';
 import { ImplementationSchema, LoggingLevelSchema } from '../primitives.ts';
 import { LegacyClientCapabilitiesSchema, LegacyServerCapabilitiesSchema } from './capabilities.ts';
 
+/** Validates the params of a legacy `initialize` request. */
 export const InitializeParamsSchema = v.looseObject({
   protocolVersion: v.string(),
   capabilities: LegacyClientCapabilitiesSchema,
   clientInfo: ImplementationSchema,
   _meta: v.optional(v.record(v.string(), v.unknown())),
 });
+/** The params of a legacy `initialize` request: version, client info, capabilities. */
 export type InitializeParams = v.InferOutput<typeof InitializeParamsSchema>;
 
+/** Validates a legacy server's `initialize` result. */
 export const InitializeResultSchema = v.looseObject({
   protocolVersion: v.string(),
   capabilities: LegacyServerCapabilitiesSchema,
@@ -21,6 +24,7 @@ export const InitializeResultSchema = v.looseObject({
   instructions: v.optional(v.string()),
   _meta: v.optional(v.record(v.string(), v.unknown())),
 });
+/** A legacy server's `initialize` result: version, server info, capabilities, instructions. */
 export type InitializeResult = v.InferOutput<typeof InitializeResultSchema>;
 
 export const SetLevelParamsSchema = v.looseObject({ level: LoggingLevelSchema });

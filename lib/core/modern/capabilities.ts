@@ -9,6 +9,7 @@ const Obj = v.record(v.string(), v.unknown());
 /** Client capabilities arrive on every request, from anyone: no member that should be an object may be an array. */
 const Strict = notArray(Obj);
 
+/** Validates the capabilities a modern client declares in each request's `_meta`. */
 export const ModernClientCapabilitiesSchema = notArray(
   v.looseObject({
     experimental: v.optional(notArray(v.record(v.string(), Strict))),
@@ -18,6 +19,7 @@ export const ModernClientCapabilitiesSchema = notArray(
     extensions: v.optional(notArray(v.record(v.string(), Strict))),
   }),
 );
+/** The capabilities a modern client declares in each request's `_meta`. */
 export type ModernClientCapabilities = v.InferOutput<typeof ModernClientCapabilitiesSchema>;
 
 /**
@@ -37,6 +39,7 @@ export function isPlainClientCapabilities(caps: unknown): boolean {
   return true;
 }
 
+/** Validates the capabilities a modern server declares in `server/discover`. */
 export const ModernServerCapabilitiesSchema = v.looseObject({
   experimental: v.optional(v.record(v.string(), Obj)),
   logging: v.optional(Obj),
@@ -46,6 +49,7 @@ export const ModernServerCapabilitiesSchema = v.looseObject({
   tools: v.optional(v.looseObject({ listChanged: v.optional(v.boolean()) })),
   extensions: v.optional(v.record(v.string(), Obj)),
 });
+/** The capabilities a modern server declares in `server/discover`. */
 export type ModernServerCapabilities = v.InferOutput<typeof ModernServerCapabilitiesSchema>;
 
 /** The tasks extension identifier (SEP-2663). */

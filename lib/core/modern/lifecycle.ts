@@ -18,14 +18,17 @@ export const RequestMetaSchema = v.looseObject({
   tracestate: v.optional(v.string()),
   baggage: v.optional(v.string()),
 });
+/** The `_meta` every modern request carries: version, client info and capabilities, log level, trace context. */
 export type RequestMeta = v.InferOutput<typeof RequestMetaSchema>;
 
 export const CACHE_SCOPES = ['public', 'private'] as const;
 export const CacheScopeSchema = v.picklist(CACHE_SCOPES);
+/** Who may reuse a cacheable result: `public` or `private`. */
 export type CacheScope = v.InferOutput<typeof CacheScopeSchema>;
 
 export const ResultMetaSchema = v.looseObject({ [MetaKey.serverInfo]: v.optional(ImplementationSchema) });
 
+/** Validates a `server/discover` result. */
 export const DiscoverResultSchema = v.looseObject({
   resultType: v.literal('complete'),
   supportedVersions: v.array(v.string()),
@@ -35,4 +38,5 @@ export const DiscoverResultSchema = v.looseObject({
   cacheScope: CacheScopeSchema,
   _meta: v.optional(ResultMetaSchema),
 });
+/** A `server/discover` result: supported versions, capabilities, server info, instructions. */
 export type DiscoverResult = v.InferOutput<typeof DiscoverResultSchema>;

@@ -9,6 +9,7 @@ import { notArray } from '../primitives.ts';
 const Id = v.union([v.string(), v.number()]);
 const Meta = v.optional(v.record(v.string(), v.unknown()));
 
+/** Validates the filter of a `subscriptions/listen` request. */
 export const SubscriptionFilterSchema = notArray(
   v.looseObject({
     toolsListChanged: v.optional(v.boolean()),
@@ -18,6 +19,7 @@ export const SubscriptionFilterSchema = notArray(
     taskIds: v.optional(v.array(v.string())),
   }),
 );
+/** What a `subscriptions/listen` stream carries: list changes and the resources subscribed to. */
 export type SubscriptionFilter = v.InferOutput<typeof SubscriptionFilterSchema>;
 
 export const ListenParamsSchema = v.looseObject({ notifications: SubscriptionFilterSchema, _meta: v.record(v.string(), v.unknown()) });

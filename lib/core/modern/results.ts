@@ -3,7 +3,6 @@
  * `cacheScope`. The per-method bodies are the legacy ones plus these members.
  */
 import * as v from 'valibot';
-import { LEGACY_RESULT_SCHEMAS } from '../legacy/results.ts';
 import { CacheScopeSchema } from './lifecycle.ts';
 
 /** Result types of the core protocol; the tasks extension adds `task`. */
@@ -11,8 +10,10 @@ export const CORE_RESULT_TYPES = ['complete', 'input_required'] as const;
 
 /** Methods whose complete results must carry `ttlMs` and `cacheScope`. */
 export const CACHEABLE_METHODS = ['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read'] as const;
+/** A method whose complete results carry `ttlMs` and `cacheScope`. */
 export type CacheableMethod = (typeof CACHEABLE_METHODS)[number];
 
+/** Whether results of `method` carry caching hints. */
 export function isCacheableMethod(method: unknown): method is CacheableMethod {
   return (CACHEABLE_METHODS as readonly unknown[]).includes(method);
 }

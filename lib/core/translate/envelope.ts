@@ -4,7 +4,7 @@
  * going modern, and stripping them from one going legacy. `initialize` ⇄ `server/discover` requests.
  */
 import * as v from 'valibot';
-import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, MODERN_VERSIONS, MetaKey, TRACE_META_KEYS, isModernVersion, type LegacyVersion, type ModernVersion } from '../era.ts';
+import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, MODERN_VERSIONS, MetaKey, isModernVersion, type LegacyVersion, type ModernVersion } from '../era.ts';
 import { invalidParams, methodNotFound, unsupportedVersion, type WireError } from '../errors.ts';
 import { describe, type JsonRpcRequest } from '../jsonrpc.ts';
 import { InitializeParamsSchema, type InitializeParams } from '../legacy/lifecycle.ts';

@@ -10,6 +10,7 @@ import { modernMethod } from '../modern/methods.ts';
 import { isRecord, shown, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 
+/** The HTTP header names of the modern wire (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, the `Mcp-Param-` prefix). */
 export const HEADER = {
   protocolVersion: 'MCP-Protocol-Version',
   method: 'Mcp-Method',

@@ -6,7 +6,7 @@
  * session closed, the wrap shut down, or the session's share was wanted by another caller).
  */
 import { resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../../core/jsonrpc.ts';
-import { internalError, invalidParams } from '../../core/errors.ts';
+import { invalidParams } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/primitives.ts';
 import type { SubscriptionFilter } from '../../core/modern/notifications.ts';
 import { serverCapabilitiesToModern } from '../../core/translate/capabilities.ts';
@@ -16,7 +16,8 @@ import { limitRefusal, type LimitRefusal } from '../../core/limits.ts';
 import { keyText, type SessionKey } from '../../session/pool.ts';
 import { Shares, type Holding } from '../../session/shares.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
-import { errorAnswer, keyFor, ownRoots, refusedAnswer, unavailable, type Answer, type ModernContext, type ModernDispatchOptions } from './modernDispatch.ts';
+import { keyFor, ownRoots, refusedAnswer, unavailable, type ModernDispatchOptions } from './modernDispatch.ts';
+import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
 
 interface Listener {
   readonly deliver: (notification: JsonRpcNotification) => void;

@@ -5,8 +5,8 @@
  * and translates the answer. Pushes the server makes during the call go to the `inputs` broker.
  * Transport-neutral: the HTTP and stdio fronts call it.
  */
-import { errorResponse, resultResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../../core/jsonrpc.ts';
-import { AdapterError, ErrorCode, httpStatusForError, internalError, type WireError } from '../../core/errors.ts';
+import { resultResponse, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
+import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { upstreamUnavailable } from '../../core/upstreamFailure.ts';
 import { limitAnswer, refusalOf, type LimitRefusal } from '../../core/limits.ts';
 import type { ModernVersion } from '../../core/era.ts';
@@ -18,16 +18,14 @@ import { initializeResultToDiscover } from '../../core/translate/discover.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
 import { errorToModern } from '../../core/translate/errors.ts';
 import { logToModern } from '../../core/translate/notifications.ts';
-import { verifyParamHeaders, type HeaderLookup } from '../../core/translate/headers.ts';
+import { verifyParamHeaders } from '../../core/translate/headers.ts';
 import type { ToolIndex } from './toolIndex.ts';
 import type { Catalog } from './catalog.ts';
-import { scope, type CancelSignal } from '../../signals.ts';
+import { scope } from '../../signals.ts';
 import { resultToModern } from '../../core/translate/results.ts';
 import { canonicalJson, type AcquireOptions, type SessionKey, type SessionPool } from '../../session/pool.ts';
 import type { CallHooks, RpcOutcome, UpstreamSession } from '../../session/upstreamSession.ts';
 import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
-
-export { errorAnswer, type Answer, type ModernContext };
 
 /** What a push made during a modern call becomes. MRTR lives behind this seam. */
 export interface InputBroker {

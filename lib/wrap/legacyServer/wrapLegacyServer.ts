@@ -7,14 +7,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createEmitter, type Emitter } from '../../events.ts';
 import { scope, type Scope } from '../../signals.ts';
-import { claimedEra } from '../../core/era.ts';
 import { AdapterError, ErrorCode } from '../../core/errors.ts';
 import type { ModernVersion } from '../../core/era.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
 import type { Implementation } from '../../core/primitives.ts';
 import type { CacheDefaults } from '../../core/translate/context.ts';
-import { readEnvelope } from '../../core/translate/envelope.ts';
-import { verifyHeaders } from '../../core/translate/headers.ts';
 import { inProcessBackend, type Backend, type ConnectableServer } from '../../session/backend.ts';
 import { canonicalJson, SessionPool, type SessionKey } from '../../session/pool.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';

@@ -17,7 +17,7 @@ import { StdioChildTransport, type StdioChildOptions } from '../../transport/std
 import type { SdkTransport, Transport, TransportMessage } from '../../transport/transport.ts';
 import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from '../../probe/probe.ts';
 import { processVerdictCache, type Verdict } from '../../probe/verdictCache.ts';
-import type { ModernContext } from '../legacyServer/modernDispatch.ts';
+import type { ModernContext } from '../../fronts/served.ts';
 import { adoptingBackend, type PipeHooks } from './sessionPipe.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../legacyServer/wrapLegacyServer.ts';
 

@@ -12,7 +12,8 @@ import type { Envelope } from '../../core/translate/envelope.ts';
 import { checkInputCapability, inputKeyOf, pushToInputRequest } from '../../core/translate/inputRequests.ts';
 import type { Holding } from '../../session/shares.ts';
 import type { CallHooks, RpcOutcome } from '../../session/upstreamSession.ts';
-import { deliverLog, deliverProgress, type ModernContext, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { deliverLog, deliverProgress, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import type { ModernContext } from '../../fronts/served.ts';
 import { missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 
 /** A push waiting for the client's answer. */

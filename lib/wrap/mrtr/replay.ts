@@ -13,7 +13,8 @@ import type { RpcOutcome } from '../../session/upstreamSession.ts';
 import type { Keyring } from '../../state/keyring.ts';
 import { openState, paramsDigest, principalTag, pushDigest, sealState, type RecordedAnswer } from '../../state/requestState.ts';
 import { InProcessUsedStates, type UsedStates } from '../../state/usedStates.ts';
-import { errorAnswer, streamHooks, type Answer, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { streamHooks, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { missingCapabilityAnswer, missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 import { scope } from '../../signals.ts';
 

@@ -17,7 +17,8 @@ import { DeadlineList } from '../../signals.ts';
 import { ReplayRunner } from './replay.ts';
 import { ParkedCall, type PendingPush, type TargetMemory } from './parkedCall.ts';
 import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
-import { errorAnswer, refusedAnswer, type Answer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { refusedAnswer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { errorAnswer, type Answer } from '../../fronts/served.ts';
 
 /** How a legacy server's pushes become MRTR rounds: suspend mode (parked calls sealed, bounded, released) or replay mode. */
 export interface MrtrOptions {

@@ -6,7 +6,7 @@ import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../l
 import type { ConnectableServer } from '../../../lib/session/backend.ts';
 import { Keyring } from '../../../lib/state/keyring.ts';
 import type { Transport } from '../../../lib/transport/transport.ts';
-import type { ModernContext } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
+import type { ModernContext } from '../../../lib/fronts/served.ts';
 import { MrtrBroker, type MrtrOptions } from '../../../lib/wrap/mrtr/suspend.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { createPushServer } from '../../../fixtures/servers/pushServer.ts';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:translate [-- --quick] [-- --filter=TEXT]` (also the first half of `npm run bench`,
+ * `npm run bench:translate [-- --quick] [-- --filter=TEXT]` (also the first of `npm run bench`,
  * before bench/wrap.ts): the translator's cost per message (classify +
  * validate + translate, on the decoded message) against `JSON.parse` + `JSON.stringify` of the same
  * message text, for small, medium and large messages in both directions.
@@ -7,11 +7,10 @@
  * Prints a table and writes the same results to bench/results/translate.json. Timings are reported,
  * never asserted; the exit status is non-zero only when a translation fails (a bug, not a timing).
  */
-import { cpus } from 'node:os';
 import { CASES, type BenchCase, type Translated } from './cases.ts';
 import { measure, type MeasureOptions, type Measurement, type SideStats } from './measure.ts';
 import { SIZES, type SizeName } from './messages.ts';
-import { writeResults } from './resultsFile.ts';
+import { banner, consoleTable, environment, int, writeResults } from './shared/format.ts';
 
 /** Translator cost may be at most this multiple of parse + stringify for small and medium messages. */
 const GOAL_RATIO = 1.5;
@@ -22,7 +21,7 @@ const quick = args.includes('--quick');
 const filter = args.find((a) => a.startsWith('--filter='))?.slice('--filter='.length).toLowerCase();
 const unknown = args.filter((a) => a !== '--quick' && !a.startsWith('--filter='));
 if (unknown.length > 0) {
-  console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench -- [--quick] [--filter=TEXT]`);
+  console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench:translate -- [--quick] [--filter=TEXT]`);
   process.exit(2);
 }
 
@@ -66,7 +65,6 @@ function verify(c: BenchCase, text: string): string | undefined {
   return undefined;
 }
 
-const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 const fmtRatio = (r: number): string => (r < 0.01 ? r.toFixed(4) : r.toFixed(3));
 
 /** Half the range of the samples without the fastest and the slowest, relative to the median. */
@@ -76,24 +74,18 @@ function spreadOf(side: SideStats): number {
   return (inner[inner.length - 1]! - inner[0]!) / 2 / side.medianNs;
 }
 
-function printTable(rows: readonly Row[]): void {
+function table(rows: readonly Row[]): string {
   const head = ['case', 'direction', 'size', 'bytes', 'baseline ns/msg', 'translate ns/msg', 'ratio', 'spread'];
   const body = rows.map((r) => {
     const m = r.measurement;
-    if (!m) return [r.case, r.direction, r.size, fmt.format(r.bytes), '-', '-', 'FAILED', ''];
+    if (!m) return [r.case, r.direction, r.size, int.format(r.bytes), '-', '-', 'FAILED', ''];
     const spread = Math.max(spreadOf(m.baseline), spreadOf(m.candidate));
-    return [r.case, r.direction, r.size, fmt.format(r.bytes), fmt.format(m.baseline.medianNs), fmt.format(m.candidate.medianNs), fmtRatio(m.ratio), `±${Math.round(spread * 100)}%`];
+    return [r.case, r.direction, r.size, int.format(r.bytes), int.format(m.baseline.medianNs), int.format(m.candidate.medianNs), fmtRatio(m.ratio), `±${Math.round(spread * 100)}%`];
   });
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const numeric = new Set([3, 4, 5, 6, 7]);
-  const line = (cells: readonly string[]): string => cells.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ');
-  console.log(line(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const b of body) console.log(line(b));
+  return consoleTable(head, body, { left: 3 });
 }
 
-const cpuList = cpus();
-console.log(`mcp-dual-era bench — node ${process.version}, ${process.platform}/${process.arch}, ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown CPU'}`);
+console.log(banner('translator bench'));
 console.log(
   `${quick ? 'quick: ' : ''}${options.samples} alternating samples of ≥${options.sampleMs} ms per side, median reported; ` +
     'baseline = JSON.parse + JSON.stringify of the message text; translate = classify + validate + translate of the decoded message',
@@ -166,7 +158,7 @@ for (const { c, size, text, bytes, decoded, problem } of inputs) {
   } else rows.push({ ...row, measurement });
 }
 
-printTable(rows);
+console.log(table(rows));
 const elapsedS = (Date.now() - started) / 1000;
 
 const goalRows = rows.filter((r) => GOAL_SIZES.includes(r.size) && r.measurement);
@@ -182,7 +174,7 @@ console.log(`(${elapsedS.toFixed(1)} s; spread = half the range of the samples w
 
 const report = {
   generatedAt: new Date().toISOString(),
-  environment: { node: process.version, platform: process.platform, arch: process.arch, cpus: cpuList.length, cpuModel: cpuList[0]?.model.trim() ?? null },
+  environment: environment(),
   options: { ...options, quick, filter: filter ?? null },
   baseline: 'JSON.parse + JSON.stringify of the message text',
   translate: 'classify + validate + translate of the already-decoded message',

@@ -1,0 +1,166 @@
+/**
+ * The MRTR latency scenario, one call at a time (unmodified pushServer): a plain `echo` and a full
+ * `ask_name` round (first call → `input_required`, retry → result) taken in turn through the same
+ * wrap and the same caller, so round ÷ echo is measured side by side; through `serveModern`,
+ * `wrap.fetch` and Node's HTTP server on loopback, with the broker's default `collectMs` (15 ms) and
+ * with 0; and, for scale, the legacy server alone (a bare in-memory client answering the push).
+ */
+import { createPushServer } from '../../fixtures/servers/pushServer.ts';
+import { microStats, pairedRatio, type Stats } from '../shared/stats.ts';
+import { bareClient, directCaller, httpCaller, nodeHttpCaller } from './callers.ts';
+import { askText, checkText, echoText, PARK_TIMEOUT_MS, retryText, stateOf, textOf, Wrong, type Json } from './requests.ts';
+import type { Lib, ScenarioOptions } from './scenario.ts';
+
+export type { Stats } from '../shared/stats.ts';
+
+export interface RoundStats {
+  readonly first: Stats;
+  readonly retry: Stats;
+  readonly round: Stats;
+}
+
+/** Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), or Node's HTTP server on loopback (as `serve` runs it). */
+type LatencyTransport = 'direct' | 'http' | 'node-http';
+
+/**
+ * One wrap, one caller: plain `echo` calls and full `ask_name` rounds taken in turn (echo then
+ * round, round then echo), so both see the same machine and the same warm wrap.
+ */
+export interface LatencyCell {
+  readonly transport: LatencyTransport;
+  /** The broker's `collectMs` (15 is the default). */
+  readonly collectMs: number;
+  readonly echo: Stats;
+  readonly rounds: RoundStats;
+  /** round ÷ echo, at p50 and at p99. */
+  readonly ratioP50: number;
+  readonly ratioP99: number;
+  /** Median over the pairs of round ÷ the echo taken next to it. */
+  readonly pairedRatio: number;
+}
+
+export interface LatencyResult {
+  readonly kind: 'latency';
+  readonly cells: LatencyCell[];
+  /** The legacy server alone, driven by a bare in-memory client: `echo`, and `ask_name` with its push answered. */
+  readonly serverAlone: { readonly echo: Stats; readonly round: Stats };
+  readonly wrong: Wrong;
+}
+
+/** Samples (ms) of `count` timed runs of `op`. */
+async function timed(count: number, op: () => Promise<void>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const t = performance.now();
+    await op();
+    samples.push(performance.now() - t);
+  }
+  return samples;
+}
+
+/** The legacy server's own share of a call: unmodified pushServer, a bare client on an in-memory pipe. */
+async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number }, wrong: Wrong): Promise<LatencyResult['serverAlone']> {
+  const client = await bareClient(lib, createPushServer());
+  let id = 0;
+  const echo = async () => {
+    const n = ++id;
+    const m = await client.request('tools/call', { name: 'echo', arguments: { text: `e${n}` } });
+    if (textOf(m) !== `e${n}`) wrong.add(`server alone echo ${n}: ${JSON.stringify(m).slice(0, 160)}`);
+  };
+  const round = async () => {
+    const n = ++id;
+    const pushed = new Promise<Json>((resolve) => (client.onPush = resolve));
+    const answer = client.request('tools/call', { name: 'ask_name', arguments: {} });
+    const push = await pushed;
+    client.answer(push['id'] as number, { action: 'accept', content: { name: `s${n}` } });
+    const m = await answer;
+    if (textOf(m) !== `Hello, s${n}!`) wrong.add(`server alone ask ${n}: ${JSON.stringify(m).slice(0, 160)}`);
+  };
+  await timed(counts.warm, echo);
+  await timed(counts.warm, round);
+  return { echo: microStats(await timed(counts.n, echo)), round: microStats(await timed(counts.n, round)) };
+}
+
+/** One cell: a wrap with `collectMs`, reached through `transport`, echoes and rounds in turn. */
+async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: number, counts: { warm: number; n: number }, nextId: () => number, wrong: Wrong): Promise<LatencyCell> {
+  const wrap = lib.wrapLegacyServer({ upstream: () => createPushServer(), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
+  const node = transport === 'node-http' ? await nodeHttpCaller(lib, wrap) : undefined;
+  const call = node?.call ?? (transport === 'http' ? httpCaller(wrap) : directCaller(wrap));
+  const echo = async (): Promise<number | undefined> => {
+    const n = nextId();
+    const t = performance.now();
+    const answer = await call(echoText(n, `e${n}`), 'echo');
+    const ms = performance.now() - t;
+    const problem = checkText(answer, n, `e${n}`);
+    if (!problem) return ms;
+    wrong.add(`${transport} echo ${n}: ${problem}`);
+    return undefined;
+  };
+  const round = async (): Promise<{ first: number; retry: number } | undefined> => {
+    const n = nextId();
+    const t0 = performance.now();
+    const got = stateOf(await call(askText(n), 'ask_name'), n);
+    const t1 = performance.now();
+    if ('wrong' in got) {
+      wrong.add(`${transport} ask ${n}: ${got.wrong}`);
+      return undefined;
+    }
+    const r = nextId();
+    const answer = await call(retryText(r, got.state, `v${n}`), 'ask_name');
+    const t2 = performance.now();
+    const problem = checkText(answer, r, `Hello, v${n}!`);
+    if (!problem) return { first: t1 - t0, retry: t2 - t1 };
+    wrong.add(`${transport} retry ${r}: ${problem}`);
+    return undefined;
+  };
+  const echoes: number[] = [];
+  const first: number[] = [];
+  const retry: number[] = [];
+  const rounds: number[] = [];
+  for (let i = 0; i < counts.warm + counts.n; i++) {
+    // Alternate which goes first, so neither always follows the other.
+    let e: number | undefined;
+    let r: { first: number; retry: number } | undefined;
+    if (i % 2 === 0) {
+      e = await echo();
+      r = await round();
+    } else {
+      r = await round();
+      e = await echo();
+    }
+    if (i < counts.warm || e === undefined || r === undefined) continue;
+    echoes.push(e);
+    first.push(r.first);
+    retry.push(r.retry);
+    rounds.push(r.first + r.retry);
+  }
+  await node?.close();
+  await wrap.close();
+  const echoStats = microStats(echoes);
+  const roundStats = { first: microStats(first), retry: microStats(retry), round: microStats(rounds) };
+  return {
+    transport,
+    collectMs,
+    echo: echoStats,
+    rounds: roundStats,
+    ratioP50: roundStats.round.p50Us / echoStats.p50Us,
+    ratioP99: roundStats.round.p99Us / echoStats.p99Us,
+    pairedRatio: pairedRatio(rounds, echoes),
+  };
+}
+
+/** Every cell, then the server alone. */
+export async function latency(lib: Lib, o: ScenarioOptions): Promise<LatencyResult> {
+  const wrong = new Wrong();
+  const cells: LatencyCell[] = [];
+  // Pairs (an echo and a round) per cell. A default round waits collectMs (15 ms) for further pushes: fewer pairs keep the run short.
+  const fast = o.quick ? { warm: 100, n: 300 } : { warm: 500, n: 2000 };
+  const slow = o.quick ? { warm: 10, n: 60 } : { warm: 30, n: 300 };
+  let id = 0;
+  const nextId = () => ++id;
+  for (const transport of ['direct', 'http', 'node-http'] as const) {
+    for (const collectMs of [0, 15]) cells.push(await latencyCell(lib, transport, collectMs, collectMs === 0 ? fast : slow, nextId, wrong));
+  }
+  const serverAlone = await serverAloneLatency(lib, fast, wrong);
+  return { kind: 'latency', cells, serverAlone, wrong };
+}

@@ -1,0 +1,151 @@
+/**
+ * The wrap bench's contenders: each a way of serving modern `tools/call` requests from the same
+ * legacy stdio echo server (the wrap over HTTP and over stdio, the pass-through, mcp-proxy, a
+ * legacy client on the server itself), how to start it and which processes do its work. Not the
+ * measuring (bench/wrap/cells.ts) nor the schedule (bench/wrap.ts).
+ */
+import { join } from 'node:path';
+import { httpDriver, initializeLegacy, LineDriver, sdkDriver, type Driver } from './load.ts';
+import { BENCH_NODE_FLAGS, childPids, freePort, start, stop, waitFor, type Started } from './procs.ts';
+
+const root = join(import.meta.dirname, '..', '..');
+const node = process.execPath;
+const MCP_PROXY_BIN = join(root, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
+
+/** A started contender: how to drive it and which processes do its work. */
+export interface Running {
+  /** A driver for one cell (HTTP: a fresh Agent sized to the concurrency; stdio: the one pipe). */
+  driver(concurrency: number): Driver;
+  /** Whether each cell's driver is its own (closed after the cell) rather than the one shared pipe. */
+  readonly driverPerCell: boolean;
+  /** The front's process, if it has one of its own. */
+  readonly frontPid?: number;
+  /** The legacy server's process(es): found once the front has spawned them. */
+  serverPids(): number[];
+  stop(): Promise<void>;
+}
+
+export interface Contender {
+  readonly key: 'passthrough' | 'wrap-http' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'wrap-stdio';
+  readonly label: string;
+  readonly describe: string;
+  start(programs: Programs): Promise<Running>;
+}
+
+/** How to run each program: node arguments up to (not including) the program's own arguments. */
+export interface Programs {
+  readonly echo: string;
+  readonly wrapCli: readonly string[];
+  readonly passthrough: readonly string[];
+  /** Node flags a front runs with under `--profile` (none otherwise). */
+  readonly profileFlags: (key: string) => string[];
+}
+
+/** The children seen now, or the ones seen before if none are (the front has not spawned them yet, or is gone). */
+const latest = (now: number[], before: number[]): number[] => (now.length > 0 ? now : before);
+
+/** An HTTP front we start as a process, serving modern requests at `url`. */
+async function httpFront(key: Contender['key'], command: string[], url: (port: number) => string, modernAnswer: boolean, profileFlags: Programs['profileFlags']): Promise<Running> {
+  const port = await freePort();
+  const argv = command.map((a) => a.replace('{port}', String(port)));
+  const proc = start(node, [...BENCH_NODE_FLAGS, ...profileFlags(key), ...argv], { cwd: root });
+  const target = { url: new URL(url(port)), modernAnswer };
+  let servers: number[] = [];
+  try {
+    await waitFor(
+      key,
+      async () => {
+        const probe = httpDriver(target, 1);
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        try {
+          const answer = await Promise.race([probe.call(0, 'ready'), new Promise<string>((r) => (timer = setTimeout(() => r('no answer'), 5000)))]);
+          return answer === undefined;
+        } finally {
+          clearTimeout(timer);
+          await probe.close();
+        }
+      },
+      30_000,
+      proc,
+    );
+  } catch (e) {
+    await stop(proc, childPids(proc.pid));
+    throw e;
+  }
+  servers = childPids(proc.pid);
+  return {
+    driver: (c) => httpDriver(target, c),
+    driverPerCell: true,
+    frontPid: proc.pid,
+    serverPids: () => (servers = latest(childPids(proc.pid), servers)),
+    stop: () => stop(proc, servers),
+  };
+}
+
+/** A stdio process spoken to with newline-delimited JSON-RPC (the stdio front, or the server itself). */
+async function stdioProcess(proc: Started, modern: boolean, legacyHandshake: boolean, isFront: boolean): Promise<Running> {
+  const driver = new LineDriver(proc.child, modern);
+  proc.child.once('exit', () => driver.failAll('the process exited'));
+  let servers: number[] = [];
+  try {
+    if (legacyHandshake) await initializeLegacy(driver);
+    const ready = await Promise.race([driver.call(0, 'ready'), new Promise<string>((r) => setTimeout(() => r('no answer within 30 s'), 30_000).unref())]);
+    if (ready !== undefined) throw new Error(`not ready: ${ready}\n${proc.log()}`);
+  } catch (e) {
+    await stop(proc, childPids(proc.pid));
+    throw e;
+  }
+  if (isFront) servers = childPids(proc.pid);
+  return {
+    driver: () => driver,
+    driverPerCell: false,
+    ...(isFront ? { frontPid: proc.pid } : {}),
+    serverPids: () => (isFront ? (servers = latest(childPids(proc.pid), servers)) : [proc.pid]),
+    stop: () => stop(proc, servers, () => void driver.close()),
+  };
+}
+
+/** Every contender, in the order the tables list them. */
+export const CONTENDERS: readonly Contender[] = [
+  {
+    key: 'wrap-http',
+    label: 'wrap (HTTP)',
+    describe: 'mcp-dual-era serve --port N -- node echoServer.mjs, modern requests',
+    start: ({ echo, wrapCli, profileFlags }) => httpFront('wrap-http', [...wrapCli, 'serve', '--quiet', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+  },
+  {
+    key: 'passthrough',
+    label: 'pass-through',
+    describe: 'bench/passthrough.ts: body → stdin line, stdout line → body, no translation',
+    start: ({ echo, passthrough, profileFlags }) => httpFront('passthrough', [...passthrough, '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/`, false, profileFlags),
+  },
+  {
+    key: 'mcp-proxy',
+    label: 'mcp-proxy 6.7.19',
+    describe: 'mcp-proxy --host 127.0.0.1 --port N -- node echoServer.mjs, its 2026-07-28 route at /mcp',
+    start: ({ echo, profileFlags }) => httpFront('mcp-proxy', [MCP_PROXY_BIN, '--host', '127.0.0.1', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+  },
+  {
+    key: 'direct-sdk',
+    label: 'direct (SDK client)',
+    describe: 'v1 SDK Client over StdioClientTransport, legacy session on the server itself',
+    async start({ echo }) {
+      const d = await sdkDriver(node, [...BENCH_NODE_FLAGS, echo], root);
+      const ready = await d.call(0, 'ready');
+      if (ready !== undefined) throw new Error(`direct-sdk not ready: ${ready}`);
+      return { driver: () => d, driverPerCell: false, serverPids: () => (d.pid ? [d.pid] : []), stop: () => d.close() };
+    },
+  },
+  {
+    key: 'direct-raw',
+    label: 'direct (raw lines)',
+    describe: 'legacy requests written as lines to the server itself (the bench client of the stdio front)',
+    start: ({ echo }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, false),
+  },
+  {
+    key: 'wrap-stdio',
+    label: 'wrap (stdio)',
+    describe: 'mcp-dual-era serve --stdio -- node echoServer.mjs, modern request lines',
+    start: ({ echo, wrapCli, profileFlags }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('wrap-stdio'), ...wrapCli, 'serve', '--stdio', '--quiet', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), true, false, true),
+  },
+];
