@@ -9,7 +9,9 @@ export { wrapLegacyServer, type LegacyServerWrap, type WrapEvents, type WrapLega
 export type { HttpFrontOptions } from './fronts/httpFront.ts';
 export type { EdgeLimits, OriginPolicy } from './transport/httpEdge.ts';
 export type { LegacySessionLimits } from './fronts/legacySessionTable.ts';
-export type { SessionKey } from './session/pool.ts';
+export type { SessionKey } from './session/sessionKey.ts';
+export type { SessionPool, SessionPoolOptions, AcquireOptions } from './session/pool.ts';
+export type { CallHooks, RpcOutcome } from './session/callHooks.ts';
 export type { CacheDefaults, CachePolicy } from './core/translate/context.ts';
 export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fronts/stdioFront.ts';
 export { MrtrBroker, type MrtrOptions } from './wrap/mrtr/suspend.ts';

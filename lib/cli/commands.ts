@@ -3,15 +3,15 @@
  * `--help`, and the exit code of it all (0 done, 1 a failure, 2 a usage error). The executable
  * itself is lib/cli/main.ts.
  */
-import { readFileSync } from 'node:fs';
 import { LEGACY_VERSIONS, MODERN_VERSIONS } from '../core/era.ts';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.ts';
 import { CONNECT_USAGE } from './connectUsage.ts';
 import { EXPLAIN_USAGE } from './explainUsage.ts';
 import { MIGRATE_USAGE } from './migrateUsage.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 import { SERVE_USAGE } from './serveUsage.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string };
+const pkg = { name: PACKAGE_NAME, version: PACKAGE_VERSION };
 
 const HELP = `${pkg.name} ${pkg.version}
 Makes the two eras of the Model Context Protocol work together.

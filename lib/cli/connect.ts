@@ -23,6 +23,7 @@ import type { HttpTarget } from '../probe/probe.ts';
 import { CONNECT_OPTIONS, CONNECT_USAGE } from './connectUsage.ts';
 import { readEnv, readHeaders, readHttpUrl, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 type Upstream = { url: string; headers: Record<string, string> } | { command: StdioChildOptions };
 
@@ -155,7 +156,7 @@ class Connection {
     input.on('end', () => {
       framer.end();
       // The host is done sending: what it still waits for may arrive, for a while; then we stop.
-      void this.#sending.then(() => this.#drained(this.#options.graceMs ?? 30_000)).then(() => this.#stop(0));
+      void this.#sending.then(() => this.#drained(this.#options.graceMs ?? DEFAULTS.drainGraceMs)).then(() => this.#stop(0));
     });
     const onSignal = () => {
       void this.#stop(0);

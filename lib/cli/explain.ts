@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { EXPLAIN_USAGE } from './explainUsage.ts';
 import { usageError } from './options.ts';
 import { explainTranscript, type ExplainedMessage } from '../core/transcript.ts';
+import { isRecord } from '../core/primitives.ts';
 
 
 /** Reads a JSONL transcript; a line that is not JSON is an error naming it. */
@@ -23,7 +24,7 @@ export function readTranscript(text: string, name: string): unknown[] {
     } catch (e) {
       throw new Error(`${name}:${i + 1}: not JSON (${e instanceof Error ? e.message : String(e)})`);
     }
-    const wrapped = typeof value === 'object' && value !== null && !Array.isArray(value) && 'message' in value && !('jsonrpc' in value);
+    const wrapped = isRecord(value) && 'message' in value && !('jsonrpc' in value);
     out.push(wrapped ? (value as { message: unknown }).message : value);
   }
   return out;

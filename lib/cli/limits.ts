@@ -4,6 +4,7 @@
  * and numbers: which option of which wrap each one sets is said where the wrap is built.
  */
 import { defaultOpenings } from '../session/gate.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** One settable limit. */
 interface LimitSpec {
@@ -16,25 +17,25 @@ interface LimitSpec {
 
 /** Every limit `--limit` sets, by name. */
 export const LIMITS = {
-  sessions: { default: 64, min: 1, what: 'upstream sessions in all' },
-  'sessions-per-caller': { default: 16, min: 1, what: 'upstream sessions one caller may have' },
-  'sessions-per-capabilities': { default: 16, min: 1, what: 'upstream sessions one caller may have for one capability set' },
-  reserve: { default: 8, min: 0, what: 'upstream sessions kept for callers with none busy' },
-  'session-wait-ms': { default: 10_000, min: 0, what: 'how long a request waits for an upstream session before it is refused' },
-  'session-idle-ms': { default: 300_000, min: 1000, what: 'idle time before an upstream session is closed' },
+  sessions: { default: DEFAULTS.sessions, min: 1, what: 'upstream sessions in all' },
+  'sessions-per-caller': { default: DEFAULTS.sessionsPerCaller, min: 1, what: 'upstream sessions one caller may have' },
+  'sessions-per-capabilities': { default: DEFAULTS.sessionsPerCaller, min: 1, what: 'upstream sessions one caller may have for one capability set' },
+  reserve: { default: DEFAULTS.sessionReserve, min: 0, what: 'upstream sessions kept for callers with none busy' },
+  'session-wait-ms': { default: DEFAULTS.sessionWaitMs, min: 0, what: 'how long a request waits for an upstream session before it is refused' },
+  'session-idle-ms': { default: DEFAULTS.sessionIdleMs, min: 1000, what: 'idle time before an upstream session is closed' },
   'sessions-opening': { default: defaultOpenings(), min: 1, what: 'upstream connections opened at once, each booting a server (half the cores)' },
-  'parked-per-caller': { default: 16, min: 1, what: 'calls one caller may have waiting for input (its oldest gives way)' },
-  'park-timeout-ms': { default: 300_000, min: 1000, what: 'how long a call waits for its retry before it is released' },
-  'listens-per-caller': { default: 16, min: 1, what: 'subscriptions/listen streams one caller may have open' },
-  'request-timeout-ms': { default: 300_000, min: 1000, what: 'how long one upstream call may take' },
-  'legacy-sessions': { default: 32, min: 1, what: 'legacy client sessions in all', modern: true },
-  'legacy-sessions-per-caller': { default: 16, min: 1, what: 'legacy client sessions one caller may have', modern: true },
-  'legacy-idle-ms': { default: 900_000, min: 0, what: 'idle time before a legacy client session is closed (0: never)', modern: true },
-  'body-bytes': { default: 4 * 1024 * 1024, min: 1, what: 'largest accepted request body', modern: true },
-  'message-bytes': { default: 16 * 1024 * 1024, min: 1024, what: 'largest accepted message from the upstream server', modern: true },
-  connections: { default: 512, min: 1, what: 'HTTP connections open at once', modern: true },
-  'headers-timeout-ms': { default: 20_000, min: 1000, what: 'how long a client may take to send request headers', modern: true },
-  'http-request-timeout-ms': { default: 60_000, min: 1000, what: 'how long a client may take to send a whole request', modern: true },
+  'parked-per-caller': { default: DEFAULTS.parkedPerCaller, min: 1, what: 'calls one caller may have waiting for input (its oldest gives way)' },
+  'park-timeout-ms': { default: DEFAULTS.parkTimeoutMs, min: 1000, what: 'how long a call waits for its retry before it is released' },
+  'listens-per-caller': { default: DEFAULTS.listensPerCaller, min: 1, what: 'subscriptions/listen streams one caller may have open' },
+  'request-timeout-ms': { default: DEFAULTS.requestTimeoutMs, min: 1000, what: 'how long one upstream call may take' },
+  'legacy-sessions': { default: DEFAULTS.legacySessions, min: 1, what: 'legacy client sessions in all', modern: true },
+  'legacy-sessions-per-caller': { default: DEFAULTS.legacySessionsPerCaller, min: 1, what: 'legacy client sessions one caller may have', modern: true },
+  'legacy-idle-ms': { default: DEFAULTS.legacyIdleMs, min: 0, what: 'idle time before a legacy client session is closed (0: never)', modern: true },
+  'body-bytes': { default: DEFAULTS.bodyBytes, min: 1, what: 'largest accepted request body', modern: true },
+  'message-bytes': { default: DEFAULTS.messageBytes, min: 1024, what: 'largest accepted message from the upstream server', modern: true },
+  connections: { default: DEFAULTS.connections, min: 1, what: 'HTTP connections open at once', modern: true },
+  'headers-timeout-ms': { default: DEFAULTS.headersTimeoutMs, min: 1000, what: 'how long a client may take to send request headers', modern: true },
+  'http-request-timeout-ms': { default: DEFAULTS.httpRequestTimeoutMs, min: 1000, what: 'how long a client may take to send a whole request', modern: true },
 } as const satisfies Record<string, LimitSpec>;
 
 export type LimitKey = keyof typeof LIMITS;

@@ -7,6 +7,7 @@
 import type * as TS from 'typescript';
 import { ts } from './typescript.ts';
 import { propertyOf, stringValue, walk, type FileRewrite } from './fileRewrite.ts';
+import { MRTR_METHODS, type MrtrMethod } from '../core/modern/methods.ts';
 
 /** A handler, and where its context parameter is. */
 export interface Handler {
@@ -17,7 +18,15 @@ export interface Handler {
   readonly before: readonly string[];
 }
 
-const MRTR_REQUESTS = new Set(['tools/call', 'prompts/get', 'resources/read', 'CallToolRequestSchema', 'GetPromptRequestSchema', 'ReadResourceRequestSchema']);
+/** The SDK's request schema for each method that may carry MRTR (what `setRequestHandler` is given). */
+const SDK_REQUEST_SCHEMAS: Readonly<Record<MrtrMethod, string>> = {
+  'tools/call': 'CallToolRequestSchema',
+  'prompts/get': 'GetPromptRequestSchema',
+  'resources/read': 'ReadResourceRequestSchema',
+};
+
+/** A handler is registered for an MRTR method by its name (`registerTool`…) or by the SDK's schema. */
+const MRTR_REQUESTS = new Set<string>([...MRTR_METHODS, ...MRTR_METHODS.map((m) => SDK_REQUEST_SCHEMAS[m])]);
 
 /** The function a registration call was given as its handler (inline, or declared in this file). */
 function handlerFunction(f: FileRewrite, arg: TS.Expression | undefined): TS.FunctionLikeDeclaration | undefined {

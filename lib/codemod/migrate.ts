@@ -10,6 +10,7 @@ import type { Rewrite } from './fileRewrite.ts';
 import { migrateSource, type MarkerLine, type MigrateMode } from './migrateSource.ts';
 import { addDependency, nearestPackageJson, packageType } from './packageJson.ts';
 import { applyEdits } from './edits.ts';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.ts';
 
 const SOURCE = new Set(['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs']);
 const DECLARATION = /\.d\.(ts|mts|cts)$/;
@@ -48,12 +49,8 @@ export interface MigrateReport {
   readonly files: readonly FileReport[];
 }
 
-const OWN_PACKAGE = new URL('../../package.json', import.meta.url);
-export const PACKAGE_NAME = 'mcp-dual-era';
-
 function ownRange(): string {
-  const version = (JSON.parse(readFileSync(OWN_PACKAGE, 'utf8')) as { version: string }).version;
-  return `^${version}`;
+  return `^${PACKAGE_VERSION}`;
 }
 
 /** The source files under a path; throws with a clear message when it cannot be read. */

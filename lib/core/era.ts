@@ -3,7 +3,8 @@
  * message belongs to, and legacy version negotiation. Unknown dated strings are classified,
  * never thrown on.
  */
-import { shown } from './primitives.ts';
+import { isRecord, shown } from './primitives.ts';
+import { ErrorCode } from './errors.ts';
 
 /** Legacy revisions, oldest first. They negotiate through `initialize`. */
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -114,9 +115,6 @@ const LEGACY_ONLY_METHODS = new Set([
 ]);
 const MODERN_ONLY_METHODS = new Set(['server/discover', 'subscriptions/listen', 'notifications/subscriptions/acknowledged', 'tasks/update']);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * The era a message claims. A request claims modern only through
@@ -140,8 +138,8 @@ export function claimedEra(message: unknown): ClaimedEra {
   if (isRecord(message['result'])) return typeof message['result']['resultType'] === 'string' ? 'modern' : 'unclaimed';
   if (isRecord(message['error']) && typeof message['error']['code'] === 'number') {
     const code = message['error']['code'];
-    if (code === -32020 || code === -32021 || code === -32022) return 'modern';
-    if (code === -32002 || code === -32042) return 'legacy';
+    if (code === ErrorCode.HeaderMismatch || code === ErrorCode.MissingRequiredClientCapability || code === ErrorCode.UnsupportedProtocolVersion) return 'modern';
+    if (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired) return 'legacy';
   }
   return 'unclaimed';
 }

@@ -14,6 +14,8 @@ export const ErrorCode = {
   InternalError: -32603,
   /** Legacy (v1 SDK) generic server error, e.g. "Server not initialized" / "No valid session ID". */
   ConnectionClosed: -32000,
+  /** Legacy Streamable HTTP: the `Mcp-Session-Id` names no session (any more). HTTP 404. */
+  SessionNotFound: -32001,
   /** Legacy only (≤ 2025-11-25): resource not found. Modern uses -32602. */
   ResourceNotFound: -32002,
   /** Modern: a required header is missing, malformed, or differs from the body. HTTP 400. */

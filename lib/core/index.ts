@@ -76,12 +76,9 @@ export {
   InputRequiredResultSchema,
   type InputResponses,
   InputResponsesSchema,
-  isMrtrMethod,
-  MRTR_METHODS,
-  type MrtrMethod,
 } from './modern/inputs.ts';
+export { CACHEABLE_METHODS, type CacheableMethod, isCacheableMethod, isMrtrMethod, MRTR_METHODS, type MrtrMethod } from './modern/methods.ts';
 export { type SubscriptionFilter, SubscriptionFilterSchema } from './modern/notifications.ts';
-export { CACHEABLE_METHODS, type CacheableMethod, isCacheableMethod } from './modern/results.ts';
 export { assembleBatch, type BatchItem, splitBatch } from './translate/batch.ts';
 export { clientCapabilitiesToLegacy, clientCapabilitiesToModern, type RootsDeclaration, serverCapabilitiesToLegacy, serverCapabilitiesToModern } from './translate/capabilities.ts';
 export { type CacheDefaults, type CachePolicy, type ToLegacyOptions, type ToModernOptions } from './translate/context.ts';

@@ -5,6 +5,7 @@
 import * as v from 'valibot';
 import { invalidRequest, parseError, type WireError } from './errors.ts';
 import { fail, ok, type Outcome } from './outcome.ts';
+import { isRecord } from './primitives.ts';
 
 /** A request id: a string or an integer (JSON-RPC allows numbers; MCP forbids null). */
 export const RequestIdSchema = v.union([v.string(), v.pipe(v.number(), v.integer())]);
@@ -52,9 +53,6 @@ export interface ClassifyFailure extends WireError {
   readonly id: RequestId | null;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isId(id: unknown): id is RequestId {
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));

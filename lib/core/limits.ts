@@ -13,7 +13,7 @@ export type LimitName =
   | 'sessions'
   /** Upstream sessions one caller may have open. */
   | 'sessions-per-caller'
-  /** Upstream sessions one caller may have for one capability set (calls that may push each need one). */
+  /** Upstream sessions one caller may have for one capability set (pushable calls each need one). */
   | 'sessions-per-capabilities'
   /** Upstream connections being opened at once (each boots a server): the others wait their turn. */
   | 'sessions-opening'

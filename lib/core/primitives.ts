@@ -131,3 +131,13 @@ export function isEmpty(obj: JsonObject): boolean {
 export function levelRank(level: LoggingLevel): number {
   return LOGGING_LEVELS.indexOf(level);
 }
+
+/** A stable text for a JSON value: object keys sorted, so equal capability sets share a key. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as JsonObject)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}

@@ -21,6 +21,7 @@ import { cancelToLegacy, cancelToModern, isLegacyOnlyNotification, logToLegacy, 
 import { resultToLegacy, resultToModern } from './translate/results.ts';
 import { filterToLegacySubscriptions, legacySubscriptionsToFilter, notificationFromListen, notificationToListen, readListenFilter } from './translate/subscriptions.ts';
 import type { SubscriptionFilter } from './modern/notifications.ts';
+import { isMrtrMethod } from './modern/methods.ts';
 
 /** Who sent a message. */
 export type Side = 'client' | 'server';
@@ -43,7 +44,6 @@ export interface ExplainedMessage {
 export const SHOWN_REQUEST_STATE = '<sealed by mcp-dual-era>';
 
 const PUSHES = new Set<string>(LEGACY_SERVER_REQUESTS.filter((m) => m !== 'ping'));
-const MRTR_METHODS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 interface Call {
   readonly method: string;
@@ -210,9 +210,9 @@ export class TranscriptExplainer {
   }
 
   #legacyPush(push: JsonRpcRequest): ExplainedMessage {
-    // The call the push belongs to: the one its _meta names, else the latest call that may push.
+    // The call the push belongs to: the one its _meta names, else the latest pushable call.
     let owner: RequestId | undefined;
-    for (const [id, call] of this.#calls) if (MRTR_METHODS.has(call.method)) owner = id;
+    for (const [id, call] of this.#calls) if (isMrtrMethod(call.method)) owner = id;
     const ordinal = (this.#ordinals.get(owner ?? '') ?? 0) + 1;
     const key = inputKeyOf(push, ordinal);
     this.#pushes.set(push.id, { method: push.method, call: owner, key });

@@ -34,6 +34,7 @@ import {
 import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import { errorAnswer, type Served } from './served.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** The HTTP edge options of a wrap. */
 export type HttpFrontOptions = EdgeLimits &
@@ -135,7 +136,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const serve = config.serve;
   const path = http.path === undefined ? '/mcp' : http.path;
   const envelopeOptions = config.supportedVersions ? { supportedVersions: config.supportedVersions } : {};
-  const keepAliveMs = http.keepAliveMs ?? 15_000;
+  const keepAliveMs = http.keepAliveMs ?? DEFAULTS.keepAliveMs;
 
   // A listen says first whether it is served (its acknowledgement, or a refusal after waiting for a
   // session): its head waits for that, or for the first keep-alive.

@@ -15,6 +15,7 @@ import { jsonError, refusalResponse } from '../transport/httpEdge.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
 import type { Openings } from '../session/gate.ts';
 import type { SessionSource } from './served.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /**
  * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
@@ -66,7 +67,7 @@ export class LegacyHttpSessions {
     this.#source = source;
     this.#principal = options.principal;
     this.#openings = source.openings;
-    this.#waitMs = options.waitMs ?? 10_000;
+    this.#waitMs = options.waitMs ?? DEFAULTS.sessionWaitMs;
     this.#table = new LegacySessionTable<LegacySession>(options, (s) => void closeSession(s));
   }
 

@@ -10,6 +10,7 @@
  */
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
 import { sessionNotFound, whileServed } from '../transport/httpEdge.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** The bounds of an endpoint's legacy sessions. */
 export interface LegacySessionLimits {
@@ -66,15 +67,15 @@ export class LegacySessionTable<S> {
   }
 
   get max(): number {
-    return Math.max(1, this.#limits.max ?? 32);
+    return Math.max(1, this.#limits.max ?? DEFAULTS.legacySessions);
   }
 
   get perPrincipal(): number {
-    return Math.max(1, this.#limits.perPrincipal ?? 16);
+    return Math.max(1, this.#limits.perPrincipal ?? DEFAULTS.legacySessionsPerCaller);
   }
 
   get idleMs(): number {
-    return Math.max(0, this.#limits.idleMs ?? 15 * 60_000);
+    return Math.max(0, this.#limits.idleMs ?? DEFAULTS.legacyIdleMs);
   }
 
   /** The session of `id` if `principal` opened it; anyone else's is as if it did not exist. */

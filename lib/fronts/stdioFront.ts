@@ -16,6 +16,8 @@ import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { Served } from './served.ts';
+import { ErrorCode } from '../core/errors.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link serveStdio}. */
 export interface StdioFrontOptions {
@@ -152,7 +154,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     }
     if (c.kind === 'batch') {
       if (legacy || legacyOpening) track(relay(c.items as never));
-      else write(errorResponse(null, { code: -32600, message: 'Invalid Request: batches belong to a legacy session' }));
+      else write(errorResponse(null, { code: ErrorCode.InvalidRequest, message: 'Invalid Request: batches belong to a legacy session' }));
       return;
     }
     if (c.kind === 'request' && claimedEra(c.message) === 'modern') {
@@ -173,7 +175,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
           },
           () => {
             finished();
-            write(errorResponse(request.id, { code: -32603, message: 'Internal error' }));
+            write(errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
           },
         ),
       );
@@ -215,7 +217,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     // Calls in flight are answered (within the grace period); listens end with the wrap. The grace
     // timer holds the process: with nothing else alive (an in-process server), it would end first.
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise((r) => (timer = setTimeout(r, options.graceMs ?? 30_000)));
+    const grace = new Promise((r) => (timer = setTimeout(r, options.graceMs ?? DEFAULTS.drainGraceMs)));
     await Promise.race([Promise.allSettled([...calls]), grace]);
     clearTimeout(timer);
     if (options.closeOnEnd !== false) await wrap.close();

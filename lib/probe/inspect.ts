@@ -6,7 +6,7 @@
  * legacy handshake on a modern server) and closes everything before it returns.
  */
 import { isLegacyVersion, LATEST_LEGACY_VERSION, MetaKey } from '../core/era.ts';
-import { AdapterError } from '../core/errors.ts';
+import { ErrorCode, AdapterError } from '../core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 import { ADAPTER_INFO } from '../core/translate/context.ts';
@@ -15,6 +15,8 @@ import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
 import { StdioChildTransport } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { describeTarget, isHttpTarget, probe, type HttpTarget, type ProbeOptions, type ProbeTarget } from './probe.ts';
+import { DEFAULTS } from '../defaults.ts';
+import { readPages } from '../core/readPages.ts';
 
 /** The three kinds of server the compatibility matrix knows. */
 export type ServerKind = 'modern-only' | 'dual-era' | 'legacy';
@@ -71,7 +73,7 @@ class Rpc {
     if ('method' in message) {
       if (!('id' in message)) return;
       const result = message.method === 'roots/list' ? { roots: [] } : message.method === 'ping' ? {} : undefined;
-      const answer = result ? { jsonrpc: '2.0' as const, id: message.id, result } : { jsonrpc: '2.0' as const, id: message.id, error: { code: -32601, message: 'Method not found' } };
+      const answer = result ? { jsonrpc: '2.0' as const, id: message.id, result } : { jsonrpc: '2.0' as const, id: message.id, error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } };
       void this.#transport.send(answer).catch(() => {});
       return;
     }
@@ -99,17 +101,16 @@ class Rpc {
   }
 }
 
-/** How many items a list method returns over all its pages (at most 100 pages). */
+/** How many items a list method returns over all its pages (at most `MAX_PAGES`). */
 async function count(ask: (params: JsonObject) => Promise<JsonObject>, key: string): Promise<number> {
   let total = 0;
-  let cursor: string | undefined;
-  for (let page = 0; page < 100; page++) {
-    const result = await ask(cursor === undefined ? {} : { cursor });
-    const items = result[key];
-    total += Array.isArray(items) ? items.length : 0;
-    cursor = typeof result['nextCursor'] === 'string' ? result['nextCursor'] : undefined;
-    if (cursor === undefined) break;
-  }
+  await readPages(
+    async (cursor) => ({ result: await ask(cursor === undefined ? {} : { cursor }) }),
+    (result) => {
+      const items = result[key];
+      total += Array.isArray(items) ? items.length : 0;
+    },
+  );
   return total;
 }
 
@@ -145,7 +146,7 @@ export function reachFor(kind: ServerKind, target: ProbeTarget): ServerReport['c
  * reached, refuses the probe or leaves a request unanswered for `timeoutMs`.
  */
 export async function inspectServer(target: ProbeTarget, options: InspectOptions = {}): Promise<ServerReport> {
-  const timeoutMs = options.timeoutMs ?? 3000;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.probeTimeoutMs;
   const clientInfo = options.clientInfo ?? ADAPTER_INFO;
   const started = performance.now();
   const probed = await probe(target, { cache: false, keepProcess: true, timeoutMs, clientInfo, ...(options.events ? { events: options.events } : {}) });

@@ -17,6 +17,7 @@ import { mediaType, readSseMessages } from '../transport/sse.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, readBounded } from '../transport/messageBound.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import { processVerdictCache, type Verdict, type VerdictCache } from './verdictCache.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 export type { Verdict } from './verdictCache.ts';
 
@@ -89,8 +90,8 @@ export interface ProbeResult {
   readonly process?: StdioChildTransport;
 }
 
-const DEFAULT_TTL_MS = 10 * 60_000;
-const DEFAULT_TIMEOUT_MS = 3000;
+const DEFAULT_TTL_MS = DEFAULTS.verdictTtlMs;
+const DEFAULT_TIMEOUT_MS = DEFAULTS.probeTimeoutMs;
 let probeIds = 0;
 
 export function isHttpTarget(target: ProbeTarget): target is HttpTarget {

@@ -13,6 +13,7 @@ import { AdapterError } from '../core/errors.ts';
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
 import type { CancelSignal } from '../signals.ts';
 import type { Backend } from './backend.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** How long a place rests after use, as a multiple of how long it was held: in use a third of its time at the most. */
 const REST = 2;
@@ -164,7 +165,7 @@ export class Acquaintances {
 
   constructor(options: { max?: number; ttlMs?: number } = {}) {
     this.#max = Math.max(1, options.max ?? 4096);
-    this.#ttlMs = options.ttlMs ?? 15 * 60_000;
+    this.#ttlMs = options.ttlMs ?? DEFAULTS.acquaintanceTtlMs;
   }
 
   /** Records that `principal` was served now. */

@@ -11,30 +11,26 @@ import { AdapterError } from '../core/errors.ts';
 import { limitError, limitRefusal, type LimitRefusal } from '../core/limits.ts';
 import type { LegacyVersion } from '../core/era.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
-import type { Implementation, JsonObject } from '../core/primitives.ts';
+import type { JsonObject } from '../core/primitives.ts';
 import type { Backend } from './backend.ts';
 import type { CancelSignal } from '../signals.ts';
 import { Openings } from './gate.ts';
 import { PushCopies } from './pushCopies.ts';
-import { UpstreamSession, type RpcOutcome } from './upstreamSession.ts';
+import { UpstreamSession } from './upstreamSession.ts';
+import type { RpcOutcome } from './callHooks.ts';
+import { DEFAULTS } from '../defaults.ts';
+import { busy, roomFor, type Entry, type Room } from './poolRoom.ts';
+import { keyText, type SessionKey } from './sessionKey.ts';
+import { Waiters } from './waiters.ts';
 
 /** How long a caller that would rather not open a session waits for one to be free before it opens one. */
 const OPEN_PATIENCE_MS = 100;
 
-/** Who is asking and what they declared: the pool key. */
-export interface SessionKey {
-  readonly principal: string;
-  /** Shared between keys: never modified. */
-  readonly capabilities: JsonObject;
-  /** `canonicalJson(capabilities)`, when the caller has it already. */
-  readonly capabilitiesText?: string;
-  readonly clientInfo: Implementation;
-}
-
+/** The bounds of a pool and whom it tells of sessions opened, closed and failed. */
 export interface SessionPoolOptions {
   /** Sessions in all (default 64). */
   readonly maxSessions?: number;
-  /** Sessions one key may have, so calls that push need not share one (default 16). */
+  /** Sessions one key may have, so pushable calls need not share one (default 16). */
   readonly maxPerKey?: number;
   /** Sessions one principal may have, whatever its capability sets (default 16). */
   readonly maxPerPrincipal?: number;
@@ -65,54 +61,19 @@ export interface SessionPoolOptions {
   readonly onOpenFailed?: (key: SessionKey, error: unknown) => void;
 }
 
-/** A stable text for a JSON value: object keys sorted, so equal capability sets share a key. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as JsonObject)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
-/** The text the pool files a key's sessions under. */
-export function keyText(key: SessionKey): string {
-  return `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
-}
-
-interface Entry {
-  readonly key: SessionKey;
-  sessions: UpstreamSession[];
-  opening: number;
-}
-
-/** Whether a session is doing something (a call in flight, reserved for one, or held). */
-function busy(s: UpstreamSession): boolean {
-  return s.inFlight > 0 || s.holds > 0 || s.pushableInFlight > 0;
-}
-
-/**
- * How long a session must have been idle before it is closed to make room: one just opened or just
- * handed over (its caller's call not sent yet), or a client's between two of its calls, is kept.
- */
-export const EVICTABLE_AFTER_MS = 1000;
-
-/** Where a new session can come from: room as it is, an idle session to close first, or a refusal. */
-type Room = { readonly ok: true; readonly victim?: { entry: Entry; session: UpstreamSession } } | { readonly ok: false; readonly refusal: LimitRefusal };
-
 /** How a caller wants its session. */
 export interface AcquireOptions {
   /**
-   * The call is known to push requests: prefer a session where no other call that may push is in
+   * The call is known to push requests: prefer a session where no other pushable call is in
    * flight (opening another, up to `maxPerKey`), so its pushes are never ambiguous.
    */
   readonly exclusive?: boolean;
   /**
-   * With `exclusive`, when every open session of the key has a call that may push in flight:
+   * With `exclusive`, when every open session of the key has a pushable call in flight:
    * open another (true, the default, up to `maxPerKey`) or wait briefly for one to be free first
    * (false: for calls not yet known to push, so that a burst of first calls does not open a
    * session each). At the bound, or without room in the pool, the caller waits either way (up to
-   * `waitMs`, then it is refused): a session shared by two calls that push could not tell their
+   * `waitMs`, then it is refused): a session shared by two pushable calls could not tell their
    * pushes apart.
    */
   readonly open?: boolean;
@@ -135,7 +96,7 @@ export class SessionPool {
   #sweeper: ReturnType<typeof setInterval> | undefined;
   #closed = false;
   /** Callers waiting for a session to be free or for room: woken together whenever either may have come. */
-  #waiters = new Set<() => void>();
+  readonly #waiters = new Waiters();
   /** Over HTTP, a server may send one push to every session: its copies are settled together. */
   readonly #copies: PushCopies | undefined;
   /** Lets a few openings through at a time. */
@@ -148,7 +109,7 @@ export class SessionPool {
     this.options = options;
     this.openings = options.opening instanceof Openings ? options.opening : new Openings(backend, options.opening === undefined ? {} : { size: options.opening });
     this.#copies = backend.kind === 'http' ? new PushCopies(() => this.size) : undefined;
-    const idle = options.idleMs ?? 5 * 60_000;
+    const idle = options.idleMs ?? DEFAULTS.sessionIdleMs;
     this.#sweeper = setInterval(() => this.#sweep(idle), Math.max(1000, Math.min(idle, 60_000)));
     this.#sweeper.unref();
   }
@@ -162,20 +123,20 @@ export class SessionPool {
 
   /** Sessions in all: the configured bound, or fewer if the backend allows fewer. */
   get max(): number {
-    return Math.min(this.options.maxSessions ?? 64, this.backend.maxSessions ?? Number.POSITIVE_INFINITY);
+    return Math.min(this.options.maxSessions ?? DEFAULTS.sessions, this.backend.maxSessions ?? Number.POSITIVE_INFINITY);
   }
 
   /** Sessions kept for principals with none busy (never all of them). */
   get reserve(): number {
-    return Math.max(0, Math.min(this.options.reserve ?? 8, this.max - 1));
+    return Math.max(0, Math.min(this.options.reserve ?? DEFAULTS.sessionReserve, this.max - 1));
   }
 
   get #perKey(): number {
-    return Math.min(this.options.maxPerKey ?? 16, this.#perPrincipal);
+    return Math.min(this.options.maxPerKey ?? DEFAULTS.sessionsPerCaller, this.#perPrincipal);
   }
 
   get #perPrincipal(): number {
-    return Math.min(this.options.maxPerPrincipal ?? 16, this.max);
+    return Math.min(this.options.maxPerPrincipal ?? DEFAULTS.sessionsPerCaller, this.max);
   }
 
   /**
@@ -213,38 +174,6 @@ export class SessionPool {
   }
 
   /**
-   * Waits until something that may make room happens (a call ends, a session closes or opens, a
-   * hold is released), at most `ms` (resolves true when it ran out). Rejects when `signal` aborts.
-   */
-  #change(signal: CancelSignal | undefined, ms: number): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      if (signal?.aborted) return reject(new AdapterError('closed', 'the request was cancelled while waiting for an upstream session'));
-      const done = (ranOut: boolean) => {
-        clearTimeout(timer);
-        this.#waiters.delete(wake);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(ranOut);
-      };
-      const wake = () => done(false);
-      const onAbort = () => {
-        done(false);
-        reject(new AdapterError('closed', 'the request was cancelled while waiting for an upstream session'));
-      };
-      // Not unref'd: the caller is owed an answer, the process stays up to give it.
-      const timer = setTimeout(() => done(true), Math.max(0, ms));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.#waiters.add(wake);
-    });
-  }
-
-  #wake(): void {
-    if (this.#waiters.size === 0) return;
-    const waiters = [...this.#waiters];
-    this.#waiters.clear();
-    for (const wake of waiters) wake();
-  }
-
-  /**
    * An open session for this key when one will do without opening another, else `undefined`
    * (then `acquire`). Throws when the pool is closed.
    */
@@ -267,7 +196,7 @@ export class SessionPool {
     // push) waits briefly for one to be free, then opens one; at the bound it waits for one to be
     // free, and only when none is within `waitMs` shares one (its call may well not push). A call
     // known to push never shares: at the bound it waits, then is refused.
-    const deadline = Date.now() + (this.options.waitMs ?? 10_000);
+    const deadline = Date.now() + (this.options.waitMs ?? DEFAULTS.sessionWaitMs);
     const patience = Date.now() + OPEN_PATIENCE_MS;
     let patient = options.open === false;
     /** A call not known to push that waited in vain at the bound shares a session after all. */
@@ -299,7 +228,7 @@ export class SessionPool {
       }
       const left = deadline - Date.now();
       if (patient && !atBound) {
-        if (await this.#change(options.signal, Math.min(patience, deadline) - Date.now())) patient = false;
+        if (await this.#waiters.change(options.signal, Math.min(patience, deadline) - Date.now())) patient = false;
         continue;
       }
       if (left <= 0) {
@@ -311,7 +240,7 @@ export class SessionPool {
         const room = this.#room(key.principal);
         throw limitError(refusal ?? (room.ok ? limitRefusal('sessions', this.max, 'no upstream session was free in time') : room.refusal));
       }
-      await this.#change(options.signal, left);
+      await this.#waiters.change(options.signal, left);
     }
   }
 
@@ -335,18 +264,22 @@ export class SessionPool {
       through();
       entry.opening--;
       this.#forget(entry);
-      this.#wake();
+      this.#waiters.wake();
     }
   }
 
   async #waitForOpen(entry: Entry, signal: CancelSignal | undefined): Promise<UpstreamSession> {
     for (;;) {
-      await this.#change(signal, 1000);
+      await this.#waiters.change(signal, 1000);
       if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
       const s = entry.sessions.find((x) => !x.closed);
       if (s) return s;
       if (entry.opening === 0) return this.acquire(entry.key, signal ? { signal } : {});
     }
+  }
+
+  #room(principal: string): Room {
+    return roomFor(principal, this.#entries.values(), this.#queued.get(principal) ?? 0, { max: this.max, reserve: this.reserve, perPrincipal: this.#perPrincipal });
   }
 
   /** Counts a principal's openings waiting at the gate in or out. */
@@ -361,57 +294,6 @@ export class SessionPool {
     if (entry.sessions.length > 0 || entry.opening > 0) return;
     const id = keyText(entry.key);
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
-  }
-
-  /**
-   * Whether `principal` may have one more session now: within its own bound (closing an idle one
-   * of its own if it must), within the reserve (a principal with a busy session may not take the
-   * last `reserve` sessions), and within the pool (closing the idle session used longest ago).
-   */
-  #room(principal: string): Room {
-    const max = this.max;
-    const idleSince = Date.now() - EVICTABLE_AFTER_MS;
-    let size = 0;
-    let busyCount = 0;
-    let mine = 0;
-    let mineBusy = 0;
-    let idle: { entry: Entry; session: UpstreamSession } | undefined;
-    let myIdle: { entry: Entry; session: UpstreamSession } | undefined;
-    const queued = this.#queued.get(principal) ?? 0;
-    mine += queued;
-    mineBusy += queued;
-    for (const entry of this.#entries.values()) {
-      const own = entry.key.principal === principal;
-      size += entry.opening;
-      busyCount += entry.opening;
-      if (own) {
-        mine += entry.opening;
-        mineBusy += entry.opening;
-      }
-      for (const session of entry.sessions) {
-        if (session.closed) continue;
-        size++;
-        const b = busy(session);
-        const closable = !b && session.lastUsed <= idleSince;
-        if (b) busyCount++;
-        else if (closable && (!idle || session.lastUsed < idle.session.lastUsed)) idle = { entry, session };
-        if (!own) continue;
-        mine++;
-        if (b) mineBusy++;
-        else if (closable && (!myIdle || session.lastUsed < myIdle.session.lastUsed)) myIdle = { entry, session };
-      }
-    }
-    const perPrincipal = this.#perPrincipal;
-    if (mine >= perPrincipal) {
-      if (myIdle) return { ok: true, victim: myIdle };
-      return { ok: false, refusal: limitRefusal('sessions-per-caller', perPrincipal, `this caller has ${perPrincipal} upstream sessions busy`) };
-    }
-    if (mineBusy > 0 && busyCount >= max - this.reserve) {
-      return { ok: false, refusal: limitRefusal('sessions', max, `${busyCount} of ${max} upstream sessions are busy; the other ${max - busyCount} are kept for callers that hold none`) };
-    }
-    if (size < max) return { ok: true };
-    if (idle) return { ok: true, victim: idle };
-    return { ok: false, refusal: limitRefusal('sessions', max, `all ${max} upstream sessions are busy`) };
   }
 
   async #open(key: SessionKey): Promise<UpstreamSession> {
@@ -433,10 +315,10 @@ export class SessionPool {
             entry.sessions = entry.sessions.filter((x) => x !== session);
             this.#forget(entry);
           }
-          this.#wake();
+          this.#waiters.wake();
         },
-        onPushableEnd: () => this.#wake(),
-        onIdle: () => this.#wake(),
+        onPushableEnd: () => this.#waiters.wake(),
+        onIdle: () => this.#waiters.wake(),
       });
       try {
         await session.open();
@@ -453,7 +335,7 @@ export class SessionPool {
     };
     let session: UpstreamSession;
     try {
-      session = await retry(open, { retries: Math.max(0, (this.options.openAttempts ?? 3) - 1) });
+      session = await retry(open, { retries: Math.max(0, (this.options.openAttempts ?? DEFAULTS.openAttempts) - 1) });
     } catch (e) {
       if (!this.#closed) this.options.onOpenFailed?.(key, e);
       throw e;
@@ -490,7 +372,7 @@ export class SessionPool {
     this.#sweeper = undefined;
     const sessions = [...this.#entries.values()].flatMap((e) => e.sessions);
     this.#entries.clear();
-    this.#wake();
+    this.#waiters.wake();
     await Promise.all(sessions.map((s) => s.close()));
   }
 }

@@ -5,7 +5,7 @@
  * is told what to do, so that one push gets one answer from the one call it can belong to.
  */
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
-import { canonicalJson } from './pool.ts';
+import { canonicalJson } from '../core/primitives.ts';
 
 /** What a session does with its copy: handle it as usual, leave it unanswered, or refuse it. */
 export type CopyVerdict = 'handle' | 'drop' | 'refuse';
@@ -23,7 +23,7 @@ interface Copy {
 
 /**
  * The copies of pushes seen by the sessions of one upstream. Rules, once a push's copies are in:
- * one copy is handled as usual; of several, the one whose session has a call that may push is
+ * one copy is handled as usual; of several, the one whose session has a pushable call is
  * handled and the others left unanswered (the server takes one answer); none with such a call:
  * each is handled as usual (answered as outside any call); several with such calls: each is
  * refused, since the push could reach another principal's client.

@@ -8,6 +8,7 @@
  * a release does is the holder's (its `release` callback).
  */
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** What is held: a parked call, or the upstream session of a principal's listens. */
 export type HoldingKind = 'parked' | 'listen';
@@ -60,7 +61,7 @@ export class Shares {
 
   /** Parked calls one principal may hold. */
   get parkedPerPrincipal(): number {
-    return Math.max(1, this.#options.parkedPerPrincipal ?? 16);
+    return Math.max(1, this.#options.parkedPerPrincipal ?? DEFAULTS.parkedPerCaller);
   }
 
   /** What `principal` holds now, of `kind` (or of both). */

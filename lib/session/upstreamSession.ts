@@ -8,63 +8,12 @@
 import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
-import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
+import { isRecord, type JsonObject } from '../core/primitives.ts';
 import { closedReason, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
-import type { PushCopies } from './pushCopies.ts';
-import type { CancelSignal } from '../signals.ts';
-
-/** What a call, or a push, ends with. */
-export type RpcOutcome = { readonly result: JsonObject } | { readonly error: WireError };
-
-/** How a call hears about what happens while it runs. */
-export interface CallHooks {
-  readonly signal?: CancelSignal;
-  /**
-   * Whether the call may push requests (default: by method, `tools/call`, `prompts/get`,
-   * `resources/read`). A call known not to push is no candidate for a push that names no call,
-   * and does not keep its session from taking a call that pushes.
-   */
-  readonly mayPush?: boolean;
-  /** Receives the call's cancel function (an alternative to `signal` that costs no AbortSignal). */
-  readonly onCancel?: (cancel: () => void) => void;
-  /** Progress for this call, with the caller's own token restored. */
-  readonly onProgress?: (params: JsonObject) => void;
-  /** A log message the server sent for this call. */
-  readonly onLog?: (params: JsonObject) => void;
-  /** A request the server pushed while handling this call; the answer goes back upstream. */
-  readonly onPush?: (push: JsonRpcRequest) => Promise<RpcOutcome>;
-  /** The server cancelled one of its own pushes. */
-  readonly onPushCancelled?: (pushId: RequestId) => void;
-}
-
-export interface UpstreamSessionOptions {
-  readonly clientInfo: Implementation;
-  readonly capabilities: JsonObject;
-  readonly protocolVersion: string;
-  /** Answers pushes that belong to no call (e.g. `roots/list` right after `initialized`). */
-  readonly onUnrelatedPush?: (push: JsonRpcRequest) => Promise<RpcOutcome>;
-  /** Notifications that belong to no call (list changes, resource updates, stray logs). */
-  readonly onNotification?: (method: string, params: JsonObject | undefined) => void;
-  /** Called once when the pipe closes or the process exits. */
-  readonly onClose?: (reason: string) => void;
-  /** Called when a call that may push ends (its session may now take another alone). */
-  readonly onPushableEnd?: () => void;
-  /** Called when the session has nothing left to do: no call in flight and no hold. */
-  readonly onIdle?: () => void;
-  /** How long `initialize` may take. */
-  readonly initializeTimeoutMs?: number;
-  /**
-   * Shared by the sessions of one HTTP upstream: copies of a push that names no request, which a
-   * server may send to every session, are settled together (see `PushCopies`).
-   */
-  readonly copies?: PushCopies;
-  /**
-   * A push that names no request while several calls that may push are in flight is held until
-   * the others finish and one candidate is left; after this long it is answered as unrelated.
-   */
-  readonly ambiguityTimeoutMs?: number;
-}
+import { isMrtrMethod } from '../core/modern/methods.ts';
+import { DEFAULTS } from '../defaults.ts';
+import type { CallHooks, RpcOutcome, UpstreamSessionOptions } from './callHooks.ts';
 
 interface HeldPush {
   readonly settle: (owner: Pending | undefined) => void;
@@ -90,8 +39,6 @@ function cancelled(): RpcOutcome {
 }
 
 function noop(): void {}
-
-const PUSHABLE = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 function closedError(reason: string, failure?: UpstreamFailure): WireError {
   const message = `Internal error: the upstream server ${reason}`;
@@ -148,13 +95,13 @@ export class UpstreamSession {
     return this.#pending.size;
   }
 
-  /** Calls in flight that may push requests (see `CallHooks.mayPush`). */
+  /** Calls in flight that may push requests (see `CallHooks.pushable`). */
   get pushableInFlight(): number {
     return this.#pushable;
   }
 
   /**
-   * Counts a call that may push before it is sent, so that the session is not handed to another
+   * Counts a pushable call before it is sent, so that the session is not handed to another
    * such call meanwhile. The call is then made with `reserved`; a caller that sends nothing calls
    * `unreserve()`.
    */
@@ -209,7 +156,7 @@ export class UpstreamSession {
     } catch (e) {
       throw e instanceof AdapterError ? e : new AdapterError('upstream-error', `the upstream server could not be reached: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
-    const timeout = AbortSignal.timeout(this.options.initializeTimeoutMs ?? 30_000);
+    const timeout = AbortSignal.timeout(this.options.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
     const outcome = await this.call('initialize', { protocolVersion: this.options.protocolVersion, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo }, { signal: timeout });
     if ('error' in outcome) {
       const gone = this.#failure !== undefined;
@@ -242,7 +189,7 @@ export class UpstreamSession {
       progressToken = `p${upstreamId}`;
       sent = { ...params, _meta: { ...meta, progressToken } };
     }
-    const pending: Pending = { upstreamId, method, hooks, progressToken, callerToken, pushable: hooks.mayPush ?? PUSHABLE.has(method), resolve: noop, onAbort: undefined, settled: false };
+    const pending: Pending = { upstreamId, method, hooks, progressToken, callerToken, pushable: hooks.pushable ?? isMrtrMethod(method), resolve: noop, onAbort: undefined, settled: false };
     const promise = new Promise<RpcOutcome>((resolve) => (pending.resolve = resolve));
     this.#pending.set(upstreamId, pending);
     if (pending.pushable) {
@@ -306,7 +253,7 @@ export class UpstreamSession {
 
   /**
    * The call a push belongs to: the one the transport names, else the only call in flight that may
-   * push. With several candidates the push waits until the others finish (the pushing call cannot:
+   * push. With several candidates the push waits until the others finish (the pushable call cannot:
    * it is waiting for the answer), so it lands on the right call.
    */
   #attribute(extra: MessageExtra | undefined): Pending | undefined | Promise<Pending | undefined> {
@@ -315,7 +262,7 @@ export class UpstreamSession {
     const candidates = this.pushableInFlight;
     if (candidates <= 1) return this.#owner(undefined, true);
     return new Promise<Pending | undefined>((resolve) => {
-      const timer = setTimeout(() => settle(undefined), this.options.ambiguityTimeoutMs ?? 10_000);
+      const timer = setTimeout(() => settle(undefined), this.options.ambiguityTimeoutMs ?? DEFAULTS.pushAmbiguityMs);
       timer.unref?.();
       const entry: HeldPush = { settle: (owner) => settle(owner) };
       const settle = (owner: Pending | undefined) => {

@@ -4,6 +4,7 @@
  * it stays in the process that parked it; a fleet's store also tells the other replicas whose it is.
  * Not here: each principal's fair share (`session/shares.ts`), or what a parked call does.
  */
+import { DEFAULTS } from '../defaults.ts';
 
 /** The parked calls of a broker, by id. */
 export interface ParkedCallStore<T> {
@@ -32,7 +33,7 @@ export class InProcessParkedCalls<T> implements ParkedCallStore<T> {
 
   /** `max`: most calls parked at once before new calls are refused (default 10,000). */
   constructor(options: { max?: number } = {}) {
-    this.max = Math.max(0, options.max ?? 10_000);
+    this.max = Math.max(0, options.max ?? DEFAULTS.parked);
   }
 
   get size(): number {

@@ -10,7 +10,7 @@ import { invalidParams, type WireError } from '../core/errors.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
-import { canonicalJson } from '../session/pool.ts';
+import { canonicalJson } from '../core/primitives.ts';
 import type { Keyring } from './keyring.ts';
 import type { UsedStates } from './usedStates.ts';
 

@@ -7,6 +7,8 @@ import { parseMessage, type Classified, type ClassifyFailure, type JsonRpcMessag
 import { limitAnswer, type LimitRefusal } from '../core/limits.ts';
 import { readBounded } from './messageBound.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
+import { ErrorCode } from '../core/errors.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** Bounds on what an HTTP endpoint reads before anything is parsed. */
 export interface EdgeLimits {
@@ -56,13 +58,13 @@ export function originRefusal(header: HeaderGetter, policy: OriginPolicy = {}): 
         allowed = false;
       }
     }
-    if (!allowed) return { status: 403, code: -32600, message: `Forbidden: origin ${origin} is not allowed` };
+    if (!allowed) return { status: 403, code: ErrorCode.InvalidRequest, message: `Forbidden: origin ${origin} is not allowed` };
   }
   const host = header('host');
   if (host !== null && policy.allowedHosts !== '*') {
     const name = hostName(host);
     const allowed = policy.allowedHosts ? policy.allowedHosts.some((h) => h.toLowerCase() === name) : LOOPBACK.has(name);
-    if (!allowed) return { status: 403, code: -32600, message: `Forbidden: host ${host} is not allowed` };
+    if (!allowed) return { status: 403, code: ErrorCode.InvalidRequest, message: `Forbidden: host ${host} is not allowed` };
   }
   return undefined;
 }
@@ -80,12 +82,12 @@ export interface BodyFailure extends ClassifyFailure {
 
 /** Largest accepted body under `limits`, in bytes. */
 export function maxBodyBytes(limits: EdgeLimits): number {
-  return limits.maxBodyBytes ?? 4 * 1024 * 1024;
+  return limits.maxBodyBytes ?? DEFAULTS.bodyBytes;
 }
 
 /** The failure for a body over `max` bytes. */
 export function tooLarge(max: number): BodyFailure {
-  return { code: -32600, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 };
+  return { code: ErrorCode.InvalidRequest, message: `Invalid Request: body larger than ${max} bytes`, id: null, status: 413 };
 }
 
 /**
@@ -103,7 +105,7 @@ export function bodyHeaderFailure(header: HeaderGetter, limits: EdgeLimits = {})
   const max = maxBodyBytes(limits);
   const declared = Number(header('content-length') ?? NaN);
   if (declared > max) return tooLarge(max);
-  if (mediaTypeOf(header('content-type')) !== 'application/json') return { code: -32600, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 };
+  if (mediaTypeOf(header('content-type')) !== 'application/json') return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 };
   return undefined;
 }
 
@@ -157,7 +159,7 @@ export function refusalResponse(refusal: LimitRefusal): Response {
 
 /** 404 for a session id that names no session of the caller's (the SDK's own words and code). */
 export function sessionNotFound(): Response {
-  return jsonError(404, -32001, 'Session not found');
+  return jsonError(404, ErrorCode.SessionNotFound, 'Session not found');
 }
 
 /** Who is asking, by default: the `Authorization` header (sessions are never shared between principals). */

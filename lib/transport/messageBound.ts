@@ -6,9 +6,10 @@
  */
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 import { isRequestId, type RequestId } from '../core/jsonrpc.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** The default bound on one message from an upstream: 16 MiB. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_MESSAGE_BYTES = DEFAULTS.messageBytes;
 
 /** How far a body went past the bound: its declared `content-length`, or the bytes read when reading stopped. */
 export interface TooLarge {

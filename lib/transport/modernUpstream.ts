@@ -5,7 +5,7 @@
  * file holds the shape and the pipe implementation (stdio child, in-memory pair); HTTP lives in
  * `modernHttpUpstream.ts`.
  */
-import { AdapterError, internalError } from '../core/errors.ts';
+import { ErrorCode, AdapterError, internalError } from '../core/errors.ts';
 import { MetaKey } from '../core/era.ts';
 import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { extend, isRecord } from '../core/primitives.ts';
@@ -117,7 +117,7 @@ export class ModernPipeUpstream implements ModernUpstream {
     }
     if ('id' in message) {
       // Modern servers send no requests; a stray one gets an error rather than silence.
-      void this.#transport.send(errorResponse(message.id, { code: -32601, message: 'Method not found: the client takes no requests' })).catch(() => {});
+      void this.#transport.send(errorResponse(message.id, { code: ErrorCode.MethodNotFound, message: 'Method not found: the client takes no requests' })).catch(() => {});
       return;
     }
     const n = message as JsonRpcNotification;

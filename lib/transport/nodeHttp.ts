@@ -9,6 +9,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { limitAnswer, limitRefusal } from '../core/limits.ts';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { SseWriter } from './httpEdge.ts';
+import { DEFAULTS } from '../defaults.ts';
 
 /** Options of {@link serveNodeHttp}: where to listen, and the bounds on connections and their timing. */
 export interface NodeHttpOptions {
@@ -73,14 +74,14 @@ export function toNodeListener(handler: FetchHandler | HttpHandler): (req: Incom
 /** Listens with a handler (a `fetch` function, or a wrap); resolves once bound. */
 export async function serveNodeHttp(handler: FetchHandler | HttpHandler, options: NodeHttpOptions = {}): Promise<RunningHttpServer> {
   const listener = toNodeListener(handler);
-  const maxConnections = Math.max(1, options.maxConnections ?? 512);
+  const maxConnections = Math.max(1, options.maxConnections ?? DEFAULTS.connections);
   /** Connections past `maxConnections`: their requests get a 503. */
   const over = new WeakSet<Socket>();
   let open = 0;
   const server = createServer(
     {
-      headersTimeout: options.headersTimeoutMs ?? 20_000,
-      requestTimeout: options.requestTimeoutMs ?? 60_000,
+      headersTimeout: options.headersTimeoutMs ?? DEFAULTS.headersTimeoutMs,
+      requestTimeout: options.requestTimeoutMs ?? DEFAULTS.httpRequestTimeoutMs,
       // Node checks both only this often (30 s by default): a slow client is cut off near its deadline.
       connectionsCheckingInterval: 1000,
     },

@@ -105,7 +105,7 @@ interface Ctx {
 let sequence = 0;
 const next = () => ++sequence;
 
-/** One slot of parked calls: a call that pushes an elicitation, answered `input_required`, never retried. */
+/** One slot of parked calls: a pushable call an elicitation, answered `input_required`, never retried. */
 async function parkedSlot(ctx: Ctx, kind: string, principal: () => string, capabilities: Record<string, unknown>): Promise<void> {
   while (!ctx.signal.aborted) {
     try {

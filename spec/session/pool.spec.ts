@@ -9,8 +9,10 @@ import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { AdapterError } from '../../lib/core/errors.ts';
 import { refusalOf } from '../../lib/core/limits.ts';
 import { inProcessBackend } from '../../lib/session/backend.ts';
-import { EVICTABLE_AFTER_MS, SessionPool, type SessionKey, type SessionPoolOptions } from '../../lib/session/pool.ts';
-import type { RpcOutcome } from '../../lib/session/upstreamSession.ts';
+import { SessionPool, type SessionPoolOptions } from '../../lib/session/pool.ts';
+import { EVICTABLE_AFTER_MS } from '../../lib/session/poolRoom.ts';
+import type { SessionKey } from '../../lib/session/sessionKey.ts';
+import type { RpcOutcome } from '../../lib/session/callHooks.ts';
 import { sleep, waitFor } from '../helpers/everything.ts';
 import { recordingUpstream } from '../helpers/recordingUpstream.ts';
 
@@ -24,7 +26,7 @@ function pool(options: SessionPoolOptions): SessionPool {
   return new SessionPool(inProcessBackend(() => createPushServer()), options);
 }
 
-/** A session taken alone (reserved, as for a call that may push): busy until `unreserve()`. */
+/** A session taken alone (reserved, as for a pushable call): busy until `unreserve()`. */
 async function busy(p: SessionPool, k: SessionKey) {
   return p.acquire(k, { exclusive: true });
 }

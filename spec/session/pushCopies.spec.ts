@@ -9,7 +9,7 @@ c('should handle a push at once when only one session is open', async () => {
   assert.is(await copies.gather(push, () => 0), 'handle');
   assert.is(copies.size, 0);
 });
-c('should hand a broadcast push to the one session with a call that may push, and leave the other copies unanswered', async () => {
+c('should hand a broadcast push to the one session with a pushable call, and leave the other copies unanswered', async () => {
   const copies = new PushCopies(() => 3, 10);
   const verdicts = await Promise.all([copies.gather(push, () => 0), copies.gather(push, () => 1), copies.gather(push, () => 0)]);
   assert.equal(verdicts, ['drop', 'handle', 'drop']);

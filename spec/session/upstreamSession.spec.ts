@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { UpstreamSession, type RpcOutcome } from '../../lib/session/upstreamSession.ts';
+import { UpstreamSession } from '../../lib/session/upstreamSession.ts';
+import type { RpcOutcome } from '../../lib/session/callHooks.ts';
 import { createMemoryPair } from '../../lib/transport/memory.ts';
 import { StdioChildTransport } from '../../lib/transport/stdioChild.ts';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';

@@ -53,12 +53,3 @@ export const InputRequiredResultSchema = v.pipe(
 /** An `input_required` result: what the server needs before it can answer, and the state to bring back. */
 export type InputRequiredResult = v.InferOutput<typeof InputRequiredResultSchema>;
 
-/** The methods whose results may be `input_required`, and whose params may carry `inputResponses`. */
-export const MRTR_METHODS = ['tools/call', 'prompts/get', 'resources/read'] as const;
-/** A method whose result may be `input_required`. */
-export type MrtrMethod = (typeof MRTR_METHODS)[number];
-
-/** Whether `method` may be answered with `input_required`. */
-export function isMrtrMethod(method: unknown): method is MrtrMethod {
-  return method === 'tools/call' || method === 'prompts/get' || method === 'resources/read';
-}

@@ -15,7 +15,7 @@ export interface ModernMethodInfo {
   readonly extension?: string;
 }
 
-export const MODERN_CLIENT_REQUESTS: Readonly<Record<string, ModernMethodInfo>> = {
+const REGISTRY = {
   'server/discover': { mrtr: false, cacheable: true },
   'tools/list': { mrtr: false, cacheable: true },
   'tools/call': { nameParam: 'name', mrtr: true, cacheable: false },
@@ -29,8 +29,40 @@ export const MODERN_CLIENT_REQUESTS: Readonly<Record<string, ModernMethodInfo>> 
   'tasks/get': { nameParam: 'taskId', mrtr: false, cacheable: false, extension: 'io.modelcontextprotocol/tasks' },
   'tasks/update': { nameParam: 'taskId', mrtr: false, cacheable: false, extension: 'io.modelcontextprotocol/tasks' },
   'tasks/cancel': { nameParam: 'taskId', mrtr: false, cacheable: false, extension: 'io.modelcontextprotocol/tasks' },
-};
+} as const satisfies Record<string, ModernMethodInfo>;
 
+/** Every client→server method of the modern era, by name. */
+export const MODERN_CLIENT_REQUESTS: Readonly<Record<string, ModernMethodInfo>> = REGISTRY;
+
+type Registry = typeof REGISTRY;
+/** The methods the registry marks with `flag`. */
+type MarkedWith<F extends 'mrtr' | 'cacheable'> = { [K in keyof Registry]: Registry[K][F] extends true ? K : never }[keyof Registry];
+
+function markedWith<F extends 'mrtr' | 'cacheable'>(flag: F): readonly MarkedWith<F>[] {
+  return (Object.keys(REGISTRY) as Array<keyof Registry>).filter((m) => REGISTRY[m][flag]) as MarkedWith<F>[];
+}
+
+/** A method whose result may be `input_required` (and whose params may carry `inputResponses`). */
+export type MrtrMethod = MarkedWith<'mrtr'>;
+/** The methods whose results may be `input_required`: the registry's, in its order. */
+export const MRTR_METHODS: readonly MrtrMethod[] = markedWith('mrtr');
+
+/** Whether `method` may be answered with `input_required`. */
+export function isMrtrMethod(method: unknown): method is MrtrMethod {
+  return typeof method === 'string' && modernMethod(method)?.mrtr === true;
+}
+
+/** A method whose complete results carry `ttlMs` and `cacheScope`. */
+export type CacheableMethod = MarkedWith<'cacheable'>;
+/** Methods whose complete results must carry `ttlMs` and `cacheScope`: the registry's, in its order. */
+export const CACHEABLE_METHODS: readonly CacheableMethod[] = markedWith('cacheable');
+
+/** Whether results of `method` carry caching hints. */
+export function isCacheableMethod(method: unknown): method is CacheableMethod {
+  return typeof method === 'string' && modernMethod(method)?.cacheable === true;
+}
+
+/** What the registry says of `method`; `undefined` for a method it does not know. */
 export function modernMethod(method: string): ModernMethodInfo | undefined {
   return Object.hasOwn(MODERN_CLIENT_REQUESTS, method) ? MODERN_CLIENT_REQUESTS[method] : undefined;
 }

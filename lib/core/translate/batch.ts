@@ -3,7 +3,7 @@
  * each classified on its own, and assemble the answers back into one array in request order.
  */
 import { classify, errorResponse, type Classified, type JsonRpcResponse, type RequestId } from '../jsonrpc.ts';
-import { invalidRequest } from '../errors.ts';
+import { ErrorCode, invalidRequest } from '../errors.ts';
 
 /** One member of a batch: a classified message, or the error response it already earned. */
 export type BatchItem = { readonly ok: true; readonly item: Exclude<Classified, { kind: 'batch' }> } | { readonly ok: false; readonly response: JsonRpcResponse };
@@ -28,7 +28,7 @@ export function assembleBatch(items: readonly BatchItem[], answers: ReadonlyMap<
     if (!entry.ok) out.push(entry.response);
     else if (entry.item.kind === 'request') {
       const answer = answers.get(entry.item.message.id);
-      out.push(answer ?? errorResponse(entry.item.message.id, { code: -32603, message: 'Internal error: no answer for batch member' }));
+      out.push(answer ?? errorResponse(entry.item.message.id, { code: ErrorCode.InternalError, message: 'Internal error: no answer for batch member' }));
     }
   }
   return out.length > 0 ? out : undefined;

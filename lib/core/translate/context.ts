@@ -5,8 +5,9 @@
  */
 import type { LegacyVersion, ModernVersion } from '../era.ts';
 import type { CacheScope } from '../modern/lifecycle.ts';
-import type { CacheableMethod } from '../modern/results.ts';
+import type { CacheableMethod } from '../modern/methods.ts';
 import type { Implementation } from '../primitives.ts';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../version.ts';
 
 /** A caching hint for one method's complete results. */
 export interface CachePolicy {
@@ -42,4 +43,4 @@ export interface ToLegacyOptions {
 }
 
 /** The identity the adapter uses when a peer gave none and the protocol needs one. */
-export const ADAPTER_INFO: Implementation = { name: 'mcp-dual-era', version: '0.1.0' };
+export const ADAPTER_INFO: Implementation = { name: PACKAGE_NAME, version: PACKAGE_VERSION };

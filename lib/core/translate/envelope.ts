@@ -11,7 +11,8 @@ import { InitializeParamsSchema, type InitializeParams } from '../legacy/lifecyc
 import type { LegacyClientCapabilities } from '../legacy/capabilities.ts';
 import { isRemovedInModern } from '../legacy/methods.ts';
 import { isPlainClientCapabilities, ModernClientCapabilitiesSchema, type ModernClientCapabilities } from '../modern/capabilities.ts';
-import { isMrtrMethod, type InputResponses } from '../modern/inputs.ts';
+import type { InputResponses } from '../modern/inputs.ts';
+import { isMrtrMethod } from '../modern/methods.ts';
 import { ImplementationSchema, isPlainImplementation, LoggingLevelSchema, extend, isRecord, omitKeys, setMember, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { ADAPTER_INFO } from './context.ts';
@@ -113,7 +114,7 @@ function stripMeta(meta: JsonObject): JsonObject | undefined {
 /**
  * A modern client request → the legacy request to send upstream: the envelope is checked and
  * taken off `_meta` (progress token, trace context and other keys stay); `inputResponses` and
- * `requestState` are taken off MRTR-eligible methods. Modern-only methods have no legacy form.
+ * `requestState` are taken off pushable methods. Modern-only methods have no legacy form.
  * `options.envelope`: this request's envelope, already read with `readEnvelope` (not read again).
  */
 export function requestToLegacy(request: JsonRpcRequest, options: { supportedVersions?: readonly ModernVersion[]; envelope?: Envelope } = {}): Outcome<LegacyRequest, EnvelopeError> {

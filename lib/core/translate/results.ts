@@ -9,7 +9,7 @@ import { MetaKey } from '../era.ts';
 import { internalError, type WireError } from '../errors.ts';
 import { describe } from '../jsonrpc.ts';
 import { LEGACY_RESULT_SCHEMAS, LEGACY_RESULT_SHAPES, type LegacyResultMethod } from '../legacy/results.ts';
-import { isCacheableMethod } from '../modern/results.ts';
+import { isCacheableMethod } from '../modern/methods.ts';
 import { extend, isRecord, omitKeys, setMember, shown, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { cachePolicyFor, NO_CACHING, type ToModernOptions } from './context.ts';

@@ -7,7 +7,8 @@
 import { ErrorCode, internalError, type WireError } from '../../core/errors.ts';
 import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../../core/jsonrpc.ts';
 import { isInputMethod } from '../../core/legacy/inputs.ts';
-import { isMrtrMethod, type InputRequests } from '../../core/modern/inputs.ts';
+import type { InputRequests } from '../../core/modern/inputs.ts';
+import { isMrtrMethod } from '../../core/modern/methods.ts';
 import { fail, ok, type Outcome } from '../../core/outcome.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import { requestToModern, type LegacySessionView } from '../../core/translate/envelope.ts';
@@ -18,6 +19,7 @@ import { resultToLegacy } from '../../core/translate/results.ts';
 import type { ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { BridgeSession } from './bridgeSession.ts';
 import type { LearnedTools } from './learnedTools.ts';
+import { DEFAULTS } from '../../defaults.ts';
 
 /** What the rounds of a session work with. */
 export interface InputRoundsContext {
@@ -65,7 +67,7 @@ export class InputRounds {
     const controller = new AbortController();
     const call: ActiveCall = { controller, pushes: new Set() };
     this.#calls.set(request.id, call);
-    const timeoutMs = this.#ctx.requestTimeoutMs ?? 300_000;
+    const timeoutMs = this.#ctx.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs;
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;

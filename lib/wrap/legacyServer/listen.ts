@@ -13,11 +13,12 @@ import { serverCapabilitiesToModern } from '../../core/translate/capabilities.ts
 import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../../core/translate/subscriptions.ts';
 import { readEnvelope, type Envelope } from '../../core/translate/envelope.ts';
 import { limitRefusal, type LimitRefusal } from '../../core/limits.ts';
-import { keyText, type SessionKey } from '../../session/pool.ts';
+import { keyText, type SessionKey } from '../../session/sessionKey.ts';
 import { Shares, type Holding } from '../../session/shares.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import { keyFor, ownRoots, refusedAnswer, unavailable, type ModernDispatchOptions } from './modernDispatch.ts';
 import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
+import { DEFAULTS } from '../../defaults.ts';
 
 interface Listener {
   readonly deliver: (notification: JsonRpcNotification) => void;
@@ -157,7 +158,7 @@ export class ListenHub {
     const filter = readListenFilter(request.params);
     if (!filter.ok) return errorAnswer(request.id, filter.error);
     if (filter.value.taskIds && filter.value.taskIds.length > 0) return errorAnswer(request.id, invalidParams('taskIds needs the tasks extension, which this server does not offer'));
-    const quota = this.#options.perPrincipal ?? 16;
+    const quota = this.#options.perPrincipal ?? DEFAULTS.listensPerCaller;
     const principal = ctx.principal;
     if ((this.#perPrincipal.get(principal) ?? 0) >= quota) return refusedAnswer(request.id, limitRefusal('listens-per-caller', quota, `this caller has ${quota} listens open; close one first`));
     this.#count(principal, 1);

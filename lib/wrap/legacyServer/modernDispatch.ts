@@ -10,7 +10,7 @@ import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { upstreamUnavailable } from '../../core/upstreamFailure.ts';
 import { limitAnswer, refusalOf, type LimitRefusal } from '../../core/limits.ts';
 import type { ModernVersion } from '../../core/era.ts';
-import { isRecord, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
+import { canonicalJson, isRecord, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../../core/translate/context.ts';
 import { clientCapabilitiesToLegacy } from '../../core/translate/capabilities.ts';
 import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../../core/translate/envelope.ts';
@@ -19,13 +19,17 @@ import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
 import { errorToModern } from '../../core/translate/errors.ts';
 import { logToModern } from '../../core/translate/notifications.ts';
 import { verifyParamHeaders } from '../../core/translate/headers.ts';
+import { isMrtrMethod, modernMethod } from '../../core/modern/methods.ts';
 import type { ToolIndex } from './toolIndex.ts';
 import type { Catalog } from './catalog.ts';
 import { scope } from '../../signals.ts';
 import { resultToModern } from '../../core/translate/results.ts';
-import { canonicalJson, type AcquireOptions, type SessionKey, type SessionPool } from '../../session/pool.ts';
-import type { CallHooks, RpcOutcome, UpstreamSession } from '../../session/upstreamSession.ts';
+import type { AcquireOptions, SessionPool } from '../../session/pool.ts';
+import type { SessionKey } from '../../session/sessionKey.ts';
+import type { UpstreamSession } from '../../session/upstreamSession.ts';
+import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
+import { DEFAULTS } from '../../defaults.ts';
 
 /** What a push made during a modern call becomes. MRTR lives behind this seam. */
 export interface InputBroker {
@@ -39,14 +43,14 @@ export interface InputBroker {
   /**
    * True when calls to `target` have finished without pushing and none has pushed since: they may
    * share an upstream session. Calls to other targets get a session of their own (a push names no
-   * call on most transports, so two calls that push must not share one).
+   * call on most transports, so two pushable calls must not share one).
    */
   quiet?(target: string): boolean;
   /** True when calls to `target` re-run from the start on every round (replay mode) instead of resuming a parked call. */
   replays?(target: string): boolean;
 }
 
-/** Everything the broker needs to run (or resume) one MRTR-eligible call. */
+/** Everything the broker needs to run (or resume) one pushable call. */
 export interface PushableCall {
   /** The modern request being served now (the first call or a retry). */
   readonly request: JsonRpcRequest;
@@ -64,9 +68,9 @@ export interface PushableCall {
   readonly timeoutMs: number;
 }
 
-/** `method:name` for an MRTR-eligible request: what `pushes()` is asked about. */
+/** `method:name` for a pushable request: what `pushes()` is asked about. */
 export function targetOf(method: string, params: JsonObject | undefined): string {
-  const name = params?.[method === 'resources/read' ? 'uri' : 'name'];
+  const name = params?.[modernMethod(method)?.nameParam ?? 'name'];
   return `${method}:${typeof name === 'string' ? name : ''}`;
 }
 
@@ -118,7 +122,6 @@ export interface ModernDispatchOptions {
   readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }>;
 }
 
-const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read']);
 
 interface KnownCapabilities {
   readonly modern: unknown;
@@ -179,7 +182,7 @@ function rootsAnswer(options: ModernDispatchOptions): RpcOutcome {
 function answeringRoots(hooks: CallHooks, options: ModernDispatchOptions): CallHooks {
   return {
     ...(hooks.signal ? { signal: hooks.signal } : {}),
-    ...(hooks.mayPush !== undefined ? { mayPush: hooks.mayPush } : {}),
+    ...(hooks.pushable !== undefined ? { pushable: hooks.pushable } : {}),
     ...(hooks.onCancel ? { onCancel: (cancel: () => void) => hooks.onCancel!(cancel) } : {}),
     ...(hooks.onProgress ? { onProgress: (params: JsonObject) => hooks.onProgress!(params) } : {}),
     ...(hooks.onLog ? { onLog: (params: JsonObject) => hooks.onLog!(params) } : {}),
@@ -216,7 +219,7 @@ export function unavailable(request: JsonRpcRequest, e: unknown): Answer {
 }
 
 /** One request on its way: what `serveModern` has read of it before it has a session. */
-interface Underway {
+interface PendingRequest {
   readonly request: JsonRpcRequest;
   readonly ctx: ModernContext;
   readonly options: ModernDispatchOptions;
@@ -242,7 +245,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
-  const r: Underway = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope, ownRoots(options)), target, pushable: options.inputs !== undefined && MRTR.has(request.method), reservation: { reserved: false } };
+  const r: PendingRequest = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope, ownRoots(options)), target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false } };
   let session: UpstreamSession | undefined;
   try {
     session = options.pool.tryAcquire(r.key, acquiring(r));
@@ -251,13 +254,13 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   }
   if (session) {
     const schema = toolSchemaAtHand(r, session);
-    if (schema !== WAIT) return dispatch(r, session, schema);
+    if (schema !== SCHEMA_NOT_LOADED) return dispatch(r, session, schema);
   }
   return serveWaiting(r, session);
 }
 
-/** Whether the call wants a session with no other call that may push (see `AcquireOptions.exclusive`). */
-function alone(r: Underway): boolean {
+/** Whether the call wants a session with no other pushable call (see `AcquireOptions.exclusive`). */
+function needsOwnSession(r: PendingRequest): boolean {
   if (!r.pushable) return false;
   const inputs = r.options.inputs!;
   // A retry that resumes a parked call sends nothing upstream: it needs no session of its own
@@ -267,39 +270,39 @@ function alone(r: Underway): boolean {
 }
 
 /** How the call takes a session from the pool (a waiting call adds what it waits with). */
-function acquiring(r: Underway): AcquireOptions {
-  return { exclusive: alone(r), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation };
+function acquiring(r: PendingRequest): AcquireOptions {
+  return { exclusive: needsOwnSession(r), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation };
 }
 
-/** Marks "the tool's schema must be fetched first". */
-const WAIT = Symbol('wait');
+/** The tool's input schema is not loaded yet: the server's tool list must be fetched first. */
+const SCHEMA_NOT_LOADED = Symbol('wait');
 
-/** The input schema `Mcp-Param-*` headers are checked against, if known now (`WAIT` if it must be fetched). */
-function toolSchemaAtHand(r: Underway, session: UpstreamSession): unknown {
+/** The input schema `Mcp-Param-*` headers are checked against, if known now (`SCHEMA_NOT_LOADED` if it must be fetched). */
+function toolSchemaAtHand(r: PendingRequest, session: UpstreamSession): unknown {
   if (r.request.method !== 'tools/call' || !r.ctx.headers || !r.options.tools) return undefined;
   const name = r.up.request.params?.['name'];
   if (typeof name !== 'string') return undefined;
   const loaded = r.options.tools.loaded(session);
-  return loaded ? loaded.get(name) : WAIT;
+  return loaded ? loaded.get(name) : SCHEMA_NOT_LOADED;
 }
 
 /** The slower path: waits for a session, or for the server's tool list. */
-async function serveWaiting(r: Underway, held: UpstreamSession | undefined): Promise<Answer> {
+async function serveWaiting(r: PendingRequest, held: UpstreamSession | undefined): Promise<Answer> {
   let session = held;
   if (!session) {
     try {
-      session = await r.options.pool.acquire(r.key, { ...acquiring(r), stillExclusive: () => alone(r), signal: r.ctx.signal });
+      session = await r.options.pool.acquire(r.key, { ...acquiring(r), stillExclusive: () => needsOwnSession(r), signal: r.ctx.signal });
     } catch (e) {
       return unavailable(r.request, e);
     }
   }
   let schema = toolSchemaAtHand(r, session);
-  if (schema === WAIT) schema = await r.options.tools!.schemaFor(session, r.up.request.params!['name'] as string).catch(() => undefined);
+  if (schema === SCHEMA_NOT_LOADED) schema = await r.options.tools!.schemaFor(session, r.up.request.params!['name'] as string).catch(() => undefined);
   return dispatch(r, session, schema);
 }
 
 /** Sends the request upstream on `session` and resolves with its answer. */
-function dispatch(r: Underway, session: UpstreamSession, inputSchema: unknown): Promise<Answer> {
+function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unknown): Promise<Answer> {
   const { request, ctx, options, up, reservation } = r;
   if (inputSchema !== undefined && ctx.headers) {
     const checked = verifyParamHeaders(request, ctx.headers, { inputSchema });
@@ -320,7 +323,7 @@ function dispatch(r: Underway, session: UpstreamSession, inputSchema: unknown): 
   const localRoots = ownRoots(options) && !isRecord(up.envelope.clientCapabilities['roots']);
   const call = bindCall(session, method, up.request.params, reservation, localRoots ? options : undefined);
   if (!r.pushable) return callPlain(r, call, finish);
-  const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? 5 * 60_000 });
+  const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs });
   if (!reservation.reserved) return answer;
   // A retry that resumed a parked call sent nothing on this session: its reservation is given back.
   return answer.then((a) => {
@@ -333,9 +336,9 @@ function dispatch(r: Underway, session: UpstreamSession, inputSchema: unknown): 
 }
 
 /** A call no push can become input for (not `tools/call`, `prompts/get` or `resources/read`, or no broker). */
-async function callPlain(r: Underway, call: (hooks: CallHooks) => Promise<RpcOutcome>, finish: (outcome: RpcOutcome) => Answer): Promise<Answer> {
+async function callPlain(r: PendingRequest, call: (hooks: CallHooks) => Promise<RpcOutcome>, finish: (outcome: RpcOutcome) => Answer): Promise<Answer> {
   const { request, ctx, options } = r;
-  const deadline = scope([ctx.signal], options.requestTimeoutMs ?? 5 * 60_000);
+  const deadline = scope([ctx.signal], options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
   const outcome = await call({
     signal: deadline.signal,
     ...streamHooks({ envelope: r.up.envelope, notify: ctx.notify }),

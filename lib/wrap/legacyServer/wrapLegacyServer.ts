@@ -10,12 +10,13 @@ import { scope, type Scope } from '../../signals.ts';
 import { AdapterError, ErrorCode } from '../../core/errors.ts';
 import type { ModernVersion } from '../../core/era.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
-import type { Implementation } from '../../core/primitives.ts';
+import { canonicalJson, type Implementation } from '../../core/primitives.ts';
 import type { CacheDefaults } from '../../core/translate/context.ts';
 import { inProcessBackend, type Backend, type ConnectableServer } from '../../session/backend.ts';
-import { canonicalJson, SessionPool, type SessionKey } from '../../session/pool.ts';
+import { SessionPool } from '../../session/pool.ts';
+import type { SessionKey } from '../../session/sessionKey.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
-import type { RpcOutcome } from '../../session/upstreamSession.ts';
+import type { RpcOutcome } from '../../session/callHooks.ts';
 import { createHttpFront, type HttpFrontOptions } from '../../fronts/httpFront.ts';
 import { requestPrincipal } from '../../transport/httpEdge.ts';
 import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
@@ -28,6 +29,7 @@ import { Catalog } from './catalog.ts';
 import { serveModern, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
 import { errorAnswer, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
+import { DEFAULTS } from '../../defaults.ts';
 
 /** Options of {@link wrapLegacyServer}: the upstream server and how it is served. */
 export interface WrapLegacyServerOptions {
@@ -46,7 +48,7 @@ export interface WrapLegacyServerOptions {
   readonly roots?: ReadonlyArray<{ uri: string; name?: string }>;
   /**
    * Upstream session pool bounds: sessions in all (default 64), per principal and capability set
-   * (`perKey`, default 16: calls that push each get a session of their own, so their pushes are
+   * (`perKey`, default 16: pushable calls each get a session of their own, so their pushes are
    * never ambiguous), per principal whatever its capability sets (`perPrincipal`, default 16), the
    * `reserve` kept for callers with no busy session (default 8: parked calls and listens together
    * never hold more than `max - reserve`), how long a request waits for a session before it is
@@ -61,7 +63,7 @@ export interface WrapLegacyServerOptions {
   /**
    * Legacy sessions (clients that sent `initialize`, each with an upstream connection of its
    * own): in all (default 32), per principal (default 16), and the idle time after which one is
-   * closed (default 30 minutes; its client then gets 404 and initializes again, as the spec says).
+   * closed (default 15 minutes; its client then gets 404 and initializes again, as the spec says).
    */
   readonly legacySessions?: LegacySessionLimits;
   /** Deadline for one upstream call (default 5 minutes). */
@@ -218,7 +220,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     openings,
     failed: (reason) => events.emit('upstream-failed', { reason, started: false }),
   };
-  const legacy = new LegacyHttpSessions(source, { ...(options.legacySessions ?? {}), principal: requestPrincipal(options.http?.principal), waitMs: options.sessions?.waitMs ?? 10_000 });
+  const legacy = new LegacyHttpSessions(source, { ...(options.legacySessions ?? {}), principal: requestPrincipal(options.http?.principal), waitMs: options.sessions?.waitMs ?? DEFAULTS.sessionWaitMs });
   const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {}, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
     pool,

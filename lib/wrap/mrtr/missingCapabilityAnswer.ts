@@ -5,7 +5,7 @@
  */
 import { ErrorCode, type WireError } from '../../core/errors.ts';
 import type { RequestId } from '../../core/jsonrpc.ts';
-import type { RpcOutcome } from '../../session/upstreamSession.ts';
+import type { RpcOutcome } from '../../session/callHooks.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 
 /** The client's answer: the `-32021` of the capability check, with HTTP status 400. */

@@ -11,7 +11,7 @@ import type { JsonObject } from '../../core/primitives.ts';
 import type { Envelope } from '../../core/translate/envelope.ts';
 import { checkInputCapability, inputKeyOf, pushToInputRequest } from '../../core/translate/inputRequests.ts';
 import type { Holding } from '../../session/shares.ts';
-import type { CallHooks, RpcOutcome } from '../../session/upstreamSession.ts';
+import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import { deliverLog, deliverProgress, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
@@ -73,8 +73,8 @@ export class ParkedCall implements CallHooks {
   holding: Holding | undefined;
   /** The deadline of the current run passed. */
   expired = false;
-  /** False for a target known to finish without pushing (see `CallHooks.mayPush`). */
-  readonly mayPush: boolean;
+  /** False for a target known to finish without pushing (see `CallHooks.pushable`). */
+  readonly pushable: boolean;
   /** Where progress and logs go: the request being served now. */
   envelope: Envelope;
   notify: ModernContext['notify'];
@@ -96,7 +96,7 @@ export class ParkedCall implements CallHooks {
     this.envelope = call.legacy.envelope;
     this.notify = call.ctx.notify;
     this.called = call.target;
-    this.mayPush = !targets.quiet(call.target);
+    this.pushable = !targets.quiet(call.target);
   }
 
   /** Wakes the request waiting for this call, if one is. */

@@ -9,7 +9,7 @@ import { ErrorCode } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
 import type { InputMethod } from '../../core/legacy/inputs.ts';
 import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, type KeyedPush } from '../../core/translate/inputRequests.ts';
-import type { RpcOutcome } from '../../session/upstreamSession.ts';
+import type { RpcOutcome } from '../../session/callHooks.ts';
 import type { Keyring } from '../../state/keyring.ts';
 import { openState, paramsDigest, principalTag, pushDigest, sealState, type RecordedAnswer } from '../../state/requestState.ts';
 import { InProcessUsedStates, type UsedStates } from '../../state/usedStates.ts';
@@ -17,6 +17,7 @@ import { streamHooks, type PushableCall } from '../legacyServer/modernDispatch.t
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { missingCapabilityAnswer, missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 import { scope } from '../../signals.ts';
+import { DEFAULTS } from '../../defaults.ts';
 
 export interface ReplayOptions {
   readonly keyring: Keyring;
@@ -31,7 +32,7 @@ export interface ReplayOptions {
   readonly used?: UsedStates;
 }
 
-/** Runs MRTR-eligible calls in replay mode. */
+/** Runs pushable calls in replay mode. */
 export class ReplayRunner {
   readonly #options: ReplayOptions;
   readonly #used: UsedStates;
@@ -111,7 +112,7 @@ export class ReplayRunner {
         return call.finish(outcome);
       }
       if (fresh.length > 0) {
-        await new Promise((r) => setTimeout(r, this.#options.collectMs ?? 15));
+        await new Promise((r) => setTimeout(r, this.#options.collectMs ?? DEFAULTS.collectMs));
         if (outcome || failure) continue;
         break;
       }
@@ -137,7 +138,7 @@ export class ReplayRunner {
       method: call.request.method,
       paramsDigest: paramsDigest(call.request.params),
       round,
-      expiresAt: now + (this.#options.stateTtlMs ?? 10 * 60_000),
+      expiresAt: now + (this.#options.stateTtlMs ?? DEFAULTS.replayStateTtlMs),
       answers: recorded,
       asked: Object.fromEntries(fresh.map((f) => [f.key, f.digest])),
     });

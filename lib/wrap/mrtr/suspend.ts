@@ -19,6 +19,7 @@ import { ParkedCall, type PendingPush, type TargetMemory } from './parkedCall.ts
 import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
 import { refusedAnswer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
+import { DEFAULTS } from '../../defaults.ts';
 
 /** How a legacy server's pushes become MRTR rounds: suspend mode (parked calls sealed, bounded, released) or replay mode. */
 export interface MrtrOptions {
@@ -137,7 +138,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     const state = call.legacy.retry?.requestState;
     if (state !== undefined) return this.#resume(call, state);
     if (this.#parked.full) {
-      const maxParked = this.#options.maxParked ?? 10_000;
+      const maxParked = this.#options.maxParked ?? DEFAULTS.parked;
       return Promise.resolve(refusedAnswer(call.request.id, limitRefusal('parked', maxParked, `${maxParked} calls are waiting for input`)));
     }
     const p = new ParkedCall(this, call);
@@ -184,7 +185,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
             setTimeout(() => {
               collecting = false;
               step(true);
-            }, this.#options.collectMs ?? 15);
+            }, this.#options.collectMs ?? DEFAULTS.collectMs);
           } else if (answer === WAIT_FOR_EVENT) p.waiter = step;
           else {
             end();
@@ -233,7 +234,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     p.round++;
     p.busy = false;
     p.notify = noop;
-    const timeoutMs = this.#options.parkTimeoutMs ?? 5 * 60_000;
+    const timeoutMs = this.#options.parkTimeoutMs ?? DEFAULTS.parkTimeoutMs;
     if (p.id === '') {
       const admitted = this.#shares.admit('parked', p.principal, () => this.#drop(p, 'it was released to make room for other callers', true), () => !p.busy);
       if (!('end' in admitted)) {

@@ -313,7 +313,7 @@ d('should answer server/discover from what the server said elsewhere, opening no
   }
 });
 
-d('should run a call that may push through the input broker, on a session reserved for it', async () => {
+d('should run a pushable call through the input broker, on a session reserved for it', async () => {
   const runs: Array<{ target: string; timeoutMs: number; reservedBefore: number }> = [];
   const pushes: string[] = [];
   const inputs: InputBroker = {
