@@ -1,0 +1,68 @@
+/**
+ * The arrows of lib/ point inward only: cli and codemod → wrap → fronts → probe, session, state →
+ * transport → core, with the shared utilities (defaults, signals, events, retry) beside core. This
+ * reads every import of every source and fails on one that points outward or sideways.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+
+const LIB = resolve(import.meta.dirname, '../lib');
+
+/** Each folder's layer; a file may import its own folder and any lower layer. */
+const LAYER: Readonly<Record<string, number>> = {
+  core: 0,
+  'defaults.ts': 1,
+  'signals.ts': 1,
+  'events.ts': 1,
+  'retry.ts': 1,
+  transport: 2,
+  session: 3,
+  state: 3,
+  probe: 3,
+  fronts: 4,
+  wrap: 5,
+  cli: 6,
+  codemod: 6,
+  'index.ts': 7,
+  'server.ts': 7,
+  'client.ts': 7,
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The top folder (or top-level file) of a path under lib/. */
+function areaOf(path: string): string {
+  return relative(LIB, path).split(/[\\/]/)[0]!;
+}
+
+const layers = suite('the layers of lib/');
+
+layers('should place every top folder and file of lib/ in a layer', () => {
+  const areas = new Set(sources(LIB).map(areaOf));
+  assert.ok(areas.size > 10);
+  for (const area of areas) assert.ok(area in LAYER, `${area} has no layer`);
+});
+
+layers('should import only its own folder and lower layers', () => {
+  const outward: string[] = [];
+  let imports = 0;
+  for (const file of sources(LIB)) {
+    const from = areaOf(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)) {
+      imports++;
+      const to = areaOf(resolve(dirname(file), m[1]!));
+      if (to !== from && LAYER[to]! >= LAYER[from]!) outward.push(`${relative(LIB, file)} → ${m[1]}`);
+    }
+  }
+  assert.ok(imports > 300, `read ${imports} imports`);
+  assert.equal(outward, []);
+});
+
+layers.run();
