@@ -397,6 +397,7 @@ sse('should fall back to HTTP+SSE when the first POST is refused, and run a whol
     assert.is(push.extra, undefined);
     const posts = server.seen.filter((s) => s.method === 'POST');
     assert.is(posts[0]!.path, '/mcp');
+    assert.ok(posts.length >= 3, `${posts.length} POSTs: the refused one, initialize and the call at least`);
     assert.ok(posts.slice(1).every((s) => s.path.startsWith('/messages?sessionId=')));
     assert.equal(posts.filter((s) => (s.body as { method?: string }).method === 'initialize').length, 2);
     assert.equal(d.errors, []);

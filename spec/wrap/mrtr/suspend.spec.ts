@@ -513,6 +513,7 @@ m('should cancel the upstream call and park nothing when the client goes away mi
   assert.is(received(s.wire, 'tools/call').length, 1);
   controller.abort();
   const { message } = await pending;
+  assert.is(errorOf(message).code, -32603);
   assert.match(errorOf(message).message, /cancel/i);
   const callId = received(s.wire, 'tools/call')[0]!['id'];
   assert.equal(received(s.wire, 'notifications/cancelled').map((n) => (n['params'] as Json)['requestId']), [callId]);
