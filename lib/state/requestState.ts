@@ -9,8 +9,7 @@ import * as v from 'valibot';
 import { invalidParams, type WireError } from '../core/errors.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
-import { isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
-import { canonicalJson } from '../core/primitives.ts';
+import { canonicalJson, isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
 import type { Keyring } from './keyring.ts';
 import type { UsedStates } from './usedStates.ts';
 
