@@ -14,16 +14,7 @@
 import type { ServerMemoryResult } from './serverMemory.ts';
 import type { WrapMemoryResult } from './wrapMemory.ts';
 
-export interface PerParkedCall {
-  readonly total: number;
-  readonly rss: number;
-  readonly idle: number;
-  readonly wrapAlone?: number;
-  readonly session?: number;
-  readonly call?: number;
-  readonly beyond?: number;
-  readonly beyondWithSession?: number;
-}
+import type { PerParkedCall } from '../report/types.ts';
 
 /** The per-call figures of `w`; without the server alone, only the totals. */
 export function perParkedCall(w: WrapMemoryResult, s: ServerMemoryResult | undefined): PerParkedCall {

@@ -6,7 +6,8 @@
 import { consoleTable, formatRatio, int, kb, us } from '../shared/format.ts';
 import type { HeapGain } from './heapDiff.ts';
 import type { LatencyResult } from './latency.ts';
-import { perParkedCall, type PerParkedCall } from './perParkedCall.ts';
+import { perParkedCall } from './perParkedCall.ts';
+import type { PerParkedCall } from '../report/types.ts';
 import type { ServerMemoryResult } from './serverMemory.ts';
 import type { WrapMemoryResult } from './wrapMemory.ts';
 
