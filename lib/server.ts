@@ -19,6 +19,7 @@ export type { InputBroker, PushableCall } from './wrap/legacyServer/modernDispat
 export type { Answer, ModernContext, Served, SessionSource } from './fronts/served.ts';
 export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer, type StdioBackendOptions } from './session/backend.ts';
 export { Keyring, type StateKey } from './state/keyring.ts';
+export type { UsedStates } from './state/usedStates.ts';
 export { serveNodeHttp, toNodeListener, type FetchHandler, type HttpHandler, type NodeHttpOptions, type RunningHttpServer } from './transport/nodeHttp.ts';
 export { createMemoryPair } from './transport/memory.ts';
 export { StdioChildTransport, type StdioChildOptions } from './transport/stdioChild.ts';

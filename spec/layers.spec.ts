@@ -1,5 +1,5 @@
 /**
- * The arrows of lib/ point inward only: cli and codemod → wrap → fronts → probe, session, state →
+ * The arrows of lib/ point inward only: cli and codemod → wrap → fleet → fronts → probe, session, state →
  * transport → core, with the shared utilities (defaults, signals, events, retry) beside core. This
  * reads every import of every source and fails on one that points outward or sideways.
  */
@@ -22,6 +22,7 @@ const LAYER: Readonly<Record<string, number>> = {
   state: 3,
   probe: 3,
   fronts: 4,
+  fleet: 4.5,
   wrap: 5,
   cli: 6,
   codemod: 6,

@@ -8,8 +8,11 @@
  * Exit codes: 0 done, 1 a runtime failure (the upstream could not be started or reached), 2 a usage error.
  */
 import { startServerAhead } from './early.ts';
+import { dropAhead } from '../transport/spawnChild.ts';
 
 const args = process.argv.slice(2);
 startServerAhead(args);
 const { runCli } = await import('./commands.ts');
 process.exitCode = await runCli(args);
+// A server started ahead that the command never took (it stopped at a usage error) must not hold us.
+dropAhead();

@@ -11,7 +11,8 @@ import { Cancellation } from '../signals.ts';
 import { startAhead } from '../transport/spawnChild.ts';
 import type { LegacyServerWrap, WrapLegacyServerOptions } from '../wrap/legacyServer/wrapLegacyServer.ts';
 import { listenerLimits, type Limits } from './limits.ts';
-import { listenFailure, readRoots, serverProcess } from './options.ts';
+import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
+import type { Fleet } from '../fleet/fleet.ts';
 import type { ServeValues } from './serveUsage.ts';
 import { readStateKey, type StateKey } from './stateKey.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
@@ -42,6 +43,8 @@ interface LegacySettings {
   readonly spares: number;
   readonly roots: ReadonlyArray<{ uri: string; name?: string }>;
   readonly key: StateKey;
+  /** `--fleet`: the fleet's Redis, its name, and the address to advertise (default the listen address). */
+  readonly fleet?: { readonly redis: string; readonly name?: string; readonly advertise?: string };
 }
 
 function readSettings(values: ServeValues): { ok: true; value: LegacySettings } | { ok: false; message: string } {
@@ -56,8 +59,34 @@ function readSettings(values: ServeValues): { ok: true; value: LegacySettings } 
   if (!roots.ok) return roots;
   const key = readStateKey(values);
   if (!key.ok) return key;
+  const fleet = readFleet(values);
+  if (!fleet.ok) return fleet;
   const cache: CacheDefaults | undefined = ttl > 0 || scope !== 'private' ? { default: { ttlMs: ttl, cacheScope: scope as 'private' | 'public' } } : undefined;
-  return { ok: true, value: { replay: values.mrtr === 'replay', cache, spares, roots: roots.value, key: key.value } };
+  return { ok: true, value: { replay: values.mrtr === 'replay', cache, spares, roots: roots.value, key: key.value, ...(fleet.value ? { fleet: fleet.value } : {}) } };
+}
+
+function readFleet(values: ServeValues): { ok: true; value: LegacySettings['fleet'] } | { ok: false; message: string } {
+  if (values.fleet === undefined) {
+    if (values.advertise !== undefined || values['fleet-name'] !== undefined) return { ok: false, message: '--advertise and --fleet-name go with --fleet' };
+    return { ok: true, value: undefined };
+  }
+  if (values.stdio) return { ok: false, message: '--fleet serves over HTTP: it does not go with --stdio' };
+  let url: URL;
+  try {
+    url = new URL(values.fleet);
+  } catch {
+    return { ok: false, message: `--fleet takes a Redis URL (redis://host:port), not ${values.fleet}` };
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return { ok: false, message: `--fleet takes a redis:// or rediss:// URL, not ${values.fleet}` };
+  if (values['fleet-name'] !== undefined && !/^[\w.-]{1,64}$/.test(values['fleet-name'])) return { ok: false, message: `--fleet-name is 1 to 64 letters, digits, '.', '_' or '-', not ${values['fleet-name']}` };
+  if (values.advertise !== undefined) {
+    const advertised = readHttpUrl(values.advertise, '--advertise');
+    if (!advertised.ok) return advertised;
+  }
+  return {
+    ok: true,
+    value: { redis: values.fleet, ...(values['fleet-name'] !== undefined ? { name: values['fleet-name'] } : {}), ...(values.advertise !== undefined ? { advertise: values.advertise.replace(/\/+$/, '') } : {}) },
+  };
 }
 
 /** The legacy server: over stdio it boots now, while the rest loads, and the first session takes the process over. */
@@ -70,10 +99,16 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
   return stdioBackend(child, { spares });
 }
 
-function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits): WrapLegacyServerOptions {
+function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, fleet: Fleet | undefined): WrapLegacyServerOptions {
   return {
     upstream: backend,
-    mrtr: { keyring: settings.key.keyring, replay: settings.replay, maxParkedPerPrincipal: limits['parked-per-caller'], parkTimeoutMs: limits['park-timeout-ms'] },
+    mrtr: {
+      keyring: fleet?.keyring ?? settings.key.keyring,
+      replay: settings.replay,
+      maxParkedPerPrincipal: limits['parked-per-caller'],
+      parkTimeoutMs: limits['park-timeout-ms'],
+      ...(fleet ? { usedStates: fleet.usedStates } : {}),
+    },
     roots: settings.roots,
     ...(settings.cache ? { cache: settings.cache } : {}),
     sessions: {
@@ -126,17 +161,56 @@ class UpstreamWatch {
 export async function serveLegacy(context: ServeContext): Promise<number> {
   const settings = readSettings(context.values);
   if (!settings.ok) return context.usage(settings.message);
+  const fleet = settings.value.fleet ? await enterFleet(settings.value.fleet, settings.value.key, context.say) : undefined;
+  if (fleet === null) return 1;
   const backend = legacyBackend(context, settings.value.spares);
-  if (!settings.value.key.given) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
+  if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
-  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits));
+  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, fleet));
   const watch = new UpstreamWatch(wrap);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  return context.values.stdio ? onStdio(wrap, backend, watch, stopped, context) : onHttp(wrap, backend, watch, stopped, context);
+  if (context.values.stdio) return onStdio(wrap, backend, watch, stopped, context);
+  try {
+    return await onHttp(wrap, backend, watch, stopped, context, fleet);
+  } finally {
+    await fleet?.leave();
+  }
+}
+
+/**
+ * Joins the fleet (its keys first: the wrap seals with them); `null`, said on stderr, when its
+ * Redis cannot be reached. Which key the fleet seals with is said in the log.
+ */
+async function enterFleet(settings: NonNullable<LegacySettings['fleet']>, key: StateKey, say: (text: string) => void): Promise<Fleet | null> {
+  const { joinFleet } = await import('../fleet/fleet.ts');
+  try {
+    const fleet = await joinFleet({ redis: settings.redis, ...(settings.name ? { name: settings.name } : {}), ...(key.given ? { keyring: key.keyring } : {}) });
+    const source = {
+      given: 'the key given to this replica (every replica must be given the same)',
+      created: "a key this replica wrote to the fleet's Redis, where every replica reads it",
+      agreed: "the key the fleet agreed on in its Redis",
+    }[fleet.keySource];
+    say(`mcp-dual-era: fleet ${settings.name ?? 'default'} at ${redacted(settings.redis)}: this replica is ${fleet.id}; requestState is sealed with ${source}`);
+    return fleet;
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era serve: cannot join the fleet at ${redacted(settings.redis)}: ${e instanceof Error ? e.message : String(e)}\n`);
+    return null;
+  }
+}
+
+/** A Redis URL without its password, for the log. */
+function redacted(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
 
 function sayFailed(backend: Backend, reason: string): void {
@@ -170,7 +244,7 @@ async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: Upstream
 }
 
 /** On HTTP the port is taken first (a taken port is said before any server starts), then the upstream is started and described. */
-async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext): Promise<number> {
+async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext, fleet: Fleet | undefined): Promise<number> {
   const { say, trace, values, limits } = context;
   const { serveNodeHttp } = await import('../transport/nodeHttp.ts');
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
@@ -190,6 +264,11 @@ async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamW
     return 1;
   }
   const url = `${server.origin}${values.path ?? '/mcp'}`;
+  if (fleet) {
+    const advertise = context.values.advertise?.replace(/\/+$/, '') ?? server.origin;
+    await fleet.register(advertise);
+    say(`mcp-dual-era: replica ${fleet.id} registered in the fleet, reached at ${advertise}`);
+  }
   say(`mcp-dual-era: upstream ${upstream.value}`);
   say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
   context.hooks.onListening?.(url);

@@ -20,6 +20,11 @@ Options:
   --state-key-env <VAR>   requestState key (32 bytes, base64 or hex) from this environment variable
   --state-key-file <f>    requestState key from this file (without either: a random key per
                           process, so retries cannot cross processes or restarts)
+  --fleet <redis-url>     join a fleet of replicas through this Redis (redis://127.0.0.1:6379): without
+                          a key given, the fleet agrees on one there; replay-mode states are single
+                          use fleet-wide (HTTP only)
+  --fleet-name <name>     the fleet's name in Redis (default: default)
+  --advertise <url>       the address other replicas reach this one at (default: its listen address)
   --roots <uri>           a root to answer the server's roots/list outside any call (repeatable)
   --cache-ttl <ms>        ttlMs on cacheable results (default 0: no caching)
   --cache-scope <s>       private (default) or public
@@ -55,6 +60,9 @@ export const SERVE_OPTIONS = {
   'allowed-host': { type: 'string', multiple: true },
   'state-key-env': { type: 'string' },
   'state-key-file': { type: 'string' },
+  fleet: { type: 'string' },
+  'fleet-name': { type: 'string' },
+  advertise: { type: 'string' },
   roots: { type: 'string', multiple: true },
   'cache-ttl': { type: 'string' },
   'cache-scope': { type: 'string' },

@@ -101,6 +101,13 @@ export function startAhead(options: StdioChildOptions): void {
   ahead = { options, started };
 }
 
+/** Stops the process started ahead, if no transport took it (the command that started it ended without it). */
+export function dropAhead(): void {
+  const dropped = ahead;
+  ahead = undefined;
+  if (dropped && dropped.started.exit === undefined) dropped.started.child.kill('SIGTERM');
+}
+
 /** The process started ahead for these options, handed over once; `undefined` when there is none. */
 export function takeAhead(options: StdioChildOptions): StartedAhead | undefined {
   if (!ahead || !sameProcess(ahead.options, options)) return undefined;

@@ -20,6 +20,7 @@ import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
 import { refusedAnswer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../defaults.ts';
+import type { UsedStates } from '../../state/usedStates.ts';
 
 /** How a legacy server's pushes become MRTR rounds: suspend mode (parked calls sealed, bounded, released) or replay mode. */
 export interface MrtrOptions {
@@ -44,6 +45,11 @@ export interface MrtrOptions {
    * prompt names, resource URIs): stateless, nothing parked, every round re-runs the call.
    */
   readonly replay?: boolean | readonly string[];
+  /**
+   * Replay mode: where used states are remembered (default in this process). A fleet shares one
+   * store, so a state is served once whichever replica it lands on.
+   */
+  readonly usedStates?: UsedStates;
 }
 
 /** `#next`: gather the round's pushes for a moment, then park. */
@@ -87,7 +93,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     this.#parked = new InProcessParkedCalls<ParkedCall>(options.maxParked !== undefined ? { max: options.maxParked } : {});
     this.keyring = options.keyring ?? new Keyring();
     this.#replay = options.replay
-      ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}) })
+      ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}), ...(options.usedStates ? { used: options.usedStates } : {}) })
       : undefined;
   }
 

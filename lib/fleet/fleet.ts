@@ -1,0 +1,97 @@
+/**
+ * A replica joining a fleet: it connects to the fleet's Redis, takes the requestState keys every
+ * replica seals with (the key it was given, or the ones the fleet agreed on), shares single use of
+ * replay states, and, once it listens, registers in the directory with the address the others
+ * reach it at.
+ * What a wrap needs from the fleet comes from here; without a fleet nothing of `fleet/` is loaded.
+ */
+import { randomBytes } from 'node:crypto';
+import { Keyring } from '../state/keyring.ts';
+import { FleetDirectory, type HeartbeatOptions } from './directory.ts';
+import { closeFleetRedis, connectFleetRedis, FleetKeys, type FleetRedis } from './fleetRedis.ts';
+import { FleetStateKeys } from './fleetStateKeys.ts';
+import { RedisUsedStates } from './redisUsedStates.ts';
+
+/** How a replica joins its fleet. */
+export interface FleetOptions extends HeartbeatOptions {
+  /** The fleet's Redis (`redis://127.0.0.1:6379`). */
+  readonly redis: string;
+  /** The fleet's name in Redis (default `default`): fleets sharing a Redis keep apart by name. */
+  readonly name?: string;
+  /** This replica's id (default random). */
+  readonly id?: string;
+  /**
+   * The key every replica was given (from a file or the environment). Without one the fleet
+   * agrees on keys through Redis (see `FleetStateKeys`).
+   */
+  readonly keyring?: Keyring;
+  /** How often the agreed keys are read again, to pick up a rotation (default 10 s). */
+  readonly keyRefreshMs?: number;
+}
+
+/** A replica in its fleet. */
+export interface Fleet {
+  readonly id: string;
+  readonly keys: FleetKeys;
+  readonly redis: FleetRedis;
+  readonly directory: FleetDirectory;
+  /** The keyring to seal and open requestState with. */
+  readonly keyring: Keyring;
+  /** Where the key came from: given to every replica, or agreed on through Redis (`created` by this one). */
+  readonly keySource: 'given' | 'agreed' | 'created';
+  /** Single use of replay-mode states, fleet-wide. */
+  readonly usedStates: RedisUsedStates;
+  /** Registers in the directory: the others reach this replica at `advertise` (`http://host:port`). */
+  register(advertise: string): Promise<void>;
+  /** Stops taking new calls: the directory says so (the health endpoint too). */
+  drain(): Promise<void>;
+  /** Leaves the directory and closes the connection. Idempotent. */
+  leave(): Promise<void>;
+}
+
+/** Joins a fleet; rejects when its Redis cannot be reached. */
+export async function joinFleet(options: FleetOptions): Promise<Fleet> {
+  const keys = new FleetKeys(options.name);
+  const id = options.id ?? randomBytes(6).toString('base64url');
+  const redis = await connectFleetRedis({ url: options.redis, ...(options.name ? { name: options.name } : {}) });
+  try {
+    const stateKeys = new FleetStateKeys(redis, keys);
+    let keyring = options.keyring;
+    let keySource: Fleet['keySource'] = 'given';
+    let refresher: ReturnType<typeof setInterval> | undefined;
+    if (!keyring) {
+      const agreed = await stateKeys.agree();
+      keyring = new Keyring(agreed.keys);
+      keySource = agreed.created ? 'created' : 'agreed';
+      const ring = keyring;
+      refresher = setInterval(() => void stateKeys.refresh(ring).catch((e) => options.onError?.(e)), Math.max(100, options.keyRefreshMs ?? 10_000));
+      refresher.unref();
+    }
+    const directory = new FleetDirectory(redis, keys, options);
+    let leaving: Promise<void> | undefined;
+    return {
+      id,
+      keys,
+      redis,
+      directory,
+      keyring,
+      keySource,
+      usedStates: new RedisUsedStates(redis, keys),
+      async register(advertise) {
+        await directory.join({ id, advertise });
+      },
+      drain: () => directory.setReady(false),
+      leave() {
+        leaving ??= (async () => {
+          clearInterval(refresher);
+          await directory.leave();
+          await closeFleetRedis(redis);
+        })();
+        return leaving;
+      },
+    };
+  } catch (e) {
+    await closeFleetRedis(redis);
+    throw e;
+  }
+}

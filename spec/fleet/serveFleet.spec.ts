@@ -1,0 +1,128 @@
+/**
+ * `serve --fleet` with real replicas on real Redis, in front of server-everything: replicas given
+ * no key agree on one through Redis, so a replay-mode round started on one replica continues on
+ * another (replay needs no forwarding), and a state is served once fleet-wide, whichever replicas
+ * its copies land on. The replicas register in the directory and leave it when they stop.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FleetDirectory } from '../../lib/fleet/directory.ts';
+import { EVERYTHING } from '../helpers/everything.ts';
+import { REDIS_URL, specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
+const CLI = resolve(ROOT, 'lib/cli/main.ts');
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+const CALL_HEADERS = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
+
+interface Replica {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly log: () => string;
+}
+
+async function startReplica(fleet: SpecFleet, extra: string[] = []): Promise<Replica> {
+  const child = spawn(TSX, [CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, '--mrtr', 'replay', ...extra, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      log += c.toString();
+      const m = /serving .* at (http:\/\/\S+)/.exec(log);
+      if (m) resolveUrl(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${log}`)));
+  });
+  return { child, url, log: () => log };
+}
+
+async function stop(replica: Replica): Promise<void> {
+  if (replica.child.exitCode !== null) return;
+  const exited = new Promise((r) => replica.child.once('exit', r));
+  replica.child.kill('SIGTERM');
+  await exited;
+}
+
+async function call(url: string, id: number, params: Record<string, unknown>): Promise<any> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: META } }),
+  });
+  return res.json();
+}
+
+const ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
+
+const fleetSuite = suite('serve --fleet (real Redis, real replicas)');
+let fleet: SpecFleet;
+let replicas: Replica[] = [];
+fleetSuite.before.each(() => {
+  fleet = specFleet();
+  replicas = [];
+});
+fleetSuite.after.each(async () => {
+  await Promise.all(replicas.map(stop));
+  await fleet.end();
+});
+
+fleetSuite('should continue a replay round on another replica, and serve its state once fleet-wide', async () => {
+  replicas = await Promise.all([startReplica(fleet), startReplica(fleet)]);
+  const [a, b] = replicas as [Replica, Replica];
+  assert.match(a.log() + b.log(), "a key this replica wrote to the fleet's Redis");
+  assert.match(a.log() + b.log(), 'the key the fleet agreed on');
+  const first = await call(a.url, 1, {});
+  assert.is(first.result?.resultType, 'input_required', JSON.stringify(first));
+  const [key] = Object.keys(first.result.inputRequests);
+  const retry = { requestState: first.result.requestState, inputResponses: { [key!]: ANSWER } };
+  // The retry lands on the other replica, and on both at once as a replay: one is served.
+  const answers = await Promise.all([call(b.url, 2, retry), call(a.url, 3, retry), call(b.url, 4, retry)]);
+  const served = answers.filter((x) => x.result?.content);
+  const refused = answers.filter((x) => x.error);
+  assert.is(served.length, 1, JSON.stringify(answers));
+  assert.match(JSON.stringify(served[0].result.content), 'User provided the requested information!');
+  assert.is(refused.length, 2);
+  for (const r of refused) {
+    assert.is(r.error.code, -32602);
+    assert.match(r.error.message, 'requestState was already used');
+  }
+});
+
+fleetSuite('should list the replicas in the directory while they run, and not after', async () => {
+  replicas = await Promise.all([startReplica(fleet), startReplica(fleet, ['--advertise', 'http://10.0.0.7:3000/'])]);
+  const client = await fleet.client();
+  const directory = new FleetDirectory(client, fleet.keys);
+  const listed = await directory.replicas();
+  assert.is(listed.length, 2);
+  assert.ok(listed.some((r) => r.advertise === 'http://10.0.0.7:3000'), JSON.stringify(listed));
+  assert.ok(listed.some((r) => replicas[0]!.url.startsWith(r.advertise)), JSON.stringify(listed));
+  assert.ok(listed.every((r) => r.ready));
+  await Promise.all(replicas.map(stop));
+  assert.equal(await directory.replicas(), []);
+});
+
+fleetSuite('should refuse a fleet it cannot reach, and options that do not go together', async () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; err: string }>((done) => {
+      const child = spawn(TSX, [CLI, 'serve', '--port', '0', ...args, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      let err = '';
+      child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+      child.once('exit', (code) => done({ code, err }));
+    });
+  const unreachable = await run(['--fleet', 'redis://127.0.0.1:1']);
+  assert.is(unreachable.code, 1, unreachable.err);
+  assert.match(unreachable.err, 'cannot join the fleet at redis://127.0.0.1:1');
+  const notRedis = await run(['--fleet', 'http://127.0.0.1:6379']);
+  assert.is(notRedis.code, 2);
+  assert.match(notRedis.err, '--fleet takes a redis:// or rediss:// URL');
+  const stdio = await run(['--stdio', '--fleet', REDIS_URL]);
+  assert.is(stdio.code, 2);
+  assert.match(stdio.err, 'does not go with --stdio');
+  const alone = await run(['--advertise', 'http://127.0.0.1:1']);
+  assert.is(alone.code, 2);
+  assert.match(alone.err, 'go with --fleet');
+});
+
+fleetSuite.run();
