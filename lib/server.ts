@@ -16,7 +16,7 @@ export type { CacheDefaults, CachePolicy } from './core/translate/context.ts';
 export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fronts/stdioFront.ts';
 export { MrtrBroker, type MrtrOptions } from './wrap/mrtr/suspend.ts';
 export type { InputBroker, PushableCall } from './wrap/legacyServer/modernDispatch.ts';
-export type { Answer, ModernContext, Served, SessionSource } from './fronts/served.ts';
+export type { Answer, Forwarding, ModernContext, Served, SessionSource } from './fronts/served.ts';
 export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer, type StdioBackendOptions } from './session/backend.ts';
 export { Keyring, type StateKey } from './state/keyring.ts';
 export type { UsedStates } from './state/usedStates.ts';

@@ -13,6 +13,7 @@ import type { LegacyServerWrap, WrapLegacyServerOptions } from '../wrap/legacySe
 import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
 import type { Fleet } from '../fleet/fleet.ts';
+import type { Forwarding } from '../fronts/served.ts';
 import type { ServeValues } from './serveUsage.ts';
 import { readStateKey, type StateKey } from './stateKey.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
@@ -99,7 +100,7 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
   return stdioBackend(child, { spares });
 }
 
-function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, fleet: Fleet | undefined): WrapLegacyServerOptions {
+function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, fleet: Fleet | undefined, forwarding: Forwarding | undefined): WrapLegacyServerOptions {
   return {
     upstream: backend,
     mrtr: {
@@ -107,8 +108,9 @@ function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeVa
       replay: settings.replay,
       maxParkedPerPrincipal: limits['parked-per-caller'],
       parkTimeoutMs: limits['park-timeout-ms'],
-      ...(fleet ? { usedStates: fleet.usedStates } : {}),
+      ...(fleet ? { usedStates: fleet.usedStates, replica: fleet.id } : {}),
     },
+    ...(forwarding ? { forwarding } : {}),
     roots: settings.roots,
     ...(settings.cache ? { cache: settings.cache } : {}),
     sessions: {
@@ -166,7 +168,8 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   const backend = legacyBackend(context, settings.value.spares);
   if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
-  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, fleet));
+  const forwarding = fleet ? (await import('../fleet/forwarding.ts')).fleetForwarding(fleet) : undefined;
+  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, fleet, forwarding));
   const watch = new UpstreamWatch(wrap);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));

@@ -39,6 +39,8 @@ export interface Fleet {
   readonly keyring: Keyring;
   /** Where the key came from: given to every replica, or agreed on through Redis (`created` by this one). */
   readonly keySource: 'given' | 'agreed' | 'created';
+  /** The secret forwarded requests are signed with (agreed in Redis). */
+  readonly hopSecret: Buffer;
   /** Single use of replay-mode states, fleet-wide. */
   readonly usedStates: RedisUsedStates;
   /** Registers in the directory: the others reach this replica at `advertise` (`http://host:port`). */
@@ -68,6 +70,10 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       refresher.unref();
     }
     const directory = new FleetDirectory(redis, keys, options);
+    // The first replica's secret wins; every replica signs and checks hops with it.
+    await redis.set(keys.hopSecret, randomBytes(32).toString('base64'), { NX: true });
+    const hopSecret = Buffer.from((await redis.get(keys.hopSecret)) ?? '', 'base64');
+    if (hopSecret.length !== 32) throw new Error("the fleet's hop secret in Redis is not 32 bytes");
     let leaving: Promise<void> | undefined;
     return {
       id,
@@ -76,6 +82,7 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       directory,
       keyring,
       keySource,
+      hopSecret,
       usedStates: new RedisUsedStates(redis, keys),
       async register(advertise) {
         await directory.join({ id, advertise });

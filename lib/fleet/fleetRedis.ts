@@ -60,6 +60,11 @@ export class FleetKeys {
     return `${this.prefix}state-key`;
   }
 
+  /** The secret replicas sign forwarded requests with. */
+  get hopSecret(): string {
+    return `${this.prefix}hop-secret`;
+  }
+
   /** A used single-use state, by id. */
   usedState(id: string): string {
     return `${this.prefix}used:${id}`;

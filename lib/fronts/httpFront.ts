@@ -33,7 +33,7 @@ import {
 } from '../transport/httpEdge.ts';
 import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
-import { errorAnswer, type Served } from './served.ts';
+import { errorAnswer, HOP_HEADER, type Forwarding, type Served } from './served.ts';
 import { DEFAULTS } from '../defaults.ts';
 
 /** The HTTP edge options of a wrap. */
@@ -53,6 +53,8 @@ export interface HttpFrontConfig {
   readonly legacy: LegacyHttpSessions;
   /** Serves one modern request; `undefined` when the client left a listen. Absent, only legacy sessions are served. */
   readonly serve?: Served['serveModern'];
+  /** In a fleet: where requests that belong to another replica go. */
+  readonly forwarding?: Forwarding;
 }
 
 export interface HttpFront {
@@ -134,6 +136,7 @@ function errorBody(code: number, message: string): unknown {
 export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const http = config.http;
   const serve = config.serve;
+  const forwarding = config.forwarding;
   const path = http.path === undefined ? '/mcp' : http.path;
   const envelopeOptions = config.supportedVersions ? { supportedVersions: config.supportedVersions } : {};
   const keepAliveMs = http.keepAliveMs ?? DEFAULTS.keepAliveMs;
@@ -167,7 +170,9 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       const pathname = pathOf(request.url);
       if (pathname !== path) return jsonError(404, ErrorCode.MethodNotFound, `Not found: ${pathname}`);
     }
-    const refused = originRefusal(header, http);
+    // A hop between replicas is checked by its signature (below), not by Host and Origin.
+    const hop = forwarding ? header(HOP_HEADER) : null;
+    const refused = hop === null ? originRefusal(header, http) : undefined;
     if (refused) return jsonError(refused.status, refused.code, refused.message);
     const sessionId = header('mcp-session-id');
     if (request.method === 'GET' || request.method === 'DELETE') {
@@ -190,6 +195,15 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     const principal = http.principal ? http.principal(request) : principalFromHeaders(header);
     const { rpc, envelope } = r;
+    if (forwarding) {
+      const body = JSON.stringify(rpc);
+      if (hop !== null) {
+        if (!forwarding.verifyHop(hop, body)) return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet signed');
+      } else {
+        const owner = forwarding.ownerOf(rpc);
+        if (owner !== undefined) return forwarding.forward(owner, request, body, rpc.id);
+      }
+    }
     if (!r.streams) {
       const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header });
       return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });
@@ -227,6 +241,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       principal = http.principal(request);
     } else principal = principalFromHeaders(header);
     const { rpc, envelope } = r;
+    if (forwarding?.ownerOf(rpc) !== undefined) {
+      // Forwarded through the Web handler, which streams the owner's answer and carries a close.
+      (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
+      return (throughFetch ??= viaFetch(fetch))(req, res);
+    }
     const gone = new Cancellation();
     if (!r.streams) {
       const onClose = () => {
@@ -265,7 +284,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const node = (req: IncomingMessage, res: ServerResponse): void => {
     const headers = req.headers;
     const consumed = consumedBody(req);
-    if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined) {
+    if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined || (forwarding && headers[HOP_HEADER] !== undefined)) {
       // The Web listener reads a spent body from `rawBody`.
       if (consumed !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(consumed);
       return (throughFetch ??= viaFetch(fetch))(req, res);

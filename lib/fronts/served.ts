@@ -64,3 +64,23 @@ export interface Served {
   /** Ends everything the wrap holds. Idempotent. */
   close(): Promise<void>;
 }
+
+/** The header a replica of a fleet signs a forwarded request with. */
+export const HOP_HEADER = 'x-mcp-dual-era-hop';
+
+/**
+ * Where a request that belongs to another replica of a fleet goes: the fleet hands this to the
+ * HTTP front. A request forwarded by a replica of the fleet (it carries a valid `HOP_HEADER`) is
+ * served here whatever its Host and Origin (the hop is between replicas) and never forwarded again.
+ */
+export interface Forwarding {
+  /** The replica that owns `request` (it continues a call parked there), when that is not this one. */
+  ownerOf(request: JsonRpcRequest): string | undefined;
+  /**
+   * Sends `request` to the replica `owner` (`body` is the message as sent on) and answers with what
+   * that replica answers, streamed as it comes; a defined error when the owner is gone.
+   */
+  forward(owner: string, request: Request, body: string, id: JsonRpcRequest['id']): Promise<Response>;
+  /** Whether `hop` (the header's value) proves `body` was forwarded by a replica of this fleet. */
+  verifyHop(hop: string, body: string): boolean;
+}

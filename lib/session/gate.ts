@@ -132,6 +132,8 @@ export class Gate {
         this.#resting.splice(this.#resting.indexOf(rest), 1);
         this.#free();
       }, held * REST);
+      // Bookkeeping only: whoever waits for the place holds the process with a timer of its own.
+      rest.unref?.();
       this.#resting.push(rest);
     };
   }

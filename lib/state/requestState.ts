@@ -52,6 +52,8 @@ export const SuspendStateSchema = v.object({
   ...Binding,
   /** The id of the parked call. */
   callId: v.string(),
+  /** The replica the call is parked in, in a fleet: a retry that lands elsewhere is forwarded there. */
+  owner: v.optional(v.string()),
 });
 export type SuspendState = v.InferOutput<typeof SuspendStateSchema>;
 
@@ -113,6 +115,22 @@ export function stateRefusal(reason: StateRefusalReason): StateRefusal {
 /** Seals `state` under the keyring's newest key; the text is what the client carries back. */
 export function sealState(keyring: Keyring, state: RequestState): string {
   return keyring.seal(new TextEncoder().encode(JSON.stringify(state)), AAD[state.kind]);
+}
+
+/**
+ * The replica a sealed suspend state names as the owner of its call, when it opens with `keyring`
+ * (`undefined` otherwise, or without an owner): what a fleet routes a retry by. No other check is
+ * made here; the owner makes them all when the retry reaches it.
+ */
+export function stateOwner(keyring: Keyring, sealed: string): string | undefined {
+  const opened = keyring.open(sealed, AAD.suspend);
+  if (!opened.ok) return undefined;
+  try {
+    const parsed = v.safeParse(SuspendStateSchema, JSON.parse(new TextDecoder().decode(opened.value)));
+    return parsed.success ? parsed.output.owner : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What the request that brings a state back must match. */

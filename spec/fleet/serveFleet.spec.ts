@@ -24,8 +24,9 @@ interface Replica {
   readonly log: () => string;
 }
 
-async function startReplica(fleet: SpecFleet, extra: string[] = []): Promise<Replica> {
-  const child = spawn(TSX, [CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, '--mrtr', 'replay', ...extra, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+async function startReplica(fleet: SpecFleet, extra: string[] = ['--mrtr', 'replay']): Promise<Replica> {
+  // Node itself, not the tsx launcher: a SIGKILL must reach the replica.
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, ...extra, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.stderr!.on('data', (c: Buffer) => {
@@ -39,16 +40,16 @@ async function startReplica(fleet: SpecFleet, extra: string[] = []): Promise<Rep
 }
 
 async function stop(replica: Replica): Promise<void> {
-  if (replica.child.exitCode !== null) return;
+  if (replica.child.exitCode !== null || replica.child.signalCode !== null) return;
   const exited = new Promise((r) => replica.child.once('exit', r));
   replica.child.kill('SIGTERM');
   await exited;
 }
 
-async function call(url: string, id: number, params: Record<string, unknown>): Promise<any> {
+async function call(url: string, id: number, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS, ...headers },
     body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: META } }),
   });
   return res.json();
@@ -90,8 +91,48 @@ fleetSuite('should continue a replay round on another replica, and serve its sta
   }
 });
 
+fleetSuite('should forward a suspend-mode retry to the replica that parked the call, and end one whose owner is gone', async () => {
+  replicas = await Promise.all([startReplica(fleet, []), startReplica(fleet, []), startReplica(fleet, [])]);
+  const [a, b, c] = replicas as [Replica, Replica, Replica];
+  // Parked on A, retried on B: B forwards it to A, which resumes it.
+  const first = await call(a.url, 1, {});
+  assert.is(first.result?.resultType, 'input_required', JSON.stringify(first));
+  const [key] = Object.keys(first.result.inputRequests);
+  const done = await call(b.url, 2, { requestState: first.result.requestState, inputResponses: { [key!]: ANSWER } });
+  assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
+  // The same state again, on C: forwarded to A, which has already resumed that round.
+  const again = await call(c.url, 3, { requestState: first.result.requestState, inputResponses: { [key!]: ANSWER } });
+  assert.is(again.error?.code, -32602, JSON.stringify(again));
+  // Parked on A, which is then killed: the retry on B ends at once with the defined error.
+  const parked = await call(a.url, 4, {});
+  assert.is(parked.result?.resultType, 'input_required');
+  a.child.kill('SIGKILL');
+  await new Promise((r) => a.child.once('exit', r));
+  const started = Date.now();
+  const orphan = await call(b.url, 5, { requestState: parked.result.requestState, inputResponses: { [key!]: ANSWER } });
+  assert.ok(Date.now() - started < 6000, `answered in ${Date.now() - started} ms`);
+  assert.is(orphan.error?.code, -32602, JSON.stringify(orphan));
+  assert.is(orphan.error?.data?.reason, 'owner-gone');
+  assert.is(orphan.error?.data?.retryWithoutRequestState, true);
+  // The fleet goes on: a new call on C is served from start to end on B.
+  const fresh = await call(c.url, 6, {});
+  const [freshKey] = Object.keys(fresh.result.inputRequests);
+  const finished = await call(b.url, 7, { requestState: fresh.result.requestState, inputResponses: { [freshKey!]: ANSWER } });
+  assert.match(JSON.stringify(finished.result?.content), 'User provided the requested information!');
+});
+
+fleetSuite('should refuse a forwarded request that no replica of the fleet signed', async () => {
+  replicas = [await startReplica(fleet, [])];
+  const forged = await fetch(replicas[0]!.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS, 'x-mcp-dual-era-hop': `intruder.${Date.now()}.c2lnbmF0dXJl`, origin: 'https://evil.example' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META } }),
+  });
+  assert.is(forged.status, 403);
+});
+
 fleetSuite('should list the replicas in the directory while they run, and not after', async () => {
-  replicas = await Promise.all([startReplica(fleet), startReplica(fleet, ['--advertise', 'http://10.0.0.7:3000/'])]);
+  replicas = await Promise.all([startReplica(fleet), startReplica(fleet, ['--mrtr', 'replay', '--advertise', 'http://10.0.0.7:3000/'])]);
   const client = await fleet.client();
   const directory = new FleetDirectory(client, fleet.keys);
   const listed = await directory.replicas();

@@ -27,7 +27,7 @@ import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
 import { serveModern, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
-import { errorAnswer, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
+import { errorAnswer, type Answer, type Forwarding, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 import { DEFAULTS } from '../../defaults.ts';
 
@@ -72,6 +72,11 @@ export interface WrapLegacyServerOptions {
   readonly http?: HttpFrontOptions;
   /** MRTR for the server's own pushes: the suspend-mode options, or a broker of your own. */
   readonly mrtr?: MrtrOptions | InputBroker;
+  /**
+   * In a fleet of replicas: where a retry whose call is parked on another replica goes (with
+   * `mrtr.replica` naming this one). `serve --fleet` builds it from the fleet's Redis.
+   */
+  readonly forwarding?: Forwarding;
 }
 
 /** What a wrap holds right now: counts only, cheap to read (health checks, leak checks). */
@@ -270,7 +275,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     }
   };
 
-  const front = createHttpFront({ http, legacy, serve, ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}) });
+  const front = createHttpFront({ http, legacy, serve, ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}), ...(options.forwarding ? { forwarding: options.forwarding } : {}) });
 
   let closing: Promise<void> | undefined;
   return {

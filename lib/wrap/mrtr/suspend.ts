@@ -50,6 +50,8 @@ export interface MrtrOptions {
    * store, so a state is served once whichever replica it lands on.
    */
   readonly usedStates?: UsedStates;
+  /** This replica's id in a fleet: sealed into each state as the owner of the parked call. */
+  readonly replica?: string;
 }
 
 /** `#next`: gather the round's pushes for a moment, then park. */
@@ -259,6 +261,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       paramsDigest: p.digest,
       round: p.round,
       expiresAt: this.#now() + timeoutMs,
+      ...(this.#options.replica !== undefined ? { owner: this.#options.replica } : {}),
     });
     this.#parked.put(p.id, p);
     clearTimeout(p.timer);
