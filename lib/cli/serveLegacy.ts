@@ -100,6 +100,9 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
   return stdioBackend(child, { spares });
 }
 
+/** Retries this replica forwarded to their owner, and those whose owner was gone (on `/healthz`). */
+const forwarded = { answered: 0, gone: 0 };
+
 function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, fleet: Fleet | undefined, forwarding: Forwarding | undefined): WrapLegacyServerOptions {
   return {
     upstream: backend,
@@ -125,6 +128,7 @@ function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeVa
     listens: { perPrincipal: limits['listens-per-caller'] },
     legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
     requestTimeoutMs: limits['request-timeout-ms'],
+    health: fleet ? { info: () => ({ replica: fleet.id, forwarded: forwarded.answered, ownerGone: forwarded.gone }) } : true,
     http: {
       ...(values.path ? { path: values.path } : {}),
       maxBodyBytes: limits['body-bytes'],
@@ -168,20 +172,29 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   const backend = legacyBackend(context, settings.value.spares);
   if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
-  const forwarding = fleet ? (await import('../fleet/forwarding.ts')).fleetForwarding(fleet) : undefined;
+  const forwarding = fleet ? (await import('../fleet/forwarding.ts')).fleetForwarding(fleet, { onForward: (e) => forwarded[e.outcome === 'answered' ? 'answered' : 'gone']++ }) : undefined;
   const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, fleet, forwarding));
   const watch = new UpstreamWatch(wrap);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
   process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  // In a fleet, SIGTERM drains first: /readyz turns 503 and the directory says so, new calls get
+  // 503 (a balancer tries another replica), and the retries of the calls parked here are served
+  // until none is left (each is released at its park timeout at the latest).
+  process.once('SIGTERM', fleet ? () => void drain(wrap, fleet, context.say).then(onSignal, onSignal) : onSignal);
   if (context.values.stdio) return onStdio(wrap, backend, watch, stopped, context);
   try {
     return await onHttp(wrap, backend, watch, stopped, context, fleet);
   } finally {
     await fleet?.leave();
   }
+}
+
+async function drain(wrap: LegacyServerWrap, fleet: Fleet, say: (text: string) => void): Promise<void> {
+  say(`mcp-dual-era: draining: ${wrap.stats().parked} parked call(s) to finish`);
+  await fleet.drain().catch(() => {});
+  await wrap.drain();
 }
 
 /**

@@ -55,6 +55,11 @@ export interface HttpFrontConfig {
   readonly serve?: Served['serveModern'];
   /** In a fleet: where requests that belong to another replica go. */
   readonly forwarding?: Forwarding;
+  /**
+   * Health for balancers and orchestrators: `GET /healthz` answers 200 while the process serves,
+   * `GET /readyz` 200 while `ready()` holds and 503 once it does not (a replica draining).
+   */
+  readonly health?: { readonly ready: () => boolean; readonly info?: () => Readonly<Record<string, unknown>> };
 }
 
 export interface HttpFront {
@@ -166,6 +171,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
 
   const fetch = async (request: Request): Promise<Response> => {
     const header: HeaderGetter = (name) => request.headers.get(name);
+    if (config.health && request.method === 'GET') {
+      const pathname = pathOf(request.url);
+      if (pathname === '/healthz') return jsonResponse({ status: 'ok', ...config.health.info?.() }, 200);
+      if (pathname === '/readyz') return config.health.ready() ? jsonResponse({ status: 'ready' }, 200) : jsonResponse({ status: 'draining' }, 503);
+    }
     if (path !== null) {
       const pathname = pathOf(request.url);
       if (pathname !== path) return jsonError(404, ErrorCode.MethodNotFound, `Not found: ${pathname}`);

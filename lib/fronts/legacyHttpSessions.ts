@@ -62,6 +62,7 @@ export class LegacyHttpSessions {
   readonly #openings: Openings | undefined;
   readonly #waitMs: number;
   #closed = false;
+  #refusing = false;
 
   constructor(source: SessionSource, options: LegacyHttpSessionsOptions) {
     this.#source = source;
@@ -80,9 +81,15 @@ export class LegacyHttpSessions {
     return this.#table.serve(request, this.#principal(request), (session) => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }));
   }
 
+  /** Refuses new sessions from now on (503), while the open ones are served to their end. */
+  refuseNew(): void {
+    this.#refusing = true;
+  }
+
   /** Opens a legacy session for an `initialize` and serves it. */
   async open(request: Request, parsedBody: unknown): Promise<Response> {
     if (this.#closed) return jsonError(503, ErrorCode.InternalError, 'The server is shutting down');
+    if (this.#refusing) return jsonError(503, ErrorCode.InternalError, 'This replica is draining: initialize again');
     // In turn with the pool's openings (until its initialize is answered, a session is booting a
     // server, unless it takes one started ahead: while strangers wait, only a known caller may);
     // its place among the sessions is taken once through.

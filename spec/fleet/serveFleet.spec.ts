@@ -121,6 +121,39 @@ fleetSuite('should forward a suspend-mode retry to the replica that parked the c
   assert.match(JSON.stringify(finished.result?.content), 'User provided the requested information!');
 });
 
+fleetSuite('should drain on SIGTERM: unready, new calls refused, parked calls served to their end, then exit', async () => {
+  replicas = await Promise.all([startReplica(fleet, []), startReplica(fleet, [])]);
+  const [a, b] = replicas as [Replica, Replica];
+  const origin = new URL(a.url).origin;
+  assert.is((await fetch(`${origin}/healthz`)).status, 200);
+  assert.is((await fetch(`${origin}/readyz`)).status, 200);
+  const parked = await call(a.url, 1, {});
+  assert.is(parked.result?.resultType, 'input_required');
+  const exited = new Promise<number | null>((r) => a.child.once('exit', r));
+  a.child.kill('SIGTERM');
+  let ready = 200;
+  for (let i = 0; i < 100 && ready === 200; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    ready = (await fetch(`${origin}/readyz`)).status;
+  }
+  assert.is(ready, 503, 'unready while it drains');
+  assert.is((await fetch(`${origin}/healthz`)).status, 200, 'alive meanwhile');
+  const fresh = await fetch(a.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META } }),
+  });
+  assert.is(fresh.status, 503, 'a new call goes elsewhere');
+  const client = await fleet.client();
+  const record = (await new FleetDirectory(client, fleet.keys).replicas()).find((r) => origin === r.advertise);
+  assert.is(record?.ready, false, 'the directory says it drains');
+  // The parked call's retry, landing on the other replica, is forwarded and served to its end.
+  const [key] = Object.keys(parked.result.inputRequests);
+  const done = await call(b.url, 3, { requestState: parked.result.requestState, inputResponses: { [key!]: ANSWER } });
+  assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
+  assert.is(await exited, 0, 'then it exits');
+});
+
 fleetSuite('should refuse a forwarded request that no replica of the fleet signed', async () => {
   replicas = [await startReplica(fleet, [])];
   const forged = await fetch(replicas[0]!.url, {

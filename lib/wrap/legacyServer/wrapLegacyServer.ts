@@ -77,6 +77,11 @@ export interface WrapLegacyServerOptions {
    * `mrtr.replica` naming this one). `serve --fleet` builds it from the fleet's Redis.
    */
   readonly forwarding?: Forwarding;
+  /**
+   * Answer `GET /healthz` (200, with `info()`'s members beside `status`) and `GET /readyz` (503
+   * once the wrap drains) on the HTTP front.
+   */
+  readonly health?: boolean | { readonly info: () => Readonly<Record<string, unknown>> };
 }
 
 /** What a wrap holds right now: counts only, cheap to read (health checks, leak checks). */
@@ -133,6 +138,12 @@ export interface LegacyServerWrap extends Served {
   readonly backend: Backend;
   /** What the wrap holds right now. */
   stats(): WrapStats;
+  /**
+   * Stops taking new work: new calls, listens and legacy sessions get 503 (`/readyz` too), while
+   * retries that continue a parked call are still served. Resolves when no call is parked (they
+   * were resumed to their end, or released when their retry did not come in time).
+   */
+  drain(): Promise<void>;
   /** Answers or cancels everything in flight, ends listens, closes every upstream session. Idempotent. */
   close(): Promise<void>;
 }
@@ -140,6 +151,11 @@ export interface LegacyServerWrap extends Served {
 function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
   if (typeof upstream === 'object' && upstream !== null && 'kind' in upstream && 'connect' in upstream && typeof (upstream as Backend).describe === 'string') return upstream as Backend;
   return inProcessBackend(upstream as ConnectableServer);
+}
+
+/** What a new call gets from a replica that drains: 503, so a balancer tries another. */
+function drainingAnswer(id: JsonRpcRequest['id']): Answer {
+  return { ...errorAnswer(id, { code: ErrorCode.InternalError, message: 'Internal error: this replica is draining; send the request again', status: 503 }), headers: { 'retry-after': '0' } };
 }
 
 /** Most capability sets whose server description is kept for `server/discover`. */
@@ -241,6 +257,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   };
   const http = options.http ?? {};
 
+  let draining = false;
   let serving = 0;
   const served = (): void => {
     serving--;
@@ -253,6 +270,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   };
   const serveOne = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
     if (shutdown.signal.aborted) return Promise.resolve(errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' }));
+    if (draining && request.params?.['requestState'] === undefined) return Promise.resolve(drainingAnswer(request.id));
     // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
     // has nothing upstream in flight, so it is ended here.
     if (request.method !== 'subscriptions/listen') {
@@ -275,7 +293,14 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     }
   };
 
-  const front = createHttpFront({ http, legacy, serve, ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}), ...(options.forwarding ? { forwarding: options.forwarding } : {}) });
+  const front = createHttpFront({
+    http,
+    legacy,
+    serve,
+    ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
+    ...(options.forwarding ? { forwarding: options.forwarding } : {}),
+    ...(options.health ? { health: { ready: () => !draining, ...(typeof options.health === 'object' ? { info: options.health.info } : {}) } } : {}),
+  });
 
   let closing: Promise<void> | undefined;
   return {
@@ -299,6 +324,11 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         holds += session.holds;
       }
       return { requests: serving, sessions, inFlight, holds, parked: inputs instanceof MrtrBroker ? inputs.parked : 0, listens: listening.size, legacySessions: legacy.size, remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0 };
+    },
+    async drain() {
+      draining = true;
+      legacy.refuseNew();
+      while (inputs instanceof MrtrBroker && inputs.parked > 0 && !shutdown.signal.aborted) await new Promise((r) => setTimeout(r, 50));
     },
     close() {
       closing ??= (async () => {

@@ -1,0 +1,96 @@
+/**
+ * Three replicas of `serve --fleet` behind a real nginx, round robin, no stickiness, in front of
+ * server-everything: a v2 client pinned to 2026-07-28 completes the elicitation, sampling and
+ * roots tools, every retry landing on another replica than the round before it, forwarded to the
+ * owner of its parked call (the replicas' `/healthz` counts the forwards).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { EVERYTHING, textOf } from '../helpers/everything.ts';
+import { REDIS_URL, specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
+import { NGINX, startNginx, type RunningNginx } from '../helpers/nginx.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = resolve(ROOT, 'lib/cli/main.ts');
+const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+
+interface Replica {
+  readonly child: ChildProcess;
+  readonly origin: string;
+}
+
+async function startReplica(fleet: SpecFleet): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      log += c.toString();
+      const m = /serving .* at (http:\/\/\S+)/.exec(log);
+      if (m) resolveUrl(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${log}`)));
+  });
+  return { child, origin: new URL(url).origin };
+}
+
+async function stop(replica: Replica): Promise<void> {
+  if (replica.child.exitCode !== null || replica.child.signalCode !== null) return;
+  const exited = new Promise((r) => replica.child.once('exit', r));
+  replica.child.kill('SIGINT');
+  await exited;
+}
+
+async function forwardedIn(replicas: readonly Replica[]): Promise<number> {
+  let n = 0;
+  for (const r of replicas) n += ((await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number }).forwarded;
+  return n;
+}
+
+const behind = suite('three replicas behind nginx (round robin)');
+let fleet: SpecFleet;
+let replicas: Replica[] = [];
+let nginx: RunningNginx | undefined;
+behind.before(async () => {
+  fleet = specFleet();
+  replicas = await Promise.all([startReplica(fleet), startReplica(fleet), startReplica(fleet)]);
+  nginx = await startNginx(replicas.map((r) => new URL(r.origin).host));
+});
+behind.after(async () => {
+  await nginx?.stop();
+  await Promise.all(replicas.map(stop));
+  await fleet.end();
+});
+
+behind('should have nginx to test with', () => {
+  assert.ok(NGINX, 'nginx is installed (.ci/run installs nginx-light)');
+});
+
+behind('should complete elicitation, sampling and roots rounds, each retry forwarded to the owner of its call', async () => {
+  const client = new ModernClient({ name: 'fleet-spec', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } });
+  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } }));
+  client.setRequestHandler('sampling/createMessage', async () => ({ model: 'spec-model', role: 'assistant', content: { type: 'text', text: 'a sampled answer' } }));
+  client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${nginx!.url}/mcp`)));
+  try {
+    const before = await forwardedIn(replicas);
+    const rounds = [
+      ['trigger-elicitation-request', {}, 'User provided the requested information!'],
+      ['trigger-sampling-request', { prompt: 'say hi', maxTokens: 20 }, 'a sampled answer'],
+      ['get-roots-list', {}, 'file:///work/project'],
+    ] as const;
+    for (const [tool, args, expected] of rounds) {
+      const text = textOf(await client.callTool({ name: tool, arguments: args }));
+      assert.match(text, expected, `${tool}: ${text.slice(0, 300)}`);
+    }
+    // Round robin over three: the retry of each call lands on another replica than its first round.
+    assert.is((await forwardedIn(replicas)) - before, rounds.length, 'every retry was forwarded once');
+    assert.match(textOf(await client.callTool({ name: 'echo', arguments: { message: 'plain' } })), 'plain');
+  } finally {
+    await client.close();
+  }
+});
+
+behind.run();
