@@ -4,44 +4,15 @@
  * roots tools, every retry landing on another replica than the round before it, forwarded to the
  * owner of its parked call (the replicas' `/healthz` counts the forwards).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EVERYTHING, textOf } from '../helpers/everything.ts';
-import { REDIS_URL, specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
+import { textOf } from '../helpers/everything.ts';
+import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
+import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { NGINX, startNginx, type RunningNginx } from '../helpers/nginx.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = resolve(ROOT, 'lib/cli/main.ts');
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
-
-interface Replica {
-  readonly child: ChildProcess;
-  readonly origin: string;
-}
-
-async function startReplica(fleet: SpecFleet): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stderr!.on('data', (c: Buffer) => {
-      log += c.toString();
-      const m = /serving .* at (http:\/\/\S+)/.exec(log);
-      if (m) resolveUrl(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${log}`)));
-  });
-  return { child, origin: new URL(url).origin };
-}
-
-async function stop(replica: Replica): Promise<void> {
-  if (replica.child.exitCode !== null || replica.child.signalCode !== null) return;
-  const exited = new Promise((r) => replica.child.once('exit', r));
-  replica.child.kill('SIGINT');
-  await exited;
-}
 
 async function forwardedIn(replicas: readonly Replica[]): Promise<number> {
   let n = 0;
@@ -60,7 +31,7 @@ behind.before(async () => {
 });
 behind.after(async () => {
   await nginx?.stop();
-  await Promise.all(replicas.map(stop));
+  await Promise.all(replicas.map(stopReplica));
   await fleet.end();
 });
 

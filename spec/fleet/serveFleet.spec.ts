@@ -4,47 +4,20 @@
  * another (replay needs no forwarding), and a state is served once fleet-wide, whichever replicas
  * its copies land on. The replicas register in the directory and leave it when they stop.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FleetDirectory } from '../../lib/fleet/directory.ts';
 import { EVERYTHING } from '../helpers/everything.ts';
 import { REDIS_URL, specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
+import { startReplica as start, stopReplica as stop, type Replica } from '../helpers/fleetReplicas.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const CLI = resolve(ROOT, 'lib/cli/main.ts');
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 const CALL_HEADERS = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
-
-interface Replica {
-  readonly child: ChildProcess;
-  readonly url: string;
-  readonly log: () => string;
-}
-
-async function startReplica(fleet: SpecFleet, extra: string[] = ['--mrtr', 'replay']): Promise<Replica> {
-  // Node itself, not the tsx launcher: a SIGKILL must reach the replica.
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, ...extra, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stderr!.on('data', (c: Buffer) => {
-      log += c.toString();
-      const m = /serving .* at (http:\/\/\S+)/.exec(log);
-      if (m) resolveUrl(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${log}`)));
-  });
-  return { child, url, log: () => log };
-}
-
-async function stop(replica: Replica): Promise<void> {
-  if (replica.child.exitCode !== null || replica.child.signalCode !== null) return;
-  const exited = new Promise((r) => replica.child.once('exit', r));
-  replica.child.kill('SIGTERM');
-  await exited;
-}
 
 async function call(url: string, id: number, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(url, {
@@ -70,7 +43,7 @@ fleetSuite.after.each(async () => {
 });
 
 fleetSuite('should continue a replay round on another replica, and serve its state once fleet-wide', async () => {
-  replicas = await Promise.all([startReplica(fleet), startReplica(fleet)]);
+  replicas = await Promise.all([start(fleet, ['--mrtr', 'replay']), start(fleet, ['--mrtr', 'replay'])]);
   const [a, b] = replicas as [Replica, Replica];
   assert.match(a.log() + b.log(), "a key this replica wrote to the fleet's Redis");
   assert.match(a.log() + b.log(), 'the key the fleet agreed on');
@@ -92,7 +65,7 @@ fleetSuite('should continue a replay round on another replica, and serve its sta
 });
 
 fleetSuite('should forward a suspend-mode retry to the replica that parked the call, and end one whose owner is gone', async () => {
-  replicas = await Promise.all([startReplica(fleet, []), startReplica(fleet, []), startReplica(fleet, [])]);
+  replicas = await Promise.all([start(fleet), start(fleet), start(fleet)]);
   const [a, b, c] = replicas as [Replica, Replica, Replica];
   // Parked on A, retried on B: B forwards it to A, which resumes it.
   const first = await call(a.url, 1, {});
@@ -122,7 +95,7 @@ fleetSuite('should forward a suspend-mode retry to the replica that parked the c
 });
 
 fleetSuite('should drain on SIGTERM: unready, new calls refused, parked calls served to their end, then exit', async () => {
-  replicas = await Promise.all([startReplica(fleet, []), startReplica(fleet, [])]);
+  replicas = await Promise.all([start(fleet), start(fleet)]);
   const [a, b] = replicas as [Replica, Replica];
   const origin = new URL(a.url).origin;
   assert.is((await fetch(`${origin}/healthz`)).status, 200);
@@ -155,7 +128,7 @@ fleetSuite('should drain on SIGTERM: unready, new calls refused, parked calls se
 });
 
 fleetSuite('should refuse a forwarded request that no replica of the fleet signed', async () => {
-  replicas = [await startReplica(fleet, [])];
+  replicas = [await start(fleet)];
   const forged = await fetch(replicas[0]!.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS, 'x-mcp-dual-era-hop': `intruder.${Date.now()}.c2lnbmF0dXJl`, origin: 'https://evil.example' },
@@ -165,7 +138,7 @@ fleetSuite('should refuse a forwarded request that no replica of the fleet signe
 });
 
 fleetSuite('should list the replicas in the directory while they run, and not after', async () => {
-  replicas = await Promise.all([startReplica(fleet), startReplica(fleet, ['--mrtr', 'replay', '--advertise', 'http://10.0.0.7:3000/'])]);
+  replicas = await Promise.all([start(fleet, ['--mrtr', 'replay']), start(fleet, ['--mrtr', 'replay', '--advertise', 'http://10.0.0.7:3000/'])]);
   const client = await fleet.client();
   const directory = new FleetDirectory(client, fleet.keys);
   const listed = await directory.replicas();

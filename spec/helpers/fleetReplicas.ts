@@ -1,0 +1,43 @@
+/**
+ * Replicas of `mcp-dual-era serve --fleet` for the fleet specs: real processes (Node itself, not
+ * the tsx launcher, so a SIGKILL reaches the replica) in front of server-everything over stdio,
+ * on free ports, in a fleet of the spec's own on the machine's Redis; stopped by process id.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { EVERYTHING } from './everything.ts';
+import { REDIS_URL, type SpecFleet } from './fleetRedis.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = resolve(ROOT, 'lib/cli/main.ts');
+
+/** A running replica: its process, its endpoint, what it has logged. */
+export interface Replica {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly origin: string;
+  readonly log: () => string;
+}
+
+/** Starts a replica with `extra` options of `serve` (before `--`). */
+export async function startReplica(fleet: SpecFleet, extra: readonly string[] = []): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, ...extra, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.stderr!.on('data', (c: Buffer) => {
+      log += c.toString();
+      const m = /serving .* at (http:\/\/\S+)/.exec(log);
+      if (m) resolveUrl(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${log}`)));
+  });
+  return { child, url, origin: new URL(url).origin, log: () => log };
+}
+
+/** Stops a replica (SIGINT: at once, no drain) unless it has exited. */
+export async function stopReplica(replica: Replica): Promise<void> {
+  if (replica.child.exitCode !== null || replica.child.signalCode !== null) return;
+  const exited = new Promise((r) => replica.child.once('exit', r));
+  replica.child.kill('SIGINT');
+  await exited;
+}
