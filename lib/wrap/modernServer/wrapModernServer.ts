@@ -69,29 +69,19 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
   const bridgeOptions: LegacyClientBridgeOptions & { ownsUpstream: boolean } = { ...options, discoverCache: cache, ownsUpstream: false };
   const open = new Set<LegacyClientBridge>();
 
+  // Every bridge is tracked until it closes, however it closes (its own close, or a front's):
+  // `onclose` is left to whoever serves it.
   const session = (): LegacyClientBridge => {
     const bridge = new LegacyClientBridge(upstream, bridgeOptions);
     open.add(bridge);
-    const onclose = bridge.onclose;
-    bridge.onclose = () => {
+    const close = bridge.close.bind(bridge);
+    bridge.close = async () => {
       open.delete(bridge);
-      onclose?.();
+      await close();
     };
     return bridge;
   };
-  // A bridge's own `onclose` is the front's to set: the set of open bridges is kept by `close()`.
-  const source: SessionSource = {
-    async connect() {
-      const bridge = new LegacyClientBridge(upstream, bridgeOptions);
-      open.add(bridge);
-      const close = bridge.close.bind(bridge);
-      bridge.close = async () => {
-        open.delete(bridge);
-        await close();
-      };
-      return bridge;
-    },
-  };
+  const source: SessionSource = { connect: async () => session() };
   const legacy = new LegacyHttpSessions(source, { ...(options.sessions ?? {}), principal: requestPrincipal(options.principal) });
   const front = createHttpFront({
     http: {
