@@ -13,6 +13,7 @@ import type { LegacyServerWrap, WrapLegacyServerOptions } from '../wrap/legacySe
 import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
 import type { Fleet } from '../fleet/fleet.ts';
+import { fleetNameProblem } from '../fleet/fleetKeys.ts';
 import type { Forwarding } from '../fronts/served.ts';
 import type { ServeValues } from './serveUsage.ts';
 import { readStateKey, type StateKey } from './stateKey.ts';
@@ -79,7 +80,8 @@ function readFleet(values: ServeValues): { ok: true; value: LegacySettings['flee
     return { ok: false, message: `--fleet takes a Redis URL (redis://host:port), not ${values.fleet}` };
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return { ok: false, message: `--fleet takes a redis:// or rediss:// URL, not ${values.fleet}` };
-  if (values['fleet-name'] !== undefined && !/^[\w.-]{1,64}$/.test(values['fleet-name'])) return { ok: false, message: `--fleet-name is 1 to 64 letters, digits, '.', '_' or '-', not ${values['fleet-name']}` };
+  const nameProblem = values['fleet-name'] === undefined ? undefined : fleetNameProblem(values['fleet-name']);
+  if (nameProblem) return { ok: false, message: `--fleet-name: ${nameProblem}` };
   if (values.advertise !== undefined) {
     const advertised = readHttpUrl(values.advertise, '--advertise');
     if (!advertised.ok) return advertised;
@@ -100,10 +102,15 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
   return stdioBackend(child, { spares });
 }
 
-/** Retries this replica forwarded to their owner, and those whose owner was gone (on `/healthz`). */
-const forwarded = { answered: 0, gone: 0 };
+/** A replica's part in its fleet: the fleet, where retries owned elsewhere go, and what `/healthz` adds. */
+interface InFleet {
+  readonly fleet: Fleet;
+  readonly forwarding: Forwarding;
+  readonly info: () => Readonly<Record<string, unknown>>;
+}
 
-function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, fleet: Fleet | undefined, forwarding: Forwarding | undefined): WrapLegacyServerOptions {
+function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, inFleet: InFleet | undefined): WrapLegacyServerOptions {
+  const fleet = inFleet?.fleet;
   return {
     upstream: backend,
     mrtr: {
@@ -113,7 +120,7 @@ function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeVa
       parkTimeoutMs: limits['park-timeout-ms'],
       ...(fleet ? { usedStates: fleet.usedStates, replica: fleet.id } : {}),
     },
-    ...(forwarding ? { forwarding } : {}),
+    ...(inFleet ? { forwarding: inFleet.forwarding } : {}),
     roots: settings.roots,
     ...(settings.cache ? { cache: settings.cache } : {}),
     sessions: {
@@ -128,7 +135,7 @@ function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeVa
     listens: { perPrincipal: limits['listens-per-caller'] },
     legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
     requestTimeoutMs: limits['request-timeout-ms'],
-    health: fleet ? { info: () => ({ replica: fleet.id, forwarded: forwarded.answered, ownerGone: forwarded.gone }) } : true,
+    health: inFleet ? { info: inFleet.info } : true,
     http: {
       ...(values.path ? { path: values.path } : {}),
       maxBodyBytes: limits['body-bytes'],
@@ -172,8 +179,8 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   const backend = legacyBackend(context, settings.value.spares);
   if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
-  const forwarding = fleet ? (await import('../fleet/forwarding.ts')).fleetForwarding(fleet, { onForward: (e) => forwarded[e.outcome === 'answered' ? 'answered' : 'gone']++ }) : undefined;
-  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, fleet, forwarding));
+  const inFleet = fleet ? await fleetPart(fleet) : undefined;
+  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, inFleet));
   const watch = new UpstreamWatch(wrap);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -185,10 +192,19 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   process.once('SIGTERM', fleet ? () => void drain(wrap, fleet, context.say).then(onSignal, onSignal) : onSignal);
   if (context.values.stdio) return onStdio(wrap, backend, watch, stopped, context);
   try {
-    return await onHttp(wrap, backend, watch, stopped, context, fleet);
+    return await onHttp(wrap, backend, watch, stopped, context, fleet && { fleet, advertise: settings.value.fleet?.advertise });
   } finally {
     await fleet?.leave();
   }
+}
+
+/** Forwarding for a replica of `fleet`, counting its forwards for `/healthz`. */
+async function fleetPart(fleet: Fleet): Promise<InFleet> {
+  const { fleetForwarding } = await import('../fleet/forwarding.ts');
+  let forwarded = 0;
+  let ownerGone = 0;
+  const forwarding = fleetForwarding(fleet, { onForward: (e) => (e.outcome === 'answered' ? forwarded++ : ownerGone++) });
+  return { fleet, forwarding, info: () => ({ replica: fleet.id, forwarded, ownerGone }) };
 }
 
 async function drain(wrap: LegacyServerWrap, fleet: Fleet, say: (text: string) => void): Promise<void> {
@@ -260,7 +276,7 @@ async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: Upstream
 }
 
 /** On HTTP the port is taken first (a taken port is said before any server starts), then the upstream is started and described. */
-async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext, fleet: Fleet | undefined): Promise<number> {
+async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext, joined: { fleet: Fleet; advertise: string | undefined } | undefined): Promise<number> {
   const { say, trace, values, limits } = context;
   const { serveNodeHttp } = await import('../transport/nodeHttp.ts');
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
@@ -280,10 +296,10 @@ async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamW
     return 1;
   }
   const url = `${server.origin}${values.path ?? '/mcp'}`;
-  if (fleet) {
-    const advertise = context.values.advertise?.replace(/\/+$/, '') ?? server.origin;
-    await fleet.register(advertise);
-    say(`mcp-dual-era: replica ${fleet.id} registered in the fleet, reached at ${advertise}`);
+  if (joined) {
+    const advertise = joined.advertise ?? server.origin;
+    await joined.fleet.register(advertise);
+    say(`mcp-dual-era: replica ${joined.fleet.id} registered in the fleet, reached at ${advertise}`);
   }
   say(`mcp-dual-era: upstream ${upstream.value}`);
   say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);

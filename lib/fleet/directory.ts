@@ -5,7 +5,8 @@
  * here: forwarding to a replica, or what it owns.
  */
 import * as v from 'valibot';
-import type { FleetKeys, FleetRedis } from './fleetRedis.ts';
+import type { FleetKeys } from './fleetKeys.ts';
+import type { FleetRedis } from './fleetRedis.ts';
 
 /** What the directory says of a replica. */
 export const ReplicaRecordSchema = v.object({

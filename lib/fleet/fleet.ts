@@ -8,7 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { Keyring } from '../state/keyring.ts';
 import { FleetDirectory, type HeartbeatOptions } from './directory.ts';
-import { closeFleetRedis, connectFleetRedis, FleetKeys, type FleetRedis } from './fleetRedis.ts';
+import { FleetKeys } from './fleetKeys.ts';
+import { closeFleetRedis, connectFleetRedis, type FleetRedis } from './fleetRedis.ts';
 import { FleetStateKeys } from './fleetStateKeys.ts';
 import { RedisUsedStates } from './redisUsedStates.ts';
 

@@ -1,6 +1,6 @@
 /**
- * The fleet's Redis: one client per replica (node-redis), the names of the keys the fleet keeps
- * there, all under one prefix per fleet, and closing it. Redis is the fleet's directory only:
+ * The fleet's Redis: one client per replica (node-redis), connecting and closing it (the names of
+ * the keys the fleet keeps there are `fleetKeys.ts`'s). Redis is the fleet's directory only:
  * nothing here is on the path of a plain call. Loaded only when a fleet is asked for.
  */
 import { createClient, type RedisClientType } from 'redis';
@@ -34,41 +34,6 @@ export async function connectFleetRedis(options: FleetRedisOptions): Promise<Fle
   await client.connect();
   connected = true;
   return client;
-}
-
-/** The names of a fleet's keys. */
-export class FleetKeys {
-  readonly prefix: string;
-
-  constructor(name = 'default') {
-    if (!/^[\w.-]{1,64}$/.test(name)) throw new Error(`a fleet name is 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(name)}`);
-    this.prefix = `mcp-dual-era:${name}:`;
-  }
-
-  /** A replica's record, by id. */
-  replica(id: string): string {
-    return `${this.prefix}replica:${id}`;
-  }
-
-  /** The pattern every replica record matches. */
-  get replicas(): string {
-    return `${this.prefix}replica:*`;
-  }
-
-  /** The requestState key the fleet agreed on. */
-  get stateKey(): string {
-    return `${this.prefix}state-key`;
-  }
-
-  /** The secret replicas sign forwarded requests with. */
-  get hopSecret(): string {
-    return `${this.prefix}hop-secret`;
-  }
-
-  /** A used single-use state, by id. */
-  usedState(id: string): string {
-    return `${this.prefix}used:${id}`;
-  }
 }
 
 /** Closes a client, whatever state it is in. */

@@ -7,7 +7,8 @@
  * private as the key would be.
  */
 import { Keyring, type StateKey } from '../state/keyring.ts';
-import type { FleetKeys, FleetRedis } from './fleetRedis.ts';
+import type { FleetKeys } from './fleetKeys.ts';
+import type { FleetRedis } from './fleetRedis.ts';
 
 /** Keys kept in the list, newest last: as many as a keyring keeps able to open. */
 const KEPT = 3;

@@ -5,7 +5,8 @@
  * (`state/usedStates.ts`) does the same for one replica.
  */
 import type { UsedStates } from '../state/usedStates.ts';
-import type { FleetKeys, FleetRedis } from './fleetRedis.ts';
+import type { FleetKeys } from './fleetKeys.ts';
+import type { FleetRedis } from './fleetRedis.ts';
 
 /** The used states of a fleet. */
 export class RedisUsedStates implements UsedStates {

@@ -3,7 +3,8 @@
  * a fresh fleet name, clients that are closed and keys that are deleted when it ends.
  */
 import { randomUUID } from 'node:crypto';
-import { closeFleetRedis, connectFleetRedis, FleetKeys, type FleetRedis } from '../../lib/fleet/fleetRedis.ts';
+import { FleetKeys } from '../../lib/fleet/fleetKeys.ts';
+import { closeFleetRedis, connectFleetRedis, type FleetRedis } from '../../lib/fleet/fleetRedis.ts';
 
 /** Where the specs' Redis is. */
 export const REDIS_URL = process.env['MCP_DUAL_ERA_REDIS'] ?? 'redis://127.0.0.1:6379';
