@@ -205,13 +205,13 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     const principal = http.principal ? http.principal(request) : principalFromHeaders(header);
     const { rpc, envelope } = r;
+    // A plain call is neither a hop nor owned elsewhere: it pays for neither check's serialising.
     if (forwarding) {
-      const body = JSON.stringify(rpc);
       if (hop !== null) {
-        if (!forwarding.verifyHop(hop, body)) return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet signed');
+        if (!forwarding.verifyHop(hop, JSON.stringify(rpc))) return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet signed');
       } else {
         const owner = forwarding.ownerOf(rpc);
-        if (owner !== undefined) return forwarding.forward(owner, request, body, rpc.id);
+        if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(rpc), rpc.id);
       }
     }
     if (!r.streams) {

@@ -117,20 +117,28 @@ export function sealState(keyring: Keyring, state: RequestState): string {
   return keyring.seal(new TextEncoder().encode(JSON.stringify(state)), AAD[state.kind]);
 }
 
+/** A sealed state of `kind` opened and read, or why it is refused (key, integrity, shape). */
+function decode<K extends StateKind>(keyring: Keyring, sealed: string, kind: K): Outcome<StateOf<K>, StateRefusal> {
+  const opened = keyring.open(sealed, AAD[kind]);
+  if (!opened.ok) return fail(stateRefusal(opened.error === 'unknown-key' ? 'unknown-key' : 'not-ours'));
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(opened.value));
+  } catch {
+    return fail(stateRefusal('unreadable'));
+  }
+  const parsed = v.safeParse(SCHEMAS[kind], json);
+  return parsed.success ? ok(parsed.output as StateOf<K>) : fail(stateRefusal('unreadable'));
+}
+
 /**
  * The replica a sealed suspend state names as the owner of its call, when it opens with `keyring`
  * (`undefined` otherwise, or without an owner): what a fleet routes a retry by. No other check is
  * made here; the owner makes them all when the retry reaches it.
  */
 export function stateOwner(keyring: Keyring, sealed: string): string | undefined {
-  const opened = keyring.open(sealed, AAD.suspend);
-  if (!opened.ok) return undefined;
-  try {
-    const parsed = v.safeParse(SuspendStateSchema, JSON.parse(new TextDecoder().decode(opened.value)));
-    return parsed.success ? parsed.output.owner : undefined;
-  } catch {
-    return undefined;
-  }
+  const decoded = decode(keyring, sealed, 'suspend');
+  return decoded.ok ? decoded.value.owner : undefined;
 }
 
 /** What the request that brings a state back must match. */
@@ -157,17 +165,9 @@ function useId(state: RequestState): string {
 
 /** Opens a sealed state and makes every check on it, in order; the first that fails refuses it. */
 export async function openState<K extends StateKind>(keyring: Keyring, sealed: string, expect: StateExpectation<K>): Promise<Outcome<StateOf<K>, StateRefusal>> {
-  const opened = keyring.open(sealed, AAD[expect.kind]);
-  if (!opened.ok) return fail(stateRefusal(opened.error === 'unknown-key' ? 'unknown-key' : 'not-ours'));
-  let json: unknown;
-  try {
-    json = JSON.parse(new TextDecoder().decode(opened.value));
-  } catch {
-    return fail(stateRefusal('unreadable'));
-  }
-  const parsed = v.safeParse(SCHEMAS[expect.kind], json);
-  if (!parsed.success) return fail(stateRefusal('unreadable'));
-  const state = parsed.output as StateOf<K>;
+  const decoded = decode(keyring, sealed, expect.kind);
+  if (!decoded.ok) return decoded;
+  const state = decoded.value;
   if (state.expiresAt < expect.now) return fail(stateRefusal('expired'));
   if (state.principalTag !== principalTag(expect.principal)) return fail(stateRefusal('other-principal'));
   if (state.method !== expect.method) return fail(stateRefusal('other-method'));
