@@ -14,7 +14,6 @@ import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
 import type { Fleet } from '../fleet/fleet.ts';
 import { fleetNameProblem } from '../fleet/fleetKeys.ts';
-import type { Forwarding } from '../fronts/served.ts';
 import type { ServeValues } from './serveUsage.ts';
 import { readStateKey, type StateKey } from './stateKey.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
@@ -102,25 +101,16 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
   return stdioBackend(child, { spares });
 }
 
-/** A replica's part in its fleet: the fleet, where retries owned elsewhere go, and what `/healthz` adds. */
-interface InFleet {
-  readonly fleet: Fleet;
-  readonly forwarding: Forwarding;
-  readonly info: () => Readonly<Record<string, unknown>>;
-}
-
-function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, inFleet: InFleet | undefined): WrapLegacyServerOptions {
-  const fleet = inFleet?.fleet;
+function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, fleet: Fleet | undefined): WrapLegacyServerOptions {
   return {
     upstream: backend,
     mrtr: {
-      keyring: fleet?.keyring ?? settings.key.keyring,
+      keyring: settings.key.keyring,
       replay: settings.replay,
       maxParkedPerPrincipal: limits['parked-per-caller'],
       parkTimeoutMs: limits['park-timeout-ms'],
-      ...(fleet ? { usedStates: fleet.usedStates, replica: fleet.id } : {}),
     },
-    ...(inFleet ? { forwarding: inFleet.forwarding } : {}),
+    ...(fleet ? { fleet } : {}),
     roots: settings.roots,
     ...(settings.cache ? { cache: settings.cache } : {}),
     sessions: {
@@ -135,7 +125,7 @@ function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeVa
     listens: { perPrincipal: limits['listens-per-caller'] },
     legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
     requestTimeoutMs: limits['request-timeout-ms'],
-    health: inFleet ? { info: inFleet.info } : true,
+    health: true,
     http: {
       ...(values.path ? { path: values.path } : {}),
       maxBodyBytes: limits['body-bytes'],
@@ -179,8 +169,7 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   const backend = legacyBackend(context, settings.value.spares);
   if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
-  const inFleet = fleet ? await fleetPart(fleet) : undefined;
-  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, inFleet));
+  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, fleet));
   const watch = new UpstreamWatch(wrap);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -198,17 +187,9 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   }
 }
 
-/** Forwarding for a replica of `fleet`, counting its forwards for `/healthz`. */
-async function fleetPart(fleet: Fleet): Promise<InFleet> {
-  const { fleetForwarding } = await import('../fleet/forwarding.ts');
-  let forwarded = 0;
-  let ownerGone = 0;
-  const forwarding = fleetForwarding(fleet, { onForward: (e) => (e.outcome === 'answered' ? forwarded++ : ownerGone++) });
-  return { fleet, forwarding, info: () => ({ replica: fleet.id, forwarded, ownerGone }) };
-}
-
 async function drain(wrap: LegacyServerWrap, fleet: Fleet, say: (text: string) => void): Promise<void> {
-  say(`mcp-dual-era: draining: ${wrap.stats().parked} parked call(s) to finish`);
+  const stats = wrap.stats();
+  say(`mcp-dual-era: draining: ${stats.parked} parked call(s) and ${stats.requests - stats.listens} call(s) in progress to finish`);
   await fleet.drain().catch(() => {});
   await wrap.drain();
 }

@@ -7,19 +7,21 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Keyring } from '../state/keyring.ts';
+import { FleetChanges } from './changes.ts';
 import { FleetDirectory, type HeartbeatOptions } from './directory.ts';
 import { FleetKeys } from './fleetKeys.ts';
 import { closeFleetRedis, connectFleetRedis, type FleetRedis } from './fleetRedis.ts';
 import { FleetStateKeys } from './fleetStateKeys.ts';
+import { fleetForwarding, type FleetForwarding, type ForwardingOptions } from './forwarding.ts';
 import { RedisUsedStates } from './redisUsedStates.ts';
 
 /** How a replica joins its fleet. */
-export interface FleetOptions extends HeartbeatOptions {
+export interface FleetOptions extends HeartbeatOptions, ForwardingOptions {
   /** The fleet's Redis (`redis://127.0.0.1:6379`). */
   readonly redis: string;
   /** The fleet's name in Redis (default `default`): fleets sharing a Redis keep apart by name. */
   readonly name?: string;
-  /** This replica's id (default random). */
+  /** This replica's id (default random): 1 to 64 letters, digits, '_' or '-'. */
   readonly id?: string;
   /**
    * The key every replica was given (from a file or the environment). Without one the fleet
@@ -44,6 +46,10 @@ export interface Fleet {
   readonly hopSecret: Buffer;
   /** Single use of replay-mode states, fleet-wide. */
   readonly usedStates: RedisUsedStates;
+  /** Where requests owned by another replica go (retries of calls parked there, its legacy sessions). */
+  readonly forwarding: FleetForwarding;
+  /** Changes upstreams reported, told to every replica (for listens). */
+  readonly changes: FleetChanges;
   /** Registers in the directory: the others reach this replica at `advertise` (`http://host:port`). */
   register(advertise: string): Promise<void>;
   /** Stops taking new calls: the directory says so (the health endpoint too). */
@@ -56,6 +62,7 @@ export interface Fleet {
 export async function joinFleet(options: FleetOptions): Promise<Fleet> {
   const keys = new FleetKeys(options.name);
   const id = options.id ?? randomBytes(6).toString('base64url');
+  if (!/^[\w-]{1,64}$/.test(id)) throw new Error(`a replica id is 1 to 64 letters, digits, '_' or '-', not ${JSON.stringify(id)}`);
   const redis = await connectFleetRedis({ url: options.redis, ...(options.name ? { name: options.name } : {}) });
   try {
     const stateKeys = new FleetStateKeys(redis, keys);
@@ -75,9 +82,13 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
     await redis.set(keys.hopSecret, randomBytes(32).toString('base64'), { NX: true });
     const hopSecret = Buffer.from((await redis.get(keys.hopSecret)) ?? '', 'base64');
     if (hopSecret.length !== 32) throw new Error("the fleet's hop secret in Redis is not 32 bytes");
+    const changes = new FleetChanges(redis, keys, id, hopSecret, options.onError);
+    const forwarding = fleetForwarding({ id, keyring, hopSecret, directory }, options);
     let leaving: Promise<void> | undefined;
     return {
       id,
+      forwarding,
+      changes,
       keys,
       redis,
       directory,
@@ -93,6 +104,7 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
         leaving ??= (async () => {
           clearInterval(refresher);
           await directory.leave();
+          await changes.close();
           await closeFleetRedis(redis);
         })();
         return leaving;

@@ -38,6 +38,11 @@ export class FleetKeys {
     return `${this.prefix}hop-secret`;
   }
 
+  /** The channel changes are told to every replica on. */
+  get changes(): string {
+    return `${this.prefix}changes`;
+  }
+
   /** A used single-use state, by id. */
   usedState(id: string): string {
     return `${this.prefix}used:${id}`;

@@ -1,49 +1,145 @@
 /**
- * Forwarding a retry to the replica that owns its parked call: the sealed state names the owner,
- * the directory gives its address (one Redis GET), and the request goes there signed as a hop of
- * this fleet; the owner's answer (JSON, or an event stream with progress and logs) is streamed
- * back as it comes, and a client that goes away cancels it on the owner. An owner gone (no record,
- * unreachable, no answer in time) ends in one defined error telling the client to start again.
+ * Forwarding to the replica that owns what a request continues: a parked call (its sealed
+ * requestState names the owner) or a legacy session (its `Mcp-Session-Id` does). The directory
+ * gives the owner's address (one Redis GET), and the request goes there signed as a hop of this
+ * fleet; the owner's answer (JSON, or an event stream with progress and logs) is streamed back as
+ * it comes, and a client that goes away cancels it on the owner. An owner gone (no record,
+ * unreachable, or its heartbeat stopped while it answered) ends in one defined answer: the error
+ * that tells a client to send its call again without requestState, or a legacy session's 404.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from '../core/errors.ts';
 import { errorResponse, type JsonRpcRequest } from '../core/jsonrpc.ts';
-import { HOP_HEADER, type Forwarding } from '../fronts/served.ts';
+import { HOP_HEADER, type ForwardedFor, type Forwarding } from '../fronts/served.ts';
 import { stateOwner } from '../state/requestState.ts';
-import type { Fleet } from './fleet.ts';
+import type { Keyring } from '../state/keyring.ts';
+import type { FleetDirectory } from './directory.ts';
 
 /** How a fleet forwards. */
 export interface ForwardingOptions {
-  /** How long the owner may take to begin its answer before it counts as gone (default 5 s). */
-  readonly ownerTimeoutMs?: number;
+  /**
+   * How often the directory is asked whether the owner of a forward still under way is alive
+   * (default 1 s): an owner whose record expired (its heartbeat stopped) is gone, and the forward
+   * ends with the defined answer, within this plus the directory's TTL.
+   */
+  readonly ownerCheckMs?: number;
   /** How old a hop's signature may be when it arrives (default 30 s). */
   readonly hopMaxAgeMs?: number;
   /** Told of each forward: to whom, and how it went. */
   readonly onForward?: (event: { owner: string; outcome: 'answered' | 'gone' }) => void;
 }
 
+/** What forwarding needs of its replica's fleet. */
+export interface ForwardingFleet {
+  readonly id: string;
+  readonly keyring: Keyring;
+  readonly hopSecret: Buffer;
+  readonly directory: Pick<FleetDirectory, 'lookup'>;
+}
+
+/** What a fleet's forwarding has done so far. */
+export interface ForwardCounts {
+  /** Requests forwarded to their owner and answered by it. */
+  readonly forwarded: number;
+  /** Requests whose owner was gone. */
+  readonly ownerGone: number;
+}
+
+/** A fleet's forwarding, with its counts. */
+export interface FleetForwarding extends Forwarding {
+  counts(): ForwardCounts;
+}
+
 /** Headers not carried to the owner: the hop's own, and those of this connection. */
 const NOT_CARRIED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'origin', HOP_HEADER]);
 
-/** What a client is told when the call its state names cannot be reached. */
-export function ownerGone(id: JsonRpcRequest['id'], owner: string, why: string): Response {
-  const body = errorResponse(id, {
+/** Headers of the owner's answer carried back to the client. */
+const CARRIED_BACK = new Set(['content-type', 'cache-control', 'retry-after', 'mcp-session-id', 'allow', 'www-authenticate']);
+
+/** The separator between a legacy session id's owner and its own part (replica ids never hold it). */
+const SESSION_SEPARATOR = '.';
+
+/** The error a call's client is told when the call its state names cannot be reached. */
+function ownerGoneError(id: JsonRpcRequest['id'], owner: string, why: string) {
+  return errorResponse(id, {
     code: ErrorCode.InvalidParams,
     message: `requestState refers to a call on a replica that is gone (${why}): send the original request again, without requestState`,
     data: { reason: 'owner-gone', owner, retryWithoutRequestState: true },
   });
-  return new Response(JSON.stringify(body), { status: 400, headers: { 'content-type': 'application/json' } });
 }
 
-function sign(secret: Buffer, replica: string, at: number, body: string): string {
+/** The answer when the owner is gone: the call's defined error, or a legacy session's 404 (its client initializes again). */
+function goneAnswer(what: ForwardedFor, owner: string, why: string): Response {
+  const body =
+    'call' in what
+      ? ownerGoneError(what.call, owner, why)
+      : { jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } };
+  return new Response(JSON.stringify(body), { status: 'call' in what ? 400 : 404, headers: { 'content-type': 'application/json' } });
+}
+
+function sign(secret: Buffer, replica: string, at: number, method: string, sessionId: string | null, body: string): string {
   const digest = createHash('sha256').update(body).digest('base64url');
-  return createHmac('sha256', secret).update(`${replica}.${at}.${digest}`).digest('base64url');
+  return createHmac('sha256', secret).update(`${replica}.${at}.${method}.${sessionId ?? ''}.${digest}`).digest('base64url');
+}
+
+/**
+ * The owner's answer body, passed on as it comes; `ended` is called once it is over (read to the
+ * end, broken, or left by the client). If the owner's stream breaks before it is done, `broken`
+ * gives a last chunk (an event stream's defined error): the client gets one answer, not a cut stream.
+ */
+function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, broken: () => Uint8Array | undefined): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        ended();
+        controller.close();
+      } catch {
+        ended();
+        const last = broken();
+        if (last) controller.enqueue(last);
+        controller.close();
+      }
+    },
+    cancel(reason) {
+      ended();
+      return reader.cancel(reason);
+    },
+  });
 }
 
 /** The forwarding of one replica of `fleet`. */
-export function fleetForwarding(fleet: Fleet, options: ForwardingOptions = {}): Forwarding {
-  const timeoutMs = options.ownerTimeoutMs ?? 5000;
+export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptions = {}): FleetForwarding {
+  const checkMs = Math.max(50, options.ownerCheckMs ?? 1000);
   const maxAge = options.hopMaxAgeMs ?? 30_000;
+  let forwarded = 0;
+  let ownerGone = 0;
+  const outcome = (owner: string, result: 'answered' | 'gone'): void => {
+    if (result === 'answered') forwarded++;
+    else ownerGone++;
+    options.onForward?.({ owner, outcome: result });
+  };
+
+  /** Asks the directory, every `checkMs` while the forward lasts, whether `owner` is alive; `lost` once it is not. */
+  const watchOwner = (owner: string, lost: () => void): (() => void) => {
+    let checking = false;
+    const timer = setInterval(() => {
+      if (checking) return;
+      checking = true;
+      fleet.directory.lookup(owner).then(
+        (record) => {
+          checking = false;
+          if (!record) lost();
+        },
+        () => (checking = false),
+      );
+    }, checkMs);
+    timer.unref();
+    return () => clearInterval(timer);
+  };
+
   return {
     ownerOf(request) {
       const sealed = request.params?.['requestState'];
@@ -52,46 +148,76 @@ export function fleetForwarding(fleet: Fleet, options: ForwardingOptions = {}): 
       return owner !== undefined && owner !== fleet.id ? owner : undefined;
     },
 
-    async forward(owner, request, body, id) {
+    sessionId: () => `${fleet.id}${SESSION_SEPARATOR}${randomUUID()}`,
+
+    sessionOwner(sessionId) {
+      const at = sessionId.indexOf(SESSION_SEPARATOR);
+      if (at <= 0) return undefined;
+      const owner = sessionId.slice(0, at);
+      return owner !== fleet.id ? owner : undefined;
+    },
+
+    async forward(owner, request, body, what) {
       const record = await fleet.directory.lookup(owner).catch(() => undefined);
       if (!record) {
-        options.onForward?.({ owner, outcome: 'gone' });
-        return ownerGone(id, owner, 'it is not in the fleet');
+        outcome(owner, 'gone');
+        return goneAnswer(what, owner, 'it is not in the fleet');
       }
       const headers = new Headers();
       request.headers.forEach((value, name) => {
         if (!NOT_CARRIED.has(name)) headers.set(name, value);
       });
       const at = Date.now();
-      headers.set(HOP_HEADER, `${fleet.id}.${at}.${sign(fleet.hopSecret, fleet.id, at, body)}`);
+      const sessionId = 'session' in what ? what.session : null;
+      headers.set(HOP_HEADER, `${fleet.id}.${at}.${sign(fleet.hopSecret, fleet.id, at, request.method, sessionId, body ?? '')}`);
       const controller = new AbortController();
-      const onGone = () => controller.abort();
-      request.signal.addEventListener('abort', onGone, { once: true });
-      const timer = setTimeout(() => controller.abort(), timeoutMs);
+      let lostOwner = false;
+      const stopWatching = watchOwner(owner, () => {
+        lostOwner = true;
+        controller.abort();
+      });
+      const onClientGone = () => controller.abort();
+      request.signal.addEventListener('abort', onClientGone, { once: true });
+      const done = () => {
+        stopWatching();
+        request.signal.removeEventListener('abort', onClientGone);
+      };
+      const why = (e: unknown) => (lostOwner ? 'its heartbeat stopped' : `unreachable: ${e instanceof Error ? e.message : String(e)}`);
+      let answer: Response;
       try {
-        const answer = await fetch(`${record.advertise}${new URL(request.url).pathname}`, { method: 'POST', headers, body, signal: controller.signal });
-        clearTimeout(timer);
-        options.onForward?.({ owner, outcome: 'answered' });
-        const carried = new Headers();
-        answer.headers.forEach((value, name) => {
-          if (name === 'content-type' || name === 'cache-control' || name === 'retry-after') carried.set(name, value);
-        });
-        return new Response(answer.body, { status: answer.status, headers: carried });
+        answer = await fetch(`${record.advertise}${new URL(request.url).pathname}`, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
       } catch (e) {
-        clearTimeout(timer);
-        request.signal.removeEventListener('abort', onGone);
-        options.onForward?.({ owner, outcome: 'gone' });
-        return ownerGone(id, owner, controller.signal.aborted && !request.signal.aborted ? `no answer within ${timeoutMs} ms` : `unreachable: ${e instanceof Error ? e.message : String(e)}`);
+        done();
+        outcome(owner, 'gone');
+        return goneAnswer(what, owner, why(e));
       }
+      outcome(owner, 'answered');
+      const carried = new Headers();
+      answer.headers.forEach((value, name) => {
+        if (CARRIED_BACK.has(name)) carried.set(name, value);
+      });
+      if (!answer.body) {
+        done();
+        return new Response(null, { status: answer.status, headers: carried });
+      }
+      const streamed = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream');
+      const broken = (): Uint8Array | undefined => {
+        if (request.signal.aborted || !streamed || !('call' in what)) return undefined;
+        ownerGone++;
+        return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(ownerGoneError(what.call, owner, why(undefined)))}\n\n`);
+      };
+      return new Response(passedOn(answer.body, done, broken), { status: answer.status, headers: carried });
     },
 
-    verifyHop(hop, body) {
+    verifyHop(hop, method, sessionId, body) {
       const [replica, atText, signature] = hop.split('.');
       const at = Number(atText);
       if (!replica || !signature || !Number.isFinite(at) || Math.abs(Date.now() - at) > maxAge) return false;
-      const expected = Buffer.from(sign(fleet.hopSecret, replica, at, body));
+      const expected = Buffer.from(sign(fleet.hopSecret, replica, at, method, sessionId, body));
       const given = Buffer.from(signature);
       return given.length === expected.length && timingSafeEqual(given, expected);
     },
+
+    counts: () => ({ forwarded, ownerGone }),
   };
 }

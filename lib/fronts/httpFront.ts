@@ -133,6 +133,11 @@ function asWebRequest(req: IncomingMessage, body?: string): Request | undefined 
   }
 }
 
+/** A request that says it was forwarded by a replica of the fleet, and was not. */
+function forbiddenHop(): Response {
+  return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet signed');
+}
+
 function errorBody(code: number, message: string): unknown {
   return { jsonrpc: '2.0', error: { code, message } };
 }
@@ -186,6 +191,14 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (refused) return jsonError(refused.status, refused.code, refused.message);
     const sessionId = header('mcp-session-id');
     if (request.method === 'GET' || request.method === 'DELETE') {
+      if (sessionId && forwarding) {
+        if (hop !== null) {
+          if (!forwarding.verifyHop(hop, request.method, sessionId, '')) return forbiddenHop();
+        } else {
+          const owner = forwarding.sessionOwner(sessionId);
+          if (owner !== undefined) return forwarding.forward(owner, request, undefined, { session: sessionId });
+        }
+      }
       if (sessionId && config.legacy.size > 0) return config.legacy.handle(request);
       return new Response(null, { status: 405, headers: { allow: 'POST' } });
     }
@@ -193,6 +206,19 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const body = await readBody(request, http);
     if (!body.ok) return jsonResponse(bodyFailureMessage(body.error), body.error.status);
     const r = route(body.value, header, sessionId);
+    // A hop is served here only when a replica of the fleet signed it; a request that belongs to
+    // another replica goes there. A plain call is neither: it pays for neither check's serialising.
+    if (forwarding && r.kind !== 'reply') {
+      if (hop !== null) {
+        if (!forwarding.verifyHop(hop, 'POST', r.kind === 'serve' ? null : sessionId, JSON.stringify(r.kind === 'serve' ? r.rpc : r.parsed))) return forbiddenHop();
+      } else if (r.kind === 'legacy-handle' && sessionId) {
+        const owner = forwarding.sessionOwner(sessionId);
+        if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(r.parsed), { session: sessionId });
+      } else if (r.kind === 'serve') {
+        const owner = forwarding.ownerOf(r.rpc);
+        if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(r.rpc), { call: r.rpc.id });
+      }
+    }
     switch (r.kind) {
       case 'reply':
         return r.body === undefined ? new Response(null, { status: r.status }) : jsonResponse(r.body, r.status);
@@ -205,15 +231,6 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     const principal = http.principal ? http.principal(request) : principalFromHeaders(header);
     const { rpc, envelope } = r;
-    // A plain call is neither a hop nor owned elsewhere: it pays for neither check's serialising.
-    if (forwarding) {
-      if (hop !== null) {
-        if (!forwarding.verifyHop(hop, JSON.stringify(rpc))) return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet signed');
-      } else {
-        const owner = forwarding.ownerOf(rpc);
-        if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(rpc), rpc.id);
-      }
-    }
     if (!r.streams) {
       const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header });
       return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });

@@ -49,6 +49,8 @@ export interface LegacyHttpSessionsOptions extends LegacySessionLimits {
   readonly principal: (request: Request) => string;
   /** How long an `initialize` waits its turn at the gate before it is refused (default 10 s). */
   readonly waitMs?: number;
+  /** Makes a new session's id (default a random UUID); in a fleet, an id that names this replica. */
+  readonly sessionId?: () => string;
 }
 
 /** How long a new session's upstream may take to first speak before its turn at the gate is given up anyway. */
@@ -61,6 +63,7 @@ export class LegacyHttpSessions {
   readonly #principal: (request: Request) => string;
   readonly #openings: Openings | undefined;
   readonly #waitMs: number;
+  readonly #sessionId: () => string;
   #closed = false;
   #refusing = false;
 
@@ -69,11 +72,17 @@ export class LegacyHttpSessions {
     this.#principal = options.principal;
     this.#openings = source.openings;
     this.#waitMs = options.waitMs ?? DEFAULTS.sessionWaitMs;
+    this.#sessionId = options.sessionId ?? (() => crypto.randomUUID());
     this.#table = new LegacySessionTable<LegacySession>(options, (s) => void closeSession(s));
   }
 
   get size(): number {
     return this.#table.size;
+  }
+
+  /** Requests being served on the sessions now. */
+  get active(): number {
+    return this.#table.active;
   }
 
   /** Serves a request that belongs to an existing legacy session (by `Mcp-Session-Id`) of its own principal. */
@@ -134,7 +143,7 @@ export class LegacyHttpSessions {
     }
     let sessionId: string | undefined;
     const front = new ServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: this.#sessionId,
       onsessioninitialized: (sid) => {
         sessionId = sid;
         this.#openings?.met(principal);

@@ -66,6 +66,13 @@ export class LegacySessionTable<S> {
     return this.#rows.size;
   }
 
+  /** Requests being served on the sessions now. */
+  get active(): number {
+    let n = 0;
+    for (const row of this.#rows.values()) n += row.active;
+    return n;
+  }
+
   get max(): number {
     return Math.max(1, this.#limits.max ?? DEFAULTS.legacySessions);
   }

@@ -68,6 +68,9 @@ export interface Served {
 /** The header a replica of a fleet signs a forwarded request with. */
 export const HOP_HEADER = 'x-mcp-dual-era-hop';
 
+/** Who a forwarded request is answered for when its owner is gone: a parked call's retry, or a legacy session. */
+export type ForwardedFor = { readonly call: JsonRpcRequest['id'] } | { readonly session: string };
+
 /**
  * Where a request that belongs to another replica of a fleet goes: the fleet hands this to the
  * HTTP front. A request forwarded by a replica of the fleet (it carries a valid `HOP_HEADER`) is
@@ -76,11 +79,16 @@ export const HOP_HEADER = 'x-mcp-dual-era-hop';
 export interface Forwarding {
   /** The replica that owns `request` (it continues a call parked there), when that is not this one. */
   ownerOf(request: JsonRpcRequest): string | undefined;
+  /** A new legacy session's id, naming this replica as its owner. */
+  sessionId(): string;
+  /** The replica that owns the legacy session `sessionId`, when that is not this one. */
+  sessionOwner(sessionId: string): string | undefined;
   /**
-   * Sends `request` to the replica `owner` (`body` is the message as sent on) and answers with what
-   * that replica answers, streamed as it comes; a defined error when the owner is gone.
+   * Sends `request` to the replica `owner` (`body` is the message as sent on; none for GET and
+   * DELETE) and answers with what that replica answers, streamed as it comes; a defined error
+   * for `what` when the owner is gone.
    */
-  forward(owner: string, request: Request, body: string, id: JsonRpcRequest['id']): Promise<Response>;
-  /** Whether `hop` (the header's value) proves `body` was forwarded by a replica of this fleet. */
-  verifyHop(hop: string, body: string): boolean;
+  forward(owner: string, request: Request, body: string | undefined, what: ForwardedFor): Promise<Response>;
+  /** Whether `hop` (the header's value) proves that a replica of this fleet forwarded this `method`, session and `body`. */
+  verifyHop(hop: string, method: string, sessionId: string | null, body: string): boolean;
 }

@@ -29,15 +29,34 @@ interface Listener {
 /** The listens fed by one upstream session (for the key filed as `id`), and that session's share of the sessions held. */
 interface Unit {
   readonly id: string;
+  readonly principal: string;
   readonly listeners: Set<Listener>;
   readonly holding: Holding;
+  /** In a fleet: the changes delivered lately, by their text, with when (the same change heard twice is delivered once). */
+  readonly recent: Map<string, number>;
 }
+
+/** Where a change reported here is told to the other replicas of a fleet. */
+export interface ListenFanOut {
+  /** Tells the other replicas of a change the upstream reported to a session of `principal`. */
+  publish(principal: string, notification: JsonRpcNotification): void;
+}
+
+/** The notifications a listen can carry from a legacy server (the others belong to a call). */
+const LISTENED = new Set(['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
+
+/** How long a change delivered to a unit makes the same change, heard again, a repeat. */
+const REPEAT_MS = 2000;
+/** Most changes a unit remembers as delivered. */
+const MAX_RECENT = 64;
 
 export interface ListenHubOptions {
   /** Listens one principal may have open (default 16); one more is refused. */
   readonly perPrincipal?: number;
   /** The fair shares of held sessions (a principal's listens of one capability set hold one session). */
   readonly shares?: Shares;
+  /** In a fleet: changes reported here are told to the other replicas (and theirs heard with `deliverElsewhere`). */
+  readonly fanOut?: ListenFanOut;
 }
 
 /**
@@ -60,11 +79,34 @@ export class ListenHub {
     this.#shares = options.shares ?? new Shares({ budget: Number.POSITIVE_INFINITY });
   }
 
-  /** Feeds an upstream notification to the listens on its session. */
-  dispatch(session: UpstreamSession, method: string, params: JsonObject | undefined): void {
+  /** Feeds an upstream notification to the listens on its session (and, in a fleet, tells the other replicas). */
+  dispatch(key: SessionKey, session: UpstreamSession, method: string, params: JsonObject | undefined): void {
     const unit = this.#units.get(session);
-    if (!unit) return;
+    const fanOut = this.#options.fanOut;
+    if (!unit && (!fanOut || !LISTENED.has(method))) return;
     const notification: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+    if (unit) this.#deliver(unit, notification);
+    if (fanOut && LISTENED.has(method)) fanOut.publish(key.principal, notification);
+  }
+
+  /**
+   * Feeds a change another replica reported to the listens of the principals `ofPrincipal`
+   * accepts, each once even when this replica's upstream reported it as well.
+   */
+  deliverElsewhere(ofPrincipal: (principal: string) => boolean, notification: JsonRpcNotification): void {
+    if (!LISTENED.has(notification.method)) return;
+    for (const unit of this.#units.values()) if (ofPrincipal(unit.principal)) this.#deliver(unit, notification);
+  }
+
+  #deliver(unit: Unit, notification: JsonRpcNotification): void {
+    if (this.#options.fanOut) {
+      const text = JSON.stringify(notification);
+      const now = Date.now();
+      const seen = unit.recent.get(text);
+      if (seen !== undefined && now - seen < REPEAT_MS) return;
+      if (unit.recent.size >= MAX_RECENT) for (const [t, at] of unit.recent) if (now - at >= REPEAT_MS || unit.recent.size >= MAX_RECENT) unit.recent.delete(t);
+      unit.recent.set(text, now);
+    }
     for (const l of unit.listeners) l.deliver(notification);
   }
 
@@ -130,7 +172,7 @@ export class ListenHub {
       for (const l of [...listeners]) l.end();
     });
     if (!('end' in admitted)) return { session, refused: admitted };
-    this.#units.set(session, { id, listeners, holding: admitted });
+    this.#units.set(session, { id, principal, listeners, holding: admitted, recent: new Map() });
     this.#byKey.set(id, session);
     return { session };
   }

@@ -27,7 +27,8 @@ import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
 import { serveModern, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
-import { errorAnswer, type Answer, type Forwarding, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
+import { errorAnswer, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
+import type { Fleet } from '../../fleet/fleet.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 import { DEFAULTS } from '../../defaults.ts';
 
@@ -73,10 +74,13 @@ export interface WrapLegacyServerOptions {
   /** MRTR for the server's own pushes: the suspend-mode options, or a broker of your own. */
   readonly mrtr?: MrtrOptions | InputBroker;
   /**
-   * In a fleet of replicas: where a retry whose call is parked on another replica goes (with
-   * `mrtr.replica` naming this one). `serve --fleet` builds it from the fleet's Redis.
+   * A replica of a fleet (`await joinFleet({ redis })`): requestState is sealed with the fleet's
+   * keys and names this replica as the owner of a parked call, replay-mode states are used once
+   * fleet-wide, retries and legacy-session requests owned by another replica are forwarded there,
+   * and changes the upstream reports reach listens on every replica. Register the replica in the
+   * directory (`fleet.register(url)`) once it listens; `serve --fleet` does all of this.
    */
-  readonly forwarding?: Forwarding;
+  readonly fleet?: Fleet;
   /**
    * Answer `GET /healthz` (200, with `info()`'s members beside `status`) and `GET /readyz` (503
    * once the wrap drains) on the HTTP front.
@@ -140,8 +144,10 @@ export interface LegacyServerWrap extends Served {
   stats(): WrapStats;
   /**
    * Stops taking new work: new calls, listens and legacy sessions get 503 (`/readyz` too), while
-   * retries that continue a parked call are still served. Resolves when no call is parked (they
-   * were resumed to their end, or released when their retry did not come in time).
+   * retries that continue a parked call and requests of open legacy sessions are still served.
+   * Resolves when nothing taken is left: no call parked (resumed to its end, or released when its
+   * retry did not come in time), none being served (open listens aside), no legacy session's
+   * request in progress.
    */
   drain(): Promise<void>;
   /** Answers or cancels everything in flight, ends listens, closes every upstream session. Idempotent. */
@@ -195,17 +201,28 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     budget: () => pool.max - pool.reserve,
     ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal } : {}),
   });
-  const hub = new ListenHub({ shares, ...(options.listens?.perPrincipal !== undefined ? { perPrincipal: options.listens.perPrincipal } : {}) });
+  const fleet = options.fleet;
+  const hub = new ListenHub({
+    shares,
+    ...(options.listens?.perPrincipal !== undefined ? { perPrincipal: options.listens.perPrincipal } : {}),
+    ...(fleet ? { fanOut: { publish: (principal, change) => fleet.changes.publish(principal, change) } } : {}),
+  });
+  // The other replicas' changes, to this replica's listens of the same caller.
+  const hearing = fleet?.changes.subscribe((scope, change) => hub.deliverElsewhere((principal) => fleet.changes.hash(principal) === scope, change));
+  hearing?.catch((e: unknown) => events.emit('upstream-failed', { reason: `the fleet's changes cannot be heard: ${e instanceof Error ? e.message : String(e)}`, started: true }));
   const catalog = new Catalog();
   const described = new Described();
   const tools = new ToolIndex(catalog);
   const shutdown = new AbortController();
   /** Every listen being served: ended together on shutdown. */
   const listening = new Set<Scope>();
-  const unrelated = async (_key: SessionKey, push: JsonRpcRequest): Promise<RpcOutcome> => {
+  const unrelated = async (key: SessionKey, push: JsonRpcRequest): Promise<RpcOutcome> => {
     events.emit('unrelated-push', { method: push.method });
     switch (push.method) {
       case 'roots/list':
+        // The client's own roots come with its calls: outside one they are not known, and an empty
+        // list would be taken for the truth (a server that caches it would never ask in a call).
+        if (!options.roots?.length && key.capabilities['roots'] !== undefined) return { error: { code: ErrorCode.InternalError, message: "The client's roots are known only during a request: ask for them while serving one" } };
         return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
       case 'elicitation/create':
         // Nobody saw it: `decline` would say the user refused.
@@ -224,10 +241,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.sessions?.reserve !== undefined ? { reserve: options.sessions.reserve } : {}),
     ...(options.sessions?.waitMs !== undefined ? { waitMs: options.sessions.waitMs } : {}),
     onUnrelatedPush: unrelated,
-    onNotification: (_key, session, method, params) => {
+    onNotification: (key, session, method, params) => {
       if (method === 'notifications/tools/list_changed') tools.invalidate(session);
       if (method.endsWith('/list_changed')) catalog.changed(`${method.slice('notifications/'.length, -'/list_changed'.length)}/list`);
-      hub.dispatch(session, method, params);
+      hub.dispatch(key, session, method, params);
     },
     onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
     onSessionOpened: (key, session) => {
@@ -241,8 +258,14 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     openings,
     failed: (reason) => events.emit('upstream-failed', { reason, started: false }),
   };
-  const legacy = new LegacyHttpSessions(source, { ...(options.legacySessions ?? {}), principal: requestPrincipal(options.http?.principal), waitMs: options.sessions?.waitMs ?? DEFAULTS.sessionWaitMs });
-  const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(options.mrtr ?? {}, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
+  const legacy = new LegacyHttpSessions(source, {
+    ...(options.legacySessions ?? {}),
+    principal: requestPrincipal(options.http?.principal),
+    waitMs: options.sessions?.waitMs ?? DEFAULTS.sessionWaitMs,
+    ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}),
+  });
+  const mrtr: MrtrOptions = { ...(options.mrtr && !('run' in options.mrtr) ? options.mrtr : {}), ...(fleet ? { keyring: fleet.keyring, usedStates: fleet.usedStates, replica: fleet.id } : {}) };
+  const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(mrtr, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
     pool,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
@@ -298,8 +321,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     legacy,
     serve,
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
-    ...(options.forwarding ? { forwarding: options.forwarding } : {}),
-    ...(options.health ? { health: { ready: () => !draining, ...(typeof options.health === 'object' ? { info: options.health.info } : {}) } } : {}),
+    ...(fleet ? { forwarding: fleet.forwarding } : {}),
+    ...(options.health ? { health: { ready: () => !draining, info: () => ({ ...(fleet ? { replica: fleet.id, ...fleet.forwarding.counts() } : {}), ...(typeof options.health === 'object' ? options.health.info() : {}) }) } } : {}),
   });
 
   let closing: Promise<void> | undefined;
@@ -328,11 +351,15 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     async drain() {
       draining = true;
       legacy.refuseNew();
-      while (inputs instanceof MrtrBroker && inputs.parked > 0 && !shutdown.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+      // Until nothing it took is left: no call parked, none being served (open listens aside), no
+      // legacy session's request in progress.
+      const busy = () => (inputs instanceof MrtrBroker ? inputs.parked : 0) + (serving - listening.size) + legacy.active > 0;
+      while (busy() && !shutdown.signal.aborted) await new Promise((r) => setTimeout(r, 50));
     },
     close() {
       closing ??= (async () => {
         hub.closeAll();
+        void hearing?.then((stop) => stop(), () => {});
         if (inputs instanceof MrtrBroker) inputs.close();
         await new Promise((r) => setTimeout(r, 0));
         shutdown.abort();

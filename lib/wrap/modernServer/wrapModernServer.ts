@@ -10,6 +10,7 @@ import { createHttpFront } from '../../fronts/httpFront.ts';
 import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
 import type { LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
 import type { Served, SessionSource } from '../../fronts/served.ts';
+import type { Fleet } from '../../fleet/fleet.ts';
 import { serveStdio, type RunningStdioFront, type StdioFrontOptions } from '../../fronts/stdioFront.ts';
 import { requestPrincipal, type EdgeLimits, type OriginPolicy } from '../../transport/httpEdge.ts';
 import type { ModernUpstream } from '../../transport/modernUpstream.ts';
@@ -35,6 +36,12 @@ export interface WrapModernServerOptions extends LegacyClientBridgeOptions {
   readonly sessions?: LegacySessionLimits;
   /** HTTP: who is asking (a session answers only the principal that opened it); default: the `Authorization` header. */
   readonly principal?: (request: Request) => string;
+  /**
+   * A replica of a fleet (`await joinFleet({ redis })`): each legacy session's id names this
+   * replica, and a session's requests that land on another replica are forwarded here; the HTTP
+   * front answers `GET /healthz` and `GET /readyz`. Register the replica (`fleet.register(url)`) once it listens.
+   */
+  readonly fleet?: Fleet;
 }
 
 /** A modern server served to legacy clients; on stdio by `serveStdio(wrap)` as well. */
@@ -82,7 +89,8 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
     return bridge;
   };
   const source: SessionSource = { connect: async () => session() };
-  const legacy = new LegacyHttpSessions(source, { ...(options.sessions ?? {}), principal: requestPrincipal(options.principal) });
+  const fleet = options.fleet;
+  const legacy = new LegacyHttpSessions(source, { ...(options.sessions ?? {}), principal: requestPrincipal(options.principal), ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}) });
   const front = createHttpFront({
     http: {
       path: options.path === undefined ? '/mcp' : options.path,
@@ -91,6 +99,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
       ...(options.principal ? { principal: options.principal } : {}),
     },
     legacy,
+    ...(fleet ? { forwarding: fleet.forwarding, health: { ready: () => !closing, info: () => ({ replica: fleet.id, ...fleet.forwarding.counts() }) } } : {}),
   });
 
   let closing: Promise<void> | undefined;

@@ -1,0 +1,96 @@
+/**
+ * Changes an upstream reported to one replica, told to every replica of the fleet (Redis pub/sub
+ * on one channel per fleet), so `subscriptions/listen` streams anywhere hear them. A change is
+ * scoped to the caller whose upstream session reported it: the scope travels as a keyed hash,
+ * never as the caller's credentials. A replica does not hear its own changes back (it delivered
+ * them already). Subscribing takes a connection of its own, opened with the first subscriber.
+ */
+import { createHmac } from 'node:crypto';
+import type { JsonRpcNotification } from '../core/jsonrpc.ts';
+import { isRecord } from '../core/primitives.ts';
+import type { FleetKeys } from './fleetKeys.ts';
+import { closeFleetRedis, type FleetRedis } from './fleetRedis.ts';
+
+/** The largest change sent between replicas; a larger one is delivered on its own replica only. */
+const MAX_CHANGE_BYTES = 64 * 1024;
+
+/** Scopes remembered with their hash (a bounded memo: hashing is per message otherwise). */
+const MAX_MEMO = 1024;
+
+/** Told of a change another replica reported: its scope's hash and the notification. */
+export type ChangeHandler = (scopeHash: string, notification: JsonRpcNotification) => void;
+
+/** The fleet's channel of changes, for one replica. */
+export class FleetChanges {
+  readonly #redis: FleetRedis;
+  readonly #channel: string;
+  readonly #self: string;
+  readonly #secret: Buffer;
+  readonly #handlers = new Set<ChangeHandler>();
+  readonly #memo = new Map<string, string>();
+  #subscriber: Promise<FleetRedis> | undefined;
+  #onError: ((error: unknown) => void) | undefined;
+
+  constructor(redis: FleetRedis, keys: FleetKeys, self: string, secret: Buffer, onError?: (error: unknown) => void) {
+    this.#redis = redis;
+    this.#channel = keys.changes;
+    this.#self = self;
+    this.#secret = secret;
+    this.#onError = onError;
+  }
+
+  /** What `scope` is called between replicas. */
+  hash(scope: string): string {
+    let hashed = this.#memo.get(scope);
+    if (hashed === undefined) {
+      hashed = createHmac('sha256', this.#secret).update(scope).digest('base64url');
+      if (this.#memo.size >= MAX_MEMO) this.#memo.clear();
+      this.#memo.set(scope, hashed);
+    }
+    return hashed;
+  }
+
+  /** Tells the other replicas of a change reported for `scope`. */
+  publish(scope: string, notification: JsonRpcNotification): void {
+    const text = JSON.stringify({ from: this.#self, scope: this.hash(scope), notification });
+    if (Buffer.byteLength(text) > MAX_CHANGE_BYTES) return;
+    this.#redis.publish(this.#channel, text).catch((e: unknown) => this.#onError?.(e));
+  }
+
+  /** Hears the other replicas' changes until the returned function is called. */
+  async subscribe(handler: ChangeHandler): Promise<() => void> {
+    this.#handlers.add(handler);
+    await (this.#subscriber ??= this.#open());
+    return () => void this.#handlers.delete(handler);
+  }
+
+  async #open(): Promise<FleetRedis> {
+    const subscriber = this.#redis.duplicate() as FleetRedis;
+    subscriber.on('error', (e: Error) => this.#onError?.(e));
+    await subscriber.connect();
+    await subscriber.subscribe(this.#channel, (text) => this.#heard(text));
+    return subscriber;
+  }
+
+  #heard(text: string): void {
+    let change: unknown;
+    try {
+      change = JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (!isRecord(change) || change['from'] === this.#self || typeof change['scope'] !== 'string') return;
+    const notification = change['notification'];
+    if (!isRecord(notification) || notification['jsonrpc'] !== '2.0' || typeof notification['method'] !== 'string') return;
+    for (const handler of this.#handlers) handler(change['scope'], notification as unknown as JsonRpcNotification);
+  }
+
+  /** Closes the subscription's connection. Idempotent. */
+  async close(): Promise<void> {
+    this.#handlers.clear();
+    const subscriber = this.#subscriber;
+    this.#subscriber = undefined;
+    const open = await subscriber?.catch(() => undefined);
+    if (open) await closeFleetRedis(open);
+  }
+}
