@@ -1,7 +1,8 @@
 /**
  * Replicas of `mcp-dual-era serve --fleet` for the fleet specs: real processes (Node itself, not
- * the tsx launcher, so a SIGKILL reaches the replica) in front of server-everything over stdio,
- * on free ports, in a fleet of the spec's own on the machine's Redis; stopped by process id.
+ * the tsx launcher, so a SIGKILL reaches the replica) in front of server-everything over stdio
+ * (or another legacy server command), on free ports, in a fleet of the spec's own on the
+ * machine's Redis; stopped by process id.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
@@ -19,9 +20,12 @@ export interface Replica {
   readonly log: () => string;
 }
 
-/** Starts a replica with `extra` options of `serve` (before `--`). */
-export async function startReplica(fleet: SpecFleet, extra: readonly string[] = []): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, ...extra, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+/** server-everything over stdio, the upstream replicas serve unless told otherwise. */
+const EVERYTHING_UPSTREAM: readonly string[] = [process.execPath, EVERYTHING, 'stdio'];
+
+/** Starts a replica with `extra` options of `serve` (before `--`), in front of `upstream` (the legacy server command after `--`; none with `--upstream <url>` in `extra`). */
+export async function startReplica(fleet: SpecFleet, extra: readonly string[] = [], upstream: readonly string[] = EVERYTHING_UPSTREAM): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, ...extra, ...(upstream.length > 0 ? ['--', ...upstream] : [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.stderr!.on('data', (c: Buffer) => {

@@ -54,9 +54,9 @@ export async function modernPost(url: string | URL, method: string, params: Reco
  * Opens a `subscriptions/listen` stream and resolves once it is acknowledged, with a `close()`
  * that ends it as a client does (closing the stream); a refusal resolves with the answer instead.
  */
-export async function openListen(url: string | URL, options: ModernPostOptions = {}): Promise<{ acknowledged: true; close(): void; ended: Promise<Array<Record<string, any>>> } | { acknowledged: false; answer: ModernAnswer }> {
+export async function openListen(url: string | URL, options: ModernPostOptions & { readonly notifications?: Record<string, unknown> } = {}): Promise<{ acknowledged: true; close(): void; ended: Promise<Array<Record<string, any>>>; seen: ReadonlyArray<Record<string, any>> } | { acknowledged: false; answer: ModernAnswer }> {
   const controller = new AbortController();
-  const res = await send(url, 'subscriptions/listen', { notifications: { toolsListChanged: true } }, { ...options, signal: controller.signal }, 'listen');
+  const res = await send(url, 'subscriptions/listen', { notifications: options.notifications ?? { toolsListChanged: true } }, { ...options, signal: controller.signal }, 'listen');
   const contentType = res.headers.get('content-type');
   if (!contentType?.startsWith('text/event-stream')) {
     const text = await res.text();
@@ -78,5 +78,5 @@ export async function openListen(url: string | URL, options: ModernPostOptions =
     const all = await ended;
     return { acknowledged: false, answer: { status: res.status, retryAfter: null, contentType, message: all.at(-1) ?? {}, notifications: all.slice(0, -1) } };
   }
-  return { acknowledged: true, close: () => controller.abort(), ended };
+  return { acknowledged: true, close: () => controller.abort(), ended, seen };
 }
