@@ -178,10 +178,15 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   // In a fleet, SIGTERM drains first: /readyz turns 503 and the directory says so, new calls get
   // 503 (a balancer tries another replica), and the retries of the calls parked here are served
   // until none is left (each is released at its park timeout at the latest).
-  process.once('SIGTERM', fleet ? () => void drain(wrap, fleet, context.say).then(onSignal, onSignal) : onSignal);
+  let drained = false;
+  const onDrained = () => {
+    drained = true;
+    stop();
+  };
+  process.once('SIGTERM', fleet ? () => void drain(wrap, fleet, context.say).then(onDrained, onSignal) : onSignal);
   if (context.values.stdio) return onStdio(wrap, backend, watch, stopped, context);
   try {
-    return await onHttp(wrap, backend, watch, stopped, context, fleet && { fleet, advertise: settings.value.fleet?.advertise });
+    return await onHttp(wrap, backend, watch, stopped, context, fleet && { fleet, advertise: settings.value.fleet?.advertise, drained: () => drained });
   } finally {
     await fleet?.leave();
   }
@@ -256,8 +261,18 @@ async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: Upstream
   return 1;
 }
 
+/** How long a drained replica waits for the requests passing through it to end before it exits. */
+const DRAIN_PASSING_MS = 30_000;
+
 /** On HTTP the port is taken first (a taken port is said before any server starts), then the upstream is started and described. */
-async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext, joined: { fleet: Fleet; advertise: string | undefined } | undefined): Promise<number> {
+async function onHttp(
+  wrap: LegacyServerWrap,
+  backend: Backend,
+  watch: UpstreamWatch,
+  stopped: Promise<void>,
+  context: ServeContext,
+  joined: { fleet: Fleet; advertise: string | undefined; drained: () => boolean } | undefined,
+): Promise<number> {
   const { say, trace, values, limits } = context;
   const { serveNodeHttp } = await import('../transport/nodeHttp.ts');
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
@@ -286,6 +301,20 @@ async function onHttp(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamW
   say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
   context.hooks.onListening?.(url);
   await stopped;
+  if (joined?.drained()) {
+    // Drained: no new connection is taken (the balancer's next one is refused before anything is
+    // sent, and goes to another replica), and what passes through here still (work handed to
+    // another replica) ends first, within a bound.
+    await joined.fleet.leave();
+    await new Promise<void>((resolve) => {
+      const bound = setTimeout(resolve, DRAIN_PASSING_MS);
+      server.server.close(() => {
+        clearTimeout(bound);
+        resolve();
+      });
+      server.server.closeIdleConnections();
+    });
+  }
   say('mcp-dual-era: shutting down');
   await wrap.close();
   await server.close();

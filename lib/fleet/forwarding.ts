@@ -34,7 +34,7 @@ export interface ForwardingFleet {
   readonly id: string;
   readonly keyring: Keyring;
   readonly hopSecret: Buffer;
-  readonly directory: Pick<FleetDirectory, 'lookup'>;
+  readonly directory: Pick<FleetDirectory, 'lookup' | 'replicas'>;
 }
 
 /** What a fleet's forwarding has done so far. */
@@ -68,14 +68,20 @@ function ownerGoneError(id: JsonRpcRequest['id'], owner: string, why: string) {
   });
 }
 
-/** The answer when the owner is gone: the call's defined error, or a legacy session's 404 (its client initializes again). */
+/**
+ * The answer when the owner is gone: the call's defined error, a legacy session's 404 (its client
+ * initializes again), or for new work handed over by a draining replica, 503 (send it again).
+ */
 function goneAnswer(what: ForwardedFor, owner: string, why: string): Response {
-  const body =
-    'call' in what
-      ? ownerGoneError(what.call, owner, why)
-      : { jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } };
-  return new Response(JSON.stringify(body), { status: 'call' in what ? 400 : 404, headers: { 'content-type': 'application/json' } });
+  const json = { 'content-type': 'application/json' };
+  if ('call' in what) return new Response(JSON.stringify(ownerGoneError(what.call, owner, why)), { status: 400, headers: json });
+  if ('session' in what) return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } }), { status: 404, headers: json });
+  const body = errorResponse(what.handedOver, { code: ErrorCode.InternalError, message: `Internal error: this replica is draining and the one it handed the request to is gone (${why}); send the request again` });
+  return new Response(JSON.stringify(body), { status: 503, headers: { ...json, 'retry-after': '0' } });
 }
+
+/** How long the list of ready replicas a draining replica hands work to is kept. */
+const PEERS_FRESH_MS = 1000;
 
 function sign(secret: Buffer, replica: string, at: number, method: string, sessionId: string | null, body: string): string {
   const digest = createHash('sha256').update(body).digest('base64url');
@@ -113,6 +119,8 @@ function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, broken: (
 /** The forwarding of one replica of `fleet`. */
 export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptions = {}): FleetForwarding {
   const checkMs = Math.max(50, options.ownerCheckMs ?? 1000);
+  let peers: { at: number; ids: Promise<string[]> } | undefined;
+  let turn = 0;
   const maxAge = options.hopMaxAgeMs ?? 30_000;
   let forwarded = 0;
   let ownerGone = 0;
@@ -155,6 +163,18 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       if (at <= 0) return undefined;
       const owner = sessionId.slice(0, at);
       return owner !== fleet.id ? owner : undefined;
+    },
+
+    async readyPeer() {
+      if (!peers || Date.now() - peers.at > PEERS_FRESH_MS) {
+        const ids = fleet.directory.replicas().then(
+          (all) => all.filter((r) => r.ready && r.id !== fleet.id).map((r) => r.id),
+          () => [],
+        );
+        peers = { at: Date.now(), ids };
+      }
+      const ids = await peers.ids;
+      return ids.length === 0 ? undefined : ids[turn++ % ids.length];
     },
 
     async forward(owner, request, body, what) {

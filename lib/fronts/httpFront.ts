@@ -174,6 +174,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     return { kind: 'serve', rpc, envelope: envelope.value, streams };
   };
 
+  const draining = (): boolean => config.health !== undefined && !config.health.ready();
+  /** What a draining replica hands to another: new calls and new legacy sessions (a listen is refused: its client listens again). */
+  const handedOver = (r: Route): boolean =>
+    r.kind === 'legacy-open' || (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.rpc.params?.['requestState'] === undefined);
+
   const fetch = async (request: Request): Promise<Response> => {
     const header: HeaderGetter = (name) => request.headers.get(name);
     if (config.health && request.method === 'GET') {
@@ -217,6 +222,12 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       } else if (r.kind === 'serve') {
         const owner = forwarding.ownerOf(r.rpc);
         if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(r.rpc), { call: r.rpc.id });
+      }
+      // New work reaching a replica that drains goes to one that does not (the balancer sends
+      // some until it notices), so no client sees this replica go.
+      if (hop === null && draining() && handedOver(r)) {
+        const peer = await forwarding.readyPeer();
+        if (peer !== undefined) return forwarding.forward(peer, request, JSON.stringify(r.kind === 'serve' ? r.rpc : r.parsed), { handedOver: r.kind === 'serve' ? r.rpc.id : null });
       }
     }
     switch (r.kind) {
@@ -268,7 +279,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       principal = http.principal(request);
     } else principal = principalFromHeaders(header);
     const { rpc, envelope } = r;
-    if (forwarding?.ownerOf(rpc) !== undefined) {
+    if (forwarding && (forwarding.ownerOf(rpc) !== undefined || (draining() && handedOver(r)))) {
       // Forwarded through the Web handler, which streams the owner's answer and carries a close.
       (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
       return (throughFetch ??= viaFetch(fetch))(req, res);
@@ -310,6 +321,9 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
 
   const node = (req: IncomingMessage, res: ServerResponse): void => {
     const headers = req.headers;
+    // A replica that drains keeps no connection open: the balancer's next request connects anew
+    // and, once this replica has stopped listening, is refused before it is sent (and goes elsewhere).
+    if (forwarding && draining()) res.shouldKeepAlive = false;
     const consumed = consumedBody(req);
     if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined || (forwarding && headers[HOP_HEADER] !== undefined)) {
       // The Web listener reads a spent body from `rawBody`.

@@ -68,8 +68,11 @@ export interface Served {
 /** The header a replica of a fleet signs a forwarded request with. */
 export const HOP_HEADER = 'x-mcp-dual-era-hop';
 
-/** Who a forwarded request is answered for when its owner is gone: a parked call's retry, or a legacy session. */
-export type ForwardedFor = { readonly call: JsonRpcRequest['id'] } | { readonly session: string };
+/**
+ * Who a forwarded request is answered for when its owner is gone: a parked call's retry, a legacy
+ * session, or new work a draining replica handed to a ready one.
+ */
+export type ForwardedFor = { readonly call: JsonRpcRequest['id'] } | { readonly session: string } | { readonly handedOver: JsonRpcRequest['id'] | null };
 
 /**
  * Where a request that belongs to another replica of a fleet goes: the fleet hands this to the
@@ -83,6 +86,8 @@ export interface Forwarding {
   sessionId(): string;
   /** The replica that owns the legacy session `sessionId`, when that is not this one. */
   sessionOwner(sessionId: string): string | undefined;
+  /** A replica other than this one that takes new work, if there is one (while this one drains). */
+  readyPeer(): Promise<string | undefined>;
   /**
    * Sends `request` to the replica `owner` (`body` is the message as sent on; none for GET and
    * DELETE) and answers with what that replica answers, streamed as it comes; a defined error

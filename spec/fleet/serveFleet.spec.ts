@@ -94,7 +94,7 @@ fleetSuite('should forward a suspend-mode retry to the replica that parked the c
   assert.match(JSON.stringify(finished.result?.content), 'User provided the requested information!');
 });
 
-fleetSuite('should drain on SIGTERM: unready, new calls refused, parked calls served to their end, then exit', async () => {
+fleetSuite('should drain on SIGTERM: unready, new calls handed to a ready replica, parked calls served to their end, then exit', async () => {
   replicas = await Promise.all([start(fleet), start(fleet)]);
   const [a, b] = replicas as [Replica, Replica];
   const origin = new URL(a.url).origin;
@@ -116,7 +116,15 @@ fleetSuite('should drain on SIGTERM: unready, new calls refused, parked calls se
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS },
     body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META } }),
   });
-  assert.is(fresh.status, 503, 'a new call goes elsewhere');
+  // Handed to the ready replica, which parks it: its retry is B's own.
+  assert.is(fresh.status, 200, 'a new call is handed to a ready replica');
+  const handed = (await fresh.json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> } };
+  assert.is(handed.result.resultType, 'input_required');
+  assert.is(((await (await fetch(`${origin}/healthz`)).json()) as { forwarded: number }).forwarded, 1);
+  const [handedKey] = Object.keys(handed.result.inputRequests);
+  const handedDone = await call(b.url, 4, { requestState: handed.result.requestState, inputResponses: { [handedKey!]: ANSWER } });
+  assert.match(JSON.stringify(handedDone.result?.content), 'User provided the requested information!', JSON.stringify(handedDone));
+  assert.is(((await (await fetch(`${new URL(b.url).origin}/healthz`)).json()) as { forwarded: number }).forwarded, 0, 'B resumed its own call');
   const client = await fleet.client();
   const record = (await new FleetDirectory(client, fleet.keys).replicas()).find((r) => origin === r.advertise);
   assert.is(record?.ready, false, 'the directory says it drains');
@@ -125,6 +133,8 @@ fleetSuite('should drain on SIGTERM: unready, new calls refused, parked calls se
   const done = await call(b.url, 3, { requestState: parked.result.requestState, inputResponses: { [key!]: ANSWER } });
   assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
   assert.is(await exited, 0, 'then it exits');
+  // Its port is closed: a balancer's request is refused before it is sent.
+  assert.ok(await fetch(a.url, { method: 'POST', body: '{}' }).then(() => false, () => true), 'nothing listens there');
 });
 
 fleetSuite('should refuse a forwarded request that no replica of the fleet signed', async () => {
