@@ -17,8 +17,8 @@ const MAX_CHANGE_BYTES = 64 * 1024;
 /** Scopes remembered with their hash (a bounded memo: hashing is per message otherwise). */
 const MAX_MEMO = 1024;
 
-/** Told of a change another replica reported: its scope's hash and the notification. */
-export type ChangeHandler = (scopeHash: string, notification: JsonRpcNotification) => void;
+/** Told of a change another replica reported: its scope's hash, the notification, and the replica. */
+export type ChangeHandler = (scopeHash: string, notification: JsonRpcNotification, from: string) => void;
 
 /** The fleet's channel of changes, for one replica. */
 export class FleetChanges {
@@ -79,10 +79,10 @@ export class FleetChanges {
     } catch {
       return;
     }
-    if (!isRecord(change) || change['from'] === this.#self || typeof change['scope'] !== 'string') return;
+    if (!isRecord(change) || typeof change['from'] !== 'string' || change['from'] === this.#self || typeof change['scope'] !== 'string') return;
     const notification = change['notification'];
     if (!isRecord(notification) || notification['jsonrpc'] !== '2.0' || typeof notification['method'] !== 'string') return;
-    for (const handler of this.#handlers) handler(change['scope'], notification as unknown as JsonRpcNotification);
+    for (const handler of this.#handlers) handler(change['scope'], notification as unknown as JsonRpcNotification, change['from']);
   }
 
   /** Closes the subscription's connection. Idempotent. */

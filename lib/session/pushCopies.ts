@@ -25,8 +25,11 @@ interface Copy {
  * The copies of pushes seen by the sessions of one upstream. Rules, once a push's copies are in:
  * one copy is handled as usual; of several, the one whose session has a pushable call is
  * handled and the others left unanswered (the server takes one answer); none with such a call:
- * each is handled as usual (answered as outside any call); several with such calls: each is
- * refused, since the push could reach another principal's client.
+ * each is handled as usual (answered as outside any call). Several with such calls are each
+ * handled when they reached only sessions with such calls while others are open: they are not
+ * copies but pushes alike of calls alike (a server that runs a server instance per session counts
+ * its request ids from 0 in each); otherwise each is refused, since the push could reach another
+ * principal's client.
  */
 export class PushCopies {
   readonly #gathering = new Map<string, Copy[]>();
@@ -56,7 +59,7 @@ export class PushCopies {
       const gathered = copies;
       setTimeout(() => {
         this.#gathering.delete(key);
-        settleCopies(gathered);
+        settleCopies(gathered, this.#open());
       }, this.#windowMs);
     }
     const group = copies;
@@ -64,10 +67,11 @@ export class PushCopies {
   }
 }
 
-function settleCopies(copies: readonly Copy[]): void {
+function settleCopies(copies: readonly Copy[], open: number): void {
   if (copies.length === 1) return copies[0]!.settle('handle');
   const owned = copies.filter((c) => c.candidates() > 0);
   if (owned.length === 0) for (const c of copies) c.settle('handle');
   else if (owned.length === 1) for (const c of copies) c.settle(c === owned[0] ? 'handle' : 'drop');
+  else if (owned.length === copies.length && copies.length < open) for (const c of copies) c.settle('handle');
   else for (const c of copies) c.settle('refuse');
 }

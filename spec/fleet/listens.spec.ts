@@ -101,7 +101,7 @@ shared.after(async () => {
   await sharedFleet.end();
 });
 
-shared('should deliver a change both replicas heard once per stream', async () => {
+shared('should deliver a change both replicas heard once per stream, and each change of its own', async () => {
   const [a, b] = sharedReplicas as [Replica, Replica];
   const onA = await listen(a, 'carol');
   const onB = await listen(b, 'carol');
@@ -109,8 +109,13 @@ shared('should deliver a change both replicas heard once per stream', async () =
     // The server tells both replicas' sessions; each replica also hears the other's report.
     await touch(a, 'carol');
     assert.ok(await until(() => updates(onA) >= 1 && updates(onB) >= 1));
-    await sleep(500);
+    await sleep(300);
     assert.equal([updates(onA), updates(onB)], [1, 1]);
+    // A second change alike, at once: a change of its own, not a repeat.
+    await touch(b, 'carol');
+    assert.ok(await until(() => updates(onA) >= 2 && updates(onB) >= 2));
+    await sleep(300);
+    assert.equal([updates(onA), updates(onB)], [2, 2]);
   } finally {
     onA.close();
     onB.close();

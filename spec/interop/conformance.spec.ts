@@ -7,8 +7,7 @@
  * through the real command, `mcp-dual-era serve -- <the fixture over stdio>`, in a child process.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -16,36 +15,10 @@ import { createConformanceServer } from '../../fixtures/servers/conformanceServe
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { MrtrBroker } from '../../lib/wrap/mrtr/suspend.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { runSuite } from '../helpers/conformanceRun.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
-const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
 const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/baseline.json'), 'utf8')) as Record<string, Record<string, string>>;
-
-interface Run {
-  readonly code: number | null;
-  readonly output: string;
-  readonly scenarios: Map<string, { passed: number; failed: number }>;
-  readonly unscored: Set<string>;
-}
-
-function runSuite(url: string, revision: string): Promise<Run> {
-  const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-'));
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'server', '--url', url, '--requirements', revision, '--timeout', '20000'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('close', (code) => {
-      rmSync(cwd, { recursive: true, force: true });
-      const scenarios = new Map<string, { passed: number; failed: number }>();
-      for (const m of output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gmu)) scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
-      const unscored = new Set<string>();
-      if (output.includes('Not scored')) for (const m of output.slice(output.indexOf('Not scored')).matchAll(/^\s+[✓✗] (\S+) \(/gmu)) unscored.add(m[1]!);
-      done({ code, output, scenarios, unscored });
-    });
-  });
-}
 
 /** `mcp-dual-era serve --port 0 -- tsx fixtures/servers/conformanceStdio.ts`: resolves with its endpoint. */
 function startServeCommand(): Promise<{ url: string; child: ChildProcess }> {

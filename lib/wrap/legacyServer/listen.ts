@@ -32,8 +32,11 @@ interface Unit {
   readonly principal: string;
   readonly listeners: Set<Listener>;
   readonly holding: Holding;
-  /** In a fleet: the changes delivered lately, by their text, with when (the same change heard twice is delivered once). */
-  readonly recent: Map<string, number>;
+  /**
+   * In a fleet: the changes delivered lately, by their text, with when and from where (this
+   * replica, or the replica that told of it): the same change heard from another source is a repeat.
+   */
+  readonly recent: Map<string, { at: number; sources: Set<string> }>;
 }
 
 /** Where a change reported here is told to the other replicas of a fleet. */
@@ -45,8 +48,10 @@ export interface ListenFanOut {
 /** The notifications a listen can carry from a legacy server (the others belong to a call). */
 const LISTENED = new Set(['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
 
-/** How long a change delivered to a unit makes the same change, heard again, a repeat. */
+/** How long a change delivered to a unit makes the same change, heard from another source, a repeat. */
 const REPEAT_MS = 2000;
+/** The source of a change this replica's upstream reported. */
+const HERE = '';
 /** Most changes a unit remembers as delivered. */
 const MAX_RECENT = 64;
 
@@ -85,27 +90,38 @@ export class ListenHub {
     const fanOut = this.#options.fanOut;
     if (!unit && (!fanOut || !LISTENED.has(method))) return;
     const notification: JsonRpcNotification = params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
-    if (unit) this.#deliver(unit, notification);
+    if (unit) this.#deliver(unit, notification, HERE);
     if (fanOut && LISTENED.has(method)) fanOut.publish(key.principal, notification);
   }
 
   /**
-   * Feeds a change another replica reported to the listens of the principals `ofPrincipal`
-   * accepts, each once even when this replica's upstream reported it as well.
+   * Feeds a change another replica (`from`) reported to the listens of the principals
+   * `ofPrincipal` accepts, each once even when this replica's upstream (or a third replica)
+   * reported it as well.
    */
-  deliverElsewhere(ofPrincipal: (principal: string) => boolean, notification: JsonRpcNotification): void {
+  deliverElsewhere(from: string, ofPrincipal: (principal: string) => boolean, notification: JsonRpcNotification): void {
     if (!LISTENED.has(notification.method)) return;
-    for (const unit of this.#units.values()) if (ofPrincipal(unit.principal)) this.#deliver(unit, notification);
+    for (const unit of this.#units.values()) if (ofPrincipal(unit.principal)) this.#deliver(unit, notification, from);
   }
 
-  #deliver(unit: Unit, notification: JsonRpcNotification): void {
+  /**
+   * Delivers a change heard from `source` to a unit's listens. In a fleet the same change may be
+   * heard from several sources (every replica behind one shared server reports it): one heard from
+   * a source other than those it was heard from lately is a repeat; one heard again from the
+   * same source is a change of its own.
+   */
+  #deliver(unit: Unit, notification: JsonRpcNotification, source: string): void {
     if (this.#options.fanOut) {
       const text = JSON.stringify(notification);
       const now = Date.now();
       const seen = unit.recent.get(text);
-      if (seen !== undefined && now - seen < REPEAT_MS) return;
-      if (unit.recent.size >= MAX_RECENT) for (const [t, at] of unit.recent) if (now - at >= REPEAT_MS || unit.recent.size >= MAX_RECENT) unit.recent.delete(t);
-      unit.recent.set(text, now);
+      if (seen !== undefined && now - seen.at < REPEAT_MS && !seen.sources.has(source)) {
+        seen.sources.add(source);
+        return;
+      }
+      unit.recent.delete(text);
+      if (unit.recent.size >= MAX_RECENT) for (const [t, e] of unit.recent) if (now - e.at >= REPEAT_MS || unit.recent.size >= MAX_RECENT) unit.recent.delete(t);
+      unit.recent.set(text, { at: now, sources: new Set([source]) });
     }
     for (const l of unit.listeners) l.deliver(notification);
   }

@@ -82,8 +82,9 @@ export interface WrapLegacyServerOptions {
    */
   readonly fleet?: Fleet;
   /**
-   * Answer `GET /healthz` (200, with `info()`'s members beside `status`) and `GET /readyz` (503
-   * once the wrap drains) on the HTTP front.
+   * Answer `GET /healthz` (200, with the wrap's `stats()`, in a fleet the replica's id and its
+   * forward counts, and `info()`'s members beside `status`) and `GET /readyz` (503 once the wrap
+   * drains) on the HTTP front.
    */
   readonly health?: boolean | { readonly info: () => Readonly<Record<string, unknown>> };
 }
@@ -208,7 +209,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(fleet ? { fanOut: { publish: (principal, change) => fleet.changes.publish(principal, change) } } : {}),
   });
   // The other replicas' changes, to this replica's listens of the same caller.
-  const hearing = fleet?.changes.subscribe((scope, change) => hub.deliverElsewhere((principal) => fleet.changes.hash(principal) === scope, change));
+  const hearing = fleet?.changes.subscribe((scope, change, from) => hub.deliverElsewhere(from, (principal) => fleet.changes.hash(principal) === scope, change));
   hearing?.catch((e: unknown) => events.emit('upstream-failed', { reason: `the fleet's changes cannot be heard: ${e instanceof Error ? e.message : String(e)}`, started: true }));
   const catalog = new Catalog();
   const described = new Described();
@@ -322,11 +323,11 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     serve,
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(fleet ? { forwarding: fleet.forwarding } : {}),
-    ...(options.health ? { health: { ready: () => !draining, info: () => ({ ...(fleet ? { replica: fleet.id, ...fleet.forwarding.counts() } : {}), ...(typeof options.health === 'object' ? options.health.info() : {}) }) } } : {}),
+    ...(options.health ? { health: { ready: () => !draining, info: () => ({ ...(fleet ? { replica: fleet.id, ...fleet.forwarding.counts() } : {}), ...wrap.stats(), ...(typeof options.health === 'object' ? options.health.info() : {}) }) } } : {}),
   });
 
   let closing: Promise<void> | undefined;
-  return {
+  const wrap: LegacyServerWrap = {
     fetch: front.fetch,
     node: front.node,
     serveModern: serve,
@@ -370,5 +371,6 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       return closing;
     },
   };
+  return wrap;
 }
 

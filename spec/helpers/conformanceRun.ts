@@ -1,0 +1,45 @@
+/**
+ * Runs the official MCP conformance suite (server scenarios) against an endpoint in a child
+ * process, on Node 20 through the hooks in spec/helpers/conformance/, and parses what it prints:
+ * each scenario's passed and failed checks, and which scenarios it did not score.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
+const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
+
+/** One run of the suite: its exit code, everything it printed, and the parsed results. */
+export interface Run {
+  readonly code: number | null;
+  readonly output: string;
+  readonly scenarios: Map<string, { passed: number; failed: number }>;
+  readonly unscored: Set<string>;
+}
+
+/** Runs every server scenario of `revision` against the MCP endpoint at `url`. */
+export function runSuite(url: string, revision: string): Promise<Run> {
+  const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-'));
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'server', '--url', url, '--requirements', revision, '--timeout', '20000'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('close', (code) => {
+      rmSync(cwd, { recursive: true, force: true });
+      done(parseRun(code, output));
+    });
+  });
+}
+
+/** The results the suite printed in `output`. */
+export function parseRun(code: number | null, output: string): Run {
+  const scenarios = new Map<string, { passed: number; failed: number }>();
+  for (const m of output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gmu)) scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
+  const unscored = new Set<string>();
+  if (output.includes('Not scored')) for (const m of output.slice(output.indexOf('Not scored')).matchAll(/^\s+[✓✗] (\S+) \(/gmu)) unscored.add(m[1]!);
+  return { code, output, scenarios, unscored };
+}
