@@ -23,7 +23,7 @@ export const LIMITS = {
   reserve: { default: DEFAULTS.sessionReserve, min: 0, what: 'upstream sessions kept for callers with none busy' },
   'session-wait-ms': { default: DEFAULTS.sessionWaitMs, min: 0, what: 'how long a request waits for an upstream session before it is refused' },
   'session-idle-ms': { default: DEFAULTS.sessionIdleMs, min: 1000, what: 'idle time before an upstream session is closed' },
-  'sessions-opening': { default: defaultOpenings(), min: 1, what: 'upstream connections opened at once, each booting a server (half the cores)' },
+  'sessions-opening': { default: defaultOpenings(), min: 1, what: 'upstream connections opened at once, each booting a server (half the cores; 16 with --upstream)' },
   'parked-per-caller': { default: DEFAULTS.parkedPerCaller, min: 1, what: 'calls one caller may have waiting for input (its oldest gives way)' },
   'park-timeout-ms': { default: DEFAULTS.parkTimeoutMs, min: 1000, what: 'how long a call waits for its retry before it is released' },
   'listens-per-caller': { default: DEFAULTS.listensPerCaller, min: 1, what: 'subscriptions/listen streams one caller may have open' },

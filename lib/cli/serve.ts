@@ -7,6 +7,7 @@
 import { readEnv, readHttpUrl, readPort, splitAtDash, usageError } from './options.ts';
 import { parseServeArgs, SERVE_USAGE } from './serveUsage.ts';
 import { readLimits } from './limits.ts';
+import { HTTP_OPENINGS } from '../session/gate.ts';
 import { stderrTrace, type Trace } from './trace.ts';
 import { serveLegacy, type ServeHooks } from './serveLegacy.ts';
 
@@ -44,7 +45,8 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
   const read = readLimits([...(bodyLimit !== undefined ? [`body-bytes=${bodyLimit}`] : []), ...(values.limit ?? [])], values.modern ? { modern: true } : {});
   if (!read.ok) return usage(read.message);
-  const limits = read.value;
+  // A server reached over HTTP boots nothing when a connection to it opens: more open at once.
+  const limits = values.upstream !== undefined && !read.given.has('sessions-opening') ? { ...read.value, 'sessions-opening': HTTP_OPENINGS } : read.value;
   if (values.modern) {
     const { serveModern } = await import('./serveModern.ts');
     return serveModern(command, {

@@ -12,6 +12,7 @@ import { startAhead } from '../transport/spawnChild.ts';
 import type { LegacyServerWrap, WrapLegacyServerOptions } from '../wrap/legacyServer/wrapLegacyServer.ts';
 import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
+import { Server as NetServer } from 'node:net';
 import type { Fleet } from '../fleet/fleet.ts';
 import { fleetNameProblem } from '../fleet/fleetKeys.ts';
 import type { ServeValues } from './serveUsage.ts';
@@ -261,7 +262,10 @@ async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: Upstream
   return 1;
 }
 
-/** How long a drained replica waits for the requests passing through it to end before it exits. */
+/** How long a drained replica leaves the connections kept idle to it open: longer than the balancer's keep-alive timeout (4 s in the configuration we test with). */
+const DRAIN_IDLE_MS = 5000;
+
+/** How long a drained replica waits for its connections to end (requests passing through, the balancer's idle ones) before it exits. */
 const DRAIN_PASSING_MS = 30_000;
 
 /** On HTTP the port is taken first (a taken port is said before any server starts), then the upstream is started and described. */
@@ -283,6 +287,12 @@ async function onHttp(
     await wrap.close();
     return 1;
   }
+  if (joined) {
+    // In the directory as soon as it listens: a call parked here at once is found by the others.
+    const advertise = joined.advertise ?? server.origin;
+    await joined.fleet.register(advertise);
+    say(`mcp-dual-era: replica ${joined.fleet.id} registered in the fleet, reached at ${advertise}`);
+  }
   const alive = setInterval(() => {}, 1000); // the pool's backoff timers do not keep a process alive
   const upstream = await describeUpstream(wrap).finally(() => clearInterval(alive));
   if (!upstream.ok) {
@@ -292,27 +302,34 @@ async function onHttp(
     return 1;
   }
   const url = `${server.origin}${values.path ?? '/mcp'}`;
-  if (joined) {
-    const advertise = joined.advertise ?? server.origin;
-    await joined.fleet.register(advertise);
-    say(`mcp-dual-era: replica ${joined.fleet.id} registered in the fleet, reached at ${advertise}`);
-  }
   say(`mcp-dual-era: upstream ${upstream.value}`);
   say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
   context.hooks.onListening?.(url);
   await stopped;
   if (joined?.drained()) {
     // Drained: no new connection is taken (the balancer's next one is refused before anything is
-    // sent, and goes to another replica), and what passes through here still (work handed to
-    // another replica) ends first, within a bound.
+    // sent, and goes to another replica). The open ones are not cut: what passes through them
+    // (work handed to another replica) ends, and the balancer closes those it keeps idle (a
+    // request it sends on one meanwhile is served, and the connection closed after it): closing
+    // an idle one here could cross a request the balancer is sending on it.
     await joined.fleet.leave();
+    say('mcp-dual-era: drained; no longer taking connections');
     await new Promise<void>((resolve) => {
-      const bound = setTimeout(resolve, DRAIN_PASSING_MS);
-      server.server.close(() => {
+      const bound = setTimeout(() => {
+        server.server.getConnections((_e, n) => say(`mcp-dual-era: ${n} connection(s) still open after ${DRAIN_PASSING_MS} ms; closing them`));
+        resolve();
+      }, DRAIN_PASSING_MS);
+      NetServer.prototype.close.call(server.server, () => {
         clearTimeout(bound);
+        clearTimeout(idle);
         resolve();
       });
-      server.server.closeIdleConnections();
+      // Streams that never end by themselves end now; their clients open them again elsewhere.
+      wrap.release();
+      // The balancer has closed the connections it kept idle by now (its keep-alive timeout is
+      // shorter), and the other replicas send nothing here since this one left the directory:
+      // the idle ones left are closed.
+      const idle = setTimeout(() => server.server.closeIdleConnections(), DRAIN_IDLE_MS);
     });
   }
   say('mcp-dual-era: shutting down');

@@ -9,7 +9,8 @@
  */
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { ErrorCode } from '../core/errors.ts';
-import { errorResponse, type JsonRpcRequest } from '../core/jsonrpc.ts';
+import { errorResponse, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
+import { isRecord } from '../core/primitives.ts';
 import { HOP_HEADER, type ForwardedFor, type Forwarding } from '../fronts/served.ts';
 import { stateOwner } from '../state/requestState.ts';
 import type { Keyring } from '../state/keyring.ts';
@@ -80,6 +81,9 @@ function goneAnswer(what: ForwardedFor, owner: string, why: string): Response {
   return new Response(JSON.stringify(body), { status: 503, headers: { ...json, 'retry-after': '0' } });
 }
 
+/** How long after a first look finds no owner the directory is looked at again. */
+const LOOK_AGAIN_MS = 250;
+
 /** How long the list of ready replicas a draining replica hands work to is kept. */
 const PEERS_FRESH_MS = 1000;
 
@@ -90,21 +94,41 @@ function sign(secret: Buffer, replica: string, at: number, method: string, sessi
 
 /**
  * The owner's answer body, passed on as it comes; `ended` is called once it is over (read to the
- * end, broken, or left by the client). If the owner's stream breaks before it is done, `broken`
- * gives a last chunk (an event stream's defined error): the client gets one answer, not a cut stream.
+ * end, broken, or left by the client). An event stream is read for the answers it carries: if it
+ * breaks before it is done, `broken` gives a last chunk for the requests still unanswered (the
+ * defined error for each), so every request gets one answer, not a cut stream.
  */
-function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, broken: () => Uint8Array | undefined): ReadableStream<Uint8Array> {
+function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswered: Set<RequestId> | undefined, broken: (ids: readonly RequestId[]) => Uint8Array | undefined): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let line = '';
+  const watch = (chunk: Uint8Array): void => {
+    if (!unanswered || unanswered.size === 0) return;
+    const lines = (line + decoder.decode(chunk, { stream: true })).split('\n');
+    line = lines.pop() ?? '';
+    for (const l of lines) {
+      if (!l.startsWith('data:')) continue;
+      try {
+        const message = JSON.parse(l.slice(5)) as { id?: RequestId; method?: string };
+        if (message.id !== undefined && message.method === undefined) unanswered.delete(message.id);
+      } catch {
+        // not a message to follow
+      }
+    }
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
-        if (!done) return controller.enqueue(value);
+        if (!done) {
+          watch(value);
+          return controller.enqueue(value);
+        }
         ended();
         controller.close();
       } catch {
         ended();
-        const last = broken();
+        const last = unanswered && unanswered.size > 0 ? broken([...unanswered]) : undefined;
         if (last) controller.enqueue(last);
         controller.close();
       }
@@ -114,6 +138,17 @@ function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, broken: (
       return reader.cancel(reason);
     },
   });
+}
+
+/** The ids of the requests in a forwarded body (a message or a batch). */
+function requestIds(body: string | undefined): RequestId[] {
+  if (body === undefined) return [];
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => (isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number') ? [m['id']] : []));
+  } catch {
+    return [];
+  }
 }
 
 /** The forwarding of one replica of `fleet`. */
@@ -178,7 +213,18 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     },
 
     async forward(owner, request, body, what) {
-      const record = await fleet.directory.lookup(owner).catch(() => undefined);
+      let record = await fleet.directory.lookup(owner).catch(() => undefined);
+      if (!record && !('handedOver' in what)) {
+        // A replica that has just started may not have registered yet: one more look.
+        await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
+        record = await fleet.directory.lookup(owner).catch(() => undefined);
+      }
+      if (!record && 'handedOver' in what) {
+        // The ready replica picked from a list a second old has just gone: pick from a fresh one.
+        peers = undefined;
+        const next = await this.readyPeer();
+        if (next !== undefined && next !== owner) record = await fleet.directory.lookup(next).catch(() => undefined);
+      }
       if (!record) {
         outcome(owner, 'gone');
         return goneAnswer(what, owner, 'it is not in the fleet');
@@ -202,14 +248,28 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         stopWatching();
         request.signal.removeEventListener('abort', onClientGone);
       };
-      const why = (e: unknown) => (lostOwner ? 'its heartbeat stopped' : `unreachable: ${e instanceof Error ? e.message : String(e)}`);
+      const why = (e: unknown) => (lostOwner ? 'its heartbeat stopped' : e === undefined ? 'its answer broke off' : `unreachable: ${e instanceof Error ? e.message : String(e)}`);
+      const path = new URL(request.url).pathname;
       let answer: Response;
-      try {
-        answer = await fetch(`${record.advertise}${new URL(request.url).pathname}`, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
-      } catch (e) {
-        done();
-        outcome(owner, 'gone');
-        return goneAnswer(what, owner, why(e));
+      for (let attempt = 0; ; attempt++) {
+        try {
+          answer = await fetch(`${record.advertise}${path}`, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
+          break;
+        } catch (e) {
+          // New work handed over goes to another ready replica if the one picked has just gone.
+          if ('handedOver' in what && attempt === 0 && !controller.signal.aborted) {
+            peers = undefined;
+            const next = await this.readyPeer();
+            const again = next === undefined ? undefined : await fleet.directory.lookup(next).catch(() => undefined);
+            if (again && again.advertise !== record.advertise) {
+              record = again;
+              continue;
+            }
+          }
+          done();
+          outcome(owner, 'gone');
+          return goneAnswer(what, owner, why(e));
+        }
       }
       outcome(owner, 'answered');
       const carried = new Headers();
@@ -221,12 +281,18 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         return new Response(null, { status: answer.status, headers: carried });
       }
       const streamed = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream');
-      const broken = (): Uint8Array | undefined => {
-        if (request.signal.aborted || !streamed || !('call' in what)) return undefined;
+      const unanswered = streamed ? new Set<RequestId>(requestIds(body)) : undefined;
+      const broken = (ids: readonly RequestId[]): Uint8Array | undefined => {
+        if (request.signal.aborted) return undefined;
         ownerGone++;
-        return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(ownerGoneError(what.call, owner, why(undefined)))}\n\n`);
+        const gone = ids.map((id) =>
+          'call' in what
+            ? ownerGoneError(id, owner, why(undefined))
+            : errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the replica serving this request is gone (${why(undefined)}); send it again${'session' in what ? ' in a new session' : ''}` }),
+        );
+        return new TextEncoder().encode(gone.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join(''));
       };
-      return new Response(passedOn(answer.body, done, broken), { status: answer.status, headers: carried });
+      return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: carried });
     },
 
     verifyHop(hop, method, sessionId, body) {

@@ -65,6 +65,12 @@ export interface HttpFrontConfig {
 export interface HttpFront {
   fetch(request: Request): Promise<Response>;
   node(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Ends the GET streams open on Node's objects (a legacy session's standalone stream, here or
+   * passing through to another replica), now and from now on: their clients open them again,
+   * elsewhere once this front no longer takes connections (the end of a drain).
+   */
+  endStreams(): void;
 }
 
 /** What a POSTed message gets. */
@@ -263,6 +269,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         return r.body === undefined ? writeEmpty(res, r.status) : writeJson(res, r.status, r.body);
       case 'legacy-handle':
       case 'legacy-open': {
+        if (r.kind === 'legacy-open' && forwarding && draining()) {
+          // Handed to a ready replica through the Web handler.
+          (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
+          return (throughFetch ??= viaFetch(fetch))(req, res);
+        }
         const request = asWebRequest(req, text);
         if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
         const answer = r.kind === 'legacy-open' ? config.legacy.open(request, r.parsed) : config.legacy.handle(request, r.parsed);
@@ -319,8 +330,18 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     );
   };
 
+  /** GET streams open on Node's objects, ended by `endStreams`. */
+  const streams = new Set<ServerResponse>();
+  let streamsEnded = false;
   const node = (req: IncomingMessage, res: ServerResponse): void => {
     const headers = req.headers;
+    if (req.method === 'GET' && headers['mcp-session-id'] !== undefined) {
+      // After `endStreams`, a stream opened again on a connection kept from before is cut before
+      // its answer begins: a balancer sends a GET so cut to another server.
+      if (streamsEnded) return void req.socket.destroy();
+      streams.add(res);
+      res.once('close', () => streams.delete(res));
+    }
     // A replica that drains keeps no connection open: the balancer's next request connects anew
     // and, once this replica has stopped listening, is refused before it is sent (and goes elsewhere).
     if (forwarding && draining()) res.shouldKeepAlive = false;
@@ -375,5 +396,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     req.on('error', noop);
   };
 
-  return { fetch, node };
+  const endStreams = (): void => {
+    streamsEnded = true;
+    for (const res of streams) res.destroy();
+    streams.clear();
+  };
+
+  return { fetch, node, endStreams };
 }

@@ -87,10 +87,17 @@ export class LegacyHttpSessions {
 
   /** Serves a request that belongs to an existing legacy session (by `Mcp-Session-Id`) of its own principal. */
   handle(request: Request, parsedBody?: unknown): Promise<Response> {
+    // Refusing new work (a replica that drains), a session takes no new request: its client is
+    // told the session is gone and initializes again (elsewhere); what is under way (answers to
+    // the server's requests, the calls they belong to, the GET stream) goes on to its end.
+    if (this.#refusing && holdsRequest(parsedBody)) return Promise.resolve(jsonError(404, ErrorCode.SessionNotFound, 'Session not found: this replica is draining; initialize again'));
     return this.#table.serve(request, this.#principal(request), (session) => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }));
   }
 
-  /** Refuses new sessions from now on (503), while the open ones are served to their end. */
+  /**
+   * Refuses new sessions from now on (503), and new requests on the open ones (404, so their
+   * clients initialize again), while what is under way is served to its end.
+   */
   refuseNew(): void {
     this.#refusing = true;
   }
@@ -201,3 +208,9 @@ async function closeSession(s: LegacySession): Promise<void> {
 }
 
 function noop(): void {}
+
+/** Whether a POSTed body holds a request (not only answers and notifications). */
+function holdsRequest(body: unknown): boolean {
+  const one = (m: unknown) => isRecord(m) && typeof m['method'] === 'string' && 'id' in m;
+  return Array.isArray(body) ? body.some(one) : one(body);
+}

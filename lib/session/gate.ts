@@ -29,6 +29,9 @@ export function defaultOpenings(): number {
   return Math.max(1, Math.floor(availableParallelism() / 2));
 }
 
+/** Upstream connections opened at once to a server reached over HTTP: opening one boots nothing here. */
+export const HTTP_OPENINGS = 16;
+
 /**
  * At most `size` holders at once, the others waiting their turn; and each place, once given back,
  * rests twice as long as it was held (in use a third of its time at the most), so that a crowd's
@@ -195,9 +198,9 @@ export class Openings {
   readonly acquaintances: Acquaintances;
   readonly #backend: Pick<Backend, 'claimWarm'>;
 
-  /** `size`: openings at once (default half the cores). */
-  constructor(backend: Pick<Backend, 'claimWarm' | 'share'>, options: { size?: number } = {}) {
-    this.gate = new Gate(options.size ?? defaultOpenings());
+  /** `size`: openings at once (default half the cores, each may boot a server process; 16 for a server reached over HTTP). */
+  constructor(backend: Pick<Backend, 'claimWarm' | 'share'> & Partial<Pick<Backend, 'kind'>>, options: { size?: number } = {}) {
+    this.gate = new Gate(options.size ?? (backend.kind === 'http' ? HTTP_OPENINGS : defaultOpenings()));
     this.acquaintances = new Acquaintances();
     this.#backend = backend;
     backend.share?.(this.gate);

