@@ -8,6 +8,8 @@
  * that tells a client to send its call again without requestState, or a legacy session's 404.
  */
 import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { Agent as HttpAgent, request as httpRequest, type ServerResponse } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ErrorCode } from '../core/errors.ts';
 import { errorResponse, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
@@ -140,6 +142,30 @@ function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswere
   });
 }
 
+/** Connections to the other replicas, kept a moment between hops (shorter than a replica keeps them). */
+const httpAgent = new HttpAgent({ keepAlive: true, timeout: 4000 });
+const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: 4000 });
+
+/** Writes a gone answer (a Web `Response` with a JSON body) on Node's response. */
+function writeGone(res: ServerResponse, gone: Response): void {
+  void gone.text().then((text) => {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string> = {};
+    gone.headers.forEach((value, name) => (headers[name] = value));
+    res.writeHead(gone.status, headers).end(text);
+  });
+}
+
+/** The id of the answer an event's data carries, if it is one. */
+function answered(data: string): RequestId | undefined {
+  try {
+    const message = JSON.parse(data) as { id?: RequestId; method?: string };
+    return message.method === undefined ? message.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The ids of the requests in a forwarded body (a message or a batch). */
 function requestIds(body: string | undefined): RequestId[] {
   if (body === undefined) return [];
@@ -183,6 +209,14 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return () => clearInterval(timer);
   };
 
+  /** The directory's record of `owner`, looked at twice a moment apart (a replica that has just started may not have registered yet). */
+  const ownerRecord = async (owner: string) => {
+    const record = await fleet.directory.lookup(owner).catch(() => undefined);
+    if (record) return record;
+    await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
+    return fleet.directory.lookup(owner).catch(() => undefined);
+  };
+
   return {
     ownerOf(request) {
       const sealed = request.params?.['requestState'];
@@ -213,12 +247,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     },
 
     async forward(owner, request, body, what) {
-      let record = await fleet.directory.lookup(owner).catch(() => undefined);
-      if (!record && !('handedOver' in what)) {
-        // A replica that has just started may not have registered yet: one more look.
-        await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
-        record = await fleet.directory.lookup(owner).catch(() => undefined);
-      }
+      let record = 'handedOver' in what ? await fleet.directory.lookup(owner).catch(() => undefined) : await ownerRecord(owner);
       if (!record && 'handedOver' in what) {
         // The ready replica picked from a list a second old has just gone: pick from a fresh one.
         peers = undefined;
@@ -293,6 +322,74 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         return new TextEncoder().encode(gone.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join(''));
       };
       return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: carried });
+    },
+
+    forwardCall(owner, req, res, body, id) {
+      void (async () => {
+        const record = await ownerRecord(owner);
+        if (!record) {
+          outcome(owner, 'gone');
+          return writeGone(res, goneAnswer({ call: id }, owner, 'it is not in the fleet'));
+        }
+        const at = Date.now();
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+        headers[HOP_HEADER] = `${fleet.id}.${at}.${sign(fleet.hopSecret, fleet.id, at, 'POST', null, body)}`;
+        headers['content-length'] = String(Buffer.byteLength(body));
+        const target = new URL(req.url ?? '/', record.advertise);
+        let lostOwner = false;
+        let settled = false;
+        const unanswered = new Set<RequestId>([id as RequestId]);
+        const decoder = new TextDecoder();
+        let line = '';
+        let streamed = false;
+        const finish = (why?: string): void => {
+          if (settled) return;
+          settled = true;
+          stopWatching();
+          res.removeListener('close', onClientGone);
+          if (why === undefined || res.destroyed) return void (res.writableEnded || res.destroyed ? undefined : res.end());
+          ownerGone++;
+          if (!res.headersSent) return writeGone(res, goneAnswer({ call: id }, owner, why));
+          // A stream that broke off ends with the call's answer, unless it carried it already.
+          if (streamed && unanswered.size > 0) res.end(`event: message\ndata: ${JSON.stringify(ownerGoneError(id, owner, why))}\n\n`);
+          else res.end();
+        };
+        const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent }, (answer) => {
+          outcome(owner, 'answered');
+          streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
+          const carried: Record<string, string | string[]> = {};
+          for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && CARRIED_BACK.has(name)) carried[name] = value;
+          res.writeHead(answer.statusCode ?? 502, carried);
+          answer.on('data', (chunk: Buffer) => {
+            if (streamed && unanswered.size > 0) {
+              const lines = (line + decoder.decode(chunk, { stream: true })).split('\n');
+              line = lines.pop() ?? '';
+              for (const l of lines) if (l.startsWith('data:') && answered(l.slice(5)) === id) unanswered.delete(id as RequestId);
+            }
+            if (!res.write(chunk)) {
+              answer.pause();
+              res.once('drain', () => answer.resume());
+            }
+          });
+          answer.on('end', () => finish());
+          answer.on('aborted', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
+          answer.on('error', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
+        });
+        const stopWatching = watchOwner(owner, () => {
+          lostOwner = true;
+          upstream.destroy(new Error('its heartbeat stopped'));
+        });
+        const onClientGone = (): void => {
+          if (!settled) upstream.destroy();
+        };
+        res.once('close', onClientGone);
+        upstream.on('error', (e) => finish(lostOwner ? 'its heartbeat stopped' : `unreachable: ${e.message}`));
+        upstream.end(body);
+      })().catch(() => {
+        if (!res.headersSent) writeGone(res, goneAnswer({ call: id }, owner, 'it could not be reached'));
+        else res.destroy();
+      });
     },
 
     verifyHop(hop, method, sessionId, body) {

@@ -139,9 +139,11 @@ function asWebRequest(req: IncomingMessage, body?: string): Request | undefined 
   }
 }
 
+const FORBIDDEN_HOP = 'Forbidden: a forwarded request that no replica of this fleet signed';
+
 /** A request that says it was forwarded by a replica of the fleet, and was not. */
 function forbiddenHop(): Response {
-  return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet signed');
+  return jsonError(403, ErrorCode.InvalidRequest, FORBIDDEN_HOP);
 }
 
 function errorBody(code: number, message: string): unknown {
@@ -260,10 +262,19 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const maxBytes = maxBodyBytes(http);
 
-  const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string): void => {
+  const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string, hop: string | undefined): void => {
     const body = parseBody(text, http);
     if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
     const r = route(body.value, header, null);
+    if (hop !== undefined && r.kind !== 'reply') {
+      // A hop of the fleet: a call is served here once its signature holds; anything else the
+      // Web handler checks and serves.
+      if (r.kind !== 'serve') {
+        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
+        return (throughFetch ??= viaFetch(fetch))(req, res);
+      }
+      if (!forwarding!.verifyHop(hop, 'POST', null, JSON.stringify(r.rpc))) return writeJson(res, 403, errorBody(ErrorCode.InvalidRequest, FORBIDDEN_HOP));
+    }
     switch (r.kind) {
       case 'reply':
         return r.body === undefined ? writeEmpty(res, r.status) : writeJson(res, r.status, r.body);
@@ -290,7 +301,9 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       principal = http.principal(request);
     } else principal = principalFromHeaders(header);
     const { rpc, envelope } = r;
-    if (forwarding && (forwarding.ownerOf(rpc) !== undefined || (draining() && handedOver(r)))) {
+    const owner = hop === undefined ? forwarding?.ownerOf(rpc) : undefined;
+    if (owner !== undefined && forwarding?.forwardCall) return forwarding.forwardCall(owner, req, res, JSON.stringify(rpc), rpc.id);
+    if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
       // Forwarded through the Web handler, which streams the owner's answer and carries a close.
       (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
       return (throughFetch ??= viaFetch(fetch))(req, res);
@@ -346,7 +359,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     // and, once this replica has stopped listening, is refused before it is sent (and goes elsewhere).
     if (forwarding && draining()) res.shouldKeepAlive = false;
     const consumed = consumedBody(req);
-    if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined || (forwarding && headers[HOP_HEADER] !== undefined)) {
+    if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined) {
       // The Web listener reads a spent body from `rawBody`.
       if (consumed !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(consumed);
       return (throughFetch ??= viaFetch(fetch))(req, res);
@@ -359,7 +372,10 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       const pathname = pathOf(req.url ?? '/');
       if (pathname !== path) return writeJson(res, 404, errorBody(ErrorCode.MethodNotFound, `Not found: ${pathname}`));
     }
-    const refused = originRefusal(header, http);
+    // A hop between replicas is checked by its signature (once read), not by Host and Origin.
+    const hopHeader = forwarding ? headers[HOP_HEADER] : undefined;
+    const hop = Array.isArray(hopHeader) ? hopHeader.join(', ') : hopHeader;
+    const refused = hop === undefined ? originRefusal(header, http) : undefined;
     if (refused) return writeJson(res, refused.status, errorBody(refused.code, refused.message));
     const early = bodyHeaderFailure(header, http);
     if (early) {
@@ -367,7 +383,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       return writeJson(res, early.status, bodyFailureMessage(early));
     }
     if (consumed !== undefined) {
-      if (Buffer.byteLength(consumed) <= maxBytes) return answerNode(req, res, header, consumed);
+      if (Buffer.byteLength(consumed) <= maxBytes) return answerNode(req, res, header, consumed, hop);
       const failure = tooLarge(maxBytes);
       return writeJson(res, failure.status, bodyFailureMessage(failure));
     }
@@ -391,7 +407,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       if (over) return;
       const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
       // A byte order mark is skipped, as the Web handler's UTF-8 decoding does.
-      answerNode(req, res, header, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+      answerNode(req, res, header, text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, hop);
     });
     req.on('error', noop);
   };

@@ -11,6 +11,7 @@ import type { HeaderLookup } from '../core/translate/headers.ts';
 import type { Openings } from '../session/gate.ts';
 import type { CancelSignal } from '../signals.ts';
 import type { Transport } from '../transport/transport.ts';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /** Where a modern request came from and how to reach its stream. */
 export interface ModernContext {
@@ -94,6 +95,11 @@ export interface Forwarding {
    * for `what` when the owner is gone.
    */
   forward(owner: string, request: Request, body: string | undefined, what: ForwardedFor): Promise<Response>;
+  /**
+   * The same for a retry read on Node's own objects (the HTTP front's fast path): forwarded with
+   * Node's HTTP client, the answer written on `res` as it comes. `body` is the message as sent on.
+   */
+  forwardCall?(owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void;
   /** Whether `hop` (the header's value) proves that a replica of this fleet forwarded this `method`, session and `body`. */
   verifyHop(hop: string, method: string, sessionId: string | null, body: string): boolean;
 }
