@@ -1,9 +1,11 @@
 /**
  * `npm run bench [-- --quick] [-- --filter=TEXT] [-- --profile] [-- --tsx] [-- --ref=GITREF]`: the
  * translator bench (bench/translate.ts), the wrap bench (bench/wrap.ts), the MRTR bench (bench/mrtr.ts:
- * a full round against a plain call, memory per parked call), the probe bench (bench/probe.ts)
- * and the first-answer bench (bench/first.ts: how long a stdio host waits for our first answer),
- * each in a fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
+ * a full round against a plain call, memory per parked call), the probe bench (bench/probe.ts),
+ * the first-answer bench (bench/first.ts: how long a stdio host waits for our first answer) and
+ * the fleet bench (bench/fleet.ts: a retry forwarded between two replicas of `serve --fleet`,
+ * plain-call throughput in a fleet, Redis commands per call; on the machine's Redis), each in a
+ * fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
  * `--filter` to the translator and wrap benches (the others are then left out); `--profile`,
  * `--tsx` and `--ref` only concern the wrap bench.
  *
@@ -41,6 +43,7 @@ const BENCHES = [
   { key: 'mrtr', script: 'mrtr.ts', node: [], args: quick ? ['--quick'] : [], report: 'mrtr.json', run: !filtered },
   { key: 'probe', script: 'probe.ts', node: [], args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
   { key: 'first', script: 'first.ts', node: [], args: quick ? ['--quick'] : [], report: 'first.json', run: !filtered },
+  { key: 'fleet', script: 'fleet.ts', node: BENCH_NODE_FLAGS, args: quick ? ['--quick'] : [], report: 'fleet.json', run: !filtered },
 ] as const;
 
 const PEERS: ReadonlyArray<{ name: string; role: string }> = [
@@ -49,7 +52,8 @@ const PEERS: ReadonlyArray<{ name: string; role: string }> = [
   { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server' },
   { name: '@modelcontextprotocol/client', role: 'v2 SDK client: not driven by the benches (interop specs); for the record' },
   { name: '@modelcontextprotocol/server', role: 'v2 SDK server: not driven by the benches (interop specs); for the record' },
-  { name: 'typescript', role: 'compiles lib/ for the wrap, MRTR and first-answer benches' },
+  { name: 'redis', role: "fleet bench: the replicas' Redis client (node-redis), and the bench's MONITOR of their commands" },
+  { name: 'typescript', role: 'compiles lib/ for the wrap, MRTR, first-answer and fleet benches' },
   { name: 'tsx', role: 'runs the benches (and lib/ for the translator and probe benches)' },
 ];
 

@@ -4,7 +4,7 @@
  */
 import type { Run } from './types.ts';
 
-export type Section = 'Translator' | 'Wrapped calls' | 'MRTR' | 'Probe' | 'Cached probe' | 'First answer';
+export type Section = 'Translator' | 'Wrapped calls' | 'MRTR' | 'Probe' | 'Cached probe' | 'First answer' | 'Fleet';
 
 export interface Figure {
   readonly section: Section;
@@ -15,7 +15,7 @@ export interface Figure {
   readonly goal?: { readonly op: '≥' | '≤'; readonly value: number };
 }
 
-export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'MRTR', 'Probe', 'Cached probe', 'First answer'];
+export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'MRTR', 'Probe', 'Cached probe', 'First answer', 'Fleet'];
 
 /** Whether a figure meets its goal; `undefined` when it has none. */
 export function goalHolds(f: Figure): boolean | undefined {
@@ -28,7 +28,7 @@ export const MRTR_WHERE = { 'node-http': 'Node HTTP', http: 'wrap.fetch', direct
 
 export function figuresOf(run: Run): Figure[] {
   const out: Figure[] = [];
-  const { translate, wrap, mrtr, probe, first } = run.parts;
+  const { translate, wrap, mrtr, probe, first, fleet } = run.parts;
 
   if (translate) {
     const goal = translate.goal;
@@ -78,6 +78,18 @@ export function figuresOf(run: Run): Figure[] {
         out.push({ section: 'First answer', label: `${r.label.split(':')[0]} p50 ÷ ${first.goal.p50Ms} ms, ${t.label}`, value: r.stats.p50Ms / first.goal.p50Ms, better: 'lower', goal: { op: '≤', value: 1 } });
       }
     }
+  }
+
+  if (fleet) {
+    const g = fleet.goals;
+    const r = fleet.retry;
+    if (r && Number.isFinite(r.ratioP50)) {
+      out.push({ section: 'Fleet', label: 'forwarded retry ÷ local retry, p50', value: r.ratioP50, better: 'lower' });
+      // What forwarding adds, against the time it may add (nothing added draws no bar).
+      out.push({ section: 'Fleet', label: `forwarded retry's added p50 ÷ ${g.maxAddedP50Ms} ms`, value: Math.max(0, r.addedP50Ms) / g.maxAddedP50Ms, better: 'lower', goal: { op: '≤', value: 1 } });
+    }
+    const t = fleet.throughput;
+    if (t && Number.isFinite(t.ratio)) out.push({ section: 'Fleet', label: `replica in a fleet ÷ serve alone, plain calls c=${t.concurrency}`, value: t.ratio, better: 'higher', goal: { op: '≥', value: g.minThroughputRatio } });
   }
   return out;
 }

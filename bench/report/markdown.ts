@@ -6,7 +6,7 @@
 import { formatRatio, int, kb, markdownTable as table, ms, pct, signedUs, us } from '../shared/format.ts';
 import { median } from '../shared/stats.ts';
 import { figuresOf, goalHolds, MRTR_WHERE, SECTIONS } from './figures.ts';
-import { FIRST_ANSWER_NOTE, MEMORY_REDUCER_NOTE, WRAP_PATH_NOTE } from './notes.ts';
+import { FIRST_ANSWER_NOTE, FLEET_COUNT_NOTE, MEMORY_REDUCER_NOTE, WRAP_PATH_NOTE } from './notes.ts';
 import type { Run, WrapComparison } from './types.ts';
 
 /** When the run was taken, to the minute, in UTC. */
@@ -229,6 +229,113 @@ function firstSection(run: Run): string {
   return `${intro}\n\n${table(['server', 'first answer', 'n', 'p50 ms', 'p99 ms', '÷ alone p50', 'added p50', `within ${f.goal.aiSdkDiscoveryMs} ms`, 'goal'], rows, new Set([2, 3, 4, 5, 6, 7]))}\n\n${FIRST_ANSWER_NOTE}`;
 }
 
+/** Milliseconds with their sign: `+0.412 ms`, `−0.050 ms`. */
+const signedMs = (v: number): string => (Number.isFinite(v) ? `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)} ms` : '–');
+/** Commands per call: whole numbers as they are, the rest to three decimals. */
+const perCall = (v: number): string => (!Number.isFinite(v) ? '–' : Number.isInteger(v) ? String(v) : v.toFixed(3));
+
+const FLEET_PHASES = {
+  idle: 'idle: nothing sent (per second)',
+  plain: 'plain call (`echo`), to A',
+  first: 'first call of a round (`input_required`), to A',
+  local: 'retry resumed where parked (sent to A)',
+  forwarded: 'retry forwarded to its owner (sent to B)',
+} as const;
+
+function fleetSection(run: Run): string {
+  const f = run.parts.fleet;
+  if (!f) return '_Not measured in this run._';
+  if (f.skipped) return `_Not measured in this run: ${f.skipped}._`;
+  const g = f.goals;
+  const mark = (holds: boolean) => (holds ? '✓' : '✗');
+  const parts: string[] = [
+    `Two replicas, A and B, of the real command \`mcp-dual-era serve --fleet ${f.redis?.url ?? 'redis://…'} --fleet-name ${f.fleetName ?? 'bench-…'}\`, and one \`serve\` ` +
+      `without \`--fleet\`, compiled as installed, each in front of ${f.server}; on loopback, on the machine's Redis (${f.redis ? `Redis ${f.redis.version}` : 'version unknown'}), ` +
+      'in a fleet of the bench\'s own whose keys it deletes at the end. Every answer checked.' +
+      (f.serveOptions?.length
+        ? ` Every \`serve\` also ran with \`${f.serveOptions.join(' ')}\`: one upstream session for the bench's caller in each, so that all of them serve their calls on the same ` +
+          'number of server processes (left to itself, a front opens as many sessions as its first concurrent calls happen to race for, and on two cores the number of server processes moves throughput far more than the front does).'
+        : ''),
+  ];
+  const r = f.retry;
+  if (r) {
+    parts.push(
+      '',
+      `**A retry forwarded to its owner, against one resumed where it was parked.** Each round's first call goes to A (answered \`input_required\` with a sealed ` +
+        '`requestState`, after the broker\'s 15 ms `collectMs`); its retry goes to A, where the call is parked, or to B, which looks A up in the directory ' +
+        '(one Redis GET) and forwards it there signed. One call at a time; local and forwarded rounds alternate, and which of the two goes first alternates ' +
+        `too, so drift hits both; ${int.format(r.pairs)} pairs after ${r.warm} unmeasured. Only the retry is timed. Goal: at most ${g.maxAddedP50Ms} ms added at p50.`,
+      '',
+      table(
+        ['retry', 'n', 'p50', 'p99', 'mean', 'added p50', 'added p99', 'goal'],
+        [
+          [FLEET_PHASES.local, int.format(r.local.n), us(r.local.p50Us), us(r.local.p99Us), us(r.local.meanUs), '–', '–', ''],
+          [FLEET_PHASES.forwarded, int.format(r.forwarded.n), us(r.forwarded.p50Us), us(r.forwarded.p99Us), us(r.forwarded.meanUs), signedMs(r.addedP50Ms), signedMs(r.addedP99Ms), `${mark(r.addedP50Ms <= g.maxAddedP50Ms)} ≤ ${g.maxAddedP50Ms} ms`],
+        ],
+        new Set([1, 2, 3, 4, 5, 6]),
+      ),
+      '',
+      `Forwarded ÷ local at p50: ${formatRatio(r.ratioP50)}; the median over the pairs of forwarded − local: ${signedMs(r.pairedAddedMs)}. For scale, the first call of a round: p50 ${us(r.first.p50Us)}.`,
+      ...(r.cpuUsPerRetry
+        ? [
+            '',
+            `CPU time per retry, read from \`/proc\` around each one (a mean over the retries): resumed locally, A ${us(r.cpuUsPerRetry.local.a)}; ` +
+              `forwarded, B ${us(r.cpuUsPerRetry.forwarded.b)} (the lookup, the signed hop and passing the answer back) and A ${us(r.cpuUsPerRetry.forwarded.a)}. ` +
+              'Every process shares the same cores, so on this machine CPU time spent on the way is time added to the call.',
+          ]
+        : []),
+    );
+  }
+  const t = f.throughput;
+  if (t) {
+    parts.push(
+      '',
+      `**Plain-call throughput of a replica in a fleet, against \`serve\` alone.** Modern \`tools/call\` of \`echo\` (it never pushes), ${t.concurrency} in flight ` +
+        `from one closed-loop load generator, to replica A and to the lone \`serve\` in turn: ${t.warmupMs / 1000} s of warm-up each, then ${t.rounds} rounds of ` +
+        `${t.roundMs / 1000} s each (after an unmeasured lead-in of ${t.leadInMs} ms), the order swapping every round. Goal: at least ${g.minThroughputRatio}× the lone \`serve\`.`,
+      '',
+      table(
+        ['front', 'calls/s', 'p50', 'p99', 'wrong answers', 'upstream processes'],
+        [
+          ['replica in a fleet (`serve --fleet`)', int.format(t.fleet.callsPerSecond), us(t.fleet.p50Us), us(t.fleet.p99Us), String(t.fleet.errors), t.fleet.upstreamProcesses === undefined ? '–' : String(t.fleet.upstreamProcesses)],
+          ['`serve` alone', int.format(t.alone.callsPerSecond), us(t.alone.p50Us), us(t.alone.p99Us), String(t.alone.errors), t.alone.upstreamProcesses === undefined ? '–' : String(t.alone.upstreamProcesses)],
+        ],
+        new Set([1, 2, 3, 4, 5]),
+      ),
+      '',
+      `Replica in a fleet ÷ \`serve\` alone: **${formatRatio(t.ratio)}** ${mark(t.ratio >= g.minThroughputRatio)} (goal ≥ ${g.minThroughputRatio}×); the median of the per-round ratios: ${formatRatio(t.pairedRatio)}.`,
+    );
+  }
+  const c = f.commands;
+  if (c) {
+    const goalOf = (key: string, v: number): string => {
+      if (key === 'plain') return `${mark(v <= g.plainCommandsPerCall)} ${g.plainCommandsPerCall}`;
+      if (key === 'forwarded') return `${mark(v <= g.forwardedCommandsPerRetry)} ${g.forwardedCommandsPerRetry} (the GET of the owner's record)`;
+      return '';
+    };
+    const which = (by: Readonly<Record<string, number>>) =>
+      Object.entries(by)
+        .map(([k, n]) => `${k} ×${int.format(n)}`)
+        .join(', ') || '–';
+    parts.push(
+      '',
+      `**Redis commands per call.** ${FLEET_COUNT_NOTE} Plain calls ${c.concurrency} at a time; rounds one at a time, local and forwarded alternating.`,
+      '',
+      table(
+        ['phase', 'calls', 'commands', 'per call', 'goal', 'which (replica: command key)'],
+        c.phases.map((p) => [FLEET_PHASES[p.key], p.key === 'idle' ? `${c.idleSeconds.toFixed(1)} s` : int.format(p.calls), int.format(p.commands), perCall(p.perCall), goalOf(p.key, p.perCall), which(p.byCommand)]),
+        new Set([1, 2, 3]),
+      ),
+      '',
+      `The heartbeat, counted apart: ${int.format(c.heartbeat.commands)} commands in ${c.heartbeat.seconds.toFixed(1)} s, ${c.heartbeat.perReplicaPerSecond.toFixed(2)} per replica per second ` +
+        `(${which(c.heartbeat.byCommand)}). Commands on the fleet's keys from connections that are neither a replica's nor the bench's: ${c.unattributed}.`,
+    );
+  }
+  const problems = [...f.wrongSamples.map((w) => `wrong answer: ${w}`), ...f.failures.map((x) => `failure: ${x}`)];
+  if (problems.length > 0) parts.push('', `**${f.wrongAnswers} wrong answer(s), ${f.failures.length} failure(s):**`, '', ...problems.map((p) => `- ${p.split('\n')[0]}`));
+  return parts.join('\n');
+}
+
 /**
  * The wrap's table for the README: every contender at each concurrency, the ratios the goals are
  * about, and where the figures come from.
@@ -313,6 +420,10 @@ export function renderResults(run: Run, chartFile: string): string {
     '## 5. A stdio host\'s first answer',
     '',
     firstSection(run),
+    '',
+    '## 6. Fleet: a forwarded retry, plain-call throughput, Redis commands per call',
+    '',
+    fleetSection(run),
     '',
   );
   return out.join('\n');

@@ -34,3 +34,11 @@ export const FIRST_ANSWER_NOTE =
   'what is added to the server\'s own start is Node\'s start of our process (about 100 ms on this machine, before any code of ours runs) and two ' +
   'round trips on the pipe; where these servers alone take 350–400 ms, that is what stands between the goal and the figures. Run from the ' +
   'TypeScript loader (`npm start -- connect …`, the specs) the command needs about 400 ms more to load.';
+
+/** How the fleet bench counts the Redis commands of a call on a Redis other programs may use too. */
+export const FLEET_COUNT_NOTE =
+  'Counted exactly, on a Redis that other programs may be using at the same time (so not from `INFO commandstats`, whose counters are the whole ' +
+  'server\'s): the bench watches the Redis with `MONITOR` and counts only the commands that come from the two replicas\' own connections (found from ' +
+  'their sockets in `/proc`), between `ECHO` markers it sends itself at each change of phase. The heartbeat (each replica writes its directory record ' +
+  'every second, and reads the fleet\'s agreed keys again every 10 s) is counted apart, so no subtraction of an idle period is needed; the idle row ' +
+  'shows that nothing but the heartbeat runs in the background.';

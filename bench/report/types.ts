@@ -5,6 +5,7 @@
  * a bench that failed) is absent.
  */
 import type { FirstTarget } from '../first.ts';
+import type { FleetResults } from '../fleet/summary.ts';
 import type { LatencyCell, Stats } from '../mrtr/latency.ts';
 import type { Row, TargetResult } from '../probe/runSuite.ts';
 import type { Cell, Comparison } from '../wrap/cells.ts';
@@ -28,6 +29,7 @@ export interface Run {
     readonly mrtr?: MrtrPart;
     readonly probe?: ProbePart;
     readonly first?: FirstPart;
+    readonly fleet?: FleetPart;
   };
 }
 
@@ -122,3 +124,6 @@ export interface FirstPart {
   readonly targets: readonly FirstTarget[];
   readonly failures: readonly string[];
 }
+
+/** The fleet bench's report as it wrote it (bench/fleet/summary.ts). */
+export type FleetPart = FleetResults;
