@@ -19,7 +19,8 @@ Options:
                           re-run the call each round; see the README for the caveat)
   --state-key-env <VAR>   requestState key (32 bytes, base64 or hex) from this environment variable
   --state-key-file <f>    requestState key from this file (without either: a random key per
-                          process, so retries cannot cross processes or restarts)
+                          process, so retries cannot cross processes or restarts); for a rotation,
+                          one key a line, the new one first: the first seals, all open
   --fleet <redis-url>     join a fleet of replicas through this Redis (redis://127.0.0.1:6379): without
                           a key given, the fleet agrees on one there; replay-mode states are single
                           use fleet-wide (HTTP only)

@@ -3,8 +3,12 @@
  * every process that must open another's states is given), or a random one for this process alone.
  * Reads and checks; the Keyring itself lives in `state/`.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Keyring } from '../state/keyring.ts';
+
+/** Most keys a given list may hold (a keyring opens with as many). */
+const MAX_GIVEN_KEYS = 3;
 
 /** Where the key comes from, as given on the command line. */
 export interface StateKeyOptions {
@@ -35,7 +39,16 @@ export function readStateKey(options: StateKeyOptions, env: NodeJS.ProcessEnv = 
   }
   if (!text) return { ok: true, value: { keyring: new Keyring(), given: false } };
   try {
-    return { ok: true, value: { keyring: new Keyring([Keyring.parse('k1', text)]), given: true } };
+    // One key a line, the first sealing and every one opening (a rotation: the new key first, the
+    // old one after it until no state sealed with it is in use). A key's id comes from the key
+    // itself, so every process names it alike whatever its place in the list.
+    const lines = text
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
+    if (lines.length > MAX_GIVEN_KEYS) return { ok: false, message: `the requestState key list holds ${lines.length} keys; at most ${MAX_GIVEN_KEYS} (the newest first)` };
+    const keys = lines.map((line) => Keyring.parse(`k${createHash('sha256').update(line).digest('base64url').slice(0, 12)}`, line));
+    return { ok: true, value: { keyring: new Keyring(keys.reverse()), given: true } };
   } catch (e) {
     return { ok: false, message: `the requestState key is not usable: ${e instanceof Error ? e.message : String(e)}` };
   }

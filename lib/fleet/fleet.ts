@@ -50,6 +50,12 @@ export interface Fleet {
   readonly forwarding: FleetForwarding;
   /** Changes upstreams reported, told to every replica (for listens). */
   readonly changes: FleetChanges;
+  /**
+   * Rotates the key the fleet agreed on (no key given): a new one, sealing on this replica at once
+   * and on every other within `keyRefreshMs`; the last three keep opening. Refused with a given key
+   * (rotate that by giving every replica the new key first and the old one after it).
+   */
+  rotateKey(): Promise<void>;
   /** Registers in the directory: the others reach this replica at `advertise` (`http://host:port`). */
   register(advertise: string): Promise<void>;
   /** Stops taking new calls: the directory says so (the health endpoint too). */
@@ -96,6 +102,11 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       keySource,
       hopSecret,
       usedStates: new RedisUsedStates(redis, keys),
+      async rotateKey() {
+        if (keySource === 'given') throw new Error('this fleet seals with a key given to every replica: give them the new key first and the old one after it');
+        await stateKeys.refresh(keyring);
+        keyring.add(await stateKeys.rotate());
+      },
       async register(advertise) {
         await directory.join({ id, advertise });
       },
