@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from 'redis';
+import { redactedUrl } from '../lib/fleet/fleetKeys.ts';
 import { buildLib, transpile } from './shared/build.ts';
 import { banner, writeResults } from './shared/format.ts';
 import { Wrong } from './mrtr/requests.ts';
@@ -57,16 +58,6 @@ const root = join(import.meta.dirname, '..');
 const SERVE_OPTIONS = ['--limit', 'sessions-per-caller=1'];
 const SERVER = 'the legacy push server (fixtures/servers/pushServer.ts, v1 SDK, stdio): `echo` for plain calls, `ask_name` (an elicitation) for rounds';
 
-/** A Redis URL without its password. */
-function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
 
 function gitCommit(): string | undefined {
   try {
@@ -112,7 +103,7 @@ const base = { date: new Date().toISOString(), quick, serveOptions: SERVE_OPTION
 
 const reached = await redisVersion(redisUrl);
 if ('error' in reached) {
-  const results: FleetResults = { ...base, skipped: `no Redis at ${redacted(redisUrl)} (${reached.error})`, wrongAnswers: 0, wrongSamples: [], failures: [], elapsedSeconds: (performance.now() - started) / 1000 };
+  const results: FleetResults = { ...base, skipped: `no Redis at ${redactedUrl(redisUrl)} (${reached.error})`, wrongAnswers: 0, wrongSamples: [], failures: [], elapsedSeconds: (performance.now() - started) / 1000 };
   console.log(summaryLines(results).join('\n'));
   writeResults('fleet.json', results);
   process.exit(0);
@@ -122,7 +113,7 @@ const fleetName = `bench-${randomBytes(4).toString('hex')}`;
 const prefix = `mcp-dual-era:${fleetName}:`;
 const cli = buildLib();
 const pushServer = transpile(join('fixtures', 'servers', 'pushServerStdio.ts'));
-console.log(`${quick ? 'quick: ' : ''}fleet ${fleetName} on Redis ${reached.version} at ${redacted(redisUrl)}; serve compiled (${((performance.now() - started) / 1000).toFixed(1)} s to build); load average ${load.toFixed(2)}`);
+console.log(`${quick ? 'quick: ' : ''}fleet ${fleetName} on Redis ${reached.version} at ${redactedUrl(redisUrl)}; serve compiled (${((performance.now() - started) / 1000).toFixed(1)} s to build); load average ${load.toFixed(2)}`);
 
 const wrong = new Wrong();
 const failures: string[] = [];
@@ -178,7 +169,7 @@ try {
 
 const results: FleetResults = {
   ...base,
-  redis: { url: redacted(redisUrl), version: reached.version },
+  redis: { url: redactedUrl(redisUrl), version: reached.version },
   fleetName,
   ...(retry ? { retry } : {}),
   ...(throughput ? { throughput } : {}),

@@ -5,7 +5,7 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import type { JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
-import { VERSION } from '../mrtr/requests.ts';
+import { toolCallHeaders } from '../mrtr/requests.ts';
 
 /** Sends a request text naming tool `name`; resolves with the answer, or what went wrong. */
 export type Call = (text: string, name: string) => Promise<JsonRpcResponse | string>;
@@ -18,14 +18,7 @@ export function endpointCaller(url: URL): { call: Call; close(): void } {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const call: Call = (text, name) =>
     new Promise((resolve) => {
-      const headers = {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'content-length': Buffer.byteLength(text),
-        'mcp-protocol-version': VERSION,
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      };
+      const headers = toolCallHeaders(text, name);
       const req = httpRequest({ agent, hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, timeout: CALL_TIMEOUT_MS }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -7,7 +7,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
-import { PARK_TIMEOUT_MS, VERSION, type Json } from './requests.ts';
+import { PARK_TIMEOUT_MS, toolCallHeaders, VERSION, type Json } from './requests.ts';
 import type { Lib, Wrap } from './scenario.ts';
 
 /** One way of sending a modern request text to a wrap and getting its answer. */
@@ -51,14 +51,7 @@ export async function nodeHttpCaller(lib: Lib, wrap: Wrap): Promise<{ call: Call
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const call: Caller = (text, name) =>
     new Promise((resolve, reject) => {
-      const headers = {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'content-length': Buffer.byteLength(text),
-        'mcp-protocol-version': VERSION,
-        'mcp-method': 'tools/call',
-        'mcp-name': name,
-      };
+      const headers = toolCallHeaders(text, name);
       const req = httpRequest({ agent, hostname, port, path: '/mcp', method: 'POST', headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

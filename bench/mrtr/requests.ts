@@ -101,3 +101,15 @@ export async function settle(): Promise<NodeJS.MemoryUsage> {
   gc();
   return process.memoryUsage();
 }
+
+/** The headers of a modern `tools/call` of `name` whose body is `text`, as a client on the wire sends them. */
+export function toolCallHeaders(text: string, name: string): Record<string, string | number> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'content-length': Buffer.byteLength(text),
+    'mcp-protocol-version': VERSION,
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+  };
+}

@@ -14,7 +14,7 @@ import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
 import { Server as NetServer } from 'node:net';
 import type { Fleet } from '../fleet/fleet.ts';
-import { fleetNameProblem } from '../fleet/fleetKeys.ts';
+import { fleetNameProblem, redactedUrl } from '../fleet/fleetKeys.ts';
 import type { ServeValues } from './serveUsage.ts';
 import { readStateKey, type StateKey } from './stateKey.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
@@ -213,24 +213,14 @@ async function enterFleet(settings: NonNullable<LegacySettings['fleet']>, key: S
       created: "a key this replica wrote to the fleet's Redis, where every replica reads it",
       agreed: "the key the fleet agreed on in its Redis",
     }[fleet.keySource];
-    say(`mcp-dual-era: fleet ${settings.name ?? 'default'} at ${redacted(settings.redis)}: this replica is ${fleet.id}; requestState is sealed with ${source}`);
+    say(`mcp-dual-era: fleet ${settings.name ?? 'default'} at ${redactedUrl(settings.redis)}: this replica is ${fleet.id}; requestState is sealed with ${source}`);
     return fleet;
   } catch (e) {
-    process.stderr.write(`mcp-dual-era serve: cannot join the fleet at ${redacted(settings.redis)}: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`mcp-dual-era serve: cannot join the fleet at ${redactedUrl(settings.redis)}: ${e instanceof Error ? e.message : String(e)}\n`);
     return null;
   }
 }
 
-/** A Redis URL without its password, for the log. */
-function redacted(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return url;
-  }
-}
 
 function sayFailed(backend: Backend, reason: string): void {
   process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${reason}\n`);

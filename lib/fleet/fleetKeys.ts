@@ -1,11 +1,23 @@
 /**
- * The names of the keys a fleet keeps in its Redis, all under one prefix per fleet name, and what
- * a fleet name may be. No Redis here: the command checks a name before it loads the client.
+ * The names of the keys a fleet keeps in its Redis, all under one prefix per fleet name, what a
+ * fleet name may be, and a Redis URL as a log shows it. No Redis here: the command checks a name
+ * before it loads the client.
  */
 
 /** Why `name` cannot name a fleet, or `undefined` when it can. */
 export function fleetNameProblem(name: string): string | undefined {
   return /^[\w.-]{1,64}$/.test(name) ? undefined : `a fleet name is 1 to 64 letters, digits, '.', '_' or '-', not ${JSON.stringify(name)}`;
+}
+
+/** A Redis URL without its password, for a log. */
+export function redactedUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return url;
+  }
 }
 
 /** The names of a fleet's keys. */

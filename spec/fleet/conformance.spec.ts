@@ -6,32 +6,15 @@
  * passes and fails the same checks. Retries of parked calls really land on other replicas and are
  * forwarded to their owners (the replicas' `/healthz` counts the forwards).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join, resolve } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { runSuite, type Run } from '../helpers/conformanceRun.ts';
+import { CONFORMANCE_FIXTURE as FIXTURE, runSuite, startServeCommand, type Run } from '../helpers/conformanceRun.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { startNginx, type RunningNginx } from '../helpers/nginx.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const FIXTURE = [process.execPath, '--import', 'tsx', join(ROOT, 'fixtures/servers/conformanceStdio.ts')];
 const REVISION = '2026-07-28';
-
-/** `mcp-dual-era serve --port 0 -- <the fixture>`, one process, no fleet: its endpoint. */
-function startServe(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', '--', ...FIXTURE], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  return new Promise((resolveUrl, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const m = /serving .* at (http:\/\/\S+)/.exec(err);
-      if (m) resolveUrl({ url: m[1]!, child });
-    });
-    child.once('exit', (code) => reject(new Error(`mcp-dual-era serve exited ${code}: ${err}`)));
-  });
-}
 
 async function forwardedIn(replicas: readonly Replica[]): Promise<number> {
   let n = 0;
@@ -70,7 +53,7 @@ let reference: Run | undefined;
 c.before(async () => {
   fleet = specFleet();
   const f = fleet;
-  [alone, ...replicas] = await Promise.all([startServe(), ...[0, 1, 2].map(() => startReplica(f, [], FIXTURE))] as const);
+  [alone, ...replicas] = await Promise.all([startServeCommand(), ...[0, 1, 2].map(() => startReplica(f, [], FIXTURE))] as const);
   nginx = await startNginx(replicas.map((r) => new URL(r.origin).host));
 });
 c.after(async () => {

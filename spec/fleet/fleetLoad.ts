@@ -15,11 +15,12 @@
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { startLegacyHttp } from '../../fixtures/servers/legacyHttp.ts';
 import { specFleet } from '../helpers/fleetRedis.ts';
 import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { freePort, startNginx } from '../helpers/nginx.ts';
+import { rawPost, type Posted } from '../helpers/rawPost.ts';
 
 export interface FleetLoadOptions {
   readonly clients: number;
@@ -69,13 +70,6 @@ function meta(client: number): Record<string, unknown> {
   };
 }
 
-/** An answer from nginx: status, and the JSON-RPC message (the last one, from an event stream). */
-interface Posted {
-  readonly status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  readonly json: any;
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Runs the load, with its fault, and reports. */
@@ -105,32 +99,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   const steps: string[] = [];
   const step = (what: string) => steps.push(`${what} at ${((performance.now() - started) / 1000).toFixed(1)} s`);
 
-  const post = (body: unknown, headers: Record<string, string>): Promise<Posted> =>
-    new Promise((resolve) => {
-      const text = JSON.stringify(body);
-      const req = httpRequest(
-        { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(text), ...headers } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks).toString('utf8');
-            const status = res.statusCode ?? 0;
-            try {
-              if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-                const data = raw.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
-                resolve({ status, json: data.at(-1) });
-              } else resolve({ status, json: raw === '' ? undefined : JSON.parse(raw) });
-            } catch {
-              resolve({ status, json: undefined });
-            }
-          });
-          res.on('error', () => resolve({ status: 0, json: undefined }));
-        },
-      );
-      req.on('error', () => resolve({ status: 0, json: undefined }));
-      req.end(text);
-    });
+  const post = (body: unknown, headers: Record<string, string>): Promise<Posted> => rawPost(agent, url, body, headers);
 
   const headersFor = (client: number, name: string) => ({ authorization: `Bearer modern-${client}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
   /** A request the balancer could not deliver, or a replica refused while it drained: sent again. */

@@ -2,7 +2,8 @@
  * Three replicas of `serve --fleet` behind a real nginx, round robin, no stickiness, in front of
  * server-everything: a v2 client pinned to 2026-07-28 completes the elicitation, sampling and
  * roots tools, every retry landing on another replica than the round before it, forwarded to the
- * owner of its parked call (the replicas' `/healthz` counts the forwards).
+ * owner of its parked call (the replicas' `/healthz` counts the forwards); and our fixture's call
+ * of two rounds, each retry forwarded to the replica the call lives on.
  */
 import { Client as ModernClient, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { suite } from 'uvu';
@@ -11,6 +12,7 @@ import { textOf } from '../helpers/everything.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { NGINX, startNginx, type RunningNginx } from '../helpers/nginx.ts';
+import { CONFORMANCE_FIXTURE } from '../helpers/conformanceRun.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
@@ -65,3 +67,39 @@ behind('should complete elicitation, sampling and roots rounds, each retry forwa
 });
 
 behind.run();
+
+const rounds = suite('a call of two rounds through three replicas behind nginx');
+let roundsFleet: SpecFleet;
+let roundsReplicas: Replica[] = [];
+let roundsNginx: RunningNginx | undefined;
+rounds.before(async () => {
+  roundsFleet = specFleet();
+  roundsReplicas = await Promise.all([0, 1, 2].map(() => startReplica(roundsFleet, [], CONFORMANCE_FIXTURE)));
+  roundsNginx = await startNginx(roundsReplicas.map((r) => new URL(r.origin).host));
+});
+rounds.after(async () => {
+  await roundsNginx?.stop();
+  await Promise.all(roundsReplicas.map(stopReplica));
+  await roundsFleet.end();
+});
+
+rounds('should resume both rounds on the replica the call lives on, each retry forwarded there', async () => {
+  const client = new ModernClient({ name: 'fleet-spec', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} } } });
+  const asked: string[] = [];
+  client.setRequestHandler('elicitation/create', async (request) => {
+    const message = (request.params as { message: string }).message;
+    asked.push(message);
+    return { action: 'accept', content: message.startsWith('Step 1') ? { name: 'Grace' } : { color: 'teal' } };
+  });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${roundsNginx!.url}/mcp`)));
+  try {
+    const before = await forwardedIn(roundsReplicas);
+    assert.is(textOf(await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} })), "Grace's favorite color is teal");
+    assert.equal(asked, ['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
+    assert.is((await forwardedIn(roundsReplicas)) - before, 2, 'both retries were forwarded to the replica the call lives on');
+  } finally {
+    await client.close();
+  }
+});
+
+rounds.run();

@@ -1,9 +1,10 @@
 /**
  * Runs the official MCP conformance suite (server scenarios) against an endpoint in a child
  * process, on Node 20 through the hooks in spec/helpers/conformance/, and parses what it prints:
- * each scenario's passed and failed checks, and which scenarios it did not score.
+ * each scenario's passed and failed checks, and which scenarios it did not score. And the
+ * endpoint most runs score: `mcp-dual-era serve` in front of the conformance fixture server.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -42,4 +43,21 @@ export function parseRun(code: number | null, output: string): Run {
   const unscored = new Set<string>();
   if (output.includes('Not scored')) for (const m of output.slice(output.indexOf('Not scored')).matchAll(/^\s+[✓✗] (\S+) \(/gmu)) unscored.add(m[1]!);
   return { code, output, scenarios, unscored };
+}
+
+/** The conformance fixture server over stdio, as a command line. */
+export const CONFORMANCE_FIXTURE: readonly string[] = [process.execPath, '--import', 'tsx', join(ROOT, 'fixtures/servers/conformanceStdio.ts')];
+
+/** `mcp-dual-era serve --port 0 -- <the conformance fixture>`, one process: resolves with its endpoint. */
+export function startServeCommand(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', '--', ...CONFORMANCE_FIXTURE], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  return new Promise((resolveUrl, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      const m = /serving .* at (http:\/\/\S+)/.exec(err);
+      if (m) resolveUrl({ url: m[1]!, child });
+    });
+    child.once('exit', (code) => reject(new Error(`mcp-dual-era serve exited ${code}: ${err}`)));
+  });
 }

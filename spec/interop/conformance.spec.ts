@@ -6,7 +6,7 @@
  * listed, with reasons, in fixtures/conformance/baseline.json. The 2026-07-28 suspend run goes
  * through the real command, `mcp-dual-era serve -- <the fixture over stdio>`, in a child process.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
@@ -15,24 +15,10 @@ import { createConformanceServer } from '../../fixtures/servers/conformanceServe
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { MrtrBroker } from '../../lib/wrap/mrtr/suspend.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
-import { runSuite } from '../helpers/conformanceRun.ts';
+import { runSuite, startServeCommand } from '../helpers/conformanceRun.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/baseline.json'), 'utf8')) as Record<string, Record<string, string>>;
-
-/** `mcp-dual-era serve --port 0 -- tsx fixtures/servers/conformanceStdio.ts`: resolves with its endpoint. */
-function startServeCommand(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', '--', process.execPath, '--import', 'tsx', join(ROOT, 'fixtures/servers/conformanceStdio.ts')], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  return new Promise((resolveUrl, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      err += chunk.toString();
-      const m = /serving .* at (http:\/\/\S+)/.exec(err);
-      if (m) resolveUrl({ url: m[1]!, child });
-    });
-    child.once('exit', (code) => reject(new Error(`mcp-dual-era serve exited ${code}: ${err}`)));
-  });
-}
 
 const servers: Record<'suspend' | 'replay', { wrap?: LegacyServerWrap; server?: RunningHttpServer }> = { suspend: {}, replay: {} };
 let command: { url: string; child: ChildProcess } | undefined;

@@ -12,11 +12,12 @@
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 import { MrtrBroker } from '../../lib/wrap/mrtr/suspend.ts';
 import { wrapLegacyServer } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { rawPost } from '../helpers/rawPost.ts';
 
 export interface LoadOptions {
   readonly clients: number;
@@ -57,28 +58,7 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
   const roundEvery = options.roundEvery ?? 5;
   const started = performance.now();
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const post = (body: unknown, headers: Record<string, string>): Promise<{ status: number; json: any }> =>
-    new Promise((resolve, reject) => {
-      const text = JSON.stringify(body);
-      const req = httpRequest(
-        { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(text), ...headers } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks).toString('utf8');
-            try {
-              resolve({ status: res.statusCode ?? 0, json: JSON.parse(raw) });
-            } catch {
-              reject(new Error(`not JSON (${res.statusCode}): ${raw.slice(0, 200)}`));
-            }
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(text);
-    });
+  const post = (body: unknown, headers: Record<string, string>) => rawPost(agent, url, body, headers);
 
   const callHeaders = (name: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
 
