@@ -18,6 +18,7 @@ const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
   'mcp-dual-era/client': () => import('../lib/client.ts'),
   'mcp-dual-era/codemod': () => import('../lib/codemod/index.ts'),
   'mcp-dual-era/core': () => import('../lib/core/index.ts'),
+  'mcp-dual-era/fleet': () => import('../lib/fleet/index.ts'),
 };
 
 const neutral = suite('lib/index.ts');

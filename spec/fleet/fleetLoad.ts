@@ -186,7 +186,7 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
         } catch (e) {
           // A replica that could not take it (draining with no other ready yet, or going): again.
           if (attempt >= MAX_ATTEMPTS) throw e;
-          resend(`legacy initialize: ${(e instanceof Error ? e.message : String(e)).slice(0, 100)}`);
+          resend(`legacy initialize: ${(e as { code?: unknown }).code ?? ''} ${(e instanceof Error ? e.message : String(e)).slice(0, 160)}`);
           await sleep(100);
         }
       }
