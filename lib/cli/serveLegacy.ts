@@ -302,7 +302,9 @@ async function onHttp(
     // (work handed to another replica) ends, and the balancer closes those it keeps idle (a
     // request it sends on one meanwhile is served, and the connection closed after it): closing
     // an idle one here could cross a request the balancer is sending on it.
-    await joined.fleet.leave();
+    // Out of the directory (no new work is sent here), its Redis kept until the process ends:
+    // a request still served here may have to find another replica.
+    await joined.fleet.directory.leave();
     say('mcp-dual-era: drained; no longer taking connections');
     await new Promise<void>((resolve) => {
       const bound = setTimeout(() => {
