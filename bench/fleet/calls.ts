@@ -5,7 +5,7 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import type { JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
-import { toolCallHeaders } from '../mrtr/requests.ts';
+import { responseOf, toolCallHeaders } from '../mrtr/requests.ts';
 
 /** Sends a request text naming tool `name`; resolves with the answer, or what went wrong. */
 export type Call = (text: string, name: string) => Promise<JsonRpcResponse | string>;
@@ -25,9 +25,7 @@ export function endpointCaller(url: URL): { call: Call; close(): void } {
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
           try {
-            if (!String(res.headers['content-type']).includes('text/event-stream')) return resolve(JSON.parse(body) as JsonRpcResponse);
-            const data = body.split('\n').filter((l) => l.startsWith('data:')).pop();
-            resolve(data ? (JSON.parse(data.slice(5)) as JsonRpcResponse) : `HTTP ${res.statusCode}: an event stream with no message`);
+            resolve(responseOf(res.headers['content-type'], body) ?? `HTTP ${res.statusCode}: an event stream with no message`);
           } catch {
             resolve(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`);
           }

@@ -7,7 +7,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
-import { PARK_TIMEOUT_MS, toolCallHeaders, VERSION, type Json } from './requests.ts';
+import { PARK_TIMEOUT_MS, responseOf, toolCallHeaders, VERSION, type Json } from './requests.ts';
 import type { Lib, Wrap } from './scenario.ts';
 
 /** One way of sending a modern request text to a wrap and getting its answer. */
@@ -58,10 +58,7 @@ export async function nodeHttpCaller(lib: Lib, wrap: Wrap): Promise<{ call: Call
         res.on('end', () => {
           const body = Buffer.concat(chunks).toString('utf8');
           try {
-            if (!String(res.headers['content-type']).includes('text/event-stream')) return resolve(JSON.parse(body) as JsonRpcResponse);
-            // An SSE answer: the last data line is the response.
-            const data = body.split('\n').filter((l) => l.startsWith('data:')).pop();
-            resolve(data ? (JSON.parse(data.slice(5)) as JsonRpcResponse) : undefined);
+            resolve(responseOf(res.headers['content-type'], body));
           } catch {
             resolve(undefined);
           }

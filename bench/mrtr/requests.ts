@@ -113,3 +113,10 @@ export function toolCallHeaders(text: string, name: string): Record<string, stri
     'mcp-name': name,
   };
 }
+
+/** The response an HTTP answer carries: its JSON body, or an event stream's last message (`undefined` when it has none); throws on a body that is not JSON. */
+export function responseOf(contentType: string | undefined, body: string): JsonRpcResponse | undefined {
+  if (!String(contentType).includes('text/event-stream')) return JSON.parse(body) as JsonRpcResponse;
+  const data = body.split('\n').filter((l) => l.startsWith('data:')).pop();
+  return data ? (JSON.parse(data.slice(5)) as JsonRpcResponse) : undefined;
+}

@@ -7,7 +7,6 @@
 import { readEnv, readHttpUrl, readPort, splitAtDash, usageError } from './options.ts';
 import { parseServeArgs, SERVE_USAGE } from './serveUsage.ts';
 import { readLimits } from './limits.ts';
-import { HTTP_OPENINGS } from '../session/gate.ts';
 import { stderrTrace, type Trace } from './trace.ts';
 import { serveLegacy, type ServeHooks } from './serveLegacy.ts';
 
@@ -45,8 +44,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
   const read = readLimits([...(bodyLimit !== undefined ? [`body-bytes=${bodyLimit}`] : []), ...(values.limit ?? [])], values.modern ? { modern: true } : {});
   if (!read.ok) return usage(read.message);
-  // A server reached over HTTP boots nothing when a connection to it opens: more open at once.
-  const limits = values.upstream !== undefined && !read.given.has('sessions-opening') ? { ...read.value, 'sessions-opening': HTTP_OPENINGS } : read.value;
+  const limits = read.value;
   if (values.modern) {
     const { serveModern } = await import('./serveModern.ts');
     return serveModern(command, {
@@ -65,5 +63,5 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
       ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     });
   }
-  return serveLegacy({ command, values, env: env.value, limits, port: port.value, say, usage, trace, hooks });
+  return serveLegacy({ command, values, env: env.value, limits, limitsGiven: read.given, port: port.value, say, usage, trace, hooks });
 }

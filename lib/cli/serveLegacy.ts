@@ -10,7 +10,7 @@ import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
 import { Cancellation } from '../signals.ts';
 import { startAhead } from '../transport/spawnChild.ts';
 import type { LegacyServerWrap, WrapLegacyServerOptions } from '../wrap/legacyServer/wrapLegacyServer.ts';
-import { listenerLimits, type Limits } from './limits.ts';
+import { listenerLimits, type LimitKey, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
 import { Server as NetServer } from 'node:net';
 import type { Fleet } from '../fleet/fleet.ts';
@@ -31,6 +31,8 @@ export interface ServeContext {
   readonly values: ServeValues;
   readonly env: Readonly<Record<string, string>>;
   readonly limits: Limits;
+  /** The limits given on the command line (the others are the defaults). */
+  readonly limitsGiven: ReadonlySet<LimitKey>;
   readonly port: number;
   readonly say: (text: string) => void;
   readonly usage: (message: string) => number;
@@ -102,7 +104,8 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
   return stdioBackend(child, { spares });
 }
 
-function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeValues, limits: Limits, fleet: Fleet | undefined): WrapLegacyServerOptions {
+function wrapOptions(backend: Backend, settings: LegacySettings, context: ServeContext, fleet: Fleet | undefined): WrapLegacyServerOptions {
+  const { values, limits } = context;
   return {
     upstream: backend,
     mrtr: {
@@ -121,7 +124,8 @@ function wrapOptions(backend: Backend, settings: LegacySettings, values: ServeVa
       reserve: limits.reserve,
       waitMs: limits['session-wait-ms'],
       idleMs: limits['session-idle-ms'],
-      opening: limits['sessions-opening'],
+      // Unless given, the wrap's own: half the cores for a server it boots, more for one reached over HTTP.
+      ...(context.limitsGiven.has('sessions-opening') ? { opening: limits['sessions-opening'] } : {}),
     },
     listens: { perPrincipal: limits['listens-per-caller'] },
     legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
@@ -170,15 +174,15 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   const backend = legacyBackend(context, settings.value.spares);
   if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
-  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context.values, context.limits, fleet));
+  const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context, fleet));
   const watch = new UpstreamWatch(wrap);
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   const onSignal = () => stop();
   process.once('SIGINT', onSignal);
-  // In a fleet, SIGTERM drains first: /readyz turns 503 and the directory says so, new calls get
-  // 503 (a balancer tries another replica), and the retries of the calls parked here are served
-  // until none is left (each is released at its park timeout at the latest).
+  // In a fleet, SIGTERM drains first: /readyz turns 503 and the directory says so, new work is
+  // handed to a ready replica, and what is under way here (the retries of the calls parked here,
+  // each released at its park timeout at the latest) is served to its end.
   let drained = false;
   const onDrained = () => {
     drained = true;

@@ -12,7 +12,7 @@ import { FleetDirectory, type HeartbeatOptions } from './directory.ts';
 import { FleetKeys } from './fleetKeys.ts';
 import { closeFleetRedis, connectFleetRedis, type FleetRedis } from './fleetRedis.ts';
 import { FleetStateKeys } from './fleetStateKeys.ts';
-import { fleetForwarding, type FleetForwarding, type ForwardingOptions } from './forwarding.ts';
+import { fleetForwarding, type FleetForwarding, type ForwardCounts, type ForwardingOptions } from './forwarding.ts';
 import { RedisUsedStates } from './redisUsedStates.ts';
 
 /** How a replica joins its fleet. */
@@ -50,6 +50,8 @@ export interface Fleet {
   readonly forwarding: FleetForwarding;
   /** Changes upstreams reported, told to every replica (for listens). */
   readonly changes: FleetChanges;
+  /** What `/healthz` says of the replica: its id and its forward counts. */
+  info(): { readonly replica: string } & ForwardCounts;
   /**
    * Rotates the key the fleet agreed on (no key given): a new one, sealing on this replica at once
    * and on every other within `keyRefreshMs`; the last three keep opening. Refused with a given key
@@ -95,6 +97,7 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       id,
       forwarding,
       changes,
+      info: () => ({ replica: id, ...forwarding.counts() }),
       keys,
       redis,
       directory,

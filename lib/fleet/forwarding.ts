@@ -16,7 +16,7 @@ import { isRecord } from '../core/primitives.ts';
 import { HOP_HEADER, type ForwardedFor, type Forwarding } from '../fronts/served.ts';
 import { stateOwner } from '../state/requestState.ts';
 import type { Keyring } from '../state/keyring.ts';
-import type { FleetDirectory } from './directory.ts';
+import type { FleetDirectory, ReplicaRecord } from './directory.ts';
 
 /** How a fleet forwards. */
 export interface ForwardingOptions {
@@ -28,8 +28,6 @@ export interface ForwardingOptions {
   readonly ownerCheckMs?: number;
   /** How old a hop's signature may be when it arrives (default 30 s). */
   readonly hopMaxAgeMs?: number;
-  /** Told of each forward: to whom, and how it went. */
-  readonly onForward?: (event: { owner: string; outcome: 'answered' | 'gone' }) => void;
 }
 
 /** What forwarding needs of its replica's fleet. */
@@ -71,16 +69,43 @@ function ownerGoneError(id: JsonRpcRequest['id'], owner: string, why: string) {
   });
 }
 
+/** A defined answer of the forwarding itself (the owner gone), before it is written. */
+interface Reply {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
 /**
  * The answer when the owner is gone: the call's defined error, a legacy session's 404 (its client
  * initializes again), or for new work handed over by a draining replica, 503 (send it again).
  */
-function goneAnswer(what: ForwardedFor, owner: string, why: string): Response {
+function goneReply(what: ForwardedFor, owner: string, why: string): Reply {
   const json = { 'content-type': 'application/json' };
-  if ('call' in what) return new Response(JSON.stringify(ownerGoneError(what.call, owner, why)), { status: 400, headers: json });
-  if ('session' in what) return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } }), { status: 404, headers: json });
+  if ('call' in what) return { status: 400, headers: json, body: JSON.stringify(ownerGoneError(what.call, owner, why)) };
+  if ('session' in what) return { status: 404, headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } }) };
   const body = errorResponse(what.handedOver, { code: ErrorCode.InternalError, message: `Internal error: this replica is draining and the one it handed the request to is gone (${why}); send the request again` });
-  return new Response(JSON.stringify(body), { status: 503, headers: { ...json, 'retry-after': '0' } });
+  return { status: 503, headers: { ...json, 'retry-after': '0' }, body: JSON.stringify(body) };
+}
+
+const asResponse = (reply: Reply): Response => new Response(reply.body, { status: reply.status, headers: reply.headers });
+
+/** Writes `reply` on Node's response, unless an answer has begun there. */
+function writeReply(res: ServerResponse, reply: Reply): void {
+  if (!res.headersSent && !res.destroyed) res.writeHead(reply.status, reply.headers).end(reply.body);
+}
+
+/**
+ * The last events of a stream that broke off before it answered `ids`: the defined error for each
+ * (a call's owner gone; for other requests, an error that says to send them again).
+ */
+function brokenEvents(what: ForwardedFor, ids: readonly RequestId[], owner: string, why: string): string {
+  const gone = ids.map((id) =>
+    'call' in what
+      ? ownerGoneError(id, owner, why)
+      : errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the replica serving this request is gone (${why}); send it again${'session' in what ? ' in a new session' : ''}` }),
+  );
+  return gone.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
 }
 
 /** How long after a first look finds no owner the directory is looked at again. */
@@ -95,35 +120,39 @@ function sign(secret: Buffer, replica: string, at: number, method: string, sessi
 }
 
 /**
- * The owner's answer body, passed on as it comes; `ended` is called once it is over (read to the
- * end, broken, or left by the client). An event stream is read for the answers it carries: if it
- * breaks before it is done, `broken` gives a last chunk for the requests still unanswered (the
- * defined error for each), so every request gets one answer, not a cut stream.
+ * Follows an event stream as it passes, chunk by chunk, and takes off `unanswered` each request
+ * whose answer goes by.
  */
-function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswered: Set<RequestId> | undefined, broken: (ids: readonly RequestId[]) => Uint8Array | undefined): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
+function answerWatch(unanswered: Set<RequestId>): (chunk: Uint8Array) => void {
   const decoder = new TextDecoder();
   let line = '';
-  const watch = (chunk: Uint8Array): void => {
-    if (!unanswered || unanswered.size === 0) return;
+  return (chunk) => {
+    if (unanswered.size === 0) return;
     const lines = (line + decoder.decode(chunk, { stream: true })).split('\n');
     line = lines.pop() ?? '';
     for (const l of lines) {
       if (!l.startsWith('data:')) continue;
-      try {
-        const message = JSON.parse(l.slice(5)) as { id?: RequestId; method?: string };
-        if (message.id !== undefined && message.method === undefined) unanswered.delete(message.id);
-      } catch {
-        // not a message to follow
-      }
+      const id = answered(l.slice(5));
+      if (id !== undefined) unanswered.delete(id);
     }
   };
+}
+
+/**
+ * The owner's answer body, passed on as it comes; `ended` is called once it is over (read to the
+ * end, broken, or left by the client). An event stream is followed for the answers it carries: if
+ * it breaks before it is done, `broken` gives a last chunk for the requests still unanswered (the
+ * defined error for each), so every request gets one answer, not a cut stream.
+ */
+function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswered: Set<RequestId> | undefined, broken: (ids: readonly RequestId[]) => Uint8Array | undefined): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const watch = unanswered ? answerWatch(unanswered) : undefined;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
         if (!done) {
-          watch(value);
+          watch?.(value);
           return controller.enqueue(value);
         }
         ended();
@@ -145,16 +174,6 @@ function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswere
 /** Connections to the other replicas, kept a moment between hops (shorter than a replica keeps them). */
 const httpAgent = new HttpAgent({ keepAlive: true, timeout: 4000 });
 const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: 4000 });
-
-/** Writes a gone answer (a Web `Response` with a JSON body) on Node's response. */
-function writeGone(res: ServerResponse, gone: Response): void {
-  void gone.text().then((text) => {
-    if (res.headersSent || res.destroyed) return;
-    const headers: Record<string, string> = {};
-    gone.headers.forEach((value, name) => (headers[name] = value));
-    res.writeHead(gone.status, headers).end(text);
-  });
-}
 
 /** The id of the answer an event's data carries, if it is one. */
 function answered(data: string): RequestId | undefined {
@@ -185,11 +204,6 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
   const maxAge = options.hopMaxAgeMs ?? 30_000;
   let forwarded = 0;
   let ownerGone = 0;
-  const outcome = (owner: string, result: 'answered' | 'gone'): void => {
-    if (result === 'answered') forwarded++;
-    else ownerGone++;
-    options.onForward?.({ owner, outcome: result });
-  };
 
   /** Asks the directory, every `checkMs` while the forward lasts, whether `owner` is alive; `lost` once it is not. */
   const watchOwner = (owner: string, lost: () => void): (() => void) => {
@@ -209,12 +223,39 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return () => clearInterval(timer);
   };
 
+  /** A ready replica other than this one, in turn, from a list at most `PEERS_FRESH_MS` old. */
+  const readyPeer = async (): Promise<string | undefined> => {
+    if (!peers || Date.now() - peers.at > PEERS_FRESH_MS) {
+      const ids = fleet.directory.replicas().then(
+        (all) => all.filter((r) => r.ready && r.id !== fleet.id).map((r) => r.id),
+        () => [],
+      );
+      peers = { at: Date.now(), ids };
+    }
+    const ids = await peers.ids;
+    return ids.length === 0 ? undefined : ids[turn++ % ids.length];
+  };
+
+  /** The record of another ready replica than the one at `advertise`, from a fresh list (the one picked has just gone). */
+  const freshPeer = async (advertise: string | undefined) => {
+    peers = undefined;
+    const next = await readyPeer();
+    const record = next === undefined ? undefined : await fleet.directory.lookup(next).catch(() => undefined);
+    return record && record.advertise !== advertise ? record : undefined;
+  };
+
   /** The directory's record of `owner`, looked at twice a moment apart (a replica that has just started may not have registered yet). */
   const ownerRecord = async (owner: string) => {
     const record = await fleet.directory.lookup(owner).catch(() => undefined);
     if (record) return record;
     await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
     return fleet.directory.lookup(owner).catch(() => undefined);
+  };
+
+  /** The hop header's value for a request of `method`, session and `body` sent from this replica. */
+  const hopValue = (method: string, sessionId: string | null, body: string): string => {
+    const at = Date.now();
+    return `${fleet.id}.${at}.${sign(fleet.hopSecret, fleet.id, at, method, sessionId, body)}`;
   };
 
   return {
@@ -234,37 +275,22 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       return owner !== fleet.id ? owner : undefined;
     },
 
-    async readyPeer() {
-      if (!peers || Date.now() - peers.at > PEERS_FRESH_MS) {
-        const ids = fleet.directory.replicas().then(
-          (all) => all.filter((r) => r.ready && r.id !== fleet.id).map((r) => r.id),
-          () => [],
-        );
-        peers = { at: Date.now(), ids };
-      }
-      const ids = await peers.ids;
-      return ids.length === 0 ? undefined : ids[turn++ % ids.length];
-    },
+    readyPeer,
 
     async forward(owner, request, body, what) {
-      let record = 'handedOver' in what ? await fleet.directory.lookup(owner).catch(() => undefined) : await ownerRecord(owner);
-      if (!record && 'handedOver' in what) {
-        // The ready replica picked from a list a second old has just gone: pick from a fresh one.
-        peers = undefined;
-        const next = await this.readyPeer();
-        if (next !== undefined && next !== owner) record = await fleet.directory.lookup(next).catch(() => undefined);
+      // New work handed over goes to another ready replica if the one picked from a list a
+      // second old has just gone.
+      const found = 'handedOver' in what ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined))) : await ownerRecord(owner);
+      if (!found) {
+        ownerGone++;
+        return asResponse(goneReply(what, owner, 'it is not in the fleet'));
       }
-      if (!record) {
-        outcome(owner, 'gone');
-        return goneAnswer(what, owner, 'it is not in the fleet');
-      }
+      let record: ReplicaRecord = found;
       const headers = new Headers();
       request.headers.forEach((value, name) => {
         if (!NOT_CARRIED.has(name)) headers.set(name, value);
       });
-      const at = Date.now();
-      const sessionId = 'session' in what ? what.session : null;
-      headers.set(HOP_HEADER, `${fleet.id}.${at}.${sign(fleet.hopSecret, fleet.id, at, request.method, sessionId, body ?? '')}`);
+      headers.set(HOP_HEADER, hopValue(request.method, 'session' in what ? what.session : null, body ?? ''));
       const controller = new AbortController();
       let lostOwner = false;
       const stopWatching = watchOwner(owner, () => {
@@ -285,22 +311,17 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
           answer = await fetch(`${record.advertise}${path}`, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
           break;
         } catch (e) {
-          // New work handed over goes to another ready replica if the one picked has just gone.
-          if ('handedOver' in what && attempt === 0 && !controller.signal.aborted) {
-            peers = undefined;
-            const next = await this.readyPeer();
-            const again = next === undefined ? undefined : await fleet.directory.lookup(next).catch(() => undefined);
-            if (again && again.advertise !== record.advertise) {
-              record = again;
-              continue;
-            }
+          const again = 'handedOver' in what && attempt === 0 && !controller.signal.aborted ? await freshPeer(record.advertise) : undefined;
+          if (again) {
+            record = again;
+            continue;
           }
           done();
-          outcome(owner, 'gone');
-          return goneAnswer(what, owner, why(e));
+          ownerGone++;
+          return asResponse(goneReply(what, owner, why(e)));
         }
       }
-      outcome(owner, 'answered');
+      forwarded++;
       const carried = new Headers();
       answer.headers.forEach((value, name) => {
         if (CARRIED_BACK.has(name)) carried.set(name, value);
@@ -314,12 +335,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       const broken = (ids: readonly RequestId[]): Uint8Array | undefined => {
         if (request.signal.aborted) return undefined;
         ownerGone++;
-        const gone = ids.map((id) =>
-          'call' in what
-            ? ownerGoneError(id, owner, why(undefined))
-            : errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the replica serving this request is gone (${why(undefined)}); send it again${'session' in what ? ' in a new session' : ''}` }),
-        );
-        return new TextEncoder().encode(gone.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join(''));
+        return new TextEncoder().encode(brokenEvents(what, ids, owner, why(undefined)));
       };
       return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: carried });
     },
@@ -328,20 +344,18 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       void (async () => {
         const record = await ownerRecord(owner);
         if (!record) {
-          outcome(owner, 'gone');
-          return writeGone(res, goneAnswer({ call: id }, owner, 'it is not in the fleet'));
+          ownerGone++;
+          return writeReply(res, goneReply({ call: id }, owner, 'it is not in the fleet'));
         }
-        const at = Date.now();
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-        headers[HOP_HEADER] = `${fleet.id}.${at}.${sign(fleet.hopSecret, fleet.id, at, 'POST', null, body)}`;
+        headers[HOP_HEADER] = hopValue('POST', null, body);
         headers['content-length'] = String(Buffer.byteLength(body));
         const target = new URL(req.url ?? '/', record.advertise);
         let lostOwner = false;
         let settled = false;
         const unanswered = new Set<RequestId>([id as RequestId]);
-        const decoder = new TextDecoder();
-        let line = '';
+        const watch = answerWatch(unanswered);
         let streamed = false;
         const finish = (why?: string): void => {
           if (settled) return;
@@ -350,23 +364,18 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
           res.removeListener('close', onClientGone);
           if (why === undefined || res.destroyed) return void (res.writableEnded || res.destroyed ? undefined : res.end());
           ownerGone++;
-          if (!res.headersSent) return writeGone(res, goneAnswer({ call: id }, owner, why));
+          if (!res.headersSent) return writeReply(res, goneReply({ call: id }, owner, why));
           // A stream that broke off ends with the call's answer, unless it carried it already.
-          if (streamed && unanswered.size > 0) res.end(`event: message\ndata: ${JSON.stringify(ownerGoneError(id, owner, why))}\n\n`);
-          else res.end();
+          res.end(streamed && unanswered.size > 0 ? brokenEvents({ call: id }, [...unanswered], owner, why) : undefined);
         };
         const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent }, (answer) => {
-          outcome(owner, 'answered');
+          forwarded++;
           streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
           const carried: Record<string, string | string[]> = {};
           for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && CARRIED_BACK.has(name)) carried[name] = value;
           res.writeHead(answer.statusCode ?? 502, carried);
           answer.on('data', (chunk: Buffer) => {
-            if (streamed && unanswered.size > 0) {
-              const lines = (line + decoder.decode(chunk, { stream: true })).split('\n');
-              line = lines.pop() ?? '';
-              for (const l of lines) if (l.startsWith('data:') && answered(l.slice(5)) === id) unanswered.delete(id as RequestId);
-            }
+            if (streamed) watch(chunk);
             if (!res.write(chunk)) {
               answer.pause();
               res.once('drain', () => answer.resume());
@@ -387,7 +396,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         upstream.on('error', (e) => finish(lostOwner ? 'its heartbeat stopped' : `unreachable: ${e.message}`));
         upstream.end(body);
       })().catch(() => {
-        if (!res.headersSent) writeGone(res, goneAnswer({ call: id }, owner, 'it could not be reached'));
+        if (!res.headersSent) writeReply(res, goneReply({ call: id }, owner, 'it could not be reached'));
         else res.destroy();
       });
     },

@@ -260,6 +260,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   };
 
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  /** Serves a Node request through the Web handler; `body`, when given, is the body already read (the Web listener reads it from `rawBody`). */
+  const throughWeb = (req: IncomingMessage, res: ServerResponse, body?: string): void => {
+    if (body !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(body);
+    (throughFetch ??= viaFetch(fetch))(req, res);
+  };
   const maxBytes = maxBodyBytes(http);
 
   const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string, hop: string | undefined): void => {
@@ -270,8 +275,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       // A hop of the fleet: a call is served here once its signature holds; anything else the
       // Web handler checks and serves.
       if (r.kind !== 'serve') {
-        (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
-        return (throughFetch ??= viaFetch(fetch))(req, res);
+        return throughWeb(req, res, text);
       }
       if (!forwarding!.verifyHop(hop, 'POST', null, JSON.stringify(r.rpc))) return writeJson(res, 403, errorBody(ErrorCode.InvalidRequest, FORBIDDEN_HOP));
     }
@@ -282,8 +286,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       case 'legacy-open': {
         if (r.kind === 'legacy-open' && forwarding && draining()) {
           // Handed to a ready replica through the Web handler.
-          (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
-          return (throughFetch ??= viaFetch(fetch))(req, res);
+          return throughWeb(req, res, text);
         }
         const request = asWebRequest(req, text);
         if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
@@ -305,8 +308,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (owner !== undefined && forwarding?.forwardCall) return forwarding.forwardCall(owner, req, res, JSON.stringify(rpc), rpc.id);
     if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
       // Forwarded through the Web handler, which streams the owner's answer and carries a close.
-      (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(text);
-      return (throughFetch ??= viaFetch(fetch))(req, res);
+      return throughWeb(req, res, text);
     }
     const gone = new Cancellation();
     if (!r.streams) {
@@ -360,9 +362,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (forwarding && draining()) res.shouldKeepAlive = false;
     const consumed = consumedBody(req);
     if (req.method !== 'POST' || headers['mcp-session-id'] !== undefined) {
-      // The Web listener reads a spent body from `rawBody`.
-      if (consumed !== undefined) (req as IncomingMessage & { rawBody?: Buffer }).rawBody = Buffer.from(consumed);
-      return (throughFetch ??= viaFetch(fetch))(req, res);
+      return throughWeb(req, res, consumed);
     }
     const header: HeaderGetter = (name) => {
       const value = headers[lowerCase(name)];

@@ -144,8 +144,10 @@ export interface LegacyServerWrap extends Served {
   /** What the wrap holds right now. */
   stats(): WrapStats;
   /**
-   * Stops taking new work: new calls, listens and legacy sessions get 503 (`/readyz` too), while
-   * retries that continue a parked call and requests of open legacy sessions are still served.
+   * Stops taking new work (`/readyz` turns 503): in a fleet the HTTP front hands new calls and
+   * new legacy sessions to a ready replica; otherwise, and for listens, they get 503. A new
+   * request on an open legacy session gets 404 (its client initializes again); retries that
+   * continue a parked call and what is under way are still served.
    * Resolves when nothing taken is left: no call parked (resumed to its end, or released when its
    * retry did not come in time), none being served (open listens aside), no legacy session's
    * request in progress.
@@ -166,7 +168,7 @@ function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
   return inProcessBackend(upstream as ConnectableServer);
 }
 
-/** What a new call gets from a replica that drains: 503, so a balancer tries another. */
+/** What a new call gets from a replica that drains with no other to hand it to: 503, send it again. */
 function drainingAnswer(id: JsonRpcRequest['id']): Answer {
   return { ...errorAnswer(id, { code: ErrorCode.InternalError, message: 'Internal error: this replica is draining; send the request again', status: 503 }), headers: { 'retry-after': '0' } };
 }
@@ -329,7 +331,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     serve,
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(fleet ? { forwarding: fleet.forwarding } : {}),
-    ...(options.health ? { health: { ready: () => !draining, info: () => ({ ...(fleet ? { replica: fleet.id, ...fleet.forwarding.counts() } : {}), ...wrap.stats(), ...(typeof options.health === 'object' ? options.health.info() : {}) }) } } : {}),
+    ...(options.health ? { health: { ready: () => !draining, info: () => ({ ...fleet?.info(), ...wrap.stats(), ...(typeof options.health === 'object' ? options.health.info() : {}) }) } } : {}),
   });
 
   let closing: Promise<void> | undefined;

@@ -99,7 +99,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
       ...(options.principal ? { principal: options.principal } : {}),
     },
     legacy,
-    ...(fleet ? { forwarding: fleet.forwarding, health: { ready: () => !closing, info: () => ({ replica: fleet.id, ...fleet.forwarding.counts() }) } } : {}),
+    ...(fleet ? { forwarding: fleet.forwarding, health: { ready: () => !closing, info: () => ({ ...fleet.info() }) } } : {}),
   });
 
   let closing: Promise<void> | undefined;
