@@ -17,7 +17,7 @@ export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fr
 export { MrtrBroker, type MrtrOptions } from './wrap/mrtr/suspend.ts';
 export type { InputBroker, PushableCall } from './wrap/legacyServer/modernDispatch.ts';
 export type { Answer, Forwarding, ModernContext, Served, SessionSource } from './fronts/served.ts';
-export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer, type StdioBackendOptions } from './session/backend.ts';
+export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer, type ConnectContext, type HttpBackendOptions, type StdioBackendOptions } from './session/backend.ts';
 export { Keyring, type StateKey } from './state/keyring.ts';
 export type { UsedStates } from './state/usedStates.ts';
 export { serveNodeHttp, toNodeListener, type FetchHandler, type HttpHandler, type NodeHttpOptions, type RunningHttpServer } from './transport/nodeHttp.ts';

@@ -45,6 +45,15 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   const read = readLimits([...(bodyLimit !== undefined ? [`body-bytes=${bodyLimit}`] : []), ...(values.limit ?? [])], values.modern ? { modern: true } : {});
   if (!read.ok) return usage(read.message);
   const limits = read.value;
+  if (values['pass-authorization']) {
+    if (!values.upstream) return usage('--pass-authorization passes callers\' credentials to an upstream HTTP server: it goes with --upstream <url>');
+    if (values.stdio) return usage('--pass-authorization serves over HTTP (callers\' Authorization headers): it does not go with --stdio');
+    if (values.modern) return usage('--pass-authorization fronts a legacy server (without --modern)');
+  }
+  if (values['public-url'] !== undefined) {
+    const publicUrl = readHttpUrl(values['public-url'], '--public-url');
+    if (!publicUrl.ok) return usage(publicUrl.message);
+  }
   if (values.modern) {
     const { serveModern } = await import('./serveModern.ts');
     return serveModern(command, {

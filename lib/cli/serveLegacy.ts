@@ -97,7 +97,14 @@ function readFleet(values: ServeValues): { ok: true; value: LegacySettings['flee
 /** The legacy server: over stdio it boots now, while the rest loads, and the first session takes the process over. */
 function legacyBackend(context: ServeContext, spares: number): Backend {
   const { values, limits, trace } = context;
-  if (values.upstream) return httpBackend({ url: values.upstream, maxMessageBytes: limits['message-bytes'], ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
+  if (values.upstream) {
+    return httpBackend({
+      url: values.upstream,
+      maxMessageBytes: limits['message-bytes'],
+      ...(values['pass-authorization'] ? { passAuthorization: true } : {}),
+      ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}),
+    });
+  }
   const child = { ...serverProcess(context.command, context.env, values.cwd, values), maxMessageBytes: limits['message-bytes'], stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
   // The command line (lib/cli/main.ts) started it already when serving on stdio.
   if (values.stdio) startAhead(child);
@@ -136,6 +143,7 @@ function wrapOptions(backend: Backend, settings: LegacySettings, context: ServeC
       maxBodyBytes: limits['body-bytes'],
       ...(values['allowed-origin'] ? { allowedOrigins: values['allowed-origin'] } : {}),
       ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
+      ...(values['public-url'] !== undefined ? { publicUrl: values['public-url'] } : {}),
     },
   };
 }
@@ -226,6 +234,12 @@ async function enterFleet(settings: NonNullable<LegacySettings['fleet']>, key: S
 }
 
 
+/** Why the upstream may not be given callers' tokens meant for `resource`, if it may not. */
+async function passthroughCheck(backend: Backend, resource: string): Promise<string | undefined> {
+  const { ProtectedResource } = await import('../fronts/protectedResource.ts');
+  return new ProtectedResource({ upstream: backend.url! }).refusal(resource);
+}
+
 function sayFailed(backend: Backend, reason: string): void {
   process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${reason}\n`);
 }
@@ -287,6 +301,17 @@ async function onHttp(
     await joined.fleet.register(advertise);
     say(`mcp-dual-era: replica ${joined.fleet.id} registered in the fleet, reached at ${advertise}`);
   }
+  const url = `${server.origin}${values.path ?? '/mcp'}`;
+  if (backend.passesAuthorization) {
+    // Callers' tokens go upstream only if it is the resource they were issued for: this endpoint.
+    const refused = await passthroughCheck(backend, values['public-url'] ?? url);
+    if (refused) {
+      process.stderr.write(`mcp-dual-era serve: --pass-authorization refused: ${refused}\n`);
+      await wrap.close();
+      await server.close();
+      return 2;
+    }
+  }
   const alive = setInterval(() => {}, 1000); // the pool's backoff timers do not keep a process alive
   const upstream = await describeUpstream(wrap).finally(() => clearInterval(alive));
   if (!upstream.ok) {
@@ -295,7 +320,6 @@ async function onHttp(
     await server.close();
     return 1;
   }
-  const url = `${server.origin}${values.path ?? '/mcp'}`;
   say(`mcp-dual-era: upstream ${upstream.value}`);
   say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
   context.hooks.onListening?.(url);
@@ -349,6 +373,8 @@ async function describeUpstream(wrap: LegacyServerWrap): Promise<{ ok: true; val
   );
   const message = answer?.message;
   if (!message) return { ok: false, error: 'no answer' };
+  // A server that asks its callers to sign in answered: each caller's session opens with its own credentials.
+  if (wrap.backend.passesAuthorization && (answer.status === 401 || answer.status === 403)) return { ok: true, value: `at ${wrap.backend.describe}, which asks callers to sign in (HTTP ${answer.status}): each caller's credentials are passed to it` };
   if ('error' in message) return { ok: false, error: message.error.message };
   return { ok: true, value: describeInit(wrap.pool.sessions()[0]?.session.initializeResult) };
 }

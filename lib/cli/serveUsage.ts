@@ -26,6 +26,12 @@ Options:
                           use fleet-wide (HTTP only)
   --fleet-name <name>     the fleet's name in Redis (default: default)
   --advertise <url>       the address other replicas reach this one at (default: its listen address)
+  --pass-authorization    with --upstream: each caller's own Authorization header goes to the
+                          upstream (a server protected by OAuth, fronted on its public URL): its
+                          401 challenges and protected-resource metadata are shown on this endpoint
+  --public-url <url>      the URL clients reach this endpoint at (behind a proxy); with
+                          --pass-authorization, the protected resource tokens are issued for
+                          (default: the listen address and path)
   --roots <uri>           a root to answer the server's roots/list outside any call (repeatable)
   --cache-ttl <ms>        ttlMs on cacheable results (default 0: no caching)
   --cache-scope <s>       private (default) or public
@@ -64,6 +70,8 @@ export const SERVE_OPTIONS = {
   fleet: { type: 'string' },
   'fleet-name': { type: 'string' },
   advertise: { type: 'string' },
+  'pass-authorization': { type: 'boolean' },
+  'public-url': { type: 'string' },
   roots: { type: 'string', multiple: true },
   'cache-ttl': { type: 'string' },
   'cache-scope': { type: 'string' },

@@ -7,6 +7,8 @@ import { ErrorCode, type WireError } from './errors.ts';
 
 /** Most characters of an upstream's body kept in a failure. */
 export const BODY_EXCERPT_CHARS = 300;
+/** Most characters of a `WWW-Authenticate` challenge kept. */
+export const MAX_CHALLENGE_CHARS = 2048;
 /** Most stderr lines kept in a failure, and most characters of each. */
 export const STDERR_TAIL_LINES = 10;
 export const STDERR_LINE_CHARS = 300;
@@ -17,6 +19,8 @@ export interface UpstreamFailure {
   readonly httpStatus?: number;
   /** The start of the body it answered with, whitespace collapsed. */
   readonly body?: string;
+  /** The `WWW-Authenticate` challenge of a 401 or 403 (what a client needs to sign in). */
+  readonly challenge?: string;
   /** The process's exit code. */
   readonly exitCode?: number;
   /** The signal that ended the process. */
@@ -92,6 +96,7 @@ export function failureOf(data: unknown): UpstreamFailure | undefined {
   const out: { -readonly [K in keyof UpstreamFailure]: UpstreamFailure[K] } = {};
   if (typeof d['httpStatus'] === 'number') out.httpStatus = d['httpStatus'];
   if (typeof d['body'] === 'string') out.body = bodyExcerpt(d['body']);
+  if (typeof d['challenge'] === 'string') out.challenge = d['challenge'].slice(0, MAX_CHALLENGE_CHARS);
   if (typeof d['exitCode'] === 'number') out.exitCode = d['exitCode'];
   if (typeof d['signal'] === 'string') out.signal = d['signal'];
   if (Array.isArray(d['stderr'])) out.stderr = stderrTail(d['stderr'].filter((l): l is string => typeof l === 'string').join('\n'));

@@ -33,6 +33,7 @@ import {
 } from '../transport/httpEdge.ts';
 import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
+import type { ProtectedResource } from './protectedResource.ts';
 import { errorAnswer, HOP_HEADER, type Forwarding, type Served } from './served.ts';
 import { DEFAULTS } from '../defaults.ts';
 
@@ -45,6 +46,12 @@ export type HttpFrontOptions = EdgeLimits &
     readonly principal?: (request: Request) => string;
     /** SSE keep-alive comment interval (default 15 s). */
     readonly keepAliveMs?: number;
+    /**
+     * The URL clients reach the endpoint at (behind a proxy, its public address). In front of a
+     * protected upstream that gets each caller's `Authorization`, it is the protected resource
+     * tokens are issued for. Default: the URL each request came to.
+     */
+    readonly publicUrl?: string | URL;
   };
 
 export interface HttpFrontConfig {
@@ -60,6 +67,11 @@ export interface HttpFrontConfig {
    * `GET /readyz` 200 while `ready()` holds and 503 once it does not (a replica draining).
    */
   readonly health?: { readonly ready: () => boolean; readonly info?: () => Readonly<Record<string, unknown>> };
+  /**
+   * In front of an OAuth-protected upstream that gets each caller's `Authorization`: the front
+   * answers the protected-resource metadata and shows the upstream's challenges pointing at it.
+   */
+  readonly protectedResource?: ProtectedResource;
 }
 
 export interface HttpFront {
@@ -158,6 +170,10 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const path = http.path === undefined ? '/mcp' : http.path;
   const envelopeOptions = config.supportedVersions ? { supportedVersions: config.supportedVersions } : {};
   const keepAliveMs = http.keepAliveMs ?? DEFAULTS.keepAliveMs;
+  const protectedResource = config.protectedResource;
+  /** The upstream's challenges as a client of `requestUrl` is shown them (none unprotected). */
+  const challengeFor = (requestUrl: () => string): ((upstream: string) => string) | undefined =>
+    protectedResource ? (upstream) => protectedResource.challenge(upstream, requestUrl()) : undefined;
 
   // A listen says first whether it is served (its acknowledgement, or a refusal after waiting for a
   // session): its head waits for that, or for the first keep-alive.
@@ -193,6 +209,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       const pathname = pathOf(request.url);
       if (pathname === '/healthz') return jsonResponse({ status: 'ok', ...config.health.info?.() }, 200);
       if (pathname === '/readyz') return config.health.ready() ? jsonResponse({ status: 'ready' }, 200) : jsonResponse({ status: 'draining' }, 503);
+    }
+    if (protectedResource && request.method === 'GET' && protectedResource.isMetadataPath(pathOf(request.url), path)) {
+      const refused = originRefusal(header, http);
+      if (refused) return jsonError(refused.status, refused.code, refused.message);
+      return protectedResource.metadata(`${new URL(request.url).origin}${path ?? '/'}`);
     }
     if (path !== null) {
       const pathname = pathOf(request.url);
@@ -250,13 +271,14 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     const principal = http.principal ? http.principal(request) : principalFromHeaders(header);
     const { rpc, envelope } = r;
+    const challenge = challengeFor(() => request.url);
     if (!r.streams) {
-      const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header });
+      const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header, ...(challenge ? { challenge } : {}) });
       return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });
     }
     const gone = new Cancellation();
     request.signal.addEventListener('abort', () => gone.abort(), { once: true });
-    return lazyEventStream((writer) => serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
+    return lazyEventStream((writer) => serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, ...(challenge ? { challenge } : {}) }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
   };
 
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -311,12 +333,13 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       return throughWeb(req, res, text);
     }
     const gone = new Cancellation();
+    const challenge = challengeFor(() => `http://${header('host') ?? 'localhost'}${req.url ?? '/'}`);
     if (!r.streams) {
       const onClose = () => {
         if (!res.writableEnded) gone.abort();
       };
       res.on('close', onClose);
-      serve!(rpc, { principal, signal: gone, envelope, notify: noop, headers: header }).then(
+      serve!(rpc, { principal, signal: gone, envelope, notify: noop, headers: header, ...(challenge ? { challenge } : {}) }).then(
         (answer) => {
           res.removeListener('close', onClose);
           if (res.destroyed) return;
@@ -331,7 +354,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       return;
     }
     const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
-    serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header }).then(
+    serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, ...(challenge ? { challenge } : {}) }).then(
       (answer) => {
         // An answer before anything was streamed, with a status of its own (a refusal), goes out as JSON.
         if (answer && answer.status !== 200 && !writer.started && !writer.closed) {

@@ -11,7 +11,8 @@ import { ErrorCode } from '../core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
-import { jsonError, refusalResponse } from '../transport/httpEdge.ts';
+import { jsonError, jsonResponse, refusalResponse } from '../transport/httpEdge.ts';
+import { failureOf } from '../core/upstreamFailure.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
 import type { Openings } from '../session/gate.ts';
 import type { SessionSource } from './served.ts';
@@ -37,6 +38,18 @@ function relatedCall(message: JsonRpcMessage, inFlight: ReadonlyMap<RequestId, u
 interface LegacySession {
   readonly front: WebStandardStreamableHTTPServerTransport;
   readonly upstream: Transport;
+  /** With callers' credentials passed upstream: what goes with the session's upstream requests. */
+  readonly credentials?: Credentials;
+}
+
+/**
+ * A relayed session's credentials: the `Authorization` of its client's latest request (sent with
+ * each upstream request), and the first upstream word on each request just relayed, by id: a
+ * refusal for the credentials becomes the client's own 401 or 403.
+ */
+interface Credentials {
+  authorization: string | undefined;
+  readonly verdicts: Map<RequestId, (message: JsonRpcMessage | undefined) => void>;
 }
 
 /** The SDK's server transport, loaded with the first legacy session (a stdio front never needs it). */
@@ -51,6 +64,11 @@ export interface LegacyHttpSessionsOptions extends LegacySessionLimits {
   readonly waitMs?: number;
   /** Makes a new session's id (default a random UUID); in a fleet, an id that names this replica. */
   readonly sessionId?: () => string;
+  /**
+   * In front of a protected upstream (the source passes callers' credentials): the upstream's
+   * challenge as the client of `requestUrl` is shown it.
+   */
+  readonly challenge?: (upstream: string, requestUrl: string) => string;
 }
 
 /** How long a new session's upstream may take to first speak before its turn at the gate is given up anyway. */
@@ -64,6 +82,7 @@ export class LegacyHttpSessions {
   readonly #openings: Openings | undefined;
   readonly #waitMs: number;
   readonly #sessionId: () => string;
+  readonly #challenge: ((upstream: string, requestUrl: string) => string) | undefined;
   #closed = false;
   #refusing = false;
 
@@ -73,6 +92,7 @@ export class LegacyHttpSessions {
     this.#openings = source.openings;
     this.#waitMs = options.waitMs ?? DEFAULTS.sessionWaitMs;
     this.#sessionId = options.sessionId ?? (() => crypto.randomUUID());
+    this.#challenge = options.challenge;
     this.#table = new LegacySessionTable<LegacySession>(options, (s) => void closeSession(s));
   }
 
@@ -91,7 +111,60 @@ export class LegacyHttpSessions {
     // told the session is gone and initializes again (elsewhere); what is under way (answers to
     // the server's requests, the calls they belong to, the GET stream) goes on to its end.
     if (this.#refusing && holdsRequest(parsedBody)) return Promise.resolve(jsonError(404, ErrorCode.SessionNotFound, 'Session not found: this replica is draining; initialize again'));
-    return this.#table.serve(request, this.#principal(request), (session) => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }));
+    const principal = this.#principal(request);
+    if (!this.#source.passesAuthorization) return this.#table.serve(request, principal, (session) => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }));
+    // The upstream judges each request's credentials: a session follows its client's refreshed
+    // token once the upstream took it.
+    return this.#table.serve(request, principal, (session) => this.#relayJudged(session, request, parsedBody, principal), true);
+  }
+
+  /** Relays a request of a session whose client's credentials go upstream, answered as the upstream judged them. */
+  async #relayJudged(session: LegacySession, request: Request, parsedBody: unknown, principal: string): Promise<Response> {
+    const credentials = session.credentials!;
+    const sessionId = request.headers.get('mcp-session-id')!;
+    const before = credentials.authorization;
+    credentials.authorization = request.headers.get('authorization') ?? undefined;
+    const verdict = request.method === 'POST' ? this.#verdict(credentials, parsedBody) : undefined;
+    const response = await session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
+    const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
+    if (refused) {
+      // Credentials the upstream did not take are not kept for the session's other requests.
+      if (credentials.authorization === (request.headers.get('authorization') ?? undefined)) credentials.authorization = before;
+      return refused;
+    }
+    if (verdict) this.#table.rebind(sessionId, principal);
+    return response;
+  }
+
+  /**
+   * The upstream's first word on the requests of a POSTed body (`undefined` at once when it holds
+   * none): an answer, or a message of the server's during one of them.
+   */
+  #verdict(credentials: Credentials, body: unknown): Promise<JsonRpcMessage | undefined> | undefined {
+    const ids = requestIds(body);
+    if (ids.length === 0) return undefined;
+    return new Promise((resolve) => {
+      let done = false;
+      const settle = (message: JsonRpcMessage | undefined) => {
+        if (done) return;
+        done = true;
+        for (const id of ids) credentials.verdicts.delete(id);
+        resolve(message);
+      };
+      for (const id of ids) credentials.verdicts.set(id, settle);
+    });
+  }
+
+  /** The client's own 401 or 403 when `first` is the upstream refusing the credentials; `undefined` otherwise. */
+  async #refusal(first: JsonRpcMessage | undefined, request: Request, response: Response): Promise<Response | undefined> {
+    if (!first || !('error' in first) || !first.error) return undefined;
+    const failure = failureOf(first.error.data);
+    if (!failure || (failure.httpStatus !== 401 && failure.httpStatus !== 403) || failure.challenge === undefined) return undefined;
+    await response.body?.cancel().catch(() => {});
+    const challenge = this.#challenge ? this.#challenge(failure.challenge, request.url) : failure.challenge;
+    const said = failure.body ? `: ${failure.body}` : '';
+    const message = failure.httpStatus === 401 ? `Unauthorized: the server refused the credentials (HTTP 401)${said}` : `Forbidden: the server refused the request for its credentials (HTTP 403)${said}`;
+    return jsonResponse({ jsonrpc: '2.0', id: first.id ?? null, error: { code: ErrorCode.InvalidRequest, message, data: { httpStatus: failure.httpStatus } } }, failure.httpStatus, { 'www-authenticate': challenge });
   }
 
   /**
@@ -137,9 +210,10 @@ export class LegacyHttpSessions {
   async #open(request: Request, parsedBody: unknown, principal: string, ticket: SessionTicket<LegacySession>, booted: () => void): Promise<Response> {
     let upstream: Transport;
     let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
+    const credentials: Credentials | undefined = this.#source.passesAuthorization ? { authorization: request.headers.get('authorization') ?? undefined, verdicts: new Map() } : undefined;
     try {
       ServerTransport = await loadTransport();
-      upstream = await this.#source.connect();
+      upstream = await this.#source.connect(credentials ? { authorization: () => credentials.authorization, relayed: true } : undefined);
       await upstream.start();
     } catch (e) {
       booted();
@@ -154,7 +228,7 @@ export class LegacyHttpSessions {
       onsessioninitialized: (sid) => {
         sessionId = sid;
         this.#openings?.met(principal);
-        ticket.commit(sid, { front, upstream });
+        ticket.commit(sid, credentials ? { front, upstream, credentials } : { front, upstream });
       },
       onsessionclosed: (sid) => {
         this.#table.delete(sid);
@@ -173,11 +247,17 @@ export class LegacyHttpSessions {
     upstream.onmessage = (message, extra) => {
       booted();
       const related = (extra as MessageExtra | undefined)?.relatedRequestId ?? relatedCall(message, inFlight);
-      if (!('method' in message) && message.id !== undefined && message.id !== null) inFlight.delete(message.id);
+      const answered = !('method' in message) && message.id !== undefined && message.id !== null ? message.id : undefined;
+      if (answered !== undefined) inFlight.delete(answered);
+      if (credentials && credentials.verdicts.size > 0) {
+        const said = answered ?? related;
+        if (said !== undefined) credentials.verdicts.get(said)?.(message);
+      }
       front.send(message as never, related === undefined ? undefined : { relatedRequestId: related }).catch(() => {});
     };
     upstream.onclose = () => {
       booted();
+      if (credentials) for (const settle of [...credentials.verdicts.values()]) settle(undefined);
       if (sessionId) this.#table.delete(sessionId);
       void front.close();
     };
@@ -186,7 +266,16 @@ export class LegacyHttpSessions {
       void upstream.close();
     };
     await front.start();
-    const response = await front.handleRequest(request, { parsedBody });
+    const verdict = credentials ? this.#verdict(credentials, parsedBody) : undefined;
+    let response = await front.handleRequest(request, { parsedBody });
+    const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
+    if (refused) {
+      // Not signed in: the client signs in and initializes again; nothing of this session is kept.
+      if (sessionId) this.#table.delete(sessionId);
+      sessionId = undefined;
+      void front.close().catch(() => {});
+      response = refused;
+    }
     if (!sessionId) {
       booted();
       ticket.cancel();
@@ -208,6 +297,12 @@ async function closeSession(s: LegacySession): Promise<void> {
 }
 
 function noop(): void {}
+
+/** The ids of the requests in a POSTed body. */
+function requestIds(body: unknown): RequestId[] {
+  const items = Array.isArray(body) ? body : [body];
+  return items.flatMap((m) => (isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number') ? [m['id'] as RequestId] : []));
+}
 
 /** Whether a POSTed body holds a request (not only answers and notifications). */
 function holdsRequest(body: unknown): boolean {

@@ -24,7 +24,7 @@ export interface LegacySessionLimits {
 
 interface Row<S> {
   id: string;
-  readonly principal: string;
+  principal: string;
   /** Unset while the session is being opened. */
   session: S | undefined;
   /** When its last request started or ended. */
@@ -159,13 +159,23 @@ export class LegacySessionTable<S> {
   }
 
   /**
+   * The session's principal is now `principal` (its client's credentials were refreshed, and the
+   * upstream took the new ones).
+   */
+  rebind(id: string, principal: string): void {
+    const row = this.#rows.get(id);
+    if (row) row.principal = principal;
+  }
+
+  /**
    * Serves `request` in the session its `Mcp-Session-Id` names, if `principal` opened it (404
-   * otherwise). A POST or DELETE is activity until answered (a streamed answer until it ends); the
+   * otherwise; with `anyPrincipal`, whoever opened it: the upstream judges the caller's
+   * credentials). A POST or DELETE is activity until answered (a streamed answer until it ends); the
    * GET stream is not (a session only listening is idle, and closes when idle long enough).
    */
-  async serve(request: Request, principal: string, forward: (session: S) => Promise<Response>): Promise<Response> {
+  async serve(request: Request, principal: string, forward: (session: S) => Promise<Response>, anyPrincipal = false): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
-    const session = id === null ? undefined : this.find(id, principal);
+    const session = id === null ? undefined : anyPrincipal ? this.#rows.get(id)?.session : this.find(id, principal);
     if (id === null || session === undefined) return sessionNotFound();
     if (request.method === 'GET') return forward(session);
     const ended = this.begin(id);

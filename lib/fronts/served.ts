@@ -4,11 +4,13 @@
  * front or the stdio line server as a `Served`; the fronts know nothing else of it. Types and one
  * answer builder only: no I/O here.
  */
-import { httpStatusForError, type WireError } from '../core/errors.ts';
+import { ErrorCode, httpStatusForError, type WireError } from '../core/errors.ts';
+import type { UpstreamFailure } from '../core/upstreamFailure.ts';
 import { errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
 import type { Envelope } from '../core/translate/envelope.ts';
 import type { HeaderLookup } from '../core/translate/headers.ts';
 import type { Openings } from '../session/gate.ts';
+import type { ConnectContext } from '../session/backend.ts';
 import type { CancelSignal } from '../signals.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,6 +27,11 @@ export interface ModernContext {
   readonly envelope?: Envelope;
   /** The HTTP request headers, when the request came over HTTP (`Mcp-Param-*` are checked against the tool). */
   readonly headers?: HeaderLookup;
+  /**
+   * In front of a protected upstream: the upstream's `WWW-Authenticate` challenge as this client
+   * is shown it (its `resource_metadata` naming the front's metadata).
+   */
+  readonly challenge?: (upstream: string) => string;
 }
 
 /** The one answer to a request, with the HTTP status (and headers) a Streamable HTTP front uses. */
@@ -35,6 +42,23 @@ export interface Answer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/**
+ * The answer to a request the upstream refused for its credentials (HTTP 401 or 403 with a
+ * challenge, in `failure`): the same status and challenge, so the client signs in (or refreshes
+ * its token) as it would at the server itself. `undefined` for any other failure.
+ */
+export function authRefusalAnswer(id: JsonRpcRequest['id'] | null, failure: UpstreamFailure | undefined, challenge: ((upstream: string) => string) | undefined): Answer | undefined {
+  if (!failure || (failure.httpStatus !== 401 && failure.httpStatus !== 403) || failure.challenge === undefined) return undefined;
+  const status = failure.httpStatus;
+  const said = failure.body ? `: ${failure.body}` : '';
+  const message = status === 401 ? `Unauthorized: the server refused the credentials (HTTP 401)${said}` : `Forbidden: the server refused the request for its credentials (HTTP 403)${said}`;
+  return {
+    message: errorResponse(id, { code: ErrorCode.InvalidRequest, message, data: { httpStatus: status } }),
+    status,
+    headers: { 'www-authenticate': challenge ? challenge(failure.challenge) : failure.challenge },
+  };
+}
+
 /** The error answer for a request, with its HTTP status. */
 export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & { status?: number }): Answer {
   return { message: errorResponse(id, error), status: error.status ?? httpStatusForError(error) };
@@ -42,8 +66,13 @@ export function errorAnswer(id: JsonRpcRequest['id'] | null, error: WireError & 
 
 /** Where a legacy session (a client that sent `initialize`) is relayed to. */
 export interface SessionSource {
-  /** Opens the pipe one legacy session is relayed to, message for message (not started yet). */
-  connect(): Promise<Transport>;
+  /**
+   * Opens the pipe one legacy session is relayed to, message for message (not started yet); with
+   * `passesAuthorization`, `context` gives the session client's current `Authorization`.
+   */
+  connect(context?: ConnectContext): Promise<Transport>;
+  /** Each client's own `Authorization` goes upstream with what is relayed of its session. */
+  readonly passesAuthorization?: boolean;
   /**
    * The turns in which pipes are opened, shared with the wrap's pool (opening one may boot a
    * server process); absent, a session opens at once.

@@ -9,6 +9,20 @@ import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioC
 import type { Transport } from '../transport/transport.ts';
 import type { Gate } from './gate.ts';
 
+/** Whose pipe is being opened: what a backend that passes callers' credentials on needs to know. */
+export interface ConnectContext {
+  /**
+   * The caller's `Authorization` header, read before each request of the pipe: fixed for a pool
+   * session (the caller it is kept for), the latest request's for a relayed legacy session.
+   */
+  readonly authorization?: () => string | undefined;
+  /**
+   * A relayed legacy session: its client refreshes an expired token and goes on in the same
+   * session, so a 401 or 403 answers the request only (a pool session is closed by one).
+   */
+  readonly relayed?: boolean;
+}
+
 /** Opens pipes to one legacy server. Each pipe becomes one upstream session. */
 export interface Backend {
   readonly kind: 'in-process' | 'stdio' | 'http';
@@ -16,7 +30,14 @@ export interface Backend {
   readonly describe: string;
   /** How many sessions may be open at once (a single server instance supports one). */
   readonly maxSessions?: number;
-  connect(): Promise<Transport>;
+  /** The upstream's URL (HTTP backends). */
+  readonly url?: URL;
+  /**
+   * True when each caller's own `Authorization` header goes upstream (`httpBackend`'s
+   * `passAuthorization`): sessions are then opened per caller, with its credentials.
+   */
+  readonly passesAuthorization?: boolean;
+  connect(context?: ConnectContext): Promise<Transport>;
   /** Releases what the backend holds beyond its sessions (a warm spare process). */
   close?(): Promise<void>;
   /**
@@ -142,13 +163,40 @@ export function stdioBackend(options: StdioChildOptions, tuning: StdioBackendOpt
   };
 }
 
+/** Options of {@link httpBackend}. */
+export interface HttpBackendOptions extends LegacyHttpClientOptions {
+  /**
+   * Each caller's upstream sessions carry that caller's own `Authorization` header (default
+   * false): for fronting a protected server on its public URL, where tokens are issued for the
+   * server the wrap stands in front of. Not with a fixed `Authorization` in `headers`.
+   */
+  readonly passAuthorization?: boolean;
+}
+
 /** A legacy HTTP backend: one upstream HTTP session per pool session. */
-export function httpBackend(options: LegacyHttpClientOptions): Backend {
+export function httpBackend(options: HttpBackendOptions): Backend {
+  const { passAuthorization = false, ...transport } = options;
+  const fixed = transport.headers;
+  if (passAuthorization && (typeof fixed === 'function' || Object.keys(fixed ?? {}).some((name) => name.toLowerCase() === 'authorization'))) {
+    throw new TypeError('httpBackend: passAuthorization passes each caller\'s own Authorization header; it cannot be combined with a fixed Authorization header or a headers function');
+  }
+  const url = new URL(options.url);
   return {
     kind: 'http',
     describe: String(options.url),
-    async connect() {
-      return new LegacyHttpClientTransport(options);
+    url,
+    passesAuthorization: passAuthorization,
+    async connect(context) {
+      const authorization = passAuthorization ? context?.authorization : undefined;
+      if (!authorization) return new LegacyHttpClientTransport(transport);
+      return new LegacyHttpClientTransport({
+        ...transport,
+        ...(context?.relayed ? { onAuthRefusal: 'answer' as const } : {}),
+        headers: () => {
+          const value = authorization();
+          return value === undefined ? { ...fixed } : { ...fixed, authorization: value };
+        },
+      });
     },
   };
 }

@@ -300,7 +300,8 @@ export class SessionPool {
     const id = keyText(key);
     const open = async (): Promise<UpstreamSession> => {
       if (this.#closed) throw new GiveUp('the session pool is closed');
-      const transport = await this.backend.connect();
+      const authorization = key.authorization;
+      const transport = await this.backend.connect(authorization === undefined ? undefined : { authorization: () => authorization });
       const session: UpstreamSession = new UpstreamSession(transport, {
         clientInfo: key.clientInfo,
         capabilities: key.capabilities,

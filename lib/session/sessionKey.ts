@@ -12,9 +12,15 @@ export interface SessionKey {
   /** `canonicalJson(capabilities)`, when the caller has it already. */
   readonly capabilitiesText?: string;
   readonly clientInfo: Implementation;
+  /**
+   * The caller's `Authorization` header, when the backend passes it upstream: the sessions are
+   * opened with it, and filed under it too (a custom principal may span several tokens).
+   */
+  readonly authorization?: string;
 }
 
 /** The text the pool files a key's sessions under. */
 export function keyText(key: SessionKey): string {
-  return `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
+  const text = `${key.principal}\u0000${key.capabilitiesText ?? canonicalJson(key.capabilities)}`;
+  return key.authorization === undefined ? text : `${text}\u0000${key.authorization}`;
 }

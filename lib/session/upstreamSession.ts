@@ -177,7 +177,7 @@ export class UpstreamSession {
    */
   call(method: string, params: JsonObject | undefined, hooks: CallHooks = {}, reserved = false): Promise<RpcOutcome> {
     if (reserved && (this.#closed || hooks.signal?.aborted)) this.unreserve();
-    if (this.#closed) return Promise.resolve({ error: closedError(this.#closed) });
+    if (this.#closed) return Promise.resolve({ error: closedError(this.#closed, this.#failure) });
     if (hooks.signal?.aborted) return Promise.resolve(cancelled());
     const upstreamId = this.#nextId++;
     let sent = params;

@@ -4,6 +4,7 @@
  * or by the spec's fallback probe. It only moves messages, never answers the server. Every request
  * sent gets exactly one answer: the server's, or a synthesised -32603 (also past `maxMessageBytes`).
  */
+import type { UpstreamFailure } from '../core/upstreamFailure.ts';
 import { AdapterError } from '../core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import type { Transport } from './transport.ts';
@@ -41,6 +42,11 @@ export class LegacyHttpClientTransport implements Transport {
   /** The `Mcp-Session-Id` the server gave with its `initialize` result (Streamable HTTP). */
   get sessionId(): string | undefined {
     return this.#link.sessionId;
+  }
+
+  /** What the server said when it made the connection useless (its credentials refused), once closed. */
+  get failure(): UpstreamFailure | undefined {
+    return this.#link.failure;
   }
 
   /** True once the server answered 404 to the session's id: the session is gone, not the server. */

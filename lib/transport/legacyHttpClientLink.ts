@@ -8,7 +8,7 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { readSse } from './sse.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, readBounded, tooLargeDetail } from './messageBound.ts';
 import { AdapterError, internalError, type WireError } from '../core/errors.ts';
-import { bodyExcerpt, BODY_EXCERPT_CHARS, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { bodyExcerpt, BODY_EXCERPT_CHARS, MAX_CHALLENGE_CHARS, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { classify, errorResponse, parseMessage, type Classified, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
 import type { MessageExtra } from './transport.ts';
 import type { LegacyHttpClientOptions, LegacyHttpMode } from './legacyHttpClientOptions.ts';
@@ -50,10 +50,11 @@ export function networkFailure(e: unknown): UpstreamFailure {
   return { network: inner.slice(0, BODY_EXCERPT_CHARS) };
 }
 
-/** An HTTP refusal as a failure: its status and the start of its body. */
-export function httpFailure(status: number, text: string): UpstreamFailure {
+/** An HTTP refusal as a failure: its status, the start of its body, and the challenge of a 401 or 403. */
+export function httpFailure(status: number, text: string, headers?: Headers): UpstreamFailure {
   const body = bodyExcerpt(text);
-  return body === '' ? { httpStatus: status } : { httpStatus: status, body };
+  const challenge = status === 401 || status === 403 ? headers?.get('www-authenticate')?.slice(0, MAX_CHALLENGE_CHARS) : undefined;
+  return { httpStatus: status, ...(body === '' ? {} : { body }), ...(challenge ? { challenge } : {}) };
 }
 
 /** Leaves a body unread. */
@@ -85,6 +86,8 @@ export class LegacyHttpClientLink {
   #closing: Promise<void> | undefined;
   sessionId: string | undefined;
   protocolVersion: string | undefined;
+  /** Why the connection is of no further use, in the server's words (its credentials were refused). */
+  failure: UpstreamFailure | undefined;
   initializeId: RequestId | undefined;
   /** The reconnection delay the server asked for with SSE `retry`. */
   retryMs: number | undefined;
@@ -127,6 +130,8 @@ export class LegacyHttpClientLink {
     const ms = this.options.requestTimeoutMs;
     if (ms !== undefined) pending.timer = setTimeout(() => this.#timedOut(id, ms), ms);
     this.#pending.set(id, pending);
+    // The id sent again (a client resending a request refused for its credentials): its answer is this one's.
+    this.#abandoned.delete(id);
   }
 
   #settle(id: RequestId): Pending | undefined {
@@ -259,7 +264,8 @@ export class LegacyHttpClientLink {
 
   /** The headers of every request; the session's own (id, version) only on Streamable HTTP. */
   headers(streamable: boolean): Headers {
-    const headers = new Headers(this.options.headers);
+    const given = this.options.headers;
+    const headers = new Headers(typeof given === 'function' ? given() : given);
     if (streamable && this.sessionId !== undefined) headers.set('mcp-session-id', this.sessionId);
     if (streamable && this.protocolVersion !== undefined) headers.set('mcp-protocol-version', this.protocolVersion);
     return headers;
@@ -290,11 +296,11 @@ export class LegacyHttpClientLink {
   async readFailure(id: RequestId | undefined, res: Response): Promise<void> {
     const read = await readBounded(res, this.max).catch(() => undefined);
     if (read && !read.ok) return this.tooLarge(id, res.status, read.error.size);
-    return this.httpFailure(id, res.status, read?.value ?? '');
+    return this.httpFailure(id, res.status, read?.value ?? '', res.headers);
   }
 
   /** An HTTP error: a JSON-RPC body is delivered (or reported), and a request is answered once. */
-  httpFailure(id: RequestId | undefined, status: number, text: string): void {
+  httpFailure(id: RequestId | undefined, status: number, text: string, headers?: Headers): void {
     if (this.closed) return;
     const parsed = text.trim() === '' ? undefined : parseMessage(text);
     let upstream: WireError | undefined;
@@ -304,8 +310,15 @@ export class LegacyHttpClientLink {
       if (c.kind === 'result' || c.kind === 'error') this.#receive(c, undefined);
     }
     const detail = `the server answered HTTP ${status}${upstream ? `: ${upstream.message}` : text.trim() ? `: ${snippet(text)}` : ''}`;
-    if (id !== undefined) this.answer(id, detail, httpFailure(status, text));
+    if (id !== undefined) this.answer(id, detail, httpFailure(status, text, headers));
     else if (!upstream) this.#owner.onerror?.(new AdapterError('upstream-error', detail));
+    // Credentials the server no longer takes: a connection opened with them is of no further use.
+    // (Once the refused request's answer has been taken up, so it is not overtaken by the close.)
+    if ((status === 401 || status === 403) && this.sessionId !== undefined && this.options.onAuthRefusal !== 'answer') {
+      const detail = `the server refused the credentials of session ${this.sessionId} (HTTP ${status})`;
+      this.failure ??= httpFailure(status, text, headers);
+      setImmediate(() => this.lose(detail));
+    }
   }
 
   // ── closing ───────────────────────────────────────────────────────────────
@@ -331,7 +344,7 @@ export class LegacyHttpClientLink {
     this.closed = true;
     this.options.signal?.removeEventListener('abort', this.#onAbort);
     this.abort.abort();
-    for (const id of [...this.#pending.keys()]) this.answer(id, detail);
+    for (const id of [...this.#pending.keys()]) this.answer(id, detail, this.failure);
     this.#abandoned.clear();
     const session = this.sessionId;
     if (endSession && this.mode === 'streamable' && session !== undefined) await endSession();

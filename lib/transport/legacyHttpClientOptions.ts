@@ -23,8 +23,18 @@ export interface LegacyHttpClientOptions {
   readonly url: string | URL;
   /** `auto` (default) tries Streamable HTTP and falls back to HTTP+SSE when the first POST gets 400/404/405. */
   readonly mode?: LegacyHttpMode | 'auto';
-  /** Extra headers on every HTTP request (e.g. `Authorization`). */
-  readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Extra headers on every HTTP request (e.g. `Authorization`), or a function read before each
+   * request (a relayed client's current `Authorization`, which changes when its token is refreshed).
+   */
+  readonly headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>);
+  /**
+   * What a 401 or 403 to a request of an established session does: `end` (default) answers the
+   * request with the refusal and closes the connection (its credentials are no longer good: a new
+   * connection is opened with new ones); `answer` answers the request only (the headers are read
+   * anew before each request, and the next may carry a refreshed token).
+   */
+  readonly onAuthRefusal?: 'end' | 'answer';
   /** The fetch to use (default `globalThis.fetch`). */
   readonly fetch?: typeof globalThis.fetch;
   /**

@@ -60,7 +60,7 @@ export class LegacySseClient {
       throw new AdapterError('upstream-error', `could not GET ${link.url.href}: ${reason(e)}`, { cause: e, upstream: networkFailure(e) });
     }
     if (!res.ok || mediaType(res) !== 'text/event-stream') {
-      const failure = httpFailure(res.status, await readSome(res));
+      const failure = httpFailure(res.status, await readSome(res), res.headers);
       throw new AdapterError('upstream-error', `GET ${link.url.href} answered HTTP ${res.status} (${mediaType(res) || 'no content type'}), not an SSE stream${failure.body ? `: ${failure.body}` : ''}`, { upstream: failure });
     }
     let found: (url: URL) => void = noop;

@@ -98,7 +98,7 @@ export class LegacyStreamableClient {
       return link.lose(`the server's session ${link.sessionId ?? ''} has expired (HTTP 404); initialize a new one`);
     }
     if (!res.ok) {
-      if (body !== undefined) return link.httpFailure(id, res.status, body);
+      if (body !== undefined) return link.httpFailure(id, res.status, body, res.headers);
       return link.readFailure(id, res);
     }
     const extra = id === undefined ? undefined : { relatedRequestId: id };

@@ -7,7 +7,7 @@
  */
 import { resultResponse, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
-import { upstreamUnavailable } from '../../core/upstreamFailure.ts';
+import { failureOf, upstreamUnavailable } from '../../core/upstreamFailure.ts';
 import { limitAnswer, refusalOf, type LimitRefusal } from '../../core/limits.ts';
 import type { ModernVersion } from '../../core/era.ts';
 import { canonicalJson, isRecord, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
@@ -28,7 +28,7 @@ import type { AcquireOptions, SessionPool } from '../../session/pool.ts';
 import type { SessionKey } from '../../session/sessionKey.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
-import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
+import { authRefusalAnswer, errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../defaults.ts';
 
 /** What a push made during a modern call becomes. MRTR lives behind this seam. */
@@ -142,7 +142,7 @@ const RECENT_CAPABILITIES = 16;
  * upstream: `roots` with `listChanged` (servers such as fastmcp ask for roots only then), and
  * `roots` whatever the client declared when the wrap has roots of its own (`ownRoots`).
  */
-export function keyFor(principal: string, envelope: Envelope, ownRoots = false): SessionKey {
+export function keyFor(principal: string, envelope: Envelope, ownRoots = false, authorization?: string): SessionKey {
   const modern = envelope.clientCapabilities;
   let known: KnownCapabilities | undefined;
   for (let i = 0; i < recentCapabilities.length; i++) {
@@ -162,7 +162,13 @@ export function keyFor(principal: string, envelope: Envelope, ownRoots = false):
     recentCapabilities.unshift(known);
     if (recentCapabilities.length > RECENT_CAPABILITIES) recentCapabilities.pop();
   }
-  return { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+  const key = { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+  return authorization === undefined ? key : { ...key, authorization };
+}
+
+/** The caller's `Authorization` header, when the wrap's backend passes it upstream. */
+export function passedAuthorization(ctx: ModernContext, options: Pick<ModernDispatchOptions, 'pool'>): string | undefined {
+  return options.pool.backend.passesAuthorization ? (ctx.headers?.('authorization') ?? undefined) : undefined;
 }
 
 /** Whether the wrap has roots of its own (see `ModernDispatchOptions.roots`). */
@@ -212,9 +218,11 @@ export function refusedAnswer(id: JsonRpcRequest['id'] | null, refusal: LimitRef
  * The answer to a request no upstream session could be had for: the limit that refused it, or the
  * upstream's own error in the message and in `data`.
  */
-export function unavailable(request: JsonRpcRequest, e: unknown): Answer {
+export function unavailable(request: JsonRpcRequest, e: unknown, ctx?: ModernContext): Answer {
   const refusal = refusalOf(e);
   if (refusal) return refusedAnswer(request.id, refusal);
+  const refused = e instanceof AdapterError ? authRefusalAnswer(request.id, e.upstream, ctx?.challenge) : undefined;
+  if (refused) return refused;
   return errorAnswer(request.id, upstreamUnavailable(e instanceof Error ? e.message : String(e), e instanceof AdapterError ? e.upstream : undefined));
 }
 
@@ -245,12 +253,12 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
-  const r: PendingRequest = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope, ownRoots(options)), target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false } };
+  const r: PendingRequest = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope, ownRoots(options), passedAuthorization(ctx, options)), target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false } };
   let session: UpstreamSession | undefined;
   try {
     session = options.pool.tryAcquire(r.key, acquiring(r));
   } catch (e) {
-    return Promise.resolve(unavailable(request, e));
+    return Promise.resolve(unavailable(request, e, ctx));
   }
   if (session) {
     const schema = toolSchemaAtHand(r, session);
@@ -293,7 +301,7 @@ async function serveWaiting(r: PendingRequest, held: UpstreamSession | undefined
     try {
       session = await r.options.pool.acquire(r.key, { ...acquiring(r), stillExclusive: () => needsOwnSession(r), signal: r.ctx.signal });
     } catch (e) {
-      return unavailable(r.request, e);
+      return unavailable(r.request, e, r.ctx);
     }
   }
   let schema = toolSchemaAtHand(r, session);
@@ -314,7 +322,7 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
   const method = request.method;
   const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
   const finish = (outcome: RpcOutcome): Answer => {
-    if ('error' in outcome) return errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
+    if ('error' in outcome) return authRefusalAnswer(request.id, failureOf(outcome.error.data), ctx.challenge) ?? errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
     options.catalog?.note(method, outcome.result);
     const translated = resultToModern(method, outcome.result, toModern);
     if (!translated.ok) return errorAnswer(request.id, translated.error);
@@ -353,12 +361,12 @@ async function callPlain(r: PendingRequest, call: (hooks: CallHooks) => Promise<
 }
 
 async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
-  const key = keyFor(ctx.principal, envelope, ownRoots(options));
+  const key = keyFor(ctx.principal, envelope, ownRoots(options), passedAuthorization(ctx, options));
   let init: InitializeResult | undefined;
   try {
     init = options.pool.tryAcquire(key)?.initializeResult ?? options.described?.(key) ?? (await options.pool.acquire(key)).initializeResult!;
   } catch (e) {
-    return unavailable(request, e);
+    return unavailable(request, e, ctx);
   }
   const result = initializeResultToDiscover(options.serverInfo ? { ...init, serverInfo: options.serverInfo } : init, {
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),

@@ -20,6 +20,7 @@ import type { RpcOutcome } from '../../session/callHooks.ts';
 import { createHttpFront, type HttpFrontOptions } from '../../fronts/httpFront.ts';
 import { requestPrincipal } from '../../transport/httpEdge.ts';
 import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
+import { ProtectedResource } from '../../fronts/protectedResource.ts';
 import type { LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
 import { Shares } from '../../session/shares.ts';
 import { Openings } from '../../session/gate.ts';
@@ -263,12 +264,19 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
   });
   const source: SessionSource = {
-    connect: () => backend.connect(),
+    connect: (context) => backend.connect(context),
+    ...(backend.passesAuthorization ? { passesAuthorization: true } : {}),
     openings,
     failed: (reason) => events.emit('upstream-failed', { reason, started: false }),
   };
+  // In front of a protected server that gets each caller's credentials: its metadata and challenges, pointing here.
+  const protectedResource =
+    backend.passesAuthorization && backend.url
+      ? new ProtectedResource({ upstream: backend.url, ...(options.http?.publicUrl !== undefined ? { resource: options.http.publicUrl } : {}) })
+      : undefined;
   const legacy = new LegacyHttpSessions(source, {
     ...(options.legacySessions ?? {}),
+    ...(protectedResource ? { challenge: (upstream: string, requestUrl: string) => protectedResource.challenge(upstream, requestUrl) } : {}),
     principal: requestPrincipal(options.http?.principal),
     waitMs: options.sessions?.waitMs ?? DEFAULTS.sessionWaitMs,
     ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}),
@@ -284,7 +292,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     inputs,
     tools,
     catalog,
-    described: (key) => described.get(key),
+    // A server that asks each caller to sign in answers none without its own credentials.
+    ...(backend.passesAuthorization ? {} : { described: (key: SessionKey) => described.get(key) }),
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
   };
   const http = options.http ?? {};
@@ -331,6 +340,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     serve,
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(fleet ? { forwarding: fleet.forwarding } : {}),
+    ...(protectedResource ? { protectedResource } : {}),
     ...(options.health ? { health: { ready: () => !draining, info: () => ({ ...fleet?.info(), ...wrap.stats(), ...(typeof options.health === 'object' ? options.health.info() : {}) }) } } : {}),
   });
 
