@@ -15,7 +15,7 @@ import { jsonError, jsonResponse, refusalResponse } from '../transport/httpEdge.
 import { failureOf } from '../core/upstreamFailure.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
 import type { Openings } from '../session/gate.ts';
-import type { SessionSource } from './served.ts';
+import { authRefusalOf, type SessionSource } from './served.ts';
 import { DEFAULTS } from '../defaults.ts';
 
 /**
@@ -124,7 +124,7 @@ export class LegacyHttpSessions {
     const sessionId = request.headers.get('mcp-session-id')!;
     const before = credentials.authorization;
     credentials.authorization = request.headers.get('authorization') ?? undefined;
-    const verdict = request.method === 'POST' ? this.#verdict(credentials, parsedBody) : undefined;
+    const verdict = request.method === 'POST' ? this.#verdict(credentials, parsedBody, request.signal) : undefined;
     const response = await session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
     const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
     if (refused) {
@@ -140,7 +140,7 @@ export class LegacyHttpSessions {
    * The upstream's first word on the requests of a POSTed body (`undefined` at once when it holds
    * none): an answer, or a message of the server's during one of them.
    */
-  #verdict(credentials: Credentials, body: unknown): Promise<JsonRpcMessage | undefined> | undefined {
+  #verdict(credentials: Credentials, body: unknown, signal: AbortSignal): Promise<JsonRpcMessage | undefined> | undefined {
     const ids = requestIds(body);
     if (ids.length === 0) return undefined;
     return new Promise((resolve) => {
@@ -148,9 +148,13 @@ export class LegacyHttpSessions {
       const settle = (message: JsonRpcMessage | undefined) => {
         if (done) return;
         done = true;
+        signal.removeEventListener('abort', gone);
         for (const id of ids) credentials.verdicts.delete(id);
         resolve(message);
       };
+      // A client that left waits for nothing.
+      const gone = () => settle(undefined);
+      signal.addEventListener('abort', gone, { once: true });
       for (const id of ids) credentials.verdicts.set(id, settle);
     });
   }
@@ -158,13 +162,11 @@ export class LegacyHttpSessions {
   /** The client's own 401 or 403 when `first` is the upstream refusing the credentials; `undefined` otherwise. */
   async #refusal(first: JsonRpcMessage | undefined, request: Request, response: Response): Promise<Response | undefined> {
     if (!first || !('error' in first) || !first.error) return undefined;
-    const failure = failureOf(first.error.data);
-    if (!failure || (failure.httpStatus !== 401 && failure.httpStatus !== 403) || failure.challenge === undefined) return undefined;
+    const refusal = authRefusalOf(failureOf(first.error.data));
+    if (!refusal) return undefined;
     await response.body?.cancel().catch(() => {});
-    const challenge = this.#challenge ? this.#challenge(failure.challenge, request.url) : failure.challenge;
-    const said = failure.body ? `: ${failure.body}` : '';
-    const message = failure.httpStatus === 401 ? `Unauthorized: the server refused the credentials (HTTP 401)${said}` : `Forbidden: the server refused the request for its credentials (HTTP 403)${said}`;
-    return jsonResponse({ jsonrpc: '2.0', id: first.id ?? null, error: { code: ErrorCode.InvalidRequest, message, data: { httpStatus: failure.httpStatus } } }, failure.httpStatus, { 'www-authenticate': challenge });
+    const challenge = this.#challenge ? this.#challenge(refusal.challenge, request.url) : refusal.challenge;
+    return jsonResponse({ jsonrpc: '2.0', id: first.id ?? null, error: refusal.error }, refusal.status, { 'www-authenticate': challenge });
   }
 
   /**
@@ -266,7 +268,7 @@ export class LegacyHttpSessions {
       void upstream.close();
     };
     await front.start();
-    const verdict = credentials ? this.#verdict(credentials, parsedBody) : undefined;
+    const verdict = credentials ? this.#verdict(credentials, parsedBody, request.signal) : undefined;
     let response = await front.handleRequest(request, { parsedBody });
     const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
     if (refused) {

@@ -42,21 +42,32 @@ export interface Answer {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-/**
- * The answer to a request the upstream refused for its credentials (HTTP 401 or 403 with a
- * challenge, in `failure`): the same status and challenge, so the client signs in (or refreshes
- * its token) as it would at the server itself. `undefined` for any other failure.
- */
-export function authRefusalAnswer(id: JsonRpcRequest['id'] | null, failure: UpstreamFailure | undefined, challenge: ((upstream: string) => string) | undefined): Answer | undefined {
+/** An upstream's refusal of a caller's credentials: its status, challenge, and the error that says so. */
+export interface AuthRefusal {
+  readonly status: 401 | 403;
+  /** The upstream's `WWW-Authenticate` challenge, as it gave it. */
+  readonly challenge: string;
+  readonly error: WireError;
+}
+
+/** The refusal `failure` holds, when the upstream refused the credentials (HTTP 401 or 403 with a challenge). */
+export function authRefusalOf(failure: UpstreamFailure | undefined): AuthRefusal | undefined {
   if (!failure || (failure.httpStatus !== 401 && failure.httpStatus !== 403) || failure.challenge === undefined) return undefined;
   const status = failure.httpStatus;
   const said = failure.body ? `: ${failure.body}` : '';
   const message = status === 401 ? `Unauthorized: the server refused the credentials (HTTP 401)${said}` : `Forbidden: the server refused the request for its credentials (HTTP 403)${said}`;
-  return {
-    message: errorResponse(id, { code: ErrorCode.InvalidRequest, message, data: { httpStatus: status } }),
-    status,
-    headers: { 'www-authenticate': challenge ? challenge(failure.challenge) : failure.challenge },
-  };
+  return { status, challenge: failure.challenge, error: { code: ErrorCode.InvalidRequest, message, data: { httpStatus: status } } };
+}
+
+/**
+ * The answer to a request the upstream refused for its credentials: the same status and
+ * challenge (as `challenge` shows it to this client), so the client signs in (or refreshes its
+ * token) as it would at the server itself. `undefined` for any other failure.
+ */
+export function authRefusalAnswer(id: JsonRpcRequest['id'] | null, failure: UpstreamFailure | undefined, challenge: ((upstream: string) => string) | undefined): Answer | undefined {
+  const refusal = authRefusalOf(failure);
+  if (!refusal) return undefined;
+  return { message: errorResponse(id, refusal.error), status: refusal.status, headers: { 'www-authenticate': challenge ? challenge(refusal.challenge) : refusal.challenge } };
 }
 
 /** The error answer for a request, with its HTTP status. */
