@@ -6,6 +6,9 @@
  * class and the revisions are in `mcp-dual-era`.
  */
 export { wrapModernClient, type ModernClientTransport, type WrapModernClientOptions } from './wrap/modernClient/wrapModernClient.ts';
+export { SignInProvider, type SignInProviderOptions } from './auth/signInProvider.ts';
+export { checkAuthorizationUrl, MAX_AUTHORIZATION_URL_LENGTH } from './auth/authorizationUrl.ts';
+export { defaultOAuthDir } from './auth/oauthStore.ts';
 export { createProbeEvents, probe, type EraPin, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeResult, type ProbeTarget, type VerdictSource } from './probe/probe.ts';
 export { inspectServer, type InspectOptions, type Reach, type ServerKind, type ServerReport } from './probe/inspect.ts';
 export { VerdictCache, type Verdict } from './probe/verdictCache.ts';

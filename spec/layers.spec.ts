@@ -18,6 +18,7 @@ const LAYER: Readonly<Record<string, number>> = {
   'events.ts': 1,
   'retry.ts': 1,
   transport: 2,
+  auth: 2,
   session: 3,
   state: 3,
   probe: 3,

@@ -8,8 +8,13 @@
  * `initialize` on the same pipe (when our first answer was slower than it waits): it is then served
  * as a legacy host and late answers to what it gave up on are dropped. A server command is started
  * as soon as the arguments are read, while the rest loads. stdout carries protocol messages only.
+ * With `--oauth`, every request to an HTTP server goes through `authorizedFetch` and a
+ * `SignInProvider`: the sign-in starts at the server's first 401, and the host's request waits for it.
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { authorizedFetch, SIGN_IN_TIMEOUT_MS } from '../auth/authorizedFetch.ts';
+import { SignInProvider } from '../auth/signInProvider.ts';
 import { claimedEra, type Era } from '../core/era.ts';
 import { internalError, parseError } from '../core/errors.ts';
 import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
@@ -25,7 +30,7 @@ import { readEnv, readHeaders, readHttpUrl, readRoots, serverProcess, splitAtDas
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
 import { DEFAULTS } from '../defaults.ts';
 
-type Upstream = { url: string; headers: Record<string, string> } | { command: StdioChildOptions };
+type Upstream = { url: string; headers: Record<string, string>; fetch?: typeof fetch } | { command: StdioChildOptions };
 
 /** Runs the connect command; resolves with the exit code when the host or the server is gone. */
 export async function connect(argv: readonly string[], io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): Promise<number> {
@@ -60,14 +65,35 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   const roots = readRoots(values.roots);
   if (!roots.ok) return usage(roots.message);
   const trace = values.verbose ? stderrTrace() : undefined;
+  const oauth = values.oauth === true;
+  if (!oauth && (values['no-browser'] || values['oauth-dir'] !== undefined || values['callback-port'] !== undefined)) return usage('--no-browser, --oauth-dir and --callback-port go with --oauth');
+  const callbackPort = values['callback-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['callback-port']) ? Number(values['callback-port']) : Number.NaN;
+  if (callbackPort !== undefined && !(callbackPort >= 1 && callbackPort <= 65535)) return usage(`--callback-port must be a port number from 1 to 65535, not ${values['callback-port']}`);
+  if (oauth && Object.keys(headers.value).some((name) => name.toLowerCase() === 'authorization')) return usage('--oauth sends its own Authorization header: leave out --header Authorization');
+  // Ends a sign-in still waiting when the bridge stops.
+  const signIn = new AbortController();
   let upstream: Upstream;
   if (command.length > 0) {
     if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
+    if (oauth) return usage('--oauth signs in to an HTTP server: give its URL, not a command');
     upstream = { command: { ...serverProcess(command, env.value, values.cwd, values), stderr: 'inherit', shutdownGraceMs: 300, ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
   } else if (positionals.length === 1) {
     const url = readHttpUrl(positionals[0]!, 'the server');
     if (!url.ok) return usage(`${url.message} (a command goes after --)`);
-    upstream = { url: url.value.href, headers: headers.value };
+    let fetch: typeof globalThis.fetch | undefined;
+    if (oauth) {
+      const provider = new SignInProvider({
+        serverUrl: url.value,
+        browser: !values['no-browser'],
+        output: process.stderr,
+        ...(values['oauth-dir'] !== undefined ? { dir: resolve(values['oauth-dir']) } : {}),
+        ...(callbackPort !== undefined ? { callbackPort } : {}),
+      });
+      fetch = authorizedFetch(provider, url.value, { signal: signIn.signal });
+    }
+    // Traced outside the authorization: each message once, and never a token request or its answer.
+    if (trace) fetch = tracingFetch('us', 'server', trace, fetch);
+    upstream = { url: url.value.href, headers: headers.value, ...(fetch ? { fetch } : {}) };
   } else if (positionals.length > 1) {
     return usage(`one URL only (a command and its arguments go after --): ${positionals.join(' ')}`);
   } else {
@@ -84,10 +110,11 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
     ...(trace ? { trace } : {}),
     ...(hostEra !== 'auto' ? { hostEra } : {}),
     ...(serverEra !== 'auto' ? { serverEra } : {}),
-    ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    // A sign-in may happen during the probe: it waits as long as a sign-in may, unless told otherwise.
+    ...(timeout !== undefined ? { timeoutMs: timeout } : oauth ? { timeoutMs: SIGN_IN_TIMEOUT_MS } : {}),
     roots: roots.value,
   });
-  return bridge.run(io.input ?? process.stdin, io.output ?? process.stdout);
+  return bridge.run(io.input ?? process.stdin, io.output ?? process.stdout).finally(() => signIn.abort());
 }
 
 interface ConnectionOptions {
@@ -239,7 +266,6 @@ class Connection {
 
   /** Chooses and starts the transport for the host's era. */
   async #open(era: Era, generation: number): Promise<Transport | undefined> {
-    const trace = this.#options.trace;
     const upstream = this.#upstream;
     const side = era === 'legacy' ? 'modern or legacy server' : 'server';
     const current = () => generation === this.#generation && !this.#finished;
@@ -247,7 +273,7 @@ class Connection {
     if (era === 'legacy') {
       const { wrapLegacyClient } = await import('../wrap/legacyClient/wrapLegacyClient.ts');
       if ('url' in upstream) {
-        transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) });
+        transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) });
       } else {
         const child = new StdioChildTransport(upstream.command);
         this.#child = child;
@@ -255,7 +281,7 @@ class Connection {
       }
     } else {
       const { wrapModernClient } = await import('../wrap/modernClient/wrapModernClient.ts');
-      const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) } : upstream.command;
+      const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) } : upstream.command;
       const modern = wrapModernClient(target, {
         ...(this.#options.serverEra ? { pin: this.#options.serverEra } : {}),
         ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),

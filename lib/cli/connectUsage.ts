@@ -8,9 +8,22 @@ export const CONNECT_USAGE = `  mcp-dual-era connect [options] <url>            
 
 Connect options:
   --header 'Name: value'  an HTTP header on every upstream request (repeatable; e.g. Authorization)
+  --oauth                 sign in to an HTTP server that wants OAuth: at its first 401 the sign-in
+                          URL is printed on stderr ("Sign in at: <url>") and opened in the browser,
+                          and the host's request waits for the sign-in (up to 5 minutes). Tokens
+                          are kept per user and server, sent on every request, refreshed before
+                          they expire; a refused refresh asks for a new sign-in. Not with a command
+                          or with --header Authorization
+  --no-browser            with --oauth: print the sign-in URL only, do not open a browser
+  --oauth-dir <dir>       with --oauth: where credentials are kept, a folder per server, only the
+                          user may read (default $XDG_CONFIG_HOME/mcp-dual-era/oauth, else
+                          ~/.config/mcp-dual-era/oauth)
+  --callback-port <port>  with --oauth: the 127.0.0.1 port the browser returns to (default the one
+                          used before, else a free one)
   --host-era <era>        legacy, modern or auto (default: from the host's first request)
   --server-era <era>      modern, legacy or auto (default: probe the server; modern hosts only)
-  --timeout <ms>          how long the probe waits for an answer (default 3000)
+  --timeout <ms>          how long the probe waits for an answer (default 3000; with --oauth
+                          300000, as a sign-in may happen during the probe)
   --cwd <dir>             working directory of the command
   --env KEY=VALUE         added to the environment of the command (repeatable; it starts from ours)
   --clean-env             start the command's environment from a basic one (PATH, HOME, USER,
@@ -26,6 +39,10 @@ Connect options:
 /** The options `connect` takes (for `node:util`'s `parseArgs`). */
 export const CONNECT_OPTIONS = {
   header: { type: 'string', multiple: true },
+  oauth: { type: 'boolean' },
+  'no-browser': { type: 'boolean' },
+  'oauth-dir': { type: 'string' },
+  'callback-port': { type: 'string' },
   'host-era': { type: 'string' },
   'server-era': { type: 'string' },
   timeout: { type: 'string' },

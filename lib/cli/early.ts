@@ -21,7 +21,8 @@ export function startServerAhead(args: readonly string[]): void {
   try {
     if (name === 'connect') {
       const parsed = parseArgs({ args: own, options: CONNECT_OPTIONS, allowPositionals: true, strict: true });
-      if (parsed.values.help || parsed.positionals.length > 0) return;
+      // With --oauth a command is a usage error: nothing to start.
+      if (parsed.values.help || parsed.values.oauth || parsed.positionals.length > 0) return;
       values = parsed.values;
     } else if (name === 'serve') {
       const parsed = parseArgs({ args: own, options: SERVE_OPTIONS, strict: true });

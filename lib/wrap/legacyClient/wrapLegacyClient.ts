@@ -3,7 +3,11 @@
  * host) uses to reach a modern-only server. The upstream is a Streamable HTTP URL, a pipe (an
  * in-process server's end of a memory pair, or a `StdioChildTransport` from `mcp-dual-era/server`
  * for a spawned process), or a ready `ModernUpstream`. Runtime-neutral: spawning lives elsewhere.
+ * With an OAuth provider, every HTTP request to the server goes through `authorizedFetch`.
  */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { authorizedFetch } from '../../auth/authorizedFetch.ts';
+import { AdapterError } from '../../core/errors.ts';
 import { ModernHttpUpstream, type ModernHttpUpstreamOptions } from '../../transport/modernHttpUpstream.ts';
 import { ModernPipeUpstream, type ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { Transport } from '../../transport/transport.ts';
@@ -28,12 +32,34 @@ export function modernUpstream(target: ModernServerTarget): ModernUpstream {
   return new ModernHttpUpstream(target);
 }
 
+/** Options of {@link wrapLegacyClient}: the bridge's, and how to authorize to an HTTP server. */
+export interface WrapLegacyClientOptions extends LegacyClientBridgeOptions {
+  /**
+   * An OAuth client provider (SDK v1 `OAuthClientProvider`, e.g. `SignInProvider`) for a server
+   * that wants OAuth: every request to it (discover, calls, a relayed legacy session) goes through
+   * `authorizedFetch(authProvider, url, { fetch })`, which sends the token, refreshes it, and on a
+   * 401 signs in (waiting for it when the provider can, else failing with the SDK's
+   * `UnauthorizedError`) and sends the request again. HTTP targets only (a URL or
+   * `ModernHttpUpstreamOptions`); given with a pipe or a ready upstream it throws.
+   */
+  readonly authProvider?: OAuthClientProvider;
+}
+
+/** The HTTP target with its fetch authorized by `provider`. */
+function authorizedTarget(target: ModernServerTarget, provider: OAuthClientProvider): ModernHttpUpstreamOptions {
+  if (typeof target === 'string' || target instanceof URL) return { url: target, fetch: authorizedFetch(provider, target) };
+  if (isUpstream(target) || isTransport(target)) throw new AdapterError('config', 'authProvider needs an HTTP server (a URL or ModernHttpUpstreamOptions), not a pipe or a ready upstream');
+  return { ...target, fetch: authorizedFetch(provider, target.url, target.fetch ? { fetch: target.fetch } : {}) };
+}
+
 /**
  * A transport for a legacy client that talks to a modern server: hand it to the client's
  * `connect()`. Closing the transport closes the upstream it made (a `ModernUpstream` passed in is
  * the caller's to close).
  */
-export function wrapLegacyClient(upstream: ModernServerTarget, options: LegacyClientBridgeOptions = {}): LegacyClientBridge {
+export function wrapLegacyClient(upstream: ModernServerTarget, options: WrapLegacyClientOptions = {}): LegacyClientBridge {
+  const { authProvider, ...bridge } = options;
   const owns = !(typeof upstream === 'object' && !(upstream instanceof URL) && isUpstream(upstream));
-  return new LegacyClientBridge(modernUpstream(upstream), { ...options, ownsUpstream: owns });
+  const target = authProvider ? authorizedTarget(upstream, authProvider) : upstream;
+  return new LegacyClientBridge(modernUpstream(target), { ...bridge, ownsUpstream: owns });
 }

@@ -4,7 +4,10 @@
  * probed stdio process is kept, nothing is spawned twice), a legacy one is served through an
  * in-process `wrapLegacyServer` whose upstream is that same server, so `initialize`, sessions,
  * pushes turned into MRTR rounds, logs, progress, subscriptions and cancellation are translated.
+ * With an OAuth provider, every HTTP request to the server (the probe's too) is authorized.
  */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { authorizedFetch, SIGN_IN_TIMEOUT_MS } from '../../auth/authorizedFetch.ts';
 import type { Emitter } from '../../events.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
@@ -27,6 +30,15 @@ export interface WrapModernClientOptions extends Omit<ProbeOptions, 'keepProcess
   readonly legacy?: Pick<WrapLegacyServerOptions, 'roots' | 'mrtr' | 'sessions' | 'requestTimeoutMs' | 'cache' | 'serverInfo'>;
   /** For a legacy HTTP server: how its sessions and streams behave. */
   readonly legacyHttp?: Pick<LegacyHttpClientOptions, 'requestTimeoutMs' | 'reconnect'>;
+  /**
+   * An OAuth client provider (SDK v1 `OAuthClientProvider`, e.g. `SignInProvider`) for an HTTP
+   * server that wants OAuth: the target's fetch becomes `authorizedFetch(authProvider, url, { fetch })`,
+   * so the probe and every later request carry the token, refresh it, and on a 401 sign in (waiting
+   * for it when the provider can, else failing with the SDK's `UnauthorizedError`) and go again.
+   * A sign-in may happen during the probe: unless `timeoutMs` is given, the probe then waits as
+   * long as a sign-in may (5 minutes). HTTP targets only; given with a command it throws.
+   */
+  readonly authProvider?: OAuthClientProvider;
 }
 
 /** The transport {@link wrapModernClient} returns: hand it to an SDK `Client`'s `connect()`, v1 or v2. */
@@ -99,7 +111,7 @@ class WrappedModernClient implements ModernClientTransport {
   }
 
   async #connect(force: boolean): Promise<void> {
-    const { legacy: _legacy, legacyHttp: _legacyHttp, ...probeOptions } = this.#options;
+    const { legacy: _legacy, legacyHttp: _legacyHttp, authProvider: _authProvider, ...probeOptions } = this.#options;
     const result = await probe(this.#target, { ...probeOptions, events: this.events, keepProcess: true, ...(force ? { force: true } : {}) });
     if (this.#closed) {
       await result.process?.close();
@@ -276,5 +288,9 @@ class WrappedModernClient implements ModernClientTransport {
  * answered. Give it to an SDK `Client`'s `connect()`.
  */
 export function wrapModernClient(target: StdioChildOptions | HttpTarget, options: WrapModernClientOptions = {}): ModernClientTransport {
-  return new WrappedModernClient(target, options);
+  const provider = options.authProvider;
+  if (!provider) return new WrappedModernClient(target, options);
+  if (!isHttpTarget(target)) throw new AdapterError('config', 'authProvider needs an HTTP server ({ url }), not a command');
+  const authorized: HttpTarget = { ...target, fetch: authorizedFetch(provider, target.url, target.fetch ? { fetch: target.fetch } : {}) };
+  return new WrappedModernClient(authorized, { ...options, timeoutMs: options.timeoutMs ?? SIGN_IN_TIMEOUT_MS });
 }

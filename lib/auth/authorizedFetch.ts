@@ -1,0 +1,241 @@
+/**
+ * `authorizedFetch`: a `fetch` for an MCP client's transport that sends the user's OAuth token,
+ * refreshes it before it expires, and on a 401 (or a 403 `insufficient_scope`) runs the v1 SDK's
+ * `auth()` (discovery, registration, PKCE and token requests are all the SDK's), waits for the
+ * sign-in when the provider can, and sends the request again, once. Runtime-neutral: browser,
+ * callback listener and files are the provider's.
+ */
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { AdapterError } from '../core/errors.ts';
+
+/** How long a sign-in may wait for the user (and the browser's callback) by default: 5 minutes. */
+export const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * An SDK `OAuthClientProvider` that can also wait for the code of the sign-in it redirected to
+ * (`SignInProvider` is one): with it, {@link authorizedFetch} completes a sign-in on its own.
+ */
+export interface InteractiveOAuthClientProvider extends OAuthClientProvider {
+  /** Readies the redirect target (say, a loopback listener) before `auth()` may register or redirect. */
+  prepareAuthorization?(): void | Promise<void>;
+  /** The authorization code of the sign-in `redirectToAuthorization` began; rejects when it failed or `signal` ends the wait. */
+  waitForAuthorizationCode(signal: AbortSignal): Promise<string>;
+  /** Releases what `prepareAuthorization` readied; called after every authorization, however it ended. */
+  finishAuthorization?(): void | Promise<void>;
+}
+
+/** Whether a provider can wait for the code of its own sign-in. */
+export function isInteractiveProvider(provider: OAuthClientProvider): provider is InteractiveOAuthClientProvider {
+  return typeof (provider as Partial<InteractiveOAuthClientProvider>).waitForAuthorizationCode === 'function';
+}
+
+/** Options of {@link authorizedFetch}. */
+export interface AuthorizedFetchOptions {
+  /** The fetch that sends the MCP requests (default the global one). */
+  readonly fetch?: typeof fetch;
+  /** The fetch for discovery, registration and token requests (default `fetch`). */
+  readonly authFetch?: typeof fetch;
+  /** Ends a sign-in in progress (say, on shutdown); the requests waiting for it fail. */
+  readonly signal?: AbortSignal;
+  /** How long a sign-in may wait for the user (default {@link SIGN_IN_TIMEOUT_MS}). */
+  readonly signInTimeoutMs?: number;
+  /** The clock, for token expiry (default `Date.now`). */
+  readonly now?: () => number;
+}
+
+type SdkAuth = typeof import('@modelcontextprotocol/sdk/client/auth.js');
+let sdkAuth: Promise<SdkAuth> | undefined;
+/** The SDK's OAuth client, loaded when first needed (an unprotected server never needs it). */
+const loadSdk = () => (sdkAuth ??= import('@modelcontextprotocol/sdk/client/auth.js'));
+
+/** What a refusal asks for. */
+interface Need {
+  readonly scope?: string;
+  readonly resourceMetadataUrl?: URL;
+  /** A 403 `insufficient_scope`, not a 401. */
+  readonly insufficientScope: boolean;
+}
+
+/** How an authorization ended: tokens refreshed (or a non-interactive grant), or a sign-in completed. */
+type Authorized = 'refreshed' | 'signed-in';
+
+/** The authorization in progress per provider: concurrent requests share it, whichever fetch they came through. */
+const flights = new WeakMap<OAuthClientProvider, Promise<Authorized>>();
+/** When an access token with `expires_in` but no stored `expires_at` was first seen, per provider. */
+const firstSeen = new WeakMap<OAuthClientProvider, { token: string; at: number; life: number }>();
+
+/** Refresh this long before expiry: a tenth of the token's life, at most a minute. */
+const MAX_MARGIN_MS = 60_000;
+
+/** `promise`, or the reason of `signal` once it aborts (the promise goes on for others). */
+function within<T>(promise: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** A request that can be sent again with another token (bodies of our transports are strings; a stream body cannot be). */
+function replayable(input: Parameters<typeof fetch>[0], init: RequestInit | undefined) {
+  const template = input instanceof Request ? input.clone() : undefined;
+  const url = input instanceof Request ? input.url : String(input);
+  const again = !(init?.body instanceof ReadableStream);
+  const build = (token: string | undefined): [Parameters<typeof fetch>[0], RequestInit | undefined] => {
+    const headers = new Headers(init?.headers ?? template?.headers);
+    if (token !== undefined) headers.set('authorization', `Bearer ${token}`);
+    if (template) return [new Request(template.clone(), { ...init, headers }), undefined];
+    return [input, { ...init, headers }];
+  };
+  return { url, again, build, signal: init?.signal ?? (input instanceof Request ? input.signal : undefined) };
+}
+
+/**
+ * A `fetch` that authorizes every request to `serverUrl` with the provider's tokens:
+ *
+ * - every request carries `Authorization: Bearer <access token>` from `provider.tokens()`;
+ * - a token that expires within a tenth of its life (at most 60 s), by its `expires_at` (epoch
+ *   milliseconds, kept by providers such as `SignInProvider`) or else from `expires_in` counted from
+ *   when it was first seen, is refreshed first through the SDK's `auth()` when there is a refresh token;
+ * - a 401 is read (`resource_metadata`, `scope` of its `WWW-Authenticate`); a `resource_metadata`
+ *   URL on another origin than the 401 came from is refused with an `AdapterError` and never
+ *   fetched; otherwise `auth()` refreshes or, when the refresh token is refused, starts a sign-in. A
+ *   provider that can wait for the code ({@link InteractiveOAuthClientProvider}) is waited for
+ *   (`signInTimeoutMs`, default 5 minutes), the code is exchanged with `auth()`, and the request
+ *   sent again, once. A 401 right after a fresh sign-in is returned as it is;
+ * - a 403 with `error="insufficient_scope"` drops the tokens and signs in again once, with the scope asked for;
+ * - concurrent requests share one refresh or sign-in per provider.
+ *
+ * With a plain SDK provider, whose `redirectToAuthorization` sends the user away by itself, there
+ * is no code to wait for: the request fails with the SDK's `UnauthorizedError`, as the SDK's own
+ * transports do; call `auth(provider, { serverUrl, authorizationCode })` once the code is back,
+ * then send again. Failures of discovery, registration or token requests reject with an
+ * `AdapterError` that says why.
+ */
+export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string | URL, options: AuthorizedFetchOptions = {}): typeof fetch {
+  const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const authFetch: typeof fetch = options.authFetch ?? send;
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.signInTimeoutMs ?? SIGN_IN_TIMEOUT_MS;
+  const server = String(serverUrl);
+
+  /** The token's expiry and life, when known. */
+  const expiry = (tokens: OAuthTokens): { at: number; life: number | undefined } | undefined => {
+    const stored = (tokens as { expires_at?: unknown }).expires_at;
+    const life = typeof tokens.expires_in === 'number' ? tokens.expires_in * 1000 : undefined;
+    if (typeof stored === 'number') return { at: stored, life };
+    if (life === undefined) return undefined;
+    const seen = firstSeen.get(provider);
+    if (seen?.token === tokens.access_token) return seen;
+    const fresh = { token: tokens.access_token, at: now() + life, life };
+    firstSeen.set(provider, fresh);
+    return fresh;
+  };
+  const expiringSoon = (tokens: OAuthTokens): boolean => {
+    const e = expiry(tokens);
+    if (!e) return false;
+    const margin = Math.min(MAX_MARGIN_MS, e.life === undefined ? MAX_MARGIN_MS : e.life / 10);
+    return now() >= e.at - margin;
+  };
+
+  /** One authorization: `auth()`, and for a sign-in the wait for its code and the exchange. */
+  const run = async (need: Partial<Need>): Promise<Authorized> => {
+    const { auth, UnauthorizedError } = await loadSdk();
+    const interactive = isInteractiveProvider(provider) ? provider : undefined;
+    const base = { serverUrl, fetchFn: authFetch, ...(need.resourceMetadataUrl ? { resourceMetadataUrl: need.resourceMetadataUrl } : {}) };
+    try {
+      await interactive?.prepareAuthorization?.();
+      const first = await auth(provider, { ...base, ...(need.scope ? { scope: need.scope } : {}) });
+      if (first === 'AUTHORIZED') return 'refreshed';
+      if (!interactive) {
+        throw new UnauthorizedError(
+          `${server} needs a sign-in: the provider was sent to the authorization URL; once the code is back, call auth(provider, { serverUrl, authorizationCode }) and send the request again`,
+        );
+      }
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+      let code: string;
+      try {
+        code = await interactive.waitForAuthorizationCode(signal);
+      } catch (e) {
+        if (timeout.aborted) throw new AdapterError('timeout', `no sign-in to ${server} within ${Math.round(timeoutMs / 1000)} s`, { cause: e });
+        if (options.signal?.aborted) throw new AdapterError('cancelled', `the sign-in to ${server} was cancelled`, { cause: e });
+        throw e;
+      }
+      if ((await auth(provider, { ...base, authorizationCode: code })) !== 'AUTHORIZED') throw new AdapterError('upstream-error', `the sign-in to ${server} ended without tokens`);
+      return 'signed-in';
+    } catch (e) {
+      if (e instanceof UnauthorizedError || e instanceof AdapterError) throw e;
+      throw new AdapterError('upstream-error', `the sign-in to ${server} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    } finally {
+      await interactive?.finishAuthorization?.();
+    }
+  };
+
+  /** The authorization in progress for this provider, or a new one for `need`. */
+  const authorize = (need: Partial<Need>): Promise<Authorized> => {
+    const running = flights.get(provider);
+    if (running) return running;
+    const flight = run(need).finally(() => {
+      if (flights.get(provider) === flight) flights.delete(provider);
+    });
+    flight.catch(() => {});
+    flights.set(provider, flight);
+    return flight;
+  };
+
+  /** What a refusal asks for, or `undefined` when the response is not one to act on. */
+  const needOf = async (response: Response, requestUrl: string): Promise<Need | undefined> => {
+    if (response.status !== 401 && response.status !== 403) return undefined;
+    const { extractWWWAuthenticateParams } = await loadSdk();
+    const challenge = extractWWWAuthenticateParams(response);
+    if (response.status === 403 && challenge.error !== 'insufficient_scope') return undefined;
+    const from = new URL(response.url || requestUrl);
+    const metadata = challenge.resourceMetadataUrl;
+    if (metadata && metadata.origin !== from.origin) {
+      await response.body?.cancel().catch(() => {});
+      throw new AdapterError(
+        'upstream-error',
+        `refused to sign in to ${server}: its ${response.status} names resource metadata at ${metadata.origin}, another origin than ${from.origin} that answered; it was not fetched (a server may only point at metadata of its own origin)`,
+      );
+    }
+    return { insufficientScope: response.status === 403, ...(challenge.scope ? { scope: challenge.scope } : {}), ...(metadata ? { resourceMetadataUrl: metadata } : {}) };
+  };
+
+  return async (input, init) => {
+    const request = replayable(input, init);
+    const running = flights.get(provider);
+    if (running) await within(running, request.signal);
+    let tokens = await provider.tokens();
+    if (tokens?.refresh_token && expiringSoon(tokens)) {
+      await within(authorize({}), request.signal);
+      tokens = await provider.tokens();
+    }
+    let sent = tokens?.access_token;
+    let response = await send(...request.build(sent));
+    let last: Authorized | 'changed' | undefined;
+    let scopeAsked = false;
+    for (let rounds = 0; ; rounds++) {
+      const need = await needOf(response, request.url);
+      if (!need) return response;
+      if (need.insufficientScope ? scopeAsked : last === 'signed-in' || rounds >= 2) return response;
+      scopeAsked ||= need.insufficientScope;
+      const current = (await provider.tokens())?.access_token;
+      if (!need.insufficientScope && last === undefined && current !== undefined && current !== sent) {
+        // Another request refreshed or signed in while this one was out: its token may do.
+        last = 'changed';
+      } else {
+        // A token the server still refuses (or one without the scope asked) is not refreshed again: a new sign-in.
+        if (need.insufficientScope || last !== undefined) await provider.invalidateCredentials?.('tokens');
+        last = await within(authorize(need), request.signal);
+      }
+      if (!request.again) return response;
+      await response.body?.cancel().catch(() => {});
+      sent = (await provider.tokens())?.access_token;
+      response = await send(...request.build(sent));
+    }
+  };
+}
