@@ -18,6 +18,7 @@ import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { missingCapabilityAnswer, missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 import { scope } from '../../signals.ts';
 import { DEFAULTS } from '../../defaults.ts';
+import { quietTurn } from './quietTurn.ts';
 
 export interface ReplayOptions {
   readonly keyring: Keyring;
@@ -112,7 +113,8 @@ export class ReplayRunner {
         return call.finish(outcome);
       }
       if (fresh.length > 0) {
-        await new Promise((r) => setTimeout(r, this.#options.collectMs ?? DEFAULTS.collectMs));
+        // Further pushes of the same round are gathered (a quiet turn, `collectMs` at most).
+        await quietTurn(() => fresh.length, () => outcome !== undefined || failure !== undefined, this.#options.collectMs ?? DEFAULTS.collectMs);
         if (outcome || failure) continue;
         break;
       }

@@ -20,6 +20,7 @@ import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
 import { refusedAnswer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../defaults.ts';
+import { quietTurn } from './quietTurn.ts';
 import type { UsedStates } from '../../state/usedStates.ts';
 
 /** How a legacy server's pushes become MRTR rounds: suspend mode (parked calls sealed, bounded, released) or replay mode. */
@@ -28,7 +29,12 @@ export interface MrtrOptions {
   readonly keyring?: Keyring;
   /** How long a parked call waits for its retry before it is released (default 5 minutes). */
   readonly parkTimeoutMs?: number;
-  /** How long to wait for further pushes after the first, to put concurrent ones in one round (default 15 ms). */
+  /**
+   * The longest a round waits for further pushes after the first, to put concurrent ones in one
+   * round (default 15 ms). A round is sent sooner, once a turn of the event loop (its reads of
+   * the upstream included) brings no further push: the pushes of one turn of the server arrive
+   * together.
+   */
   readonly collectMs?: number;
   /** Most calls parked at once (default 10,000; in a wrap, also within the sessions it may hold). */
   readonly maxParked?: number;
@@ -175,25 +181,20 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       p.expired = false;
       const deadline = this.#deadlines.add(p, call.timeoutMs);
       signal.addEventListener('abort', p.onWake, { once: true });
-      let collecting = false;
       const end = (): void => {
         p.waiter = undefined;
         this.#deadlines.remove(deadline);
         signal.removeEventListener('abort', p.onWake);
       };
+      const movedOn = (): boolean => Boolean(p.outcome || p.capabilityError || signal.aborted);
       const step = (gathered = false): void => {
-        if (collecting) return;
         try {
-          // After a round's gathering moment, the round is sent unless the call moved on meanwhile.
-          const answer = gathered && !(p.outcome || p.capabilityError || signal.aborted) ? this.#park(p, call) : this.#next(p, call);
+          // After a round's gathering, the round is sent unless the call moved on meanwhile.
+          const answer = gathered && !movedOn() ? this.#park(p, call) : this.#next(p, call);
           if (answer === COLLECT) {
-            // Further pushes of the same round are gathered for a moment before the round is sent.
-            collecting = true;
+            // Further pushes of the same round are gathered (a quiet turn, `collectMs` at most).
             p.waiter = undefined;
-            setTimeout(() => {
-              collecting = false;
-              step(true);
-            }, this.#options.collectMs ?? DEFAULTS.collectMs);
+            void quietTurn(() => p.ordinal, movedOn, this.#options.collectMs ?? DEFAULTS.collectMs).then(() => step(true));
           } else if (answer === WAIT_FOR_EVENT) p.waiter = step;
           else {
             end();
