@@ -1,10 +1,11 @@
 /**
  * The ways the MRTR bench reaches a legacy push server: a modern request text into the wrap
- * (`serveModern`, `wrap.fetch`, Node's HTTP server on loopback), and a bare legacy client on an
+ * (`serveModern`, `wrap.fetch`, Node's HTTP server on loopback, the stdio front), and a bare legacy client on an
  * in-memory pipe to the server alone (no SDK client, no wrap). Also the push server the memory
  * scenarios park calls on.
  */
 import { Agent, request as httpRequest } from 'node:http';
+import { PassThrough } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
 import { PARK_TIMEOUT_MS, responseOf, toolCallHeaders, VERSION, type Json } from './requests.ts';
@@ -73,6 +74,46 @@ export async function nodeHttpCaller(lib: Lib, wrap: Wrap): Promise<{ call: Call
     async close() {
       agent.destroy();
       await running.close();
+    },
+  };
+}
+
+/**
+ * Over the stdio front (`serveStdio`, as `serve --stdio` runs the wrap), one line a message: the
+ * caller writes the request line and reads lines until the answer to its id.
+ */
+export function stdioCaller(lib: Lib, wrap: Wrap): { call: Caller; close(): Promise<void> } {
+  if (!lib.serveStdio) throw new Error('this lib/ has no stdio front');
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const waiting = new Map<unknown, (message: JsonRpcResponse) => void>();
+  let partial = '';
+  output.setEncoding('utf8');
+  output.on('data', (chunk: string) => {
+    partial += chunk;
+    let end: number;
+    while ((end = partial.indexOf('\n')) !== -1) {
+      const line = partial.slice(0, end);
+      partial = partial.slice(end + 1);
+      const message = JSON.parse(line) as JsonRpcResponse;
+      const id = (message as { id?: unknown }).id;
+      const resolve = waiting.get(id);
+      if (resolve) {
+        waiting.delete(id);
+        resolve(message);
+      }
+    }
+  });
+  const front = lib.serveStdio(wrap, { input, output, closeOnEnd: false, principal: 'bench' });
+  const call: Caller = (text) =>
+    new Promise((resolve) => {
+      waiting.set((JSON.parse(text) as { id: unknown }).id, resolve);
+      input.write(`${text}\n`);
+    });
+  return {
+    call,
+    async close() {
+      await front.close();
     },
   };
 }

@@ -2,12 +2,12 @@
  * The MRTR latency scenario, one call at a time (unmodified pushServer): a plain `echo` and a full
  * `ask_name` round (first call → `input_required`, retry → result) taken in turn through the same
  * wrap and the same caller, so round ÷ echo is measured side by side; through `serveModern`,
- * `wrap.fetch` and Node's HTTP server on loopback, with the broker's default `collectMs` (15 ms) and
- * with 0; and, for scale, the legacy server alone (a bare in-memory client answering the push).
+ * `wrap.fetch`, Node's HTTP server on loopback and the stdio front, with the broker's default
+ * `collectMs` (15 ms, the bound of a round's gathering) and with 0; and, for scale, the legacy server alone (a bare in-memory client answering the push).
  */
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { microStats, pairedRatio, type Stats } from '../shared/stats.ts';
-import { bareClient, directCaller, httpCaller, nodeHttpCaller } from './callers.ts';
+import { bareClient, directCaller, httpCaller, nodeHttpCaller, stdioCaller } from './callers.ts';
 import { askText, checkText, echoText, PARK_TIMEOUT_MS, retryText, stateOf, textOf, Wrong, type Json } from './requests.ts';
 import type { Lib, ScenarioOptions } from './scenario.ts';
 
@@ -19,8 +19,8 @@ export interface RoundStats {
   readonly round: Stats;
 }
 
-/** Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), or Node's HTTP server on loopback (as `serve` runs it). */
-type LatencyTransport = 'direct' | 'http' | 'node-http';
+/** Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), Node's HTTP server on loopback (as `serve` runs it), or the stdio front (as `serve --stdio` runs it). */
+type LatencyTransport = 'direct' | 'http' | 'node-http' | 'stdio';
 
 /**
  * One wrap, one caller: plain `echo` calls and full `ask_name` rounds taken in turn (echo then
@@ -84,7 +84,7 @@ async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number },
 /** One cell: a wrap with `collectMs`, reached through `transport`, echoes and rounds in turn. */
 async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: number, counts: { warm: number; n: number }, nextId: () => number, wrong: Wrong): Promise<LatencyCell> {
   const wrap = lib.wrapLegacyServer({ upstream: () => createPushServer(), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
-  const node = transport === 'node-http' ? await nodeHttpCaller(lib, wrap) : undefined;
+  const node = transport === 'node-http' ? await nodeHttpCaller(lib, wrap) : transport === 'stdio' ? stdioCaller(lib, wrap) : undefined;
   const call = node?.call ?? (transport === 'http' ? httpCaller(wrap) : directCaller(wrap));
   const echo = async (): Promise<number | undefined> => {
     const n = nextId();
@@ -153,14 +153,13 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
 export async function latency(lib: Lib, o: ScenarioOptions): Promise<LatencyResult> {
   const wrong = new Wrong();
   const cells: LatencyCell[] = [];
-  // Pairs (an echo and a round) per cell. A default round waits collectMs (15 ms) for further pushes: fewer pairs keep the run short.
-  const fast = o.quick ? { warm: 100, n: 300 } : { warm: 500, n: 2000 };
-  const slow = o.quick ? { warm: 10, n: 60 } : { warm: 30, n: 300 };
+  // Pairs (an echo and a round) per cell: a round waits a quiet turn of the event loop for further pushes, with collectMs (15 ms by default) its bound.
+  const counts = o.quick ? { warm: 100, n: 300 } : { warm: 500, n: 2000 };
   let id = 0;
   const nextId = () => ++id;
-  for (const transport of ['direct', 'http', 'node-http'] as const) {
-    for (const collectMs of [0, 15]) cells.push(await latencyCell(lib, transport, collectMs, collectMs === 0 ? fast : slow, nextId, wrong));
+  for (const transport of ['direct', 'http', 'node-http', ...(lib.serveStdio ? (['stdio'] as const) : [])] as const) {
+    for (const collectMs of [0, 15]) cells.push(await latencyCell(lib, transport, collectMs, counts, nextId, wrong));
   }
-  const serverAlone = await serverAloneLatency(lib, fast, wrong);
+  const serverAlone = await serverAloneLatency(lib, counts, wrong);
   return { kind: 'latency', cells, serverAlone, wrong };
 }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type * as MemoryModule from '../../lib/transport/memory.ts';
 import type * as NodeHttpModule from '../../lib/transport/nodeHttp.ts';
+import type * as StdioFrontModule from '../../lib/fronts/stdioFront.ts';
 import type * as MrtrModule from '../../lib/wrap/mrtr/suspend.ts';
 import type * as WrapModule from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 
@@ -17,6 +18,8 @@ export interface Lib {
   readonly MrtrBroker: (typeof MrtrModule)['MrtrBroker'];
   readonly createMemoryPair: (typeof MemoryModule)['createMemoryPair'];
   readonly serveNodeHttp: (typeof NodeHttpModule)['serveNodeHttp'];
+  /** Absent in a layout of lib/ from before the stdio front. */
+  readonly serveStdio?: (typeof StdioFrontModule)['serveStdio'];
 }
 
 export type Wrap = WrapModule.LegacyServerWrap;
@@ -27,6 +30,7 @@ const MODULES = {
   mrtr: ['wrap/mrtr/suspend', 'wrap/mrtr'],
   memory: ['transport/memory'],
   nodeHttp: ['transport/nodeHttp'],
+  stdioFront: ['fronts/stdioFront'],
 } as const;
 
 /** Loads the library from `dir` (files ending in `ext`: `.js` compiled, `.ts` under tsx). */
@@ -40,7 +44,14 @@ export async function loadLib(dir: string, ext: string): Promise<Lib> {
   const mrtr = (await load(MODULES.mrtr)) as typeof MrtrModule;
   const memory = (await load(MODULES.memory)) as typeof MemoryModule;
   const nodeHttp = (await load(MODULES.nodeHttp)) as typeof NodeHttpModule;
-  return { wrapLegacyServer: wrap.wrapLegacyServer, MrtrBroker: mrtr.MrtrBroker, createMemoryPair: memory.createMemoryPair, serveNodeHttp: nodeHttp.serveNodeHttp };
+  const stdioFront = (await load(MODULES.stdioFront).catch(() => undefined)) as typeof StdioFrontModule | undefined;
+  return {
+    wrapLegacyServer: wrap.wrapLegacyServer,
+    MrtrBroker: mrtr.MrtrBroker,
+    createMemoryPair: memory.createMemoryPair,
+    serveNodeHttp: nodeHttp.serveNodeHttp,
+    ...(stdioFront ? { serveStdio: stdioFront.serveStdio } : {}),
+  };
 }
 
 /** The options of one child process, as bench/mrtr/child.ts reads them from its arguments. */

@@ -5,7 +5,7 @@
  */
 import { formatRatio, int, kb, markdownTable as table, ms, pct, signedUs, us } from '../shared/format.ts';
 import { median } from '../shared/stats.ts';
-import { figuresOf, goalHolds, MRTR_WHERE, SECTIONS } from './figures.ts';
+import { figuresOf, goalHolds, MRTR_ROUND_GOAL, MRTR_WHERE, SECTIONS } from './figures.ts';
 import { FIRST_ANSWER_NOTE, FLEET_COUNT_NOTE, MEMORY_REDUCER_NOTE, WRAP_PATH_NOTE } from './notes.ts';
 import type { Run, WrapComparison } from './types.ts';
 
@@ -150,8 +150,10 @@ function mrtrSection(run: Run): string {
     parts.push(
       'A full round (the first call answered `input_required`, then the retry with the answer and `requestState`, answered with the result) ' +
         'against a plain `echo` call, taken in turn, one at a time, through the same wrap with the same caller, in one process (upstream: ' +
-        'the v1 push server in process). `collectMs` is how long the broker waits for further pushes before it answers a round (default 15 ms). ' +
-        'Ratio = round ÷ plain call, lower is better; "paired" is the median of each round over the plain call next to it.',
+        'the v1 push server in process). The broker sends a round once a turn of the event loop brings no further push; `collectMs` bounds that wait ' +
+        '(default 15 ms). "stdio" is the stdio front (`serve --stdio`) on in-process pipes, "Node HTTP" the HTTP front on loopback (`serve`). ' +
+        'Ratio = round ÷ plain call, lower is better; "paired" is the median of each round over the plain call next to it. ' +
+        `Goal on the Node HTTP and stdio fronts: a round at most ${MRTR_ROUND_GOAL}× a plain call at p50.`,
       '',
       table(
         ['front', 'collectMs', 'pairs', 'plain call p50', 'p99', 'round p50', 'p99', 'round ÷ plain p50', 'p99', 'paired'],
@@ -262,7 +264,7 @@ function fleetSection(run: Run): string {
     parts.push(
       '',
       `**A retry forwarded to its owner, against one resumed where it was parked.** Each round's first call goes to A (answered \`input_required\` with a sealed ` +
-        '`requestState`, after the broker\'s 15 ms `collectMs`); its retry goes to A, where the call is parked, or to B, which looks A up in the directory ' +
+        '`requestState`, once its round is gathered); its retry goes to A, where the call is parked, or to B, which looks A up in the directory ' +
         '(one Redis GET) and forwards it there signed. One call at a time; local and forwarded rounds alternate, and which of the two goes first alternates ' +
         `too, so drift hits both; ${int.format(r.pairs)} pairs after ${r.warm} unmeasured. Only the retry is timed. Goal: at most ${g.maxAddedP50Ms} ms added at p50.`,
       '',
