@@ -7,9 +7,11 @@
  *     (the ceiling for any HTTP front of a stdio server on this machine);
  *   - mcp-proxy 6.7.19 on its 2026-07-28 route (the same modern requests and headers);
  *   - direct: a legacy client on the server's own stdio: the v1 SDK `Client` (the reference the
- *     issue names) and raw newline-delimited requests (the stdio ceiling, same client as the front);
+ *     issue names) and raw newline-delimited requests (same client as the front);
+ *   - stdio relay: bench/stdioRelay.ts, a second process that pipes bytes to the server and back
+ *     (the ceiling for any stdio front of a stdio server: the process hop alone);
  *
- * and the wrap's stdio front (`serve --stdio`) against direct. One in-process load generator;
+ * and the wrap's stdio front (`serve --stdio`) against the relay and direct. One in-process load generator;
  * every answer is checked. Prints a table and the ratios against the goals, writes
  * bench/results/wrap.json. Timings are reported, never asserted; the exit status is non-zero
  * only for wrong answers (or a contender that cannot start).
@@ -34,7 +36,7 @@ import { runPhase } from './wrap/load.ts';
 import { BENCH_NODE_FLAGS } from './wrap/procs.ts';
 
 /** The goals of the issue, for the wrap over HTTP. */
-const GOAL = { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1 } as const;
+const GOAL = { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1, minStdioVsRelay: 0.85 } as const;
 const ALL_CONCURRENCIES = [1, 16, 64] as const;
 /** Share of the machine's cores used by other processes during a cell above which the report warns. */
 const OTHER_LOAD_WARNING = 0.1;
@@ -116,8 +118,8 @@ if (chosen.length === 0) {
 const startedAt = Date.now();
 const exported = ref !== undefined ? exportLib(ref) : undefined;
 const programs: Programs = viaTsx
-  ? { echo: buildEchoServer(), wrapCli: exported?.cli ?? ['--import', 'tsx', 'lib/cli/main.ts'], passthrough: ['--import', 'tsx', 'bench/passthrough.ts'], profileFlags }
-  : { echo: buildEchoServer(), wrapCli: [buildLib(exported?.dir)], passthrough: [transpile(join('bench', 'passthrough.ts'))], profileFlags };
+  ? { echo: buildEchoServer(), wrapCli: exported?.cli ?? ['--import', 'tsx', 'lib/cli/main.ts'], passthrough: ['--import', 'tsx', 'bench/passthrough.ts'], relay: ['--import', 'tsx', 'bench/stdioRelay.ts'], profileFlags }
+  : { echo: buildEchoServer(), wrapCli: [buildLib(exported?.dir)], passthrough: [transpile(join('bench', 'passthrough.ts'))], relay: [transpile(join('bench', 'stdioRelay.ts'))], profileFlags };
 const running = new Map<Contender['key'], Running>();
 const failures: string[] = [];
 for (const c of chosen) {
@@ -181,6 +183,7 @@ const vsProxy = compare(cells, 'wrap-http', 'mcp-proxy');
 const vsDirectSdk = compare(cells, 'wrap-http', 'direct-sdk');
 const stdioVsSdk = compare(cells, 'wrap-stdio', 'direct-sdk');
 const stdioVsRaw = compare(cells, 'wrap-stdio', 'direct-raw');
+const stdioVsRelay = compare(cells, 'wrap-stdio', 'stdio-relay');
 
 const goals: GoalCheck[] = [
   ...vsPassthrough.map((c) => ({ goal: `throughput ≥ ${GOAL.minVsPassthrough}× pass-through`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minVsPassthrough })),
@@ -188,11 +191,12 @@ const goals: GoalCheck[] = [
   ...vsPassthrough
     .filter((c) => c.concurrency === GOAL.addedP50Concurrency)
     .map((c) => ({ goal: `added p50 ≤ ${GOAL.maxAddedP50Us} µs over pass-through`, concurrency: c.concurrency, value: c.addedP50Us, holds: c.addedP50Us <= GOAL.maxAddedP50Us })),
+  ...stdioVsRelay.map((c) => ({ goal: `stdio: throughput ≥ ${GOAL.minStdioVsRelay}× the stdio relay`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minStdioVsRelay })),
 ];
 
 const sign = (n: number): string => `${n >= 0 ? '+' : '−'}${int.format(Math.abs(n))}`;
 console.log('');
-console.log('wrap (HTTP) against the goals:');
+console.log('wrap (HTTP, and stdio against its relay) against the goals:');
 if (goals.length === 0) console.log('  not measured (the wrap or its references were filtered out or failed)');
 for (const g of goals) {
   const shown = g.goal.startsWith('added') ? `${sign(g.value)} µs` : `${g.value.toFixed(2)}×`;
@@ -206,6 +210,7 @@ const related = (title: string, list: readonly Comparison[]) => {
 related('wrap (HTTP) against direct (SDK client), for reference:', vsDirectSdk);
 related('wrap (stdio) against direct (SDK client):', stdioVsSdk);
 related('wrap (stdio) against direct (raw lines, the same client as the stdio front):', stdioVsRaw);
+related('wrap (stdio) against the stdio relay (the same server behind a second process that only forwards bytes):', stdioVsRelay);
 const disturbed = cells.filter((c) => (c.cpu?.otherBusy ?? 0) > OTHER_LOAD_WARNING);
 if (disturbed.length > 0) {
   console.log('');
@@ -230,7 +235,7 @@ const report = {
   request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),
   goals: { definition: GOAL, checks: goals, holds: goals.length > 0 && missed.length === 0 },
-  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw },
+  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay },
   failures,
   elapsedSeconds: elapsedS,
   cells,

@@ -51,6 +51,9 @@ export function figuresOf(run: Run): Figure[] {
     for (const x of c.vsProxy) out.push({ section: 'Wrapped calls', label: `wrap ÷ mcp-proxy, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', goal: { op: '≥', value: g.minVsMcpProxy } });
     for (const x of c.vsDirectSdk) out.push({ section: 'Wrapped calls', label: `wrap (HTTP) ÷ direct, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
     for (const x of c.stdioVsSdk) out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ direct, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.stdioVsRelay ?? []) {
+      out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ stdio relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', ...(g.minStdioVsRelay !== undefined ? { goal: { op: '≥' as const, value: g.minStdioVsRelay } } : {}) });
+    }
   }
 
   if (mrtr) {

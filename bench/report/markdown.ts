@@ -100,7 +100,8 @@ function wrapped(run: Run): string {
     'Modern `tools/call` requests (full `_meta`, routing headers) from one closed-loop load generator at concurrency 1, 16 and 64, every answer ' +
     'checked, against one legacy stdio server (a v1 SDK echo server) behind: the wrap (`mcp-dual-era serve`, HTTP, and `serve --stdio`); a bare ' +
     'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
-    'route; and a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines). ' +
+    'route; a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines); and, for the stdio front, a stdio relay (a second ' +
+    'process that pipes bytes to the server and back, parsing nothing: the ceiling for any stdio front of a stdio server). ' +
     `Each contender warmed ${o.startWarmupMs / 1000} s, then per cell ${o.warmupMs / 1000} s of warm-up and ${(o.slices * o.sliceMs) / 1000} s measured in ` +
     `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}${o.nodeFlags?.length ? `; every Node process ran with \`${o.nodeFlags.join(' ')}\` (why: below)` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
   const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
@@ -117,17 +118,19 @@ function wrapped(run: Run): string {
       ratio(at(c.vsDirectSdk, conc)),
       ratio(at(c.stdioVsSdk, conc)),
       ratio(at(c.stdioVsRaw, conc)),
+      ratio(at(c.stdioVsRelay ?? [], conc), g.minStdioVsRelay),
     ];
   });
   const goals =
     `Goals for the wrap over HTTP: throughput ≥ ${g.minVsPassthrough}× the pass-through and ≥ ${g.minVsMcpProxy}× mcp-proxy at every concurrency, ` +
-    `and at most ${g.maxAddedP50Us} µs added p50 over the pass-through at concurrency ${g.addedP50Concurrency}.`;
+    `and at most ${g.maxAddedP50Us} µs added p50 over the pass-through at concurrency ${g.addedP50Concurrency}` +
+    (g.minStdioVsRelay !== undefined ? `; for the wrap over stdio, throughput ≥ ${g.minStdioVsRelay}× the stdio relay.` : '.');
   return [
     intro,
     '',
     'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines'], ratios, new Set([0, 1, 2, 3, 4, 5, 6])),
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7])),
     '',
     goals,
     '',

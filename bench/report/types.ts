@@ -73,13 +73,15 @@ export type WrapComparison = Comparison;
 export interface WrapPart {
   readonly wrap: { readonly commit: string | null; readonly source: string };
   readonly options: { readonly quick: boolean; readonly slices: number; readonly sliceMs: number; readonly warmupMs: number; readonly startWarmupMs: number; readonly leadInMs?: number; readonly nodeFlags?: readonly string[] };
-  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number } };
+  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number; readonly minStdioVsRelay?: number } };
   readonly comparisons: {
     readonly vsPassthrough: readonly WrapComparison[];
     readonly vsProxy: readonly WrapComparison[];
     readonly vsDirectSdk: readonly WrapComparison[];
     readonly stdioVsSdk: readonly WrapComparison[];
     readonly stdioVsRaw: readonly WrapComparison[];
+    /** Absent in results from before the stdio relay was measured. */
+    readonly stdioVsRelay?: readonly WrapComparison[];
   };
   readonly cells: readonly WrapCell[];
   readonly failures: readonly string[];
