@@ -226,7 +226,7 @@ export async function streamableSuite(rounds: number): Promise<Suite> {
       },
     },
     candidates: [
-      freshHttpProbe(url, 'streamable', 'probe, fresh (server/discover POST → legacy initialize POST → DELETE)'),
+      freshHttpProbe(url, 'streamable', 'probe, fresh (the server/discover POST, refused with a legacy JSON-RPC error)'),
     ],
     close: () => server.close(),
   };

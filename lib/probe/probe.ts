@@ -121,7 +121,7 @@ function discoverRequest(id: RequestId, version: string, options: ProbeOptions):
 }
 
 /** What one answer to `server/discover` says. */
-type Reading = { kind: 'modern'; version: ModernVersion; discover?: JsonObject } | { kind: 'retry'; version: ModernVersion } | { kind: 'legacy'; reason: string };
+type Reading = { kind: 'modern'; version: ModernVersion; discover?: JsonObject } | { kind: 'retry'; version: ModernVersion } | { kind: 'legacy'; reason: string; streamable?: boolean };
 
 function readDiscover(result: JsonObject, ours: readonly ModernVersion[]): Reading {
   const supported = result['supportedVersions'];
@@ -345,7 +345,7 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
       const error = c.value.message.error;
       reading =
         readUnsupported(error, version, versions, retried) ??
-        (isRecognisedModernError(error, status) ? { kind: 'modern', version } : { kind: 'legacy', reason: `server/discover answered HTTP ${status} with ${error.code} ${error.message}` });
+        (isRecognisedModernError(error, status) ? { kind: 'modern', version } : { kind: 'legacy', reason: `server/discover answered HTTP ${status} with ${error.code} ${error.message}`, streamable: true });
     } else reading = { kind: 'legacy', reason: `server/discover answered HTTP ${status} without a JSON-RPC answer` };
     if (reading.kind !== 'retry') break;
     retried = true;
@@ -353,6 +353,9 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
   }
   if (reading.kind === 'modern') return { verdict: { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) }, source: 'probe', roundTrips };
   options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
+  // A JSON-RPC error to the POST (not a modern one) is a legacy server answering on Streamable
+  // HTTP: that is all an `initialize` would tell. Without one, an `initialize` finds the transport.
+  if (reading.streamable) return { verdict: { era: 'legacy', http: 'streamable' }, source: 'probe', roundTrips };
   const legacy = await legacyHttpMode(target, name, options);
   if (legacy.mode === 'sse') options.events?.emit('fallback', { target: name, from: 'streamable', to: 'sse', reason: legacy.reason ?? 'the Streamable HTTP initialize was refused' });
   return { verdict: { era: 'legacy', http: legacy.mode }, source: 'probe', roundTrips };

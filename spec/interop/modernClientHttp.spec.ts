@@ -33,9 +33,9 @@ legacy.after(async () => {
   await everything?.close();
 });
 
-legacy('should probe with server/discover, then initialize, and settle on legacy Streamable HTTP', async () => {
-  assert.equal(events.map(([t]) => t), ['probe', 'fallback', 'probe', 'verdict']);
-  assert.equal(events[3]![1].verdict, { era: 'legacy', http: 'streamable' });
+legacy('should probe with server/discover and settle on legacy Streamable HTTP from its refusal', async () => {
+  assert.equal(events.map(([t]) => t), ['probe', 'fallback', 'verdict']);
+  assert.equal(events[2]![1].verdict, { era: 'legacy', http: 'streamable' });
 });
 
 legacy('should list and call tools, get prompts and read resources', async () => {

@@ -210,19 +210,19 @@ http('should find a v2 dual-era server modern with one schema-valid modern POST'
   }
 });
 
-http('should fall back to legacy Streamable HTTP for server-everything (400, -32000 Server not initialized)', async () => {
+http('should settle on legacy Streamable HTTP for server-everything from its refusal of server/discover (400, -32000 Server not initialized), with no initialize', async () => {
   const server = await startEverythingHttp();
   try {
     const { events, seen, types } = record();
     const result = await probe({ url: server.url }, { cache: false, events });
     assert.equal(result.verdict, { era: 'legacy', http: 'streamable' });
     assert.is(result.roundTrips, 1, 'the server/discover requests, as over stdio');
-    assert.equal(types(), ['probe', 'fallback', 'probe', 'verdict']);
+    assert.equal(types(), ['probe', 'fallback', 'verdict'], 'a JSON-RPC refusal on the POST already says Streamable HTTP: no initialize');
     assert.is(seen.at(-1)![1].roundTrips, 1, 'the verdict event says the same');
     const overStdio = await probe({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }, { cache: false, timeoutMs: 20_000 });
     assert.is(overStdio.roundTrips, result.roundTrips, 'the same kind of server costs the same count on both transports');
     assert.match(seen[1]![1].reason, 'HTTP 400');
-    assert.equal([seen[0]![1].method, seen[2]![1].method], ['server/discover', 'initialize']);
+    assert.is(seen[0]![1].method, 'server/discover');
   } finally {
     await server.close();
   }
