@@ -23,6 +23,9 @@ export function goalHolds(f: Figure): boolean | undefined {
   return f.goal.op === '≥' ? f.value >= f.goal.value : f.value <= f.goal.value;
 }
 
+/** A fresh probe, at most this many legacy connects (p50), by target. */
+export const PROBE_GOALS: Readonly<Record<string, number>> = { 'Streamable HTTP': 1.5, stdio: 1.3 };
+
 /** A full MRTR round, at most this many plain calls (p50), on the fronts users call through. */
 export const MRTR_ROUND_GOAL = 4;
 
@@ -76,7 +79,8 @@ export function figuresOf(run: Run): Figure[] {
     for (const key of ['probe', 'probe+connect', 'cached']) {
       for (const t of probe.targets) {
         const row = t.rows.find((r) => r.key === key);
-        if (row && Number.isFinite(row.ratioP50)) out.push({ section: key === 'cached' ? 'Cached probe' : 'Probe', label: `${names[key]} ÷ connect, ${t.label}`, value: row.ratioP50, better: 'lower' });
+        const goal = key === 'probe' ? PROBE_GOALS[t.label] : undefined;
+        if (row && Number.isFinite(row.ratioP50)) out.push({ section: key === 'cached' ? 'Cached probe' : 'Probe', label: `${names[key]} ÷ connect, ${t.label}`, value: row.ratioP50, better: 'lower', ...(goal !== undefined ? { goal: { op: '≤' as const, value: goal } } : {}) });
       }
     }
   }
