@@ -38,6 +38,11 @@ export class LegacyStreamableClient {
   /** Told once the standalone stream first opens (or will not). */
   #opened: (() => void) | undefined;
   #expired = false;
+  /**
+   * The standalone stream was refused for its credentials (401 or 403) on a connection whose
+   * credentials are read anew before each request: it is opened again before the next POST.
+   */
+  #refusedGet = false;
 
   constructor(link: LegacyHttpClientLink) {
     this.#link = link;
@@ -81,6 +86,13 @@ export class LegacyStreamableClient {
     // server that sends a request of its own then, unrelated to any call (on that stream), is not
     // left with nowhere to send it (the SDK's server transport drops it).
     if ('method' in message && message.method === 'notifications/initialized') this.#standalone ??= this.#openGetStream();
+    if (this.#refusedGet) {
+      // New credentials may have come: the stream is open again before the server hears more
+      // (what it sends unrelated to a call meanwhile would have nowhere to go).
+      this.#refusedGet = false;
+      this.#getStream = false;
+      this.#standalone = this.#openGetStream();
+    }
     if (this.#standalone) await this.#standalone;
     const posted = await link.post(link.url, message, id, true);
     if (posted) await this.#handle(message, id, posted.res, posted.sentSession);
@@ -197,6 +209,7 @@ export class LegacyStreamableClient {
         const failure = !res.ok ? `HTTP ${res.status}` : mediaType(res) !== 'text/event-stream' ? `content type "${mediaType(res)}"` : undefined;
         if (failure === undefined) return res;
         await drain(res);
+        if ((res.status === 401 || res.status === 403) && link.options.onAuthRefusal === 'answer') this.#refusedGet = true;
         const error = new AdapterError('upstream-error', `GET for the SSE stream answered ${failure}`);
         throw res.status >= 500 || res.status === 429 ? error : new GiveUp(error);
       },
