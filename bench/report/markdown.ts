@@ -153,7 +153,7 @@ function mrtrSection(run: Run): string {
     parts.push(
       'A full round (the first call answered `input_required`, then the retry with the answer and `requestState`, answered with the result) ' +
         'against a plain `echo` call, taken in turn, one at a time, through the same wrap with the same caller, in one process (upstream: ' +
-        'the v1 push server in process). The broker sends a round once a turn of the event loop brings no further push; `collectMs` bounds that wait ' +
+        'the v1 push server in process). The broker sends a round once a turn of the event loop and 2 ms bring no further push; `collectMs` bounds that wait ' +
         '(default 15 ms). "stdio" is the stdio front (`serve --stdio`) on in-process pipes, "Node HTTP" the HTTP front on loopback (`serve`). ' +
         'Ratio = round ÷ plain call, lower is better; "paired" is the median of each round over the plain call next to it. ' +
         `Goal on the Node HTTP and stdio fronts: a round at most ${MRTR_ROUND_GOAL}× a plain call at p50.`,

@@ -32,8 +32,8 @@ export interface MrtrOptions {
   /**
    * The longest a round waits for further pushes after the first, to put concurrent ones in one
    * round (default 15 ms). A round is sent sooner, once a turn of the event loop (its reads of
-   * the upstream included) brings no further push: the pushes of one turn of the server arrive
-   * together.
+   * the upstream included) and 2 ms bring no further push: the pushes of one turn of the server
+   * arrive together.
    */
   readonly collectMs?: number;
   /** Most calls parked at once (default 10,000; in a wrap, also within the sessions it may hold). */
