@@ -27,6 +27,9 @@ export interface ProtectedResourceOptions {
 /** The well-known path of protected-resource metadata (RFC 9728 §3). */
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 
+/** The `resource_metadata` parameter of a challenge, quoted (group 1) or as a token (group 2). */
+const RESOURCE_METADATA = /resource_metadata\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/i;
+
 /** The largest metadata document read from the upstream. */
 const MAX_METADATA_BYTES = 64 * 1024;
 const DEFAULT_CACHE_MS = 5 * 60_000;
@@ -108,12 +111,7 @@ export class ProtectedResource {
    */
   challenge(upstream: string, requestUrl: string): string {
     this.#note(upstream);
-    const ours = metadataUrlOf(this.resourceOf(requestUrl));
-    const quoted = /resource_metadata\s*=\s*"(?:[^"\\]|\\.)*"/i;
-    if (quoted.test(upstream)) return upstream.replace(quoted, `resource_metadata="${ours}"`);
-    const token = /resource_metadata\s*=\s*[^\s,]+/i;
-    if (token.test(upstream)) return upstream.replace(token, `resource_metadata="${ours}"`);
-    return upstream;
+    return upstream.replace(RESOURCE_METADATA, `resource_metadata="${metadataUrlOf(this.resourceOf(requestUrl))}"`);
   }
 
   /** Answers a request for the front's metadata: the upstream's, naming the front's resource. */
@@ -156,7 +154,7 @@ export class ProtectedResource {
   }
 
   #note(challenge: string): void {
-    const m = /resource_metadata\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/i.exec(challenge);
+    const m = RESOURCE_METADATA.exec(challenge);
     const named = m?.[1] ?? m?.[2];
     if (!named) return;
     try {

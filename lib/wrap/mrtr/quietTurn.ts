@@ -41,13 +41,10 @@ export function quietTurn(count: () => number, done: () => boolean, maxMs: numbe
       } else if (++quiet >= 2) {
         const left = quietMs - (performance.now() - since);
         if (left <= 0) return finish();
-        // Sub-millisecond waits are taken turn by turn (each turn reads what has arrived); a longer
-        // one by a timer, without spinning.
+        // The rest of the quiet time is waited by a timer, without spinning.
         quiet = 1;
-        if (left >= 1) {
-          later = setTimeout(look, Math.ceil(left));
-          return;
-        }
+        later = setTimeout(look, Math.ceil(left));
+        return;
       }
       check = setImmediate(look);
     };
