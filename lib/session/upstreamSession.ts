@@ -13,6 +13,7 @@ import { closedReason, failureOf, type UpstreamFailure } from '../core/upstreamF
 import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import { isMrtrMethod } from '../core/modern/methods.ts';
 import { DEFAULTS } from '../defaults.ts';
+import type { CancelSignal } from '../signals.ts';
 import type { CallHooks, RpcOutcome, UpstreamSessionOptions } from './callHooks.ts';
 
 interface HeldPush {
@@ -207,6 +208,15 @@ export class UpstreamSession {
     const sending = this.#transport.send(request);
     if (sending !== SENT) sending.catch((e: unknown) => this.#settle(pending, { error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
     return promise;
+  }
+
+  /**
+   * Resolves once the server answered a `ping` sent now, or could not be asked, or `signal`
+   * aborted (the ping is then cancelled): what the server wrote before it read the ping has come
+   * in ahead of the answer (see `gatherRound`).
+   */
+  barrier(signal: CancelSignal): Promise<void> {
+    return this.call('ping', undefined, { signal, pushable: false }).then(noop);
   }
 
   /** Ends a call (once): its bookkeeping, a cancellation upstream when asked, then its caller's answer. */

@@ -3,7 +3,7 @@
  * still in the ring opens, so a rotation never breaks a round in flight; a retired key opens
  * nothing. The sealed text names its key and is URL-safe. What goes inside is the caller's business.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, randomFillSync } from 'node:crypto';
 import { AdapterError } from '../core/errors.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 
@@ -15,6 +15,21 @@ export interface StateKey {
 
 const PREFIX = 'mde1';
 const ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** Random bytes for the nonces, drawn a block at a time (one draw per nonce costs more than the seal's cipher setup). */
+const NONCES = Buffer.alloc(12 * 256);
+let nonceAt = NONCES.length;
+
+/** A fresh random 96-bit nonce (its own copy). */
+function nonce(): Buffer {
+  if (nonceAt + 12 > NONCES.length) {
+    randomFillSync(NONCES);
+    nonceAt = 0;
+  }
+  const iv = Buffer.from(NONCES.subarray(nonceAt, nonceAt + 12));
+  nonceAt += 12;
+  return iv;
+}
 
 /** Why a sealed state did not open. */
 export type OpenFailure = 'malformed' | 'unknown-key' | 'tampered';
@@ -71,7 +86,7 @@ export class Keyring {
   /** Seals bytes under the newest key, bound to `aad` (authenticated, not encrypted). */
   seal(plaintext: Uint8Array, aad: string): string {
     const current = this.#keys[this.#keys.length - 1]!;
-    const iv = randomBytes(12);
+    const iv = nonce();
     const cipher = createCipheriv('aes-256-gcm', current.key, iv);
     cipher.setAAD(Buffer.from(`${PREFIX}.${current.id}.${aad}`));
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);

@@ -4,7 +4,7 @@
  * the one set of refusals those checks answer with. A suspend state names a parked call; a replay
  * state carries the answers given so far. Not here: what a parked call is or how a round is run.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import * as v from 'valibot';
 import { invalidParams, type WireError } from '../core/errors.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
@@ -15,12 +15,18 @@ import type { UsedStates } from './usedStates.ts';
 
 /** A base64url SHA-256 of `text`, whole (`size` 43) or cut to `size` characters. */
 function digest(text: string, size = 43): string {
-  return createHash('sha256').update(text).digest('base64url').slice(0, size);
+  return hash('sha256', text, 'base64url').slice(0, size);
 }
+
+/** The last principal tagged, and its tag: most states are sealed and opened for the caller before. */
+let lastTagged: { principal: string; tag: string } | undefined;
 
 /** What a state keeps of the caller: a tag of its principal, never the principal itself. */
 export function principalTag(principal: string): string {
-  return digest(principal, 22);
+  if (lastTagged?.principal === principal) return lastTagged.tag;
+  const tag = digest(principal, 22);
+  lastTagged = { principal, tag };
+  return tag;
 }
 
 /** What a state keeps of the request's params: a digest, without `_meta` and the retry's own members. */

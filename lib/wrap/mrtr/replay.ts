@@ -18,7 +18,7 @@ import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { missingCapabilityAnswer, missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 import { scope } from '../../signals.ts';
 import { DEFAULTS } from '../../defaults.ts';
-import { quietTurn } from './quietTurn.ts';
+import { gatherRound } from './gatherRound.ts';
 
 export interface ReplayOptions {
   readonly keyring: Keyring;
@@ -113,8 +113,14 @@ export class ReplayRunner {
         return call.finish(outcome);
       }
       if (fresh.length > 0) {
-        // Further pushes of the same round are gathered (a quiet turn, `collectMs` at most).
-        await quietTurn(() => fresh.length, () => outcome !== undefined || failure !== undefined, this.#options.collectMs ?? DEFAULTS.collectMs);
+        // Further pushes of the same round are gathered (up to a barrier, `collectMs` at most).
+        await gatherRound(
+          () => fresh.length,
+          () => outcome !== undefined || failure !== undefined,
+          this.#options.collectMs ?? DEFAULTS.collectMs,
+          (s) => call.session.barrier(s),
+          (recheck) => (wake = recheck),
+        );
         if (outcome || failure) continue;
         break;
       }

@@ -20,7 +20,7 @@ import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
 import { refusedAnswer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../defaults.ts';
-import { quietTurn } from './quietTurn.ts';
+import { gatherRound } from './gatherRound.ts';
 import type { UsedStates } from '../../state/usedStates.ts';
 
 /** How a legacy server's pushes become MRTR rounds: suspend mode (parked calls sealed, bounded, released) or replay mode. */
@@ -31,9 +31,9 @@ export interface MrtrOptions {
   readonly parkTimeoutMs?: number;
   /**
    * The longest a round waits for further pushes after the first, to put concurrent ones in one
-   * round (default 15 ms). A round is sent sooner, once a turn of the event loop (its reads of
-   * the upstream included) and 2 ms bring no further push: the pushes of one turn of the server
-   * arrive together.
+   * round (default 15 ms). A round is sent sooner, as soon as the server answered a `ping` asked
+   * after the pushes seen so far (a server answers in order, so whatever it pushed before is in);
+   * 0 sends each round after one turn of the event loop, without asking.
    */
   readonly collectMs?: number;
   /** Most calls parked at once (default 10,000; in a wrap, also within the sessions it may hold). */
@@ -192,9 +192,18 @@ export class MrtrBroker implements InputBroker, TargetMemory {
           // After a round's gathering, the round is sent unless the call moved on meanwhile.
           const answer = gathered && !movedOn() ? this.#park(p, call) : this.#next(p, call);
           if (answer === COLLECT) {
-            // Further pushes of the same round are gathered (a quiet turn, `collectMs` at most).
+            // Further pushes of the same round are gathered (up to a barrier, `collectMs` at most).
             p.waiter = undefined;
-            void quietTurn(() => p.ordinal, movedOn, this.#options.collectMs ?? DEFAULTS.collectMs).then(() => step(true));
+            void gatherRound(
+              () => p.ordinal,
+              movedOn,
+              this.#options.collectMs ?? DEFAULTS.collectMs,
+              (s) => call.session.barrier(s),
+              (recheck) => (p.waiter = recheck),
+            ).then(() => {
+              p.waiter = undefined;
+              step(true);
+            });
           } else if (answer === WAIT_FOR_EVENT) p.waiter = step;
           else {
             end();

@@ -1,0 +1,152 @@
+/**
+ * gatherRound: a round is gathered until a barrier the server answers brings no push after it
+ * began, ends at once when the call moves on, never waits past its bound, and abandons a barrier
+ * still unanswered then. The barriers here are plain functions; the real one (a `ping` to a real
+ * v1 server) is exercised by the MRTR specs over stdio and HTTP.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { gatherRound } from '../../../lib/wrap/mrtr/gatherRound.ts';
+import type { CancelSignal } from '../../../lib/signals.ts';
+
+const g = suite('gatherRound');
+
+/** A barrier answered after `delayMs`, counting how often it was asked. */
+function timedBarrier(delayMs: number): { barrier: (signal: CancelSignal) => Promise<void>; asked: () => number } {
+  let asked = 0;
+  return {
+    barrier: () => {
+      asked++;
+      return new Promise((resolve) => setTimeout(resolve, delayMs));
+    },
+    asked: () => asked,
+  };
+}
+
+g('should send the round after one barrier when no push follows it', async () => {
+  const pushes = 1;
+  const b = timedBarrier(1);
+  await gatherRound(() => pushes, () => false, 60_000, b.barrier);
+  assert.is(b.asked(), 1);
+});
+
+g('should take in the pushes read together with the first before it asks', async () => {
+  let pushes = 0;
+  const { port1, port2 } = new MessageChannel();
+  port1.on('message', () => pushes++);
+  port2.postMessage(1);
+  port2.postMessage(2);
+  pushes++;
+  let seenAtBarrier = -1;
+  await gatherRound(() => pushes, () => false, 60_000, async () => {
+    seenAtBarrier = pushes;
+  });
+  port1.close();
+  assert.is(seenAtBarrier, 3, 'the barrier was asked after the messages of the same turn were read');
+  assert.is(pushes, 3);
+});
+
+g('should ask again while pushes keep coming during its barriers', async () => {
+  let pushes = 1;
+  let more = 3;
+  let asked = 0;
+  // Each barrier's answer comes with one more push, three times: the fourth barrier brings none.
+  await gatherRound(() => pushes, () => false, 60_000, () => {
+    asked++;
+    return new Promise<void>((resolve) =>
+      setTimeout(() => {
+        if (more-- > 0) pushes++;
+        resolve();
+      }, 1),
+    );
+  });
+  assert.is(pushes, 4, 'every push is in the round');
+  assert.is(asked, 4);
+});
+
+g('should end as soon as the call moves on, and abandon the barrier', async () => {
+  let moved = false;
+  let abandoned = false;
+  let wake: (() => void) | undefined;
+  // The call moves on (its result came, or its client went away) while the barrier is unanswered.
+  setTimeout(() => {
+    moved = true;
+    wake?.();
+  }, 5);
+  const started = performance.now();
+  await gatherRound(
+    () => 1,
+    () => moved,
+    60_000,
+    (signal) => {
+      signal.addEventListener('abort', () => (abandoned = true));
+      return new Promise<void>(() => {});
+    },
+    (recheck) => (wake = recheck),
+  );
+  assert.ok(moved);
+  assert.ok(performance.now() - started < 1_000, 'it ended when told, not at its bound');
+  assert.ok(abandoned, 'the unanswered barrier was abandoned');
+});
+
+g('should keep gathering when woken by a push rather than by the call moving on', async () => {
+  let pushes = 1;
+  let wake: (() => void) | undefined;
+  let answer: (() => void) | undefined;
+  const gathering = gatherRound(
+    () => pushes,
+    () => false,
+    60_000,
+    () => new Promise<void>((resolve) => (answer = resolve)),
+    (recheck) => (wake = recheck),
+  );
+  await new Promise((r) => setTimeout(r, 5));
+  pushes++;
+  wake?.();
+  let ended = false;
+  void gathering.then(() => (ended = true));
+  await new Promise((r) => setTimeout(r, 5));
+  assert.not.ok(ended, 'a push is no reason to end');
+  // The barrier answers after the push came: one more barrier is asked, and answered with no push after it.
+  answer?.();
+  await new Promise((r) => setTimeout(r, 5));
+  assert.not.ok(ended);
+  answer?.();
+  await gathering;
+  assert.is(pushes, 2);
+});
+
+g('should end at its bound when the server never answers the barrier, and abandon it', async () => {
+  let abandoned = false;
+  const started = performance.now();
+  await gatherRound(() => 1, () => false, 20, (signal) => {
+    signal.addEventListener('abort', () => (abandoned = true));
+    return new Promise<void>(() => {});
+  });
+  assert.ok(performance.now() - started >= 19, 'it waited for the bound');
+  assert.ok(abandoned, 'the unanswered barrier was abandoned (the ping is cancelled upstream)');
+});
+
+g('should end at its bound when pushes never stop', async () => {
+  let pushes = 0;
+  let stop = false;
+  const forever = (): void => {
+    if (stop) return;
+    pushes++;
+    setImmediate(forever);
+  };
+  forever();
+  await gatherRound(() => pushes, () => false, 20, () => new Promise<void>((r) => setTimeout(r, 1)));
+  stop = true;
+  assert.ok(pushes > 2, 'it waited while they came');
+});
+
+g('should send after one turn, asking nothing, with a bound of 0', async () => {
+  let asked = 0;
+  await gatherRound(() => 1, () => false, 0, async () => {
+    asked++;
+  });
+  assert.is(asked, 0);
+});
+
+g.run();
