@@ -213,10 +213,12 @@ export class UpstreamSession {
   /**
    * Resolves once the server answered a `ping` sent now, or could not be asked, or `signal`
    * aborted (the ping is then cancelled): what the server wrote before it read the ping has come
-   * in ahead of the answer (see `gatherRound`).
+   * in by then (see `gatherRound`). On a transport whose messages may come on streams apart (not
+   * `ordered`), a turn of the event loop after the answer lets the reads already made come in too.
    */
   barrier(signal: CancelSignal): Promise<void> {
-    return this.call('ping', undefined, { signal, pushable: false }).then(noop);
+    const answered = this.call('ping', undefined, { signal, pushable: false });
+    return this.#transport.ordered ? answered.then(noop) : answered.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   }
 
   /** Ends a call (once): its bookkeeping, a cancellation upstream when asked, then its caller's answer. */

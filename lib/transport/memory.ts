@@ -13,6 +13,8 @@ class MemoryTransport implements Transport {
   onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: (() => void) | undefined;
+  /** Messages are delivered in the order they were sent. */
+  readonly ordered = true;
   sessionId?: string | undefined;
   #closed = false;
   #queue: Array<[JsonRpcMessage, MessageExtra | undefined]> = [];

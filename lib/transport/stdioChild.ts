@@ -75,6 +75,8 @@ function track(child: ChildProcess): void {
 
 /** A `Transport` over a spawned process's stdin/stdout. */
 export class StdioChildTransport implements Transport {
+  /** One pipe each way: messages come in the order the process wrote them. */
+  readonly ordered = true;
   onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: (() => void) | undefined;

@@ -38,6 +38,11 @@ export interface Transport {
    * stderr lines, an HTTP status and body), once the pipe has closed or a send was refused.
    */
   readonly failure?: UpstreamFailure | undefined;
+  /**
+   * Ours only: true when everything the other end sends comes in the order it was sent, on one
+   * stream (a pipe, an in-memory pair); a round's barrier then needs no turn of the loop after it.
+   */
+  readonly ordered?: boolean;
 }
 
 /**

@@ -1,11 +1,10 @@
 /**
  * When a round has all its pushes: the server is asked a `ping` after the pushes seen so far, and a
- * server answers in the order it reads and writes, so once the answer (and a turn of the event loop
- * for reads that came with it) is in, every push it wrote before it read the ping is in too. Over a
- * pipe and the legacy SSE stream that holds by order; over Streamable HTTP, where the push and the
- * answer come on two streams, the turn after the answer takes in a push already read by the kernel,
- * and a push that still came later starts one more barrier. A bound caps the wait for a server
- * that never answers, or keeps pushing.
+ * server answers in the order it reads and writes, so once the answer is in, every push it wrote
+ * before it read the ping is in too. Over a pipe that holds by order; over Streamable HTTP, where
+ * the push and the answer come on two streams, the barrier also waits a turn of the event loop
+ * after the answer (see `UpstreamSession.barrier`), and a push that still came later starts one
+ * more barrier. A bound caps the wait for a server that never answers, or keeps pushing.
  */
 
 import { Cancellation, type CancelSignal } from '../../signals.ts';
@@ -46,11 +45,12 @@ export function gatherRound(count: () => number, done: () => boolean, maxMs: num
       if (done()) return finish();
       const before = count();
       barrier(stop.signal).then(
-        () => setImmediate(() => (done() || count() === before ? finish() : ask())),
+        () => (done() || count() === before ? finish() : ask()),
         () => finish(),
       );
     };
-    // The pushes read together with the first are taken in before the barrier is asked.
-    setImmediate(ask);
+    // The pushes read together with the first reach the call in the same run of microtasks: they
+    // are counted before the barrier is asked.
+    queueMicrotask(ask);
   });
 }
