@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --filter=TEXT] [-- --profile] [-- --tsx] [-- --ref=GITREF]`: the
+ * `npm run bench [-- --node=PATH] [-- --quick] [-- --filter=TEXT] [-- --profile] [-- --tsx] [-- --ref=GITREF]`: the
  * translator bench (bench/translate.ts), the wrap bench (bench/wrap.ts), the MRTR bench (bench/mrtr.ts:
  * a full round against a plain call, memory per parked call), the probe bench (bench/probe.ts),
  * the first-answer bench (bench/first.ts: how long a stdio host waits for our first answer) and
@@ -12,24 +12,43 @@
  * Then it combines their reports with the machine, the peers' versions and the commit into
  * bench/results/latest.json (and a dated copy beside it), and a run without options writes
  * bench/RESULTS.md and bench/chart.svg from it (`npm run bench:report` does that from a saved run).
+ * `--node=PATH` runs every bench, and every process they start, on that Node binary (e.g.
+ * node_modules/node24/bin/node): a full run on another Node than this script's is saved as
+ * bench/results/latest-node<version>.json, and RESULTS.md lists its ratios beside the main run's.
  * Exits non-zero when a bench does (a wrong answer, never a timing).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, release, totalmem } from 'node:os';
-import { join, relative } from 'node:path';
-import { LATEST, updateReadme, writeReport } from './report.ts';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import { LATEST, latestOn, readOtherNodeRuns, readRun, updateReadme, writeReport } from './report.ts';
 import type { Machine, Peer, Run } from './report/types.ts';
 import { BENCH_NODE_FLAGS } from './wrap/procs.ts';
 
-const args = process.argv.slice(2);
+const USAGE = 'usage: npm run bench -- [--node=PATH] [--quick] [--filter=TEXT] [--profile] [--tsx] [--ref=GITREF]';
+const given = process.argv.slice(2);
+const nodeArg = given.find((a) => a.startsWith('--node='));
+/** The options that shape what is measured (`--node` only says on which Node). */
+const args = given.filter((a) => a !== nodeArg);
 const wrapOnly = (a: string) => a === '--profile' || a === '--tsx' || a.startsWith('--ref=');
 const known = (a: string) => a === '--quick' || a.startsWith('--filter=') || wrapOnly(a);
 const unknown = args.filter((a) => !known(a));
 if (unknown.length > 0) {
-  console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench -- [--quick] [--filter=TEXT] [--profile] [--tsx] [--ref=GITREF]`);
+  console.error(`unknown argument(s): ${unknown.join(' ')}\n${USAGE}`);
   process.exit(2);
 }
+/** The Node every bench runs on (and every process it starts): this one, or `--node`'s binary. */
+const nodeBinary = nodeArg ? resolve(nodeArg.slice('--node='.length)) : process.execPath;
+let nodeVersion: string;
+try {
+  nodeVersion = execFileSync(nodeBinary, ['--version'], { encoding: 'utf8' }).trim();
+} catch (e) {
+  console.error(`--node: ${nodeBinary} does not run (${e instanceof Error ? e.message : String(e)})\n${USAGE}`);
+  process.exit(2);
+}
+/** A run on another Node than the one running this script is kept beside the main run, not in its place. */
+const otherNode = nodeBinary !== process.execPath && nodeVersion !== process.version;
+const benchEnv = { ...process.env, PATH: `${dirname(nodeBinary)}${delimiter}${process.env['PATH'] ?? ''}` };
 const quick = args.includes('--quick');
 const filtered = args.some((a) => a.startsWith('--filter='));
 
@@ -78,7 +97,7 @@ function osName(): string {
 
 function machine(): Machine {
   const list = cpus();
-  return { cpuModel: list[0]?.model.trim() ?? 'unknown CPU', cores: list.length, memoryBytes: totalmem(), os: osName(), kernel: release(), arch: process.arch, node: process.version };
+  return { cpuModel: list[0]?.model.trim() ?? 'unknown CPU', cores: list.length, memoryBytes: totalmem(), os: osName(), kernel: release(), arch: process.arch, node: nodeVersion };
 }
 
 function commit(): Run['commit'] {
@@ -103,7 +122,7 @@ for (const bench of BENCHES) {
   // A bench that fails before writing its report must not leave an older one to be combined.
   rmSync(report, { force: true });
   if (Object.keys(exitCodes).length > 0) console.log('');
-  const r = spawnSync(process.execPath, [...bench.node, '--import', 'tsx', join(import.meta.dirname, bench.script), ...bench.args], { stdio: 'inherit', cwd: root });
+  const r = spawnSync(nodeBinary, [...bench.node, '--import', 'tsx', join(import.meta.dirname, bench.script), ...bench.args], { stdio: 'inherit', cwd: root, env: benchEnv });
   exitCodes[bench.key] = r.status ?? 1;
   if (existsSync(report)) parts[bench.key] = JSON.parse(readFileSync(report, 'utf8'));
 }
@@ -121,13 +140,21 @@ const run: Run = {
   elapsedSeconds: (Date.now() - started) / 1000,
   parts: parts as Run['parts'],
 };
-writeFileSync(LATEST, `${JSON.stringify(run, null, 2)}\n`);
-const dated = join(resultsDir, `run-${run.generatedAt.replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`);
-copyFileSync(LATEST, dated);
+const saved = otherNode ? latestOn(nodeVersion) : LATEST;
+writeFileSync(saved, `${JSON.stringify(run, null, 2)}\n`);
+const dated = join(resultsDir, `run-${run.generatedAt.replace(/[:.]/g, '-')}${otherNode ? `-node${nodeVersion}` : ''}${quick ? '-quick' : ''}.json`);
+copyFileSync(saved, dated);
 console.log('');
-console.log(`combined results written to ${relative(root, LATEST)} (a copy: ${relative(root, dated)})`);
-if (args.length === 0) {
-  const written = writeReport(run);
+console.log(`combined results written to ${relative(root, saved)} (a copy: ${relative(root, dated)})`);
+if (args.length === 0 && otherNode) {
+  // Beside the main run: RESULTS.md is written again from it, with this run's ratios next to its own.
+  if (existsSync(LATEST)) {
+    const main = readRun(LATEST);
+    const written = writeReport(main, undefined, readOtherNodeRuns(main));
+    console.log(`wrote ${relative(root, written.results)} from ${relative(root, LATEST)} (${main.machine.node}), with this run on ${nodeVersion} beside it`);
+  } else console.log(`no main run (${relative(root, LATEST)}) to put this one beside: run npm run bench first, then npm run bench:report`);
+} else if (args.length === 0) {
+  const written = writeReport(run, undefined, readOtherNodeRuns(run));
   const readme = updateReadme(join(root, 'README.md'), run);
   console.log(`wrote ${relative(root, written.results)} and ${relative(root, written.chart)}${readme ? ', and the speed table in README.md' : ''}`);
 } else {

@@ -3,7 +3,7 @@
  * bench/results/latest.json, as `npm run bench` leaves it, or FILE (a copy of one) — without
  * running any bench. `npm run bench` calls the same `writeReport` after a full run.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderChart } from './report/chart.ts';
@@ -17,6 +17,30 @@ export const RESULTS_FILE = 'RESULTS.md';
 export const CHART_FILE = 'chart.svg';
 export const LATEST = join(benchDir, 'results', 'latest.json');
 
+/** Where a full run on another Node than the main run's is kept (`npm run bench -- --node=PATH`). */
+export function latestOn(nodeVersion: string): string {
+  return join(benchDir, 'results', `latest-node${nodeVersion.replace(/^v/, '')}.json`);
+}
+
+/** The saved full runs on other Nodes than `main`'s (of other major versions), oldest major first. */
+export function readOtherNodeRuns(main: Run): Run[] {
+  const dir = join(benchDir, 'results');
+  if (!existsSync(dir)) return [];
+  const major = (v: string) => Number(/^v?(\d+)/.exec(v)?.[1] ?? 0);
+  const runs = readdirSync(dir)
+    .filter((f) => /^latest-node[\d.]+\.json$/.test(f))
+    .map((f) => readRun(join(dir, f)))
+    .filter((r) => !r.quick && r.args.length === 0 && major(r.machine.node) !== major(main.machine.node));
+  // One per major: the latest written.
+  const byMajor = new Map<number, Run>();
+  for (const r of runs) {
+    const m = major(r.machine.node);
+    const had = byMajor.get(m);
+    if (!had || had.generatedAt < r.generatedAt) byMajor.set(m, r);
+  }
+  return [...byMajor.entries()].sort((a, b) => a[0] - b[0]).map(([, r]) => r);
+}
+
 /** Reads a combined run, refusing anything that is not one. */
 export function readRun(file: string): Run {
   const run = JSON.parse(readFileSync(file, 'utf8')) as Partial<Run>;
@@ -25,18 +49,18 @@ export function readRun(file: string): Run {
 }
 
 /** RESULTS.md and the chart for `run`, as text. */
-export function renderReport(run: Run): { markdown: string; chart: string } {
+export function renderReport(run: Run, others: readonly Run[] = []): { markdown: string; chart: string } {
   const m = run.machine;
   const chart = renderChart(figuresOf(run), {
     title: `mcp-dual-era bench: ratios measured side by side in one run${run.quick ? ' (quick run, not figures to quote)' : ''}`,
     subtitle: `${runDate(run)}, commit ${runCommit(run)}; ${m.cpuModel}, ${m.cores} cores, ${m.os}, Node ${m.node}`,
   });
-  return { markdown: renderResults(run, CHART_FILE), chart };
+  return { markdown: renderResults(run, CHART_FILE, others), chart };
 }
 
 /** Writes RESULTS.md and the chart into `dir` (default bench/); returns their paths. */
-export function writeReport(run: Run, dir: string = benchDir): { results: string; chart: string } {
-  const { markdown, chart } = renderReport(run);
+export function writeReport(run: Run, dir: string = benchDir, others: readonly Run[] = []): { results: string; chart: string } {
+  const { markdown, chart } = renderReport(run, others);
   const results = join(dir, RESULTS_FILE);
   const chartPath = join(dir, CHART_FILE);
   writeAtomic(chartPath, chart);
@@ -75,7 +99,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
     console.error(`${e instanceof Error ? e.message : String(e)}\nrun npm run bench first (or give the file of a saved run)`);
     process.exit(1);
   }
-  const written = writeReport(run);
+  const written = writeReport(run, undefined, readOtherNodeRuns(run));
   const root = join(benchDir, '..');
   if (!run.quick && run.args.length === 0) updateReadme(join(root, 'README.md'), run);
   console.log(`from ${relative(root, file)} (run of ${runDate(run)}, commit ${runCommit(run)}): wrote ${relative(root, written.results)} and ${relative(root, written.chart)}`);

@@ -1,6 +1,6 @@
 /**
- * Runs every `*.spec.ts` under `spec/` in one process with uvu, or only the files given as
- * arguments (`npm run test:unit -- spec/core/era.spec.ts`), and ends with one
+ * Runs every `*.spec.ts` under `spec/` in one process with uvu, or only the files (or folders of
+ * them) given as arguments (`npm run test:unit -- spec/core/era.spec.ts spec/cli`), and ends with one
  * `N passed, N failed` line whatever happens: a file that fails to load, an uncaught exception or
  * an unhandled rejection counts as a failure of the file it happened in, and a run that stops
  * short (a test waiting on something that can never come) still prints the line. The exit code is
@@ -60,7 +60,8 @@ process.on('exit', () => {
 });
 
 const root = resolve(import.meta.dirname);
-const files = process.argv.length > 2 ? process.argv.slice(2).map((f) => resolve(f)) : specs(root);
+// Arguments are spec files or folders of them (every spec under the folder).
+const files = process.argv.length > 2 ? process.argv.slice(2).flatMap((f) => (statSync(resolve(f)).isDirectory() ? specs(resolve(f)) : [resolve(f)])) : specs(root);
 for (const [i, file] of files.entries()) {
   current = relative(process.cwd(), file);
   g.UVU_INDEX = i;
@@ -76,6 +77,7 @@ for (const group of g.UVU_QUEUE) {
   const [name, ...runners] = group as [string, ...Runner[]];
   current = name;
   process.stdout.write(`\n${name}\n`);
+  const fileStarted = performance.now();
   for (const run of runners) {
     const [errors, ran, skip, max] = await run();
     passed += ran;
@@ -83,5 +85,6 @@ for (const group of g.UVU_QUEUE) {
     skipped += skip;
     if (errors.length > 0) process.stdout.write(`\n${errors}\n`);
   }
+  process.stdout.write(`  (${Math.round(performance.now() - fileStarted)} ms)\n`);
 }
 summary();

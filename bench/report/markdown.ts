@@ -410,8 +410,40 @@ export function renderReadmeWrap(run: Run): string {
   ].join('\n');
 }
 
+/** How far apart two ratios may be and still count as the same, on this kind of machine. */
+const SAME_WITHIN = 0.1;
+
+/**
+ * The headline ratios of `run` beside those of full runs on other Node lines: each is measured
+ * side by side within its own run, so a ratio that moves says the two Nodes treat the two sides
+ * differently, not that one machine was busier.
+ */
+function otherNodes(run: Run, others: readonly Run[]): string {
+  const mine = figuresOf(run);
+  const theirs = others.map((o) => new Map(figuresOf(o).map((f) => [`${f.section}|${f.label}`, f])));
+  const rows = mine.map((f) => {
+    const cells = theirs.map((t) => t.get(`${f.section}|${f.label}`));
+    const apart = cells.some((c) => c && Math.abs(c.value / f.value - 1) > SAME_WITHIN);
+    const marks = cells.map((c) => {
+      if (!c) return '–';
+      const holds = goalHolds(c);
+      return `${formatRatio(c.value)}${holds === false ? ' (missed)' : ''}`;
+    });
+    const holds = goalHolds(f);
+    return [f.section, f.label, `${formatRatio(f.value)}${holds === false ? ' (missed)' : ''}`, ...marks, f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–', apart ? `apart by more than ${SAME_WITHIN * 100}%` : ''];
+  });
+  const names = [run, ...others].map((r) => `Node ${r.machine.node}`);
+  return [
+    `The same full bench, run with \`npm run bench -- --node=PATH\` on ${others.map((o) => `Node ${o.machine.node} (${runDate(o)}, commit \`${runCommit(o)}\`)`).join(', ')}, ` +
+      `beside this run on Node ${run.machine.node}. Every ratio is measured within its own run, so two runs are compared ratio by ratio; ` +
+      `ratios more than ${SAME_WITHIN * 100}% apart are marked (single runs on a shared 2-core machine move by several percent on their own).`,
+    '',
+    table(['section', 'ratio', ...names, 'goal', ''], rows, new Set([2, 3, 4].slice(0, names.length))),
+  ].join('\n');
+}
+
 /** The whole of bench/RESULTS.md. */
-export function renderResults(run: Run, chartFile: string): string {
+export function renderResults(run: Run, chartFile: string, others: readonly Run[] = []): string {
   const failed = Object.entries(run.exitCodes).filter(([, code]) => code !== 0);
   const out = [
     '# Benchmark results',
@@ -462,5 +494,6 @@ export function renderResults(run: Run, chartFile: string): string {
     fleetSection(run),
     '',
   );
+  if (others.length > 0) out.push('## 7. On other Node lines', '', otherNodes(run, others), '');
   return out.join('\n');
 }

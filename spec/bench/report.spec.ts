@@ -153,6 +153,22 @@ report('should draw one bar per figure, coloured by its goal, in a well-formed S
   assert.ok(chart.includes('fill="#c62828"'), 'a missed goal is drawn red');
   assert.is(renderReport(run).chart, chart, 'the same run gives the same bytes');
 });
+report('should list the ratios of a full run on another Node beside this run\'s, marking those far apart', () => {
+  const run = sampleRun();
+  const wrap = run.parts.wrap!;
+  const other: Run = {
+    ...run,
+    machine: { ...run.machine, node: 'v24.22.3' },
+    parts: { ...run.parts, wrap: { ...wrap, comparisons: { ...wrap.comparisons, vsPassthrough: wrap.comparisons.vsPassthrough.map((x) => ({ ...x, throughputRatio: x.concurrency === 1 ? 0.95 : x.throughputRatio })) } } },
+  };
+  const { markdown } = renderReport(run, [other]);
+  assert.match(markdown, '## 7. On other Node lines');
+  assert.match(markdown, `| section | ratio | Node ${run.machine.node} | Node v24.22.3 | goal |  |`);
+  // c=1 moved from 0.80× to 0.95×: marked; the mcp-proxy ratio did not move.
+  assert.match(markdown, '| Wrapped calls | wrap ÷ pass-through, c=1 | 0.80× (missed) | 0.95× | ≥ 0.85× | apart by more than 10% |');
+  assert.match(markdown, '| Wrapped calls | wrap ÷ mcp-proxy, c=1 | 4.00× | 4.00× | ≥ 2.50× |  |');
+  assert.not.match(renderReport(run).markdown, '## 7.', 'no section without another run');
+});
 report.run();
 
 const files = suite('writeReport');
