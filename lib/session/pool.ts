@@ -53,6 +53,8 @@ export interface SessionPoolOptions {
   /** Attempts to open a session before giving up (with exponential backoff). */
   readonly openAttempts?: number;
   readonly onUnrelatedPush?: (key: SessionKey, push: JsonRpcRequest) => Promise<RpcOutcome>;
+  /** See `UpstreamSessionOptions.awaitsCall`. */
+  readonly awaitsCall?: (key: SessionKey, push: JsonRpcRequest) => boolean;
   readonly onNotification?: (key: SessionKey, session: UpstreamSession, method: string, params: JsonObject | undefined) => void;
   readonly onSessionClosed?: (key: SessionKey, reason: string) => void;
   /** A session was opened: the server answered its `initialize`. */
@@ -308,6 +310,7 @@ export class SessionPool {
         protocolVersion: this.options.protocolVersion ?? '2025-11-25',
         ...(this.#copies ? { copies: this.#copies } : {}),
         ...(this.options.onUnrelatedPush ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push) } : {}),
+        ...(this.options.awaitsCall ? { awaitsCall: (push: JsonRpcRequest) => this.options.awaitsCall!(key, push) } : {}),
         onNotification: (method, params) => this.options.onNotification?.(key, session, method, params),
         onClose: (reason) => {
           this.options.onSessionClosed?.(key, reason);

@@ -18,6 +18,8 @@ import type { CallHooks, RpcOutcome, UpstreamSessionOptions } from './callHooks.
 
 interface HeldPush {
   readonly settle: (owner: Pending | undefined) => void;
+  /** It waits for the session's next call even when none is in flight (see `awaitsCall`). */
+  readonly awaitsCall: boolean;
 }
 
 /** A call in flight. Settled once, through `UpstreamSession.#settle`. */
@@ -116,6 +118,7 @@ export class UpstreamSession {
     if (this.#reserved === 0) return;
     this.#reserved--;
     this.#pushable--;
+    if (this.#held.length > 0) this.#settleHeld();
     this.options.onPushableEnd?.();
   }
 
@@ -196,6 +199,7 @@ export class UpstreamSession {
     if (pending.pushable) {
       if (reserved && this.#reserved > 0) this.#reserved--;
       else this.#pushable++;
+      if (this.#held.length > 0) this.#settleHeld();
     } else if (reserved) this.unreserve();
     if (progressToken) this.#byToken.set(progressToken, pending);
     if (hooks.signal || hooks.onCancel) {
@@ -268,15 +272,22 @@ export class UpstreamSession {
    * push. With several candidates the push waits until the others finish (the pushable call cannot:
    * it is waiting for the answer), so it lands on the right call.
    */
-  #attribute(extra: MessageExtra | undefined): Pending | undefined | Promise<Pending | undefined> {
+  #attribute(extra: MessageExtra | undefined, push: JsonRpcRequest): Pending | undefined | Promise<Pending | undefined> {
     const related = extra?.relatedRequestId;
     if (typeof related === 'number') return this.#pending.get(related);
     const candidates = this.pushableInFlight;
-    if (candidates <= 1) return this.#owner(undefined, true);
+    const awaitsCall = this.options.awaitsCall?.(push) ?? false;
+    if (candidates <= 1) {
+      const owner = this.#owner(undefined, true);
+      // The one candidate may be a call reserved and not sent yet (the session was opened for it):
+      // the push waits for it. With none, a push only the client can answer waits for its next call.
+      if (owner) return owner;
+      if (this.#reserved === 0 && !awaitsCall) return undefined;
+    }
     return new Promise<Pending | undefined>((resolve) => {
       const timer = setTimeout(() => settle(undefined), this.options.ambiguityTimeoutMs ?? DEFAULTS.pushAmbiguityMs);
       timer.unref?.();
-      const entry: HeldPush = { settle: (owner) => settle(owner) };
+      const entry: HeldPush = { settle: (owner) => settle(owner), awaitsCall };
       const settle = (owner: Pending | undefined) => {
         clearTimeout(timer);
         this.#held = this.#held.filter((h) => h !== entry);
@@ -286,10 +297,19 @@ export class UpstreamSession {
     });
   }
 
+  /**
+   * Settles the held pushes that can be: on the one call that may push once it is sent; as
+   * unrelated once none is left (or the session closed), except those that await the next call.
+   */
   #settleHeld(): void {
-    if (this.pushableInFlight > 1 && !this.#closed) return;
-    const owner = this.#closed ? undefined : this.#owner(undefined, true);
-    for (const h of [...this.#held]) h.settle(owner);
+    if (this.#closed) {
+      for (const h of [...this.#held]) h.settle(undefined);
+      return;
+    }
+    if (this.pushableInFlight > 1) return;
+    const owner = this.#owner(undefined, true);
+    if (!owner && this.#reserved > 0) return;
+    for (const h of [...this.#held]) if (owner || !h.awaitsCall) h.settle(owner);
   }
 
   #receive(raw: JsonRpcMessage, extra: MessageExtra | undefined): void {
@@ -343,7 +363,7 @@ export class UpstreamSession {
     else if (verdict === 'refuse') {
       outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: the server sent ${push.method} to several sessions with calls in flight; it cannot be told which call it belongs to` } };
     } else {
-      const owner = await this.#attribute(extra);
+      const owner = await this.#attribute(extra, push);
       try {
         if (owner?.hooks.onPush) outcome = await owner.hooks.onPush(push);
         else if (this.options.onUnrelatedPush) outcome = await this.options.onUnrelatedPush(push);

@@ -304,7 +304,22 @@ export class StdioChildTransport implements Transport {
     } catch (e) {
       return Promise.reject(e);
     }
-    return ok ? SENT : new Promise<void>((resolve) => stdin.once('drain', resolve));
+    if (ok) return SENT;
+    // The pipe is full, or it broke: a pipe that broke never drains (Node 24 reports the failed
+    // write this way where Node 20 took it), so its close ends the wait too.
+    return new Promise<void>((resolve, reject) => {
+      const settle = (drained: boolean): void => {
+        stdin.off('drain', onDrain);
+        stdin.off('close', onClose);
+        if (drained) resolve();
+        else reject(new AdapterError('closed', 'the server process is not running'));
+      };
+      const onDrain = (): void => settle(true);
+      const onClose = (): void => settle(false);
+      if (stdin.destroyed) return settle(false);
+      stdin.once('drain', onDrain);
+      stdin.once('close', onClose);
+    });
   }
 
   async close(): Promise<void> {

@@ -16,6 +16,29 @@ f('should keep the last stderr lines, each bounded, blank ones skipped', () => {
   assert.is(tail[0], 'line 32');
   assert.is(tail.at(-1)!.length, STDERR_LINE_CHARS + 1);
 });
+f('should keep the line that names the error when a long stack trace pushes it out of the tail (Node 24)', () => {
+  // What Node 24.22 writes for a missing entry point: the error line is the 13th from the end.
+  const node24 = [
+    'node:internal/modules/cjs/loader:1568',
+    '  throw err;',
+    '  ^',
+    '',
+    "Error: Cannot find module '/mde-missing.js'",
+    ...Array.from({ length: 8 }, (_, i) => `    at frame${i} (node:internal/modules/cjs/loader:${1000 + i}:5)`),
+    "  code: 'MODULE_NOT_FOUND',",
+    '  requireStack: []',
+    '}',
+    '',
+    'Node.js v24.22.3',
+  ].join('\n');
+  const tail = stderrTail(node24);
+  assert.is(tail.length, STDERR_TAIL_LINES);
+  assert.is(tail[0], "Error: Cannot find module '/mde-missing.js'");
+  assert.is(tail.at(-1), 'Node.js v24.22.3');
+  assert.is(telling(tail), "Error: Cannot find module '/mde-missing.js'");
+  // A tail that names an error itself is left as it is.
+  assert.is(stderrTail(`Error: early\n${Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n')}\nError: late`)[0], 'line 11');
+});
 f('should pick the line that names the error, else the last one', () => {
   assert.is(telling(['node:internal/modules/cjs/loader:1228', "Error: Cannot find module '/x.js'", '    at Module._load (…)', 'Node.js v20.20.2']), "Error: Cannot find module '/x.js'");
   assert.is(telling(['starting', 'TypeError: x is not a function', '    at y']), 'TypeError: x is not a function');

@@ -20,6 +20,7 @@ import { startFaultyHttp, type FaultyHttpServer } from '../../fixtures/servers/f
 import { httpBackend, stdioBackend, type Backend, type ConnectableServer } from '../../lib/session/backend.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import type { Transport } from '../../lib/transport/transport.ts';
+import type { JsonRpcMessage } from '../../lib/core/jsonrpc.ts';
 import { MrtrBroker } from '../../lib/wrap/mrtr/suspend.ts';
 import { serveStdio } from '../../lib/fronts/stdioFront.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
@@ -77,7 +78,7 @@ function stdioFaulty(): { backend: Backend; log: string[] } {
 }
 
 /** The faulty server in process, one per session, with every cancellation it receives. */
-function inProcessFaulty(onStarted?: (tool: string) => void): { upstream: () => ConnectableServer; cancelled: Array<string | number>; started: string[] } {
+function inProcessFaulty(onStarted?: (tool: string) => void, onReceived?: (message: JsonRpcMessage) => void): { upstream: () => ConnectableServer; cancelled: Array<string | number>; started: string[] } {
   const cancelled: Array<string | number> = [];
   const started: string[] = [];
   return {
@@ -92,6 +93,14 @@ function inProcessFaulty(onStarted?: (tool: string) => void): { upstream: () => 
             onStarted?.(tool);
           },
         });
+        if (!onReceived) return;
+        // Sees each message before the server does.
+        const t = transport as Transport;
+        const receive = t.onmessage;
+        t.onmessage = (message, extra) => {
+          onReceived(message);
+          receive?.(message, extra);
+        };
       },
     }),
   };
@@ -378,10 +387,10 @@ stdio('should cancel upstream and answer nothing more when the client sends noti
 
 stdio('should park nothing for a call cancelled while its round of input was being gathered', async () => {
   let c: ReturnType<typeof stdioClient> | undefined;
-  // The server pushes its elicitation in the turn it starts; the client's cancel comes in the
-  // next turn, while the round is being gathered (a quiet turn is waited for before it is sent).
-  const f = inProcessFaulty((tool) => {
-    if (tool === 'ask_then_wait') setImmediate(() => c!.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'ask' } }));
+  // The round's gathering asks the server a ping after its push and waits for the answer: the
+  // client's cancel comes right when the server reads that ping, before it answers.
+  const f = inProcessFaulty(undefined, (message) => {
+    if ('method' in message && message.method === 'ping') c!.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'ask' } });
   });
   const w = open({ upstream: f.upstream, mrtr: new MrtrBroker({ collectMs: 200 }) });
   c = stdioClient(w, 1000);

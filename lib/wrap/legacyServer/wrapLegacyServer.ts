@@ -251,6 +251,9 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.sessions?.reserve !== undefined ? { reserve: options.sessions.reserve } : {}),
     ...(options.sessions?.waitMs !== undefined ? { waitMs: options.sessions.waitMs } : {}),
     onUnrelatedPush: unrelated,
+    // A server that asks for roots once, right after `initialized` (fastmcp), asks while the
+    // session is opened for a client that declared roots: the client's next call answers it.
+    awaitsCall: (key, push) => push.method === 'roots/list' && key.capabilities['roots'] !== undefined,
     onNotification: (key, session, method, params) => {
       if (method === 'notifications/tools/list_changed') tools.invalidate(session);
       if (method.endsWith('/list_changed')) catalog.changed(`${method.slice('notifications/'.length, -'/list_changed'.length)}/list`);
