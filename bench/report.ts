@@ -49,13 +49,17 @@ export function readRun(file: string): Run {
 }
 
 /** RESULTS.md and the chart for `run`, as text. */
+/** What is said by hand of the runs on other Node lines (why their ratios differ), put under their table. */
+export const NODE_LINES_NOTE = join(benchDir, 'node-lines.md');
+
 export function renderReport(run: Run, others: readonly Run[] = []): { markdown: string; chart: string } {
   const m = run.machine;
   const chart = renderChart(figuresOf(run), {
     title: `mcp-dual-era bench: ratios measured side by side in one run${run.quick ? ' (quick run, not figures to quote)' : ''}`,
     subtitle: `${runDate(run)}, commit ${runCommit(run)}; ${m.cpuModel}, ${m.cores} cores, ${m.os}, Node ${m.node}`,
   });
-  return { markdown: renderResults(run, CHART_FILE, others), chart };
+  const note = others.length > 0 && existsSync(NODE_LINES_NOTE) ? readFileSync(NODE_LINES_NOTE, 'utf8').trim() : undefined;
+  return { markdown: renderResults(run, CHART_FILE, others, note), chart };
 }
 
 /** Writes RESULTS.md and the chart into `dir` (default bench/); returns their paths. */

@@ -443,7 +443,7 @@ function otherNodes(run: Run, others: readonly Run[]): string {
 }
 
 /** The whole of bench/RESULTS.md. */
-export function renderResults(run: Run, chartFile: string, others: readonly Run[] = []): string {
+export function renderResults(run: Run, chartFile: string, others: readonly Run[] = [], othersNote?: string): string {
   const failed = Object.entries(run.exitCodes).filter(([, code]) => code !== 0);
   const out = [
     '# Benchmark results',
@@ -494,6 +494,6 @@ export function renderResults(run: Run, chartFile: string, others: readonly Run[
     fleetSection(run),
     '',
   );
-  if (others.length > 0) out.push('## 7. On other Node lines', '', otherNodes(run, others), '');
+  if (others.length > 0) out.push('## 7. On other Node lines', '', otherNodes(run, others), '', ...(othersNote ? [othersNote, ''] : []));
   return out.join('\n');
 }
