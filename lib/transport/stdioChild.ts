@@ -74,6 +74,11 @@ function track(child: ChildProcess): void {
 }
 
 /** A `Transport` over a spawned process's stdin/stdout. */
+/** What a send to a process that is gone is refused with. */
+function notRunning(): AdapterError {
+  return new AdapterError('closed', 'the server process is not running');
+}
+
 export class StdioChildTransport implements Transport {
   /** One pipe each way: messages come in the order the process wrote them. */
   readonly ordered = true;
@@ -296,7 +301,7 @@ export class StdioChildTransport implements Transport {
 
   send(message: JsonRpcMessage): Promise<void> {
     const stdin = this.#child?.stdin;
-    if (this.#closed || !stdin || stdin.destroyed) return Promise.reject(new AdapterError('closed', 'the server process is not running'));
+    if (this.#closed || !stdin || stdin.destroyed) return Promise.reject(notRunning());
     this.options.trace?.('sent', message);
     let ok: boolean;
     try {
@@ -312,7 +317,7 @@ export class StdioChildTransport implements Transport {
         stdin.off('drain', onDrain);
         stdin.off('close', onClose);
         if (drained) resolve();
-        else reject(new AdapterError('closed', 'the server process is not running'));
+        else reject(notRunning());
       };
       const onDrain = (): void => settle(true);
       const onClose = (): void => settle(false);
