@@ -73,12 +73,12 @@ function track(child: ChildProcess): void {
   });
 }
 
-/** A `Transport` over a spawned process's stdin/stdout. */
 /** What a send to a process that is gone is refused with. */
 function notRunning(): AdapterError {
   return new AdapterError('closed', 'the server process is not running');
 }
 
+/** A `Transport` over a spawned process's stdin/stdout. */
 export class StdioChildTransport implements Transport {
   /** One pipe each way: messages come in the order the process wrote them. */
   readonly ordered = true;
