@@ -26,8 +26,14 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** How long `initialized` waits for the standalone stream to open before it is sent anyway. */
-const GET_STREAM_WAIT_MS = 2000;
+/**
+ * How long `initialized` waits for the standalone stream to open before it is sent anyway. Servers
+ * answer the GET at once, but a loaded one can take seconds (many sessions opening together): a
+ * request it sends unrelated to any call before the stream is open is dropped (the SDK's server
+ * transport does), and the call waiting on it hangs. So the wait is long; it only ends early for
+ * a server that holds the stream's headers back, which costs that server this much per session.
+ */
+const GET_STREAM_WAIT_MS = 10_000;
 
 /** Streamable HTTP over a {@link LegacyHttpClientLink}. */
 export class LegacyStreamableClient {

@@ -88,10 +88,12 @@ interface StreamableHarness extends Http {
 }
 
 /** A sessionful Streamable HTTP server built from the SDK's own transport, routed by session id. */
-async function streamableServer(options: { resumable?: boolean } = {}): Promise<StreamableHarness> {
+async function streamableServer(options: { resumable?: boolean; getDelayMs?: number } = {}): Promise<StreamableHarness> {
   const sessions = new Map<string, { server: McpServer; transport: StreamableHTTPServerTransport }>();
   const all: StreamableHTTPServerTransport[] = [];
   const http = await listen('/mcp', async (req, res, body) => {
+    // A server under load: the standalone stream opens late.
+    if (req.method === 'GET' && options.getDelayMs) await sleep(options.getDelayMs);
     const sid = req.headers['mcp-session-id'];
     if (typeof sid === 'string') {
       const session = sessions.get(sid);
@@ -318,6 +320,19 @@ streamable('should have the standalone GET stream open before the server hears i
     const initialized = server.seen.findIndex((s) => (s.body as { method?: string } | undefined)?.method === 'notifications/initialized');
     assert.ok(get !== -1 && get < initialized, `GET (${get}) before initialized (${initialized})`);
     // No wait: the SDK's server drops an unrelated message when no GET stream is open.
+    server.sessions.get(d.transport.sessionId!)!.sendToolListChanged();
+    await d.waitFor((r) => r.message['method'] === 'notifications/tools/list_changed', 'list_changed');
+  } finally {
+    await d.transport.close();
+    await server.close();
+  }
+});
+
+streamable('should wait for a standalone stream the server is slow to open, so a message it sends at once is still not dropped', async () => {
+  const server = await streamableServer({ getDelayMs: 3000 });
+  const d = new Driver({ url: server.url });
+  try {
+    await d.initialize();
     server.sessions.get(d.transport.sessionId!)!.sendToolListChanged();
     await d.waitFor((r) => r.message['method'] === 'notifications/tools/list_changed', 'list_changed');
   } finally {
