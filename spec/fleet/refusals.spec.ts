@@ -13,7 +13,7 @@ import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplica
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
 const ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
-const PARK_MS = 1500;
+const PARK_MS = 3000;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(replica: Replica, id: number, params: Record<string, unknown>, caller = 'alice'): Promise<any> {
@@ -57,21 +57,23 @@ refusals.after(async () => {
 
 refusals('should refuse a tampered state, another caller’s state and an expired state alike on every replica', async () => {
   const [a] = replicas as [Replica, Replica, Replica];
-  const cases: Array<[string, (retry: Record<string, unknown>) => Promise<Record<string, unknown>>, string | undefined, string]> = [
-    ['tampered', async (r) => ({ ...r, requestState: tamper(r['requestState'] as string) }), undefined, 'requestState'],
-    ['another caller', async (r) => r, 'mallory', 'belongs to another caller'],
-    ['expired', async (r) => (await new Promise((s) => setTimeout(s, PARK_MS + 500)), r), undefined, 'has expired'],
+  // Each case: how the retry is spoiled, who brings it, whether the park is waited out first,
+  // what the refusal says.
+  const cases: Array<[string, (retry: Record<string, unknown>) => Record<string, unknown>, string | undefined, boolean, string]> = [
+    ['tampered', (r) => ({ ...r, requestState: tamper(r['requestState'] as string) }), undefined, false, 'requestState'],
+    ['another caller', (r) => r, 'mallory', false, 'belongs to another caller'],
+    ['expired', (r) => r, undefined, true, 'has expired'],
   ];
   let id = 10;
-  for (const [what, make, caller, expected] of cases) {
+  for (const [what, spoil, caller, expire, expected] of cases) {
+    // A call parked on A for each replica, spoiled the same way; A's own answer is the one process's.
+    const retries = [];
+    for (let i = 0; i < replicas.length; i++) retries.push(spoil(await park(a, id++)));
+    if (expire) await new Promise((s) => setTimeout(s, PARK_MS + 500));
     const answers = [];
-    // Each replica gets a call parked on A, spoiled the same way; A's own answer is the one process's.
-    for (const replica of replicas) {
-      const retry = await make(await park(a, id++));
-      answers.push(refusal(await call(replica, id++, retry, caller)));
-    }
+    for (const [i, replica] of replicas.entries()) answers.push(refusal(await call(replica, id++, retries[i]!, caller)));
     assert.is(answers[0]!.code, -32602, `${what}: ${JSON.stringify(answers[0])}`);
-    assert.match(answers[0]!.message ?? '', expected, what);
+    assert.match(answers[0]!.message ?? '', expected, `${what}: ${JSON.stringify(answers[0])}`);
     for (const other of answers.slice(1)) assert.equal(other, answers[0], `${what}: every replica answers as the owner does`);
   }
 });
