@@ -336,10 +336,13 @@ expiry('should refresh an expired token and go on without a new sign-in', async 
   assert.is(textOf(await client.callTool({ name: 'whoami', arguments: {} })), clientId);
   const expired = provider.tokens()!.access_token;
   assert.ok(await untilRefused(auth, expired, 5000), 'the token expired');
-  assert.is(auth.refreshes(), 0);
+  // A loaded machine may have taken over the token's one second already for the first call (the
+  // client refreshed then): what is counted is the refresh this expiry causes.
+  const before = auth.refreshes();
+  assert.ok(before <= 1);
   auth.setTokenTtl(3600);
   assert.is(textOf(await client.callTool({ name: 'whoami', arguments: {} })), clientId);
-  assert.is(auth.refreshes(), 1);
+  assert.is(auth.refreshes(), before + 1);
   assert.is(provider.redirects, 1, 'the user was sent to sign in only once');
   const fresh = provider.tokens()!.access_token;
   assert.is.not(fresh, expired);
