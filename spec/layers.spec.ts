@@ -1,6 +1,6 @@
 /**
  * The arrows of lib/ point inward only: cli and codemod → wrap → fleet → fronts → probe, session, state →
- * transport → core, with the shared utilities (defaults, signals, events, retry) beside core. This
+ * transport → core, with the shared utilities (defaults, signals, events, retry, observe) beside core. This
  * reads every import of every source and fails on one that points outward or sideways.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -17,6 +17,7 @@ const LAYER: Readonly<Record<string, number>> = {
   'signals.ts': 1,
   'events.ts': 1,
   'retry.ts': 1,
+  observe: 1,
   transport: 2,
   auth: 2,
   session: 3,

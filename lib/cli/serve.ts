@@ -7,7 +7,8 @@
 import { readEnv, readHttpUrl, readPort, splitAtDash, usageError } from './options.ts';
 import { parseServeArgs, SERVE_USAGE } from './serveUsage.ts';
 import { readLimits } from './limits.ts';
-import { stderrTrace, type Trace } from './trace.ts';
+import type { Trace } from './trace.ts';
+import { createLog, readLogFormat } from './log.ts';
 import { serveLegacy, type ServeHooks } from './serveLegacy.ts';
 
 export type { ServeHooks };
@@ -27,8 +28,11 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     process.stdout.write(SERVE_USAGE);
     return 0;
   }
-  const say = (text: string) => values.quiet || process.stderr.write(`${text}\n`);
-  const trace: Trace | undefined = values.verbose ? stderrTrace() : undefined;
+  const format = readLogFormat(values['log-format']);
+  if (!format.ok) return usage(format.message);
+  const log = createLog({ format: format.value, quiet: values.quiet, verbose: values.verbose });
+  const say = (text: string) => log.info(text);
+  const trace: Trace | undefined = log.trace;
   const port = readPort(values.port);
   if (!port.ok) return usage(port.message);
   const env = readEnv(values.env);
@@ -50,6 +54,10 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     if (values.stdio) return usage('--pass-authorization serves over HTTP (callers\' Authorization headers): it does not go with --stdio');
     if (values.modern) return usage('--pass-authorization fronts a legacy server (without --modern)');
   }
+  if (values.metrics) {
+    if (values.stdio) return usage('--metrics serves GET /metrics on the HTTP endpoint: it does not go with --stdio');
+    if (values.modern) return usage('--metrics fronts a legacy server (without --modern)');
+  }
   if (values['public-url'] !== undefined) {
     const publicUrl = readHttpUrl(values['public-url'], '--public-url');
     if (!publicUrl.ok) return usage(publicUrl.message);
@@ -58,6 +66,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     const { serveModern } = await import('./serveModern.ts');
     return serveModern(command, {
       say,
+      log,
       env: env.value,
       envPolicy: values,
       limits,
@@ -72,5 +81,5 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
       ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     });
   }
-  return serveLegacy({ command, values, env: env.value, limits, limitsGiven: read.given, port: port.value, say, usage, trace, hooks });
+  return serveLegacy({ command, values, env: env.value, limits, limitsGiven: read.given, port: port.value, say, log, usage, trace, hooks });
 }

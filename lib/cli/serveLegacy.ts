@@ -17,6 +17,7 @@ import type { Fleet } from '../fleet/fleet.ts';
 import { fleetNameProblem, redactedUrl } from '../fleet/fleetKeys.ts';
 import type { ServeValues } from './serveUsage.ts';
 import { readStateKey, type StateKey } from './stateKey.ts';
+import type { Log } from './log.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 /** What a program that runs `serve` itself (`npm start`) is told. */
@@ -35,6 +36,8 @@ export interface ServeContext {
   readonly limitsGiven: ReadonlySet<LimitKey>;
   readonly port: number;
   readonly say: (text: string) => void;
+  /** Where errors and the upstream's stderr go (`say` is its `info`). */
+  readonly log: Log;
   readonly usage: (message: string) => number;
   readonly trace?: Trace | undefined;
   readonly hooks: ServeHooks;
@@ -105,7 +108,7 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
       ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}),
     });
   }
-  const child = { ...serverProcess(context.command, context.env, values.cwd, values), maxMessageBytes: limits['message-bytes'], stderr: 'inherit' as const, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
+  const child = { ...serverProcess(context.command, context.env, values.cwd, values), maxMessageBytes: limits['message-bytes'], stderr: context.log.serverStderr, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
   // The command line (lib/cli/main.ts) started it already when serving on stdio.
   if (values.stdio) startAhead(child);
   return stdioBackend(child, { spares });
@@ -138,6 +141,7 @@ function wrapOptions(backend: Backend, settings: LegacySettings, context: ServeC
     legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
     requestTimeoutMs: limits['request-timeout-ms'],
     health: true,
+    ...(values.metrics ? { metrics: true } : {}),
     http: {
       ...(values.path ? { path: values.path } : {}),
       maxBodyBytes: limits['body-bytes'],
@@ -177,7 +181,7 @@ class UpstreamWatch {
 export async function serveLegacy(context: ServeContext): Promise<number> {
   const settings = readSettings(context.values);
   if (!settings.ok) return context.usage(settings.message);
-  const fleet = settings.value.fleet ? await enterFleet(settings.value.fleet, settings.value.key, context.say) : undefined;
+  const fleet = settings.value.fleet ? await enterFleet(settings.value.fleet, settings.value.key, context.log) : undefined;
   if (fleet === null) return 1;
   const backend = legacyBackend(context, settings.value.spares);
   if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
@@ -216,7 +220,7 @@ async function drain(wrap: LegacyServerWrap, fleet: Fleet, say: (text: string) =
  * Joins the fleet (its keys first: the wrap seals with them); `null`, said on stderr, when its
  * Redis cannot be reached. Which key the fleet seals with is said in the log.
  */
-async function enterFleet(settings: NonNullable<LegacySettings['fleet']>, key: StateKey, say: (text: string) => void): Promise<Fleet | null> {
+async function enterFleet(settings: NonNullable<LegacySettings['fleet']>, key: StateKey, log: Log): Promise<Fleet | null> {
   const { joinFleet } = await import('../fleet/fleet.ts');
   try {
     const fleet = await joinFleet({ redis: settings.redis, ...(settings.name ? { name: settings.name } : {}), ...(key.given ? { keyring: key.keyring } : {}) });
@@ -225,10 +229,10 @@ async function enterFleet(settings: NonNullable<LegacySettings['fleet']>, key: S
       created: "a key this replica wrote to the fleet's Redis, where every replica reads it",
       agreed: "the key the fleet agreed on in its Redis",
     }[fleet.keySource];
-    say(`mcp-dual-era: fleet ${settings.name ?? 'default'} at ${redactedUrl(settings.redis)}: this replica is ${fleet.id}; requestState is sealed with ${source}`);
+    log.info(`mcp-dual-era: fleet ${settings.name ?? 'default'} at ${redactedUrl(settings.redis)}: this replica is ${fleet.id}; requestState is sealed with ${source}`);
     return fleet;
   } catch (e) {
-    process.stderr.write(`mcp-dual-era serve: cannot join the fleet at ${redactedUrl(settings.redis)}: ${e instanceof Error ? e.message : String(e)}\n`);
+    log.error(`mcp-dual-era serve: cannot join the fleet at ${redactedUrl(settings.redis)}: ${e instanceof Error ? e.message : String(e)}`);
     return null;
   }
 }
@@ -240,8 +244,8 @@ async function passthroughCheck(backend: Backend, resource: string): Promise<str
   return new ProtectedResource({ upstream: backend.url! }).refusal(resource);
 }
 
-function sayFailed(backend: Backend, reason: string): void {
-  process.stderr.write(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${reason}\n`);
+function sayFailed(log: Log, backend: Backend, reason: string): void {
+  log.error(`mcp-dual-era serve: the upstream server (${backend.describe}) failed: ${reason}`);
 }
 
 /**
@@ -265,7 +269,7 @@ async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: Upstream
     await front.close();
     return 0;
   }
-  sayFailed(backend, watch.failed);
+  sayFailed(context.log, backend, watch.failed);
   await front.finish();
   return 1;
 }
@@ -291,7 +295,7 @@ async function onHttp(
   try {
     server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(values.host ? { host: values.host } : {}), port: context.port, ...listenerLimits(limits) });
   } catch (e) {
-    process.stderr.write(`mcp-dual-era serve: ${listenFailure(e, context.port, values.host)}\n`);
+    context.log.error(`mcp-dual-era serve: ${listenFailure(e, context.port, values.host)}`);
     await wrap.close();
     return 1;
   }
@@ -306,7 +310,7 @@ async function onHttp(
     // Callers' tokens go upstream only if it is the resource they were issued for: this endpoint.
     const refused = await passthroughCheck(backend, values['public-url'] ?? url);
     if (refused) {
-      process.stderr.write(`mcp-dual-era serve: --pass-authorization refused: ${refused}\n`);
+      context.log.error(`mcp-dual-era serve: --pass-authorization refused: ${refused}`);
       await wrap.close();
       await server.close();
       return 2;
@@ -315,13 +319,14 @@ async function onHttp(
   const alive = setInterval(() => {}, 1000); // the pool's backoff timers do not keep a process alive
   const upstream = await describeUpstream(wrap).finally(() => clearInterval(alive));
   if (!upstream.ok) {
-    sayFailed(backend, watch.reason ?? upstream.error);
+    sayFailed(context.log, backend, watch.reason ?? upstream.error);
     await wrap.close();
     await server.close();
     return 1;
   }
   say(`mcp-dual-era: upstream ${upstream.value}`);
   say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
+  if (values.metrics) say(`mcp-dual-era: metrics at ${server.origin}/metrics`);
   context.hooks.onListening?.(url);
   await stopped;
   if (joined?.drained()) {

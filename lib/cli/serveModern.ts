@@ -7,6 +7,7 @@ import { serveNodeHttp } from '../transport/nodeHttp.ts';
 import { wrapModernServer, type ModernBackend } from '../wrap/modernServer/wrapModernServer.ts';
 import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, serverProcess, type EnvPolicy } from './options.ts';
+import type { Log } from './log.ts';
 import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
 
 export interface ServeModernOptions {
@@ -23,6 +24,8 @@ export interface ServeModernOptions {
   readonly envPolicy?: EnvPolicy;
   readonly limits: Limits;
   readonly say: (text: string) => void;
+  /** Where errors and the upstream's stderr go. */
+  readonly log: Log;
   /** `--verbose`: every message on both sides. */
   readonly trace?: Trace;
 }
@@ -37,13 +40,13 @@ export async function serveModern(command: readonly string[], options: ServeMode
     backend = {
       ...serverProcess(command, options.env ?? {}, options.cwd, options.envPolicy),
       maxMessageBytes: limits['message-bytes'],
-      stderr: 'inherit',
+      stderr: options.log.serverStderr,
       shutdownGraceMs: 500,
       ...(trace ? { trace: upstreamTrace(trace) } : {}),
     };
   }
   else {
-    process.stderr.write('mcp-dual-era serve --modern: name the upstream server (-- <command> or --upstream <url>)\n');
+    options.log.error('mcp-dual-era serve --modern: name the upstream server (-- <command> or --upstream <url>)');
     return 2;
   }
   const describe = options.upstream ?? command.join(' ');
@@ -68,7 +71,7 @@ export async function serveModern(command: readonly string[], options: ServeMode
   try {
     server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(options.host ? { host: options.host } : {}), port: options.port, ...listenerLimits(limits) });
   } catch (e) {
-    process.stderr.write(`mcp-dual-era serve --modern: ${listenFailure(e, options.port, options.host)}\n`);
+    options.log.error(`mcp-dual-era serve --modern: ${listenFailure(e, options.port, options.host)}`);
     await wrap.close();
     return 1;
   }

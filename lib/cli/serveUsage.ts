@@ -44,8 +44,12 @@ Options:
                           starts from ours, less the variable --state-key-env names
   --clean-env             start the upstream's environment from a basic one (PATH, HOME, USER,
                           LOGNAME, SHELL, TERM, LANG, LC_ALL, TMPDIR) instead of ours
+  --metrics               Prometheus metrics at GET /metrics on the HTTP endpoint's host and port
+                          (requests, durations, sessions, parked calls; see the README)
+  --log-format <f>        human (default) or json: one JSON object a line on stderr, with the
+                          trace id on the lines about a traced request
   --verbose               every message on both sides, in both eras, on stderr
-  --quiet                 no messages on stderr
+  --quiet                 no messages on stderr but errors
   -h, --help              print this help
 
 Limits (--limit <name>=<n>; a request refused by one gets -32005 naming it, and over HTTP 429
@@ -82,6 +86,8 @@ export const SERVE_OPTIONS = {
   mrtr: { type: 'string' },
   cwd: { type: 'string' },
   env: { type: 'string', multiple: true },
+  metrics: { type: 'boolean' },
+  'log-format': { type: 'string' },
   quiet: { type: 'boolean' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },

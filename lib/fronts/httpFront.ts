@@ -72,6 +72,8 @@ export interface HttpFrontConfig {
    * answers the protected-resource metadata and shows the upstream's challenges pointing at it.
    */
   readonly protectedResource?: ProtectedResource;
+  /** Prometheus metrics: `GET /metrics` answers their text exposition. */
+  readonly metrics?: { text(): Promise<{ readonly body: string; readonly contentType: string }> };
 }
 
 export interface HttpFront {
@@ -209,6 +211,10 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       const pathname = pathOf(request.url);
       if (pathname === '/healthz') return jsonResponse({ status: 'ok', ...config.health.info?.() }, 200);
       if (pathname === '/readyz') return config.health.ready() ? jsonResponse({ status: 'ready' }, 200) : jsonResponse({ status: 'draining' }, 503);
+    }
+    if (config.metrics && request.method === 'GET' && pathOf(request.url) === '/metrics') {
+      const { body, contentType } = await config.metrics.text();
+      return new Response(body, { status: 200, headers: { 'content-type': contentType, 'cache-control': 'no-store' } });
     }
     if (protectedResource && request.method === 'GET' && protectedResource.isMetadataPath(pathOf(request.url), path)) {
       const refused = originRefusal(header, http);

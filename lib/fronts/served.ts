@@ -14,6 +14,7 @@ import type { ConnectContext } from '../session/backend.ts';
 import type { CancelSignal } from '../signals.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestTelemetry } from '../observe/requestTelemetry.ts';
 
 /** Where a modern request came from and how to reach its stream. */
 export interface ModernContext {
@@ -32,6 +33,8 @@ export interface ModernContext {
    * is shown it (its `resource_metadata` naming the front's metadata).
    */
   readonly challenge?: (upstream: string) => string;
+  /** What is observed of this request (its span, its metrics), when anything is (see `observe`). */
+  readonly telemetry?: RequestTelemetry;
 }
 
 /** The one answer to a request, with the HTTP status (and headers) a Streamable HTTP front uses. */

@@ -88,6 +88,8 @@ export interface AcquireOptions {
    * caller's call, made with `reserved`, or the caller calls `session.unreserve()`.
    */
   readonly reservation?: { reserved: boolean };
+  /** Set to true when the session was opened for this caller (not one that was open already). */
+  readonly opened?: { opened: boolean };
 }
 
 /** Upstream sessions on demand. */
@@ -257,6 +259,7 @@ export class SessionPool {
       const session = await this.#open(key);
       this.openings.met(key.principal);
       entry.sessions.push(session);
+      if (options.opened) options.opened.opened = true;
       if (exclusive) {
         session.reserve();
         if (options.reservation) options.reservation.reserved = true;

@@ -50,6 +50,8 @@ const Binding = {
   round: v.pipe(v.number(), v.integer(), v.minValue(1)),
   /** When the state stops opening (ms since the epoch). */
   expiresAt: v.number(),
+  /** The `traceparent` of the call's first round, when it was traced: a retry without trace context of its own continues that trace. */
+  trace: v.optional(v.string()),
 };
 
 /** The state of a suspended call: its retry resumes the parked call it names. */
@@ -145,6 +147,17 @@ function decode<K extends StateKind>(keyring: Keyring, sealed: string, kind: K):
 export function stateOwner(keyring: Keyring, sealed: string): string | undefined {
   const decoded = decode(keyring, sealed, 'suspend');
   return decoded.ok ? decoded.value.owner : undefined;
+}
+
+/**
+ * The `traceparent` a sealed state (of either kind) keeps of its call's first round, when it opens
+ * with `keyring`. No other check is made: the span of a retry is started before its state is.
+ */
+export function stateTrace(keyring: Keyring, sealed: string): string | undefined {
+  const suspend = decode(keyring, sealed, 'suspend');
+  if (suspend.ok) return suspend.value.trace;
+  const replay = decode(keyring, sealed, 'replay');
+  return replay.ok ? replay.value.trace : undefined;
 }
 
 /** What the request that brings a state back must match. */

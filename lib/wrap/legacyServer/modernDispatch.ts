@@ -30,6 +30,8 @@ import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import { authRefusalAnswer, errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../defaults.ts';
+import type { RequestTelemetry } from '../../observe/requestTelemetry.ts';
+import { performance } from 'node:perf_hooks';
 
 /** What a push made during a modern call becomes. MRTR lives behind this seam. */
 export interface InputBroker {
@@ -48,6 +50,8 @@ export interface InputBroker {
   quiet?(target: string): boolean;
   /** True when calls to `target` re-run from the start on every round (replay mode) instead of resuming a parked call. */
   replays?(target: string): boolean;
+  /** The `traceparent` of the first round of the call a `requestState` continues, when it was traced. */
+  traceOf?(requestState: string): string | undefined;
 }
 
 /** Everything the broker needs to run (or resume) one pushable call. */
@@ -261,6 +265,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
     return Promise.resolve(unavailable(request, e, ctx));
   }
   if (session) {
+    ctx.telemetry?.session('reused');
     const schema = toolSchemaAtHand(r, session);
     if (schema !== SCHEMA_NOT_LOADED) return dispatch(r, session, schema);
   }
@@ -298,11 +303,14 @@ function toolSchemaAtHand(r: PendingRequest, session: UpstreamSession): unknown 
 async function serveWaiting(r: PendingRequest, held: UpstreamSession | undefined): Promise<Answer> {
   let session = held;
   if (!session) {
+    const started = r.ctx.telemetry ? performance.now() : 0;
+    const opened = { opened: false };
     try {
-      session = await r.options.pool.acquire(r.key, { ...acquiring(r), stillExclusive: () => needsOwnSession(r), signal: r.ctx.signal });
+      session = await r.options.pool.acquire(r.key, { ...acquiring(r), stillExclusive: () => needsOwnSession(r), signal: r.ctx.signal, opened });
     } catch (e) {
       return unavailable(r.request, e, r.ctx);
     }
+    r.ctx.telemetry?.session(opened.opened ? 'opened' : 'waited', performance.now() - started);
   }
   let schema = toolSchemaAtHand(r, session);
   if (schema === SCHEMA_NOT_LOADED) schema = await r.options.tools!.schemaFor(session, r.up.request.params!['name'] as string).catch(() => undefined);
@@ -329,7 +337,7 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
   const localRoots = ownRoots(options) && !isRecord(up.envelope.clientCapabilities['roots']);
-  const call = bindCall(session, method, up.request.params, reservation, localRoots ? options : undefined);
+  const call = bindCall(session, method, up.request.params, reservation, localRoots ? options : undefined, ctx.telemetry);
   if (!r.pushable) return callPlain(r, call, finish);
   const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs });
   if (!reservation.reserved) return answer;
@@ -380,12 +388,23 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
  * The upstream call of a request, closing over nothing else of it (a parked call keeps it).
  * `roots`: the wrap's options when the server's `roots/list` is answered with the wrap's own roots.
  */
-function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }, roots?: ModernDispatchOptions): (hooks: CallHooks) => Promise<RpcOutcome> {
+function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }, roots?: ModernDispatchOptions, telemetry?: RequestTelemetry): (hooks: CallHooks) => Promise<RpcOutcome> {
   return (given) => {
     const hooks = roots ? answeringRoots(given, roots) : given;
+    // Each run upstream is a span of its own, in the trace of the request that bound the call.
+    const traced = telemetry?.upstream(method, params);
+    const sent = traced ? traced.params : params;
     // The session's reservation goes to the first run of the call (a re-run takes its chances).
-    if (!reservation.reserved) return session.call(method, params, hooks);
-    reservation.reserved = false;
-    return session.call(method, params, hooks, true);
+    let outcome: Promise<RpcOutcome>;
+    if (!reservation.reserved) outcome = session.call(method, sent, hooks);
+    else {
+      reservation.reserved = false;
+      outcome = session.call(method, sent, hooks, true);
+    }
+    if (!traced) return outcome;
+    return outcome.then((o) => {
+      traced.end(o);
+      return o;
+    });
   };
 }

@@ -32,6 +32,8 @@ import { errorAnswer, type Answer, type ModernContext, type Served, type Session
 import type { Fleet } from '../../fleet/fleet.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 import { DEFAULTS } from '../../defaults.ts';
+import { observe, withHeaderTrace } from '../../observe/requestTelemetry.ts';
+import { ServeMetrics } from '../../observe/serveMetrics.ts';
 
 /** Options of {@link wrapLegacyServer}: the upstream server and how it is served. */
 export interface WrapLegacyServerOptions {
@@ -88,6 +90,13 @@ export interface WrapLegacyServerOptions {
    * drains) on the HTTP front.
    */
   readonly health?: boolean | { readonly info: () => Readonly<Record<string, unknown>> };
+  /**
+   * Prometheus metrics (`wrap.metrics`), served at `GET /metrics` on the HTTP front: requests by
+   * method and outcome, their duration, session waits, upstream sessions opened, closed and
+   * failed, what is held now, the fleet's forwards. Off by default. Spans need no option: they
+   * are recorded whenever an OpenTelemetry SDK is registered in the process.
+   */
+  readonly metrics?: boolean;
 }
 
 /** What a wrap holds right now: counts only, cheap to read (health checks, leak checks). */
@@ -144,6 +153,8 @@ export interface LegacyServerWrap extends Served {
   readonly backend: Backend;
   /** What the wrap holds right now. */
   stats(): WrapStats;
+  /** The wrap's Prometheus metrics, with `metrics: true`. */
+  readonly metrics: ServeMetrics | undefined;
   /**
    * Stops taking new work (`/readyz` turns 503): in a fleet the HTTP front hands new calls and
    * new legacy sessions to a ready replica; otherwise, and for listens, they get 503. A new
@@ -259,12 +270,20 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       if (method.endsWith('/list_changed')) catalog.changed(`${method.slice('notifications/'.length, -'/list_changed'.length)}/list`);
       hub.dispatch(key, session, method, params);
     },
-    onSessionClosed: (key, reason) => events.emit('upstream-closed', { key, reason }),
+    onSessionClosed: (key, reason) => {
+      metrics?.upstreamClosed();
+      events.emit('upstream-closed', { key, reason });
+    },
     onSessionOpened: (key, session) => {
+      metrics?.upstreamOpened();
       described.note(key, session.initializeResult!);
       events.emit('upstream-opened', { key, initializeResult: session.initializeResult! });
     },
-    onOpenFailed: (_key, error) => events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started: !(error instanceof AdapterError && error.code === 'upstream-exited') }),
+    onOpenFailed: (_key, error) => {
+      const started = !(error instanceof AdapterError && error.code === 'upstream-exited');
+      metrics?.upstreamFailed(started);
+      events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started });
+    },
   });
   const source: SessionSource = {
     connect: (context) => backend.connect(context),
@@ -300,6 +319,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
   };
   const http = options.http ?? {};
+  // What is held now is read from the wrap when scraped.
+  const metrics = options.metrics ? new ServeMetrics({ stats: () => wrap.stats(), ...(fleet ? { forwards: () => fleet.forwarding.counts() } : {}) }) : undefined;
 
   let draining = false;
   let serving = 0;
@@ -308,8 +329,19 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   };
   const serve = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
     serving++;
-    const answer = serveOne(request, ctx);
+    // Over HTTP, the trace context of the headers goes on in `_meta` when the request has none there.
+    const traced = ctx.headers ? withHeaderTrace(request, ctx.headers) : request;
+    const telemetry = observe(traced, {
+      metrics,
+      transport: ctx.headers ? 'tcp' : 'pipe',
+      clientEra: 'modern',
+      serverEra: 'legacy',
+      headers: ctx.headers,
+      ...(inputs.traceOf ? { continued: (state: string) => inputs.traceOf!(state) } : {}),
+    });
+    const answer = serveOne(traced, telemetry ? { ...ctx, telemetry } : ctx);
     void answer.then(served, served);
+    if (telemetry) answer.then((a) => telemetry.end(a?.message), (e: unknown) => telemetry.end(undefined, e));
     return answer;
   };
   const serveOne = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
@@ -341,6 +373,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     http,
     legacy,
     serve,
+    ...(metrics ? { metrics } : {}),
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(fleet ? { forwarding: fleet.forwarding } : {}),
     ...(protectedResource ? { protectedResource } : {}),
@@ -359,6 +392,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     get legacySessions() {
       return legacy.size;
     },
+    metrics,
     stats() {
       let sessions = 0;
       let inFlight = 0;

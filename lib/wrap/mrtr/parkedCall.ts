@@ -15,6 +15,7 @@ import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import { deliverLog, deliverProgress, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
+import type { RequestTelemetry } from '../../observe/requestTelemetry.ts';
 
 /** A push waiting for the client's answer. */
 export interface PendingPush {
@@ -83,6 +84,10 @@ export class ParkedCall implements CallHooks {
   readonly params: JsonObject | undefined;
   /** The target called (`tools/call:name`, …). */
   readonly called: string;
+  /** What is observed of the call's first request: retries link to its span, and continue its trace. */
+  readonly firstRound: RequestTelemetry | undefined;
+  /** The first round's `traceparent`, sealed into every state of the call (worked out when first parked). */
+  trace: string | undefined;
   readonly #targets: TargetMemory;
   /** Lets go of the upstream session the call holds. */
   readonly #releaseSession: () => void;
@@ -97,6 +102,7 @@ export class ParkedCall implements CallHooks {
     this.notify = call.ctx.notify;
     this.called = call.target;
     this.pushable = !targets.quiet(call.target);
+    this.firstRound = call.ctx.telemetry;
   }
 
   /** Wakes the request waiting for this call, if one is. */

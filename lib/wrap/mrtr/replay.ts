@@ -49,6 +49,7 @@ export class ReplayRunner {
     let recorded: RecordedAnswer[] = [];
     let asked: Readonly<Record<string, string>> = {};
     let round = 1;
+    let trace: string | undefined;
     const sealed = call.legacy.retry?.requestState;
     if (sealed !== undefined) {
       // Single use: of concurrent retries with one state, the first runs the call and the others are refused.
@@ -57,6 +58,8 @@ export class ReplayRunner {
       recorded = [...opened.value.answers];
       asked = opened.value.asked;
       round = opened.value.round + 1;
+      trace = opened.value.trace;
+      call.ctx.telemetry?.continues(trace, round);
     }
     const responses = call.legacy.retry?.inputResponses ?? {};
     const run = scope([call.ctx.signal], call.timeoutMs);
@@ -139,6 +142,7 @@ export class ReplayRunner {
     for (const f of fresh) f.resolve({ error: { code: ErrorCode.InternalError, message: 'The call was abandoned; it will be replayed' } });
     void running;
     if (failure) return failure;
+    if (round === 1) call.ctx.telemetry?.round(1);
     const requestState = sealState(this.#options.keyring, {
       kind: 'replay',
       stateId: randomUUID(),
@@ -149,6 +153,8 @@ export class ReplayRunner {
       expiresAt: now + (this.#options.stateTtlMs ?? DEFAULTS.replayStateTtlMs),
       answers: recorded,
       asked: Object.fromEntries(fresh.map((f) => [f.key, f.digest])),
+      // The trace of the call's first round, carried from round to round.
+      ...((trace ??= call.ctx.telemetry?.span.traceparent()) !== undefined ? { trace } : {}),
     });
     const serverInfo = call.session.initializeResult?.serverInfo;
     const pushes: KeyedPush[] = fresh.map((f) => ({ key: f.key, request: f.push }));

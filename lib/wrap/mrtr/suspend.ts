@@ -12,7 +12,7 @@ import { limitRefusal } from '../../core/limits.ts';
 import { Shares } from '../../session/shares.ts';
 import { Keyring } from '../../state/keyring.ts';
 import { InProcessParkedCalls, type ParkedCallStore } from '../../state/parkedCalls.ts';
-import { openState, paramsDigest, principalTag, sealState, stateRefusal } from '../../state/requestState.ts';
+import { openState, paramsDigest, principalTag, sealState, stateRefusal, stateTrace } from '../../state/requestState.ts';
 import { DeadlineList } from '../../signals.ts';
 import { ReplayRunner } from './replay.ts';
 import { ParkedCall, type PendingPush, type TargetMemory } from './parkedCall.ts';
@@ -106,6 +106,10 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   }
 
   /** True when calls to `target` run in replay mode. */
+  traceOf(requestState: string): string | undefined {
+    return stateTrace(this.keyring, requestState);
+  }
+
   replays(target: string): boolean {
     const r = this.#options.replay;
     if (!r) return false;
@@ -262,6 +266,8 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       p.holding = admitted;
       p.id = randomUUID();
       p.digest = paramsDigest(p.params);
+      p.trace = p.firstRound?.span.traceparent();
+      call.ctx.telemetry?.round(1);
     }
     const requestState = sealState(this.keyring, {
       kind: 'suspend',
@@ -272,6 +278,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       round: p.round,
       expiresAt: this.#now() + timeoutMs,
       ...(this.#options.replica !== undefined ? { owner: this.#options.replica } : {}),
+      ...(p.trace !== undefined ? { trace: p.trace } : {}),
     });
     this.#parked.put(p.id, p);
     clearTimeout(p.timer);
@@ -327,6 +334,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     p.busy = true;
     clearTimeout(p.timer);
     this.#parked.delete(p.id);
+    call.ctx.telemetry?.continues(p.firstRound?.span.spanContext, opened.value.round + 1);
     p.envelope = call.legacy.envelope;
     p.notify = call.ctx.notify;
     if (p.rerun) {

@@ -1,0 +1,127 @@
+/**
+ * What a running command says on stderr, in one of two formats: `human` (the default: a line of
+ * text per event, `--verbose` messages as `from → to {json}`) or `json` (`--log-format json`: one
+ * JSON object per line, written by pino: `level`, `time`, `pid`, `msg`, the event's own fields, and
+ * `trace_id` on every line about a message that belongs to a trace). The upstream server's own
+ * stderr is passed through as it is in `human`, and as one object a line (`source: "server"`) in `json`.
+ */
+import { pino, stdTimeFunctions, destination, type Logger } from 'pino';
+import { isRecord } from '../core/primitives.ts';
+import { traceIdOf } from '../observe/traceContext.ts';
+import { stderrTrace, type Trace } from './trace.ts';
+
+export type LogFormat = 'human' | 'json';
+
+/** Where a command's events go. */
+export interface Log {
+  readonly format: LogFormat;
+  /** Something the operator should know (serving, upstream started, draining). Silent with `--quiet`. */
+  info(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** Something that failed (the upstream, the port, the fleet). Said even with `--quiet`. */
+  error(message: string, fields?: Readonly<Record<string, unknown>>): void;
+  /** With `--verbose`: every message crossing, labelled with who sent it to whom. */
+  readonly trace: Trace | undefined;
+  /** Where the upstream server's stderr goes. */
+  readonly serverStderr: 'inherit' | ((chunk: string) => void);
+}
+
+export interface LogOptions {
+  readonly format: LogFormat;
+  readonly quiet?: boolean | undefined;
+  readonly verbose?: boolean | undefined;
+  /** Where lines go (default: our stderr). */
+  readonly out?: NodeJS.WriteStream | undefined;
+}
+
+/** Reads `--log-format`. */
+export function readLogFormat(value: string | undefined): { ok: true; value: LogFormat } | { ok: false; message: string } {
+  if (value === undefined || value === 'human') return { ok: true, value: 'human' };
+  if (value === 'json') return { ok: true, value: 'json' };
+  return { ok: false, message: `--log-format is human or json, not ${value}` };
+}
+
+/** The log a command writes, in `options.format`. */
+export function createLog(options: LogOptions): Log {
+  return options.format === 'json' ? jsonLog(options) : humanLog(options);
+}
+
+function humanLog(options: LogOptions): Log {
+  const out = options.out ?? process.stderr;
+  return {
+    format: 'human',
+    info: (message) => {
+      if (!options.quiet) out.write(`${message}\n`);
+    },
+    error: (message) => {
+      out.write(`${message}\n`);
+    },
+    trace: options.verbose ? stderrTrace(out) : undefined,
+    serverStderr: 'inherit',
+  };
+}
+
+/** Most requests whose trace id is remembered until their answer passes (the oldest is forgotten first). */
+const REMEMBERED_TRACES = 1024;
+
+/**
+ * The trace id of each message shown: a request's from its `_meta.traceparent`, an answer's from
+ * the request it answers (remembered by the pair of parties and the id, a bounded number of them).
+ */
+class TraceIds {
+  readonly #byRequest = new Map<string, string>();
+
+  of(from: string, to: string, message: unknown): string | undefined {
+    if (!isRecord(message)) return undefined;
+    const id = message['id'];
+    if (typeof id !== 'string' && typeof id !== 'number') return isRecord(message['params']) ? metaTrace(message['params']) : undefined;
+    if ('method' in message) {
+      const traceId = isRecord(message['params']) ? metaTrace(message['params']) : undefined;
+      if (traceId !== undefined) {
+        this.#byRequest.set(`${from}\u0000${to}\u0000${id}`, traceId);
+        if (this.#byRequest.size > REMEMBERED_TRACES) this.#byRequest.delete(this.#byRequest.keys().next().value!);
+      }
+      return traceId;
+    }
+    // An answer goes the other way.
+    const key = `${to}\u0000${from}\u0000${id}`;
+    const traceId = this.#byRequest.get(key);
+    if (traceId !== undefined) this.#byRequest.delete(key);
+    return traceId;
+  }
+}
+
+function metaTrace(params: Record<string, unknown>): string | undefined {
+  const meta = params['_meta'];
+  return isRecord(meta) && typeof meta['traceparent'] === 'string' ? traceIdOf(meta['traceparent']) : undefined;
+}
+
+function jsonLog(options: LogOptions): Log {
+  const logger: Logger = pino(
+    {
+      level: options.verbose ? 'debug' : options.quiet ? 'error' : 'info',
+      base: { pid: process.pid },
+      timestamp: stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    // Written as it happens: a line is not lost when the process exits right after it.
+    options.out ?? destination({ dest: 2, sync: true }),
+  );
+  const ids = new TraceIds();
+  // The server's own lines are shown as they are in the human format (--quiet does not hide them).
+  const server = logger.child({ source: 'server' }, { level: 'info' });
+  const trace: Trace | undefined = options.verbose
+    ? (from, to, message) => {
+        const traceId = ids.of(from, to, message);
+        logger.debug({ from, to, message, ...(traceId !== undefined ? { trace_id: traceId } : {}) }, `${from} → ${to}`);
+      }
+    : undefined;
+  return {
+    format: 'json',
+    info: (message, fields) => logger.info(fields ?? {}, message),
+    error: (message, fields) => logger.error(fields ?? {}, message),
+    trace,
+    serverStderr: (chunk) => {
+      for (const line of chunk.split('\n')) if (line.trim() !== '') server.info(line);
+    },
+  };
+}

@@ -1,0 +1,201 @@
+/**
+ * Spans through `@opentelemetry/api`: one per request served (kind server) and one per call sent
+ * upstream for it (kind client, its trace context written into the upstream request's `_meta`).
+ * Without an OpenTelemetry SDK registered in the process every span is the API's non-recording
+ * one: nothing is recorded and `_meta` is passed on as the caller sent it. Names and attributes
+ * follow the conventions in `conventions.ts`.
+ */
+import {
+  isSpanContextValid,
+  propagation,
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type Context,
+  type Span,
+  type SpanContext,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
+} from '@opentelemetry/api';
+import type { JsonRpcResponse, RequestId } from '../core/jsonrpc.ts';
+import { isRecord, type JsonObject } from '../core/primitives.ts';
+import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.ts';
+import { Attr, EXECUTE_TOOL } from './conventions.ts';
+import { withTraceMeta, type TraceCarrier } from './traceContext.ts';
+
+/** The tracer every span of ours comes from (the API's proxy: it finds an SDK registered later too). */
+let tracer: Tracer | undefined;
+function ourTracer(): Tracer {
+  return (tracer ??= trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION));
+}
+
+/**
+ * Whether an OpenTelemetry SDK is registered in this process: only then is anything looked up for
+ * a span (the first round's context in a retry's `requestState`, say).
+ */
+export function tracingRegistered(): boolean {
+  const provider = trace.getTracerProvider();
+  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(PACKAGE_NAME, PACKAGE_VERSION) !== undefined;
+}
+
+const getter: TextMapGetter<TraceCarrier> = {
+  keys: (carrier) => Object.keys(carrier),
+  get: (carrier, key) => carrier[key as keyof TraceCarrier],
+};
+
+const setter: TextMapSetter<TraceCarrier> = {
+  set: (carrier, key, value) => {
+    if (key === 'traceparent' || key === 'tracestate' || key === 'baggage') carrier[key] = value;
+  },
+};
+
+/** The context a carrier names (the root context when it names none, or no propagator is registered). */
+export function contextOf(carrier: TraceCarrier | undefined): Context {
+  return carrier ? propagation.extract(ROOT_CONTEXT, carrier, getter) : ROOT_CONTEXT;
+}
+
+/** What a span's name and first attributes are made of. */
+export interface RequestFacts {
+  readonly method: string;
+  readonly params: JsonObject | undefined;
+  readonly id: RequestId;
+  /** `tcp` (HTTP) or `pipe` (stdio). */
+  readonly transport: 'tcp' | 'pipe';
+  readonly clientEra: 'modern' | 'legacy';
+  readonly serverEra: 'modern' | 'legacy';
+  readonly protocolVersion?: string | undefined;
+}
+
+/** `{method} {tool or prompt name}` (the method alone for anything else), as the conventions name MCP spans. */
+function spanName(method: string, params: JsonObject | undefined): string {
+  const name = params?.['name'];
+  return (method === 'tools/call' || method === 'prompts/get') && typeof name === 'string' ? `${method} ${name}` : method;
+}
+
+function targetAttributes(method: string, params: JsonObject | undefined, into: Attributes): Attributes {
+  const name = params?.['name'];
+  if (method === 'tools/call' && typeof name === 'string') {
+    into[Attr.toolName] = name;
+    into[Attr.operationName] = EXECUTE_TOOL;
+  } else if (method === 'prompts/get' && typeof name === 'string') into[Attr.promptName] = name;
+  else if (method === 'resources/read' && typeof params?.['uri'] === 'string') into[Attr.resourceUri] = params['uri'];
+  return into;
+}
+
+/** Records a JSON-RPC answer on `span`: its error code (status error) or its result type. */
+function recordAnswer(span: Span, message: JsonRpcResponse | { error: { code: number; message: string } } | { result: unknown } | undefined): void {
+  if (!message) {
+    span.setAttribute(Attr.resultType, 'none');
+    return;
+  }
+  if ('error' in message) {
+    const code = String(message.error.code);
+    span.setAttribute(Attr.statusCode, code);
+    span.setAttribute(Attr.errorType, code);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: message.error.message });
+    return;
+  }
+  const result = message.result;
+  span.setAttribute(Attr.resultType, isRecord(result) && result['resultType'] === 'input_required' ? 'input_required' : 'complete');
+}
+
+/** The span of a call sent upstream: the params to send (with its trace context), and its end. */
+export interface UpstreamSpan {
+  readonly params: JsonObject | undefined;
+  end(outcome: { error: { code: number; message: string } } | { result: unknown }): void;
+}
+
+const UNTRACED_END = (): void => {};
+
+/** The span of one request served. */
+export class RequestSpan {
+  readonly #span: Span;
+  /** The context the request's child spans start in. */
+  readonly context: Context;
+  readonly #serverEra: 'modern' | 'legacy';
+  #ended = false;
+
+  private constructor(span: Span, parent: Context, serverEra: 'modern' | 'legacy') {
+    this.#span = span;
+    this.context = trace.setSpan(parent, span);
+    this.#serverEra = serverEra;
+  }
+
+  /** Starts the span of a request whose caller's trace context is `carrier` (a root span without one). */
+  static start(facts: RequestFacts, carrier: TraceCarrier | undefined): RequestSpan {
+    const parent = contextOf(carrier);
+    const span = ourTracer().startSpan(spanName(facts.method, facts.params), { kind: SpanKind.SERVER }, parent);
+    if (span.isRecording()) {
+      const attributes: Attributes = {
+        [Attr.methodName]: facts.method,
+        [Attr.requestId]: String(facts.id),
+        [Attr.networkTransport]: facts.transport,
+        [Attr.clientEra]: facts.clientEra,
+        [Attr.serverEra]: facts.serverEra,
+      };
+      if (facts.protocolVersion !== undefined) attributes[Attr.protocolVersion] = facts.protocolVersion;
+      span.setAttributes(targetAttributes(facts.method, facts.params, attributes));
+    }
+    return new RequestSpan(span, parent, facts.serverEra);
+  }
+
+  /** Whether an SDK records this span (attributes are only worked out when it does). */
+  get recording(): boolean {
+    return this.#span.isRecording();
+  }
+
+  /** The span's own context (what a parked call keeps of its first round). */
+  get spanContext(): SpanContext {
+    return this.#span.spanContext();
+  }
+
+  /** The span's context as a `traceparent`, when it is recorded (undefined otherwise). */
+  traceparent(): string | undefined {
+    if (!this.recording) return undefined;
+    const carrier: TraceCarrier = {};
+    propagation.inject(this.context, carrier, setter);
+    return carrier.traceparent;
+  }
+
+  set(key: string, value: string | number | boolean): void {
+    if (this.#span.isRecording()) this.#span.setAttribute(key, value);
+  }
+
+  /** Links this span to another (a retry's to its call's first round). */
+  link(to: SpanContext | undefined): void {
+    if (to && isSpanContextValid(to) && this.#span.isRecording()) this.#span.addLink({ context: to });
+  }
+
+  /** Starts the span of the upstream call made for this request, and puts its trace context into the params sent. */
+  upstream(method: string, params: JsonObject | undefined): UpstreamSpan {
+    if (!this.#span.isRecording()) return { params, end: UNTRACED_END };
+    const attributes: Attributes = { [Attr.methodName]: method, [Attr.serverEra]: this.#serverEra };
+    const span = ourTracer().startSpan(spanName(method, params), { kind: SpanKind.CLIENT, attributes: targetAttributes(method, params, attributes) }, this.context);
+    const carrier: TraceCarrier = {};
+    propagation.inject(trace.setSpan(this.context, span), carrier, setter);
+    return {
+      params: withTraceMeta(params, carrier),
+      end: (outcome) => {
+        recordAnswer(span, outcome);
+        span.end();
+      },
+    };
+  }
+
+  /** Ends the span with the answer given (`undefined`: the client left a listen). Once. */
+  end(message: JsonRpcResponse | undefined, failure?: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#span.isRecording()) {
+      if (failure !== undefined) {
+        this.#span.recordException(failure instanceof Error ? failure : String(failure));
+        this.#span.setStatus({ code: SpanStatusCode.ERROR, message: failure instanceof Error ? failure.message : String(failure) });
+      } else recordAnswer(this.#span, message);
+    }
+    this.#span.end();
+  }
+}
