@@ -36,7 +36,7 @@ import { runPhase } from './wrap/load.ts';
 import { BENCH_NODE_FLAGS } from './wrap/procs.ts';
 
 /** The goals of the issue, for the wrap over HTTP. */
-const GOAL = { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1, minStdioVsRelay: 0.85 } as const;
+const GOAL = { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1, minStdioVsRelay: 0.85, minObservedVsPlain: 0.95 } as const;
 const ALL_CONCURRENCIES = [1, 16, 64] as const;
 /** Share of the machine's cores used by other processes during a cell above which the report warns. */
 const OTHER_LOAD_WARNING = 0.1;
@@ -184,6 +184,7 @@ const vsDirectSdk = compare(cells, 'wrap-http', 'direct-sdk');
 const stdioVsSdk = compare(cells, 'wrap-stdio', 'direct-sdk');
 const stdioVsRaw = compare(cells, 'wrap-stdio', 'direct-raw');
 const stdioVsRelay = compare(cells, 'wrap-stdio', 'stdio-relay');
+const observedVsPlain = compare(cells, 'wrap-http-observed', 'wrap-http');
 
 const goals: GoalCheck[] = [
   ...vsPassthrough.map((c) => ({ goal: `throughput ≥ ${GOAL.minVsPassthrough}× pass-through`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minVsPassthrough })),
@@ -192,6 +193,7 @@ const goals: GoalCheck[] = [
     .filter((c) => c.concurrency === GOAL.addedP50Concurrency)
     .map((c) => ({ goal: `added p50 ≤ ${GOAL.maxAddedP50Us} µs over pass-through`, concurrency: c.concurrency, value: c.addedP50Us, holds: c.addedP50Us <= GOAL.maxAddedP50Us })),
   ...stdioVsRelay.map((c) => ({ goal: `stdio: throughput ≥ ${GOAL.minStdioVsRelay}× the stdio relay`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minStdioVsRelay })),
+  ...observedVsPlain.map((c) => ({ goal: `traced + metrics ≥ ${GOAL.minObservedVsPlain}× both off`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minObservedVsPlain })),
 ];
 
 const sign = (n: number): string => `${n >= 0 ? '+' : '−'}${int.format(Math.abs(n))}`;
@@ -211,6 +213,7 @@ related('wrap (HTTP) against direct (SDK client), for reference:', vsDirectSdk);
 related('wrap (stdio) against direct (SDK client):', stdioVsSdk);
 related('wrap (stdio) against direct (raw lines, the same client as the stdio front):', stdioVsRaw);
 related('wrap (stdio) against the stdio relay (the same server behind a second process that only forwards bytes):', stdioVsRelay);
+related('wrap (HTTP) with spans recorded by the OpenTelemetry SDK and metrics on, against both off:', observedVsPlain);
 const disturbed = cells.filter((c) => (c.cpu?.otherBusy ?? 0) > OTHER_LOAD_WARNING);
 if (disturbed.length > 0) {
   console.log('');
@@ -235,7 +238,7 @@ const report = {
   request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),
   goals: { definition: GOAL, checks: goals, holds: goals.length > 0 && missed.length === 0 },
-  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay },
+  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, observedVsPlain },
   failures,
   elapsedSeconds: elapsedS,
   cells,

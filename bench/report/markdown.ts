@@ -98,7 +98,8 @@ function wrapped(run: Run): string {
   const o = w.options;
   const intro =
     'Modern `tools/call` requests (full `_meta`, routing headers) from one closed-loop load generator at concurrency 1, 16 and 64, every answer ' +
-    'checked, against one legacy stdio server (a v1 SDK echo server) behind: the wrap (`mcp-dual-era serve`, HTTP, and `serve --stdio`); a bare ' +
+    'checked, against one legacy stdio server (a v1 SDK echo server) behind: the wrap (`mcp-dual-era serve`, HTTP, and `serve --stdio`); the wrap over ' +
+    'HTTP observed (`--metrics`, and the OpenTelemetry SDK registered with spans batched to memory); a bare ' +
     'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
     'route; a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines); and, for the stdio front, a stdio relay (a second ' +
     'process that pipes bytes to the server and back, parsing nothing: the ceiling for any stdio front of a stdio server). ' +
@@ -119,18 +120,20 @@ function wrapped(run: Run): string {
       ratio(at(c.stdioVsSdk, conc)),
       ratio(at(c.stdioVsRaw, conc)),
       ratio(at(c.stdioVsRelay ?? [], conc), g.minStdioVsRelay),
+      ratio(at(c.observedVsPlain ?? [], conc), g.minObservedVsPlain),
     ];
   });
   const goals =
     `Goals for the wrap over HTTP: throughput ≥ ${g.minVsPassthrough}× the pass-through and ≥ ${g.minVsMcpProxy}× mcp-proxy at every concurrency, ` +
     `and at most ${g.maxAddedP50Us} µs added p50 over the pass-through at concurrency ${g.addedP50Concurrency}` +
-    (g.minStdioVsRelay !== undefined ? `; for the wrap over stdio, throughput ≥ ${g.minStdioVsRelay}× the stdio relay.` : '.');
+    (g.minStdioVsRelay !== undefined ? `; for the wrap over stdio, throughput ≥ ${g.minStdioVsRelay}× the stdio relay` : '') +
+    (g.minObservedVsPlain !== undefined ? `; with spans recorded by the OpenTelemetry SDK (batched to memory) and metrics on, throughput ≥ ${g.minObservedVsPlain}× both off.` : '.');
   return [
     intro,
     '',
     'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7])),
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'traced + metrics ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8])),
     '',
     goals,
     '',

@@ -73,7 +73,7 @@ export type WrapComparison = Comparison;
 export interface WrapPart {
   readonly wrap: { readonly commit: string | null; readonly source: string };
   readonly options: { readonly quick: boolean; readonly slices: number; readonly sliceMs: number; readonly warmupMs: number; readonly startWarmupMs: number; readonly leadInMs?: number; readonly nodeFlags?: readonly string[] };
-  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number; readonly minStdioVsRelay?: number } };
+  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number; readonly minStdioVsRelay?: number; readonly minObservedVsPlain?: number } };
   readonly comparisons: {
     readonly vsPassthrough: readonly WrapComparison[];
     readonly vsProxy: readonly WrapComparison[];
@@ -82,6 +82,8 @@ export interface WrapPart {
     readonly stdioVsRaw: readonly WrapComparison[];
     /** Absent in results from before the stdio relay was measured. */
     readonly stdioVsRelay?: readonly WrapComparison[];
+    /** The wrap over HTTP with spans recorded and metrics on ÷ both off (absent in results from before they existed). */
+    readonly observedVsPlain?: readonly WrapComparison[];
   };
   readonly cells: readonly WrapCell[];
   readonly failures: readonly string[];

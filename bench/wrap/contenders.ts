@@ -5,12 +5,15 @@
  * measuring (bench/wrap/cells.ts) nor the schedule (bench/wrap.ts).
  */
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { httpDriver, initializeLegacy, LineDriver, sdkDriver, type Driver } from './load.ts';
 import { BENCH_NODE_FLAGS, childPids, freePort, start, stop, waitFor, type Started } from './procs.ts';
 
 const root = join(import.meta.dirname, '..', '..');
 const node = process.execPath;
 const MCP_PROXY_BIN = join(root, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
+/** Registers the OpenTelemetry SDK (spans to memory) in the observed front's process. */
+const OTEL_PRELOAD = pathToFileURL(join(root, 'bench', 'wrap', 'otelMemory.mjs')).href;
 
 /** A started contender: how to drive it and which processes do its work. */
 export interface Running {
@@ -26,7 +29,7 @@ export interface Running {
 }
 
 export interface Contender {
-  readonly key: 'passthrough' | 'wrap-http' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'wrap-stdio';
+  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'wrap-stdio';
   readonly label: string;
   readonly describe: string;
   start(programs: Programs): Promise<Running>;
@@ -114,6 +117,13 @@ export const CONTENDERS: readonly Contender[] = [
     label: 'wrap (HTTP)',
     describe: 'mcp-dual-era serve --port N -- node echoServer.mjs, modern requests',
     start: ({ echo, wrapCli, profileFlags }) => httpFront('wrap-http', [...wrapCli, 'serve', '--quiet', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+  },
+  {
+    key: 'wrap-http-observed',
+    label: 'wrap (HTTP), observed',
+    describe: 'the same with --metrics and the OpenTelemetry SDK registered (node --import bench/wrap/otelMemory.mjs: spans batched to memory)',
+    start: ({ echo, wrapCli, profileFlags }) =>
+      httpFront('wrap-http-observed', ['--import', OTEL_PRELOAD, ...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
   },
   {
     key: 'passthrough',
