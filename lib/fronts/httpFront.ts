@@ -36,6 +36,16 @@ import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import type { ProtectedResource } from './protectedResource.ts';
 import { errorAnswer, HOP_HEADER, type Forwarding, type Served } from './served.ts';
 import { DEFAULTS } from '../defaults.ts';
+import type { JsonObject } from '../core/primitives.ts';
+import { RequestSpan } from '../observe/requestSpan.ts';
+import { traceCarrier } from '../observe/traceContext.ts';
+
+/** The span of a retry forwarded to the replica its call is parked on (nothing without an OpenTelemetry SDK). */
+function forwardedSpan(rpc: JsonRpcRequest, header: HeaderGetter, owner: string): { end(): void } {
+  const params = rpc.params as JsonObject | undefined;
+  const facts = { method: rpc.method, params, id: rpc.id, transport: 'tcp' as const, clientEra: 'modern' as const, serverEra: 'legacy' as const };
+  return RequestSpan.forwarded(facts, traceCarrier(params?.['_meta'], header), owner);
+}
 
 /** The HTTP edge options of a wrap. */
 export type HttpFrontOptions = EdgeLimits &
@@ -256,7 +266,10 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(r.parsed), { session: sessionId });
       } else if (r.kind === 'serve') {
         const owner = forwarding.ownerOf(r.rpc);
-        if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(r.rpc), { call: r.rpc.id });
+        if (owner !== undefined) {
+          const span = forwardedSpan(r.rpc, header, owner);
+          return forwarding.forward(owner, request, JSON.stringify(r.rpc), { call: r.rpc.id }).finally(() => span.end());
+        }
       }
       // New work reaching a replica that drains goes to one that does not (the balancer sends
       // some until it notices), so no client sees this replica go.
@@ -333,7 +346,11 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     } else principal = principalFromHeaders(header);
     const { rpc, envelope } = r;
     const owner = hop === undefined ? forwarding?.ownerOf(rpc) : undefined;
-    if (owner !== undefined && forwarding?.forwardCall) return forwarding.forwardCall(owner, req, res, JSON.stringify(rpc), rpc.id);
+    if (owner !== undefined && forwarding?.forwardCall) {
+      const span = forwardedSpan(rpc, header, owner);
+      res.once('close', () => span.end());
+      return forwarding.forwardCall(owner, req, res, JSON.stringify(rpc), rpc.id);
+    }
     if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
       // Forwarded through the Web handler, which streams the owner's answer and carries a close.
       return throughWeb(req, res, text);

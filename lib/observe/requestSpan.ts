@@ -186,6 +186,20 @@ export class RequestSpan {
     };
   }
 
+  /** Ends the span of a request this replica forwarded to the replica that owns it (`forwardedTo`), whatever it answered. */
+  static forwarded(facts: RequestFacts, carrier: TraceCarrier | undefined, owner: string): { end(): void } {
+    if (!tracingRegistered()) return { end: UNTRACED_END };
+    const span = RequestSpan.start(facts, carrier);
+    span.set(Attr.forwardedTo, owner);
+    return { end: () => span.#close() };
+  }
+
+  #close(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#span.end();
+  }
+
   /** Ends the span with the answer given (`undefined`: the client left a listen). Once. */
   end(message: JsonRpcResponse | undefined, failure?: unknown): void {
     if (this.#ended) return;

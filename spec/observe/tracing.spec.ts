@@ -15,6 +15,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { createPushServer } from '../../fixtures/servers/pushServer.ts';
+import { joinFleet, type Fleet } from '../../lib/fleet/fleet.ts';
+import { REDIS_URL, specFleet } from '../helpers/fleetRedis.ts';
 import { everythingBackend, markedProcessesGone, reapMarked, tappedParams, textOf, waitFor, type Tapped } from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
@@ -169,6 +172,48 @@ traced('should continue the first round\'s trace when the retry carries no trace
   assert.is(rounds[0]!.parentSpanContext?.spanId, CALLER_SPAN);
   // Its parent is the first round, found in the requestState.
   assert.is(rounds[1]!.parentSpanContext?.spanId, rounds[0]!.spanContext().spanId);
+});
+
+traced('should record a retry forwarded to the replica its call is parked on, in the caller\'s trace', async () => {
+  const spec = specFleet();
+  const replicas: Array<{ fleet: Fleet; wrap: LegacyServerWrap; http: RunningHttpServer }> = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      const fleet = await joinFleet({ redis: REDIS_URL, name: spec.name });
+      const w = wrapLegacyServer({ upstream: () => createPushServer(), fleet });
+      const h = await serveNodeHttp(w, { port: 0 });
+      await fleet.register(h.origin);
+      replicas.push({ fleet, wrap: w, http: h });
+    }
+    exporter.reset();
+    const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, traceparent: CALLER };
+    const post = async (origin: string, body: unknown) =>
+      (await (await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask_name' }, body: JSON.stringify(body) })).json()) as Record<string, any>;
+    const first = await post(a.http.origin, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask_name', _meta: meta } });
+    assert.is(first['result']?.resultType, 'input_required', JSON.stringify(first));
+    const key = Object.keys(first['result'].inputRequests)[0]!;
+    // The retry lands on the other replica, which forwards it to the owner.
+    const done = await post(b.http.origin, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask_name', inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } }, requestState: first['result'].requestState, _meta: meta } });
+    assert.is(done['result']?.content?.[0]?.text, 'Hello, Ada!', JSON.stringify(done));
+    assert.ok(await waitFor(() => spansOf('tools/call ask_name').filter((s) => s.kind === SpanKind.SERVER).length === 3, 5000), 'three server spans');
+    const servers = spansOf('tools/call ask_name').filter((s) => s.kind === SpanKind.SERVER);
+    const forwarded = servers.filter((s) => s.attributes['mcp_dual_era.forwarded_to'] !== undefined);
+    assert.is(forwarded.length, 1);
+    assert.is(forwarded[0]!.attributes['mcp_dual_era.forwarded_to'], a.fleet.id);
+    assert.equal(servers.map((s) => s.attributes['mcp_dual_era.mrtr.round']).filter((r) => r !== undefined).sort(), [1, 2]);
+    for (const span of servers) {
+      assert.is(span.spanContext().traceId, TRACE_ID);
+      assert.is(span.parentSpanContext?.spanId, CALLER_SPAN);
+    }
+  } finally {
+    for (const r of replicas) {
+      await r.http.close();
+      await r.wrap.close();
+      await r.fleet.leave();
+    }
+    await spec.end();
+  }
 });
 
 traced.run();
