@@ -39,7 +39,11 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   upstream mcp {
-${replicas.map((r) => `    server ${r};`).join('\n')}
+    # max_fails=0: a replica that refuses a connection (restarting) is not taken out for
+    # fail_timeout (10 s by default); nginx tries the next one for that request. Otherwise a
+    # rolling restart takes each replica out in turn, for longer than a restart lasts, until none is
+    # left and nginx answers 502 itself.
+${replicas.map((r) => `    server ${r} max_fails=0;`).join('\n')}
     keepalive 16;
     # Shorter than the replicas' own (60 s): nginx closes an idle connection before a replica
     # would, and a replica that drains lets nginx close the ones it keeps.

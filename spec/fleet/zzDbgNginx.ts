@@ -1,0 +1,102 @@
+/**
+ * A real nginx (Debian's nginx-light) in front of replicas, for one spec: round robin, no
+ * stickiness, streaming answers passed through unbuffered, on a free loopback port, with its own
+ * prefix directory; stopped by process id.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Where nginx is, if installed. */
+const NGINX = ['/usr/sbin/nginx', '/usr/local/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
+
+/** A free loopback port. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The configuration we test with (and the README shows): round robin over the replicas. */
+function nginxConfig(dir: string, port: number, replicas: readonly string[]): string {
+  return `worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log info;
+events { worker_connections 1024; }
+http {
+  log_format up '$msec $request_method $status up=$upstream_addr ust=$upstream_status t=$request_time';
+  access_log ${dir}/access.log up;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream mcp {
+${replicas.map((r) => `    server ${r}${process.env['MAX_FAILS'] ? ` max_fails=${process.env['MAX_FAILS']}` : ''};`).join('\n')}
+    keepalive 16;
+    # Shorter than the replicas' own (60 s): nginx closes an idle connection before a replica
+    # would, and a replica that drains lets nginx close the ones it keeps.
+    keepalive_timeout 4s;
+  }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://mcp;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host $host;
+      proxy_buffering off;
+      proxy_read_timeout 300s;
+    }
+  }
+}
+`;
+}
+
+/** A running nginx. */
+export interface RunningNginx {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts nginx on a free port in front of `replicas` (`host:port` each). */
+export async function startNginxDbg(replicas: readonly string[]): Promise<RunningNginx> {
+  if (!NGINX) throw new Error('nginx is not installed (apt-get install -y nginx-light)');
+  const dir = mkdtempSync(join(tmpdir(), 'mde-nginx-'));
+  mkdirSync(join(dir, 'logs'));
+  const port = await freePort();
+  writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, replicas));
+  const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${err}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+    try {
+      await fetch(`${url}/healthz`);
+      break;
+    } catch {
+      if (i > 200) throw new Error(`nginx did not listen: ${err}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+  return {
+    url,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGQUIT');
+        await exited;
+      }
+      console.error(`NGINX LOG ${dir}/error.log`); try { copyFileSync(join(dir, 'error.log'), process.env['NGINX_LOG_COPY'] ?? '/tmp/dbg/nginx-error.log'); copyFileSync(join(dir, 'access.log'), (process.env['NGINX_LOG_COPY'] ?? '/tmp/dbg/nginx-error.log') + '.access'); } catch {} rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
