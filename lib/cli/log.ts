@@ -5,7 +5,7 @@
  * `trace_id` on every line about a message that belongs to a trace). The upstream server's own
  * stderr is passed through as it is in `human`, and as one object a line (`source: "server"`) in `json`.
  */
-import { pino, stdTimeFunctions, destination, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import { isRecord } from '../core/primitives.ts';
 import { traceIdOf } from '../observe/traceContext.ts';
 import { stderrTrace, type Trace } from './trace.ts';
@@ -40,9 +40,10 @@ export function readLogFormat(value: string | undefined): { ok: true; value: Log
   return { ok: false, message: `--log-format is human or json, not ${value}` };
 }
 
-/** The log a command writes, in `options.format`. */
-export function createLog(options: LogOptions): Log {
-  return options.format === 'json' ? jsonLog(options) : humanLog(options);
+/** The log a command writes, in `options.format` (pino is loaded only for `json`). */
+export async function createLog(options: LogOptions): Promise<Log> {
+  if (options.format !== 'json') return humanLog(options);
+  return jsonLog(options, await import('pino'));
 }
 
 function humanLog(options: LogOptions): Log {
@@ -95,7 +96,7 @@ function metaTrace(params: Record<string, unknown>): string | undefined {
   return isRecord(meta) && typeof meta['traceparent'] === 'string' ? traceIdOf(meta['traceparent']) : undefined;
 }
 
-function jsonLog(options: LogOptions): Log {
+function jsonLog(options: LogOptions, { pino, stdTimeFunctions, destination }: Pick<typeof import('pino'), 'pino' | 'stdTimeFunctions' | 'destination'>): Log {
   const logger: Logger = pino(
     {
       level: options.verbose ? 'debug' : options.quiet ? 'error' : 'info',

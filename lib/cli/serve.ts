@@ -30,7 +30,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   }
   const format = readLogFormat(values['log-format']);
   if (!format.ok) return usage(format.message);
-  const log = createLog({ format: format.value, quiet: values.quiet, verbose: values.verbose });
+  const log = await createLog({ format: format.value, quiet: values.quiet, verbose: values.verbose });
   const say = (text: string) => log.info(text);
   const trace: Trace | undefined = log.trace;
   const port = readPort(values.port);

@@ -5,32 +5,31 @@
  * one: nothing is recorded and `_meta` is passed on as the caller sent it. Names and attributes
  * follow the conventions in `conventions.ts`.
  */
-import {
-  isSpanContextValid,
-  propagation,
-  ProxyTracerProvider,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-  type SpanContext,
-  type TextMapGetter,
-  type TextMapSetter,
-  type Tracer,
-} from '@opentelemetry/api';
+import { createRequire } from 'node:module';
+import type * as OpenTelemetry from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, TextMapGetter, TextMapSetter, Tracer } from '@opentelemetry/api';
 import type { JsonRpcResponse, RequestId } from '../core/jsonrpc.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.ts';
 import { Attr, EXECUTE_TOOL } from './conventions.ts';
 import { withTraceMeta, type TraceCarrier } from './traceContext.ts';
 
+/**
+ * The OpenTelemetry API, loaded when first needed: a process that registers no SDK (and has
+ * metrics off) never loads it, and a stdio host's first answer does not wait for it.
+ */
+let loaded: typeof OpenTelemetry | undefined;
+export function otel(): typeof OpenTelemetry {
+  return (loaded ??= createRequire(import.meta.url)('@opentelemetry/api') as typeof OpenTelemetry);
+}
+
+/** Where every copy of the API (1.x) keeps what an SDK registered, whichever copy registered it. */
+const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
+
 /** The tracer every span of ours comes from (the API's proxy: it finds an SDK registered later too). */
 let tracer: Tracer | undefined;
 function ourTracer(): Tracer {
-  return (tracer ??= trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION));
+  return (tracer ??= otel().trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION));
 }
 
 /**
@@ -38,6 +37,9 @@ function ourTracer(): Tracer {
  * a span (the first round's context in a retry's `requestState`, say).
  */
 export function tracingRegistered(): boolean {
+  const registered = (globalThis as { [API_GLOBAL]?: { trace?: unknown } })[API_GLOBAL];
+  if (registered?.trace === undefined) return false;
+  const { trace, ProxyTracerProvider } = otel();
   const provider = trace.getTracerProvider();
   return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(PACKAGE_NAME, PACKAGE_VERSION) !== undefined;
 }
@@ -55,6 +57,7 @@ const setter: TextMapSetter<TraceCarrier> = {
 
 /** The context a carrier names (the root context when it names none, or no propagator is registered). */
 export function contextOf(carrier: TraceCarrier | undefined): Context {
+  const { propagation, ROOT_CONTEXT } = otel();
   return carrier ? propagation.extract(ROOT_CONTEXT, carrier, getter) : ROOT_CONTEXT;
 }
 
@@ -96,7 +99,7 @@ function recordAnswer(span: Span, message: JsonRpcResponse | { error: { code: nu
     const code = String(message.error.code);
     span.setAttribute(Attr.statusCode, code);
     span.setAttribute(Attr.errorType, code);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: message.error.message });
+    span.setStatus({ code: otel().SpanStatusCode.ERROR, message: message.error.message });
     return;
   }
   const result = message.result;
@@ -121,14 +124,14 @@ export class RequestSpan {
 
   private constructor(span: Span, parent: Context, serverEra: 'modern' | 'legacy') {
     this.#span = span;
-    this.context = trace.setSpan(parent, span);
+    this.context = otel().trace.setSpan(parent, span);
     this.#serverEra = serverEra;
   }
 
   /** Starts the span of a request whose caller's trace context is `carrier` (a root span without one). */
   static start(facts: RequestFacts, carrier: TraceCarrier | undefined): RequestSpan {
     const parent = contextOf(carrier);
-    const span = ourTracer().startSpan(spanName(facts.method, facts.params), { kind: SpanKind.SERVER }, parent);
+    const span = ourTracer().startSpan(spanName(facts.method, facts.params), { kind: otel().SpanKind.SERVER }, parent);
     if (span.isRecording()) {
       const attributes: Attributes = {
         [Attr.methodName]: facts.method,
@@ -157,7 +160,7 @@ export class RequestSpan {
   traceparent(): string | undefined {
     if (!this.recording) return undefined;
     const carrier: TraceCarrier = {};
-    propagation.inject(this.context, carrier, setter);
+    otel().propagation.inject(this.context, carrier, setter);
     return carrier.traceparent;
   }
 
@@ -167,13 +170,14 @@ export class RequestSpan {
 
   /** Links this span to another (a retry's to its call's first round). */
   link(to: SpanContext | undefined): void {
-    if (to && isSpanContextValid(to) && this.#span.isRecording()) this.#span.addLink({ context: to });
+    if (to && otel().isSpanContextValid(to) && this.#span.isRecording()) this.#span.addLink({ context: to });
   }
 
   /** Starts the span of the upstream call made for this request, and puts its trace context into the params sent. */
   upstream(method: string, params: JsonObject | undefined): UpstreamSpan {
     if (!this.#span.isRecording()) return { params, end: UNTRACED_END };
     const attributes: Attributes = { [Attr.methodName]: method, [Attr.serverEra]: this.#serverEra };
+    const { SpanKind, propagation, trace } = otel();
     const span = ourTracer().startSpan(spanName(method, params), { kind: SpanKind.CLIENT, attributes: targetAttributes(method, params, attributes) }, this.context);
     const carrier: TraceCarrier = {};
     propagation.inject(trace.setSpan(this.context, span), carrier, setter);
@@ -207,7 +211,7 @@ export class RequestSpan {
     if (this.#span.isRecording()) {
       if (failure !== undefined) {
         this.#span.recordException(failure instanceof Error ? failure : String(failure));
-        this.#span.setStatus({ code: SpanStatusCode.ERROR, message: failure instanceof Error ? failure.message : String(failure) });
+        this.#span.setStatus({ code: otel().SpanStatusCode.ERROR, message: failure instanceof Error ? failure.message : String(failure) });
       } else recordAnswer(this.#span, message);
     }
     this.#span.end();

@@ -4,12 +4,12 @@
  * registered or metrics are on (`observe()`); otherwise none, and nothing here runs.
  */
 import { performance } from 'node:perf_hooks';
-import { trace, type SpanContext } from '@opentelemetry/api';
+import type { SpanContext } from '@opentelemetry/api';
 import type { JsonRpcRequest, JsonRpcResponse } from '../core/jsonrpc.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 import { MetaKey } from '../core/era.ts';
 import { Attr } from './conventions.ts';
-import { contextOf, RequestSpan, tracingRegistered, type UpstreamSpan } from './requestSpan.ts';
+import { contextOf, otel, RequestSpan, tracingRegistered, type UpstreamSpan } from './requestSpan.ts';
 import type { ServeMetrics } from './serveMetrics.ts';
 import { traceCarrier, type HeaderSource, type TraceCarrier } from './traceContext.ts';
 
@@ -47,7 +47,7 @@ export class RequestTelemetry {
   continues(firstRound: SpanContext | string | undefined, round: number): void {
     this.span.set(Attr.round, round);
     if (!this.span.recording) return;
-    this.span.link(typeof firstRound === 'string' ? trace.getSpanContext(contextOf({ traceparent: firstRound })) : firstRound);
+    this.span.link(typeof firstRound === 'string' ? otel().trace.getSpanContext(contextOf({ traceparent: firstRound })) : firstRound);
   }
 
   /** The span of an upstream call made for this request; its params carry the span's trace context. */

@@ -6,7 +6,9 @@
  * sessions) and the fleet's forwards. Label values are bounded: a method outside the protocol's is
  * `other`, an error code outside the protocol's and ours is `other`.
  */
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
+import type { Counter, Histogram, Registry } from 'prom-client';
 import { ErrorCode } from '../core/errors.ts';
 import type { JsonRpcResponse } from '../core/jsonrpc.ts';
 import { LEGACY_CLIENT_REQUESTS } from '../core/legacy/methods.ts';
@@ -57,7 +59,7 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5
 /** The metrics of one wrap. */
 export class ServeMetrics {
   /** The registry `text()` renders; a program may merge it into its own. */
-  readonly registry = new Registry();
+  readonly registry: Registry;
   readonly #requests: Counter<'method' | 'outcome' | 'error_type'>;
   readonly #duration: Histogram<'mcp_method_name' | 'error_type'>;
   readonly #poolWait: Histogram;
@@ -66,6 +68,9 @@ export class ServeMetrics {
   readonly #failed: Counter<'started'>;
 
   constructor(source: MetricsSource) {
+    // Loaded only when metrics are on: a wrap without them does not pay for loading prom-client.
+    const { Counter, Gauge, Histogram, Registry } = createRequire(import.meta.url)('prom-client') as typeof PromClient;
+    this.registry = new Registry();
     const registers = [this.registry];
     this.#requests = new Counter({ name: 'mcp_dual_era_requests_total', help: 'Requests served, by method, outcome (complete, input_required, error, none) and JSON-RPC error code', labelNames: ['method', 'outcome', 'error_type'], registers });
     this.#duration = new Histogram({ name: SERVER_DURATION_METRIC, help: 'How long a request took from its arrival to its answer (mcp.server.operation.duration)', labelNames: ['mcp_method_name', 'error_type'], buckets: DURATION_BUCKETS, registers });
