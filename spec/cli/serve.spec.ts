@@ -20,7 +20,9 @@ const EXAMPLE = resolve(ROOT, 'fixtures/servers/exampleServer.ts');
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 
 function start(args: string[]): { child: ChildProcess; stderr: () => string; listening: Promise<string> } {
-  const child = spawn(TSX, [CLI, 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Node itself with tsx's loader, not the tsx command: SIGTERM reaches the command directly (the
+  // tsx command relays it, and kills a child that has not said it got it within 30 ms).
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   const listening = new Promise<string>((resolveUrl, reject) => {
     child.stderr!.on('data', (c: Buffer) => {
