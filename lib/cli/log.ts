@@ -14,7 +14,6 @@ export type LogFormat = 'human' | 'json';
 
 /** Where a command's events go. */
 export interface Log {
-  readonly format: LogFormat;
   /** Something the operator should know (serving, upstream started, draining). Silent with `--quiet`. */
   info(message: string, fields?: Readonly<Record<string, unknown>>): void;
   /** Something that failed (the upstream, the port, the fleet). Said even with `--quiet`. */
@@ -49,7 +48,6 @@ export async function createLog(options: LogOptions): Promise<Log> {
 function humanLog(options: LogOptions): Log {
   const out = options.out ?? process.stderr;
   return {
-    format: 'human',
     info: (message) => {
       if (!options.quiet) out.write(`${message}\n`);
     },
@@ -117,7 +115,6 @@ function jsonLog(options: LogOptions, { pino, stdTimeFunctions, destination }: P
       }
     : undefined;
   return {
-    format: 'json',
     info: (message, fields) => logger.info(fields ?? {}, message),
     error: (message, fields) => logger.error(fields ?? {}, message),
     trace,

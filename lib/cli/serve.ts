@@ -7,7 +7,6 @@
 import { readEnv, readHttpUrl, readPort, splitAtDash, usageError } from './options.ts';
 import { parseServeArgs, SERVE_USAGE } from './serveUsage.ts';
 import { readLimits } from './limits.ts';
-import type { Trace } from './trace.ts';
 import { createLog, readLogFormat } from './log.ts';
 import { serveLegacy, type ServeHooks } from './serveLegacy.ts';
 
@@ -31,8 +30,6 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   const format = readLogFormat(values['log-format']);
   if (!format.ok) return usage(format.message);
   const log = await createLog({ format: format.value, quiet: values.quiet, verbose: values.verbose });
-  const say = (text: string) => log.info(text);
-  const trace: Trace | undefined = log.trace;
   const port = readPort(values.port);
   if (!port.ok) return usage(port.message);
   const env = readEnv(values.env);
@@ -65,13 +62,11 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   if (values.modern) {
     const { serveModern } = await import('./serveModern.ts');
     return serveModern(command, {
-      say,
       log,
       env: env.value,
       envPolicy: values,
       limits,
       port: port.value,
-      ...(trace ? { trace } : {}),
       ...(values.stdio ? { stdio: true } : {}),
       ...(values.host ? { host: values.host } : {}),
       ...(values.path ? { path: values.path } : {}),
@@ -81,5 +76,5 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
       ...(values['allowed-host'] ? { allowedHosts: values['allowed-host'] } : {}),
     });
   }
-  return serveLegacy({ command, values, env: env.value, limits, limitsGiven: read.given, port: port.value, say, log, usage, trace, hooks });
+  return serveLegacy({ command, values, env: env.value, limits, limitsGiven: read.given, port: port.value, log, usage, hooks });
 }

@@ -18,7 +18,7 @@ import { fleetNameProblem, redactedUrl } from '../fleet/fleetKeys.ts';
 import type { ServeValues } from './serveUsage.ts';
 import { readStateKey, type StateKey } from './stateKey.ts';
 import type { Log } from './log.ts';
-import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
+import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace } from './trace.ts';
 
 /** What a program that runs `serve` itself (`npm start`) is told. */
 export interface ServeHooks {
@@ -35,11 +35,9 @@ export interface ServeContext {
   /** The limits given on the command line (the others are the defaults). */
   readonly limitsGiven: ReadonlySet<LimitKey>;
   readonly port: number;
-  readonly say: (text: string) => void;
-  /** Where errors and the upstream's stderr go (`say` is its `info`). */
+  /** What the command says (`--quiet`, `--log-format`), its `--verbose` trace, where the upstream's stderr goes. */
   readonly log: Log;
   readonly usage: (message: string) => number;
-  readonly trace?: Trace | undefined;
   readonly hooks: ServeHooks;
 }
 
@@ -99,7 +97,8 @@ function readFleet(values: ServeValues): { ok: true; value: LegacySettings['flee
 
 /** The legacy server: over stdio it boots now, while the rest loads, and the first session takes the process over. */
 function legacyBackend(context: ServeContext, spares: number): Backend {
-  const { values, limits, trace } = context;
+  const { values, limits } = context;
+  const trace = context.log.trace;
   if (values.upstream) {
     return httpBackend({
       url: values.upstream,
@@ -184,7 +183,7 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   const fleet = settings.value.fleet ? await enterFleet(settings.value.fleet, settings.value.key, context.log) : undefined;
   if (fleet === null) return 1;
   const backend = legacyBackend(context, settings.value.spares);
-  if (!settings.value.key.given && !fleet) context.say('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
+  if (!settings.value.key.given && !fleet) context.log.info('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
   const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context, fleet));
   const watch = new UpstreamWatch(wrap);
@@ -200,7 +199,7 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
     drained = true;
     stop();
   };
-  process.once('SIGTERM', fleet ? () => void drain(wrap, fleet, context.say).then(onDrained, onSignal) : onSignal);
+  process.once('SIGTERM', fleet ? () => void drain(wrap, fleet, context.log).then(onDrained, onSignal) : onSignal);
   if (context.values.stdio) return onStdio(wrap, backend, watch, stopped, context);
   try {
     return await onHttp(wrap, backend, watch, stopped, context, fleet && { fleet, advertise: settings.value.fleet?.advertise, drained: () => drained });
@@ -209,9 +208,9 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   }
 }
 
-async function drain(wrap: LegacyServerWrap, fleet: Fleet, say: (text: string) => void): Promise<void> {
+async function drain(wrap: LegacyServerWrap, fleet: Fleet, log: Log): Promise<void> {
   const stats = wrap.stats();
-  say(`mcp-dual-era: draining: ${stats.parked} parked call(s) and ${stats.requests - stats.listens} call(s) in progress to finish`);
+  log.info(`mcp-dual-era: draining: ${stats.parked} parked call(s) and ${stats.requests - stats.listens} call(s) in progress to finish`);
   await fleet.drain().catch(() => {});
   await wrap.drain();
 }
@@ -254,15 +253,16 @@ function sayFailed(log: Log, backend: Backend, reason: string): void {
  * the client has its answer: every later request would only start it to fail again.
  */
 async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext): Promise<number> {
-  const { say, trace } = context;
+  const { log } = context;
+  const trace = log.trace;
   const opened = (e: { initializeResult: Parameters<typeof describeInit>[0] }) => {
     wrap.events.off('upstream-opened', opened);
-    say(`mcp-dual-era: upstream ${describeInit(e.initializeResult)}`);
+    log.info(`mcp-dual-era: upstream ${describeInit(e.initializeResult)}`);
   };
   wrap.events.on('upstream-opened', opened);
   const { serveStdio } = await import('../fronts/stdioFront.ts');
   const front = serveStdio(wrap, trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
-  say(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
+  log.info(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
   await Promise.race([front.done, stopped, watch.neverStarted]);
   // After a failed start the client still gets the answer to what it asked.
   if (watch.failed === undefined) {
@@ -289,7 +289,8 @@ async function onHttp(
   context: ServeContext,
   joined: { fleet: Fleet; advertise: string | undefined; drained: () => boolean } | undefined,
 ): Promise<number> {
-  const { say, trace, values, limits } = context;
+  const { log, values, limits } = context;
+  const trace = log.trace;
   const { serveNodeHttp } = await import('../transport/nodeHttp.ts');
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
   try {
@@ -303,7 +304,7 @@ async function onHttp(
     // In the directory as soon as it listens: a call parked here at once is found by the others.
     const advertise = joined.advertise ?? server.origin;
     await joined.fleet.register(advertise);
-    say(`mcp-dual-era: replica ${joined.fleet.id} registered in the fleet, reached at ${advertise}`);
+    log.info(`mcp-dual-era: replica ${joined.fleet.id} registered in the fleet, reached at ${advertise}`);
   }
   const url = `${server.origin}${values.path ?? '/mcp'}`;
   if (backend.passesAuthorization) {
@@ -324,9 +325,9 @@ async function onHttp(
     await server.close();
     return 1;
   }
-  say(`mcp-dual-era: upstream ${upstream.value}`);
-  say(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
-  if (values.metrics) say(`mcp-dual-era: metrics at ${server.origin}/metrics`);
+  log.info(`mcp-dual-era: upstream ${upstream.value}`);
+  log.info(`mcp-dual-era: serving ${backend.describe} at ${url} (modern and legacy clients)`);
+  if (values.metrics) log.info(`mcp-dual-era: metrics at ${server.origin}/metrics`);
   context.hooks.onListening?.(url);
   await stopped;
   if (joined?.drained()) {
@@ -338,10 +339,10 @@ async function onHttp(
     // Out of the directory (no new work is sent here), its Redis kept until the process ends:
     // a request still served here may have to find another replica.
     await joined.fleet.directory.leave();
-    say('mcp-dual-era: drained; no longer taking connections');
+    log.info('mcp-dual-era: drained; no longer taking connections');
     await new Promise<void>((resolve) => {
       const bound = setTimeout(() => {
-        server.server.getConnections((_e, n) => say(`mcp-dual-era: ${n} connection(s) still open after ${DRAIN_PASSING_MS} ms; closing them`));
+        server.server.getConnections((_e, n) => log.info(`mcp-dual-era: ${n} connection(s) still open after ${DRAIN_PASSING_MS} ms; closing them`));
         resolve();
       }, DRAIN_PASSING_MS);
       NetServer.prototype.close.call(server.server, () => {
@@ -357,7 +358,7 @@ async function onHttp(
       const idle = setTimeout(() => server.server.closeIdleConnections(), DRAIN_IDLE_MS);
     });
   }
-  say('mcp-dual-era: shutting down');
+  log.info('mcp-dual-era: shutting down');
   await wrap.close();
   await server.close();
   return 0;

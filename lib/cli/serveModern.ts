@@ -8,7 +8,7 @@ import { wrapModernServer, type ModernBackend } from '../wrap/modernServer/wrapM
 import { listenerLimits, type Limits } from './limits.ts';
 import { listenFailure, serverProcess, type EnvPolicy } from './options.ts';
 import type { Log } from './log.ts';
-import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace, type Trace } from './trace.ts';
+import { tracingFetch, tracingHandler, tracingInput, tracingOutput, upstreamTrace } from './trace.ts';
 
 export interface ServeModernOptions {
   readonly stdio?: boolean;
@@ -23,17 +23,14 @@ export interface ServeModernOptions {
   /** `--clean-env` and our own variables withheld from the command. */
   readonly envPolicy?: EnvPolicy;
   readonly limits: Limits;
-  readonly say: (text: string) => void;
-  /** Where errors and the upstream's stderr go. */
+  /** What the command says, its `--verbose` trace (every message on both sides), where the upstream's stderr goes. */
   readonly log: Log;
-  /** `--verbose`: every message on both sides. */
-  readonly trace?: Trace;
 }
 
 /** Serves a modern-only server to legacy clients until a signal or the end of stdin. */
 export async function serveModern(command: readonly string[], options: ServeModernOptions): Promise<number> {
   let backend: ModernBackend;
-  const trace = options.trace;
+  const trace = options.log.trace;
   const limits = options.limits;
   if (options.upstream) backend = { url: options.upstream, maxMessageBytes: limits['message-bytes'], ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) };
   else if (command.length > 0) {
@@ -62,7 +59,7 @@ export async function serveModern(command: readonly string[], options: ServeMode
   process.once('SIGTERM', () => stop());
   if (options.stdio) {
     const front = wrap.serveStdio(trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
-    options.say(`mcp-dual-era: serving the modern server ${describe} to a legacy client on stdio`);
+    options.log.info(`mcp-dual-era: serving the modern server ${describe} to a legacy client on stdio`);
     await Promise.race([front.done, stopped]);
     await front.close();
     return 0;
@@ -75,9 +72,9 @@ export async function serveModern(command: readonly string[], options: ServeMode
     await wrap.close();
     return 1;
   }
-  options.say(`mcp-dual-era: serving the modern server ${describe} to legacy clients at ${server.origin}${options.path ?? '/mcp'}`);
+  options.log.info(`mcp-dual-era: serving the modern server ${describe} to legacy clients at ${server.origin}${options.path ?? '/mcp'}`);
   await stopped;
-  options.say('mcp-dual-era: shutting down');
+  options.log.info('mcp-dual-era: shutting down');
   await wrap.close();
   await server.close();
   return 0;

@@ -151,11 +151,6 @@ export class RequestSpan {
     return this.#span.isRecording();
   }
 
-  /** The span's own context (what a parked call keeps of its first round). */
-  get spanContext(): SpanContext {
-    return this.#span.spanContext();
-  }
-
   /** The span's context as a `traceparent`, when it is recorded (undefined otherwise). */
   traceparent(): string | undefined {
     if (!this.recording) return undefined;

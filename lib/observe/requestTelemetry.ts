@@ -4,14 +4,13 @@
  * registered or metrics are on (`observe()`); otherwise none, and nothing here runs.
  */
 import { performance } from 'node:perf_hooks';
-import type { SpanContext } from '@opentelemetry/api';
 import type { JsonRpcRequest, JsonRpcResponse } from '../core/jsonrpc.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 import { MetaKey } from '../core/era.ts';
 import { Attr } from './conventions.ts';
 import { contextOf, otel, RequestSpan, tracingRegistered, type UpstreamSpan } from './requestSpan.ts';
 import type { ServeMetrics } from './serveMetrics.ts';
-import { traceCarrier, type HeaderSource, type TraceCarrier } from './traceContext.ts';
+import { traceCarrier, type TraceCarrier } from './traceContext.ts';
 
 /** How a request got its upstream session. */
 export type SessionUse = 'reused' | 'opened' | 'waited';
@@ -40,14 +39,11 @@ export class RequestTelemetry {
     this.span.set(Attr.round, round);
   }
 
-  /**
-   * A retry that continues a call whose first round was `firstRound` (its span's context, or its
-   * `traceparent` as a state keeps it): linked to that round's span.
-   */
-  continues(firstRound: SpanContext | string | undefined, round: number): void {
+  /** A retry that continues a call whose first round was traced as `firstRound` (its `traceparent`): linked to that round's span. */
+  continues(firstRound: string | undefined, round: number): void {
     this.span.set(Attr.round, round);
-    if (!this.span.recording) return;
-    this.span.link(typeof firstRound === 'string' ? otel().trace.getSpanContext(contextOf({ traceparent: firstRound })) : firstRound);
+    if (firstRound === undefined || !this.span.recording) return;
+    this.span.link(otel().trace.getSpanContext(contextOf({ traceparent: firstRound })));
   }
 
   /** The span of an upstream call made for this request; its params carry the span's trace context. */
@@ -68,19 +64,21 @@ export interface ObserveOptions {
   readonly transport: 'tcp' | 'pipe';
   readonly clientEra: 'modern' | 'legacy';
   readonly serverEra: 'modern' | 'legacy';
-  /** The HTTP headers, over HTTP: their trace context is the caller's when `_meta` has none. */
-  readonly headers?: HeaderSource | undefined;
   /** The trace context of the call a retry continues, when the retry carries none of its own. */
   readonly continued?: (requestState: string) => string | undefined;
 }
 
-/** The telemetry of `request`, or `undefined` when there is nothing to observe (no SDK registered, metrics off). */
+/**
+ * The telemetry of `request`, or `undefined` when there is nothing to observe (no SDK registered,
+ * metrics off). The caller's trace context is read from `_meta` (over HTTP, `withHeaderTrace` has
+ * put the headers' there when `_meta` had none).
+ */
 export function observe(request: JsonRpcRequest, options: ObserveOptions): RequestTelemetry | undefined {
   const tracing = tracingRegistered();
   if (!tracing && !options.metrics) return undefined;
   const params = request.params as JsonObject | undefined;
   const meta = params?.['_meta'];
-  let carrier: TraceCarrier | undefined = tracing ? traceCarrier(meta, options.headers) : undefined;
+  let carrier: TraceCarrier | undefined = tracing ? traceCarrier(meta) : undefined;
   if (tracing && !carrier && typeof params?.['requestState'] === 'string' && options.continued) {
     const traceparent = options.continued(params['requestState']);
     if (traceparent !== undefined) carrier = { traceparent };
@@ -91,18 +89,4 @@ export function observe(request: JsonRpcRequest, options: ObserveOptions): Reque
     carrier,
   );
   return new RequestTelemetry(span, request.method, options.metrics);
-}
-
-/**
- * `request` with the trace context of its HTTP headers in its `_meta` when `_meta` has none (the
- * request itself otherwise): what the caller's HTTP client propagated reaches the server behind.
- */
-export function withHeaderTrace(request: JsonRpcRequest, headers: HeaderSource): JsonRpcRequest {
-  const params = request.params;
-  if (!params) return request;
-  const meta = params['_meta'];
-  if (isRecord(meta) && typeof meta['traceparent'] === 'string') return request;
-  const fromHeaders = traceCarrier(undefined, headers);
-  if (!fromHeaders) return request;
-  return { ...request, params: { ...params, _meta: { ...(isRecord(meta) ? meta : {}), ...fromHeaders } } };
 }

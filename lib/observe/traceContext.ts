@@ -5,6 +5,7 @@
  * `_meta` of the request sent on. Pure functions.
  */
 import { TRACE_META_KEYS } from '../core/era.ts';
+import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 
 /** The trace context of a request: any of the W3C keys, as strings. */
@@ -49,4 +50,14 @@ export function withTraceMeta(params: JsonObject | undefined, carrier: TraceCarr
   if (!any) return params;
   const meta = params && isRecord(params['_meta']) ? params['_meta'] : undefined;
   return { ...params, _meta: { ...meta, ...carrier } };
+}
+
+/**
+ * `request` with the trace context of its HTTP headers in its `_meta` when `_meta` has none (the
+ * request itself otherwise): what the caller's HTTP client propagated reaches the server behind.
+ */
+export function withHeaderTrace(request: JsonRpcRequest, headers: HeaderSource): JsonRpcRequest {
+  if (!request.params || traceCarrier(request.params['_meta'])) return request;
+  const fromHeaders = traceCarrier(undefined, headers);
+  return fromHeaders ? { ...request, params: withTraceMeta(request.params, fromHeaders)! } : request;
 }

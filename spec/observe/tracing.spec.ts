@@ -27,13 +27,32 @@ const CALLER = `00-${TRACE_ID}-${CALLER_SPAN}-01`;
 
 const exporter = new InMemorySpanExporter();
 let provider: NodeTracerProvider | undefined;
-let marker = '';
-let wrap: LegacyServerWrap | undefined;
-let http: RunningHttpServer | undefined;
-const tapped: Tapped[] = [];
+/** server-everything behind `wrapLegacyServer` on HTTP, with every message on its pipes. */
+interface Endpoint {
+  readonly marker: string;
+  readonly wrap: LegacyServerWrap;
+  readonly http: RunningHttpServer;
+  readonly tapped: Tapped[];
+}
+
+async function startEndpoint(): Promise<Endpoint> {
+  const marker = randomUUID();
+  const tapped: Tapped[] = [];
+  const wrap = wrapLegacyServer({ upstream: everythingBackend(marker, (seen) => tapped.push(seen)) });
+  return { marker, wrap, http: await serveNodeHttp(wrap, { port: 0 }), tapped };
+}
+
+async function stopEndpoint(e: Endpoint | undefined): Promise<void> {
+  if (!e) return;
+  await e.wrap.close();
+  await e.http.close();
+  if (!(await markedProcessesGone(e.marker, 5000))) reapMarked(e.marker);
+}
+
+let endpoint: Endpoint | undefined;
 
 /** A client whose HTTP requests carry `traceparent` headers as `header(n)` says for its nth POST (none when undefined). */
-async function connect(header: (n: number) => string | undefined = () => undefined): Promise<{ client: Client; posted: Array<Record<string, any>> }> {
+async function connect(to: Endpoint, header: (n: number) => string | undefined = () => undefined): Promise<{ client: Client; posted: Array<Record<string, any>> }> {
   const posted: Array<Record<string, any>> = [];
   const fetchLike: FetchLike = async (input, init) => {
     const headers = new Headers(init?.headers);
@@ -46,7 +65,7 @@ async function connect(header: (n: number) => string | undefined = () => undefin
   };
   const client = new Client({ name: 'traced-spec', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} } } });
   client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } }));
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${http!.origin}/mcp`), { fetch: fetchLike }), { timeout: 20_000 });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${to.http.origin}/mcp`), { fetch: fetchLike }), { timeout: 20_000 });
   return { client, posted };
 }
 
@@ -59,15 +78,11 @@ const traced = suite('trace context through wrapLegacyServer, with the OpenTelem
 traced.before(async () => {
   provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
   provider.register();
-  marker = randomUUID();
-  wrap = wrapLegacyServer({ upstream: everythingBackend(marker, (seen) => tapped.push(seen)) });
-  http = await serveNodeHttp(wrap, { port: 0 });
+  endpoint = await startEndpoint();
 });
 
 traced.after(async () => {
-  await wrap?.close();
-  await http?.close();
-  if (!(await markedProcessesGone(marker, 5000))) reapMarked(marker);
+  await stopEndpoint(endpoint);
   await provider?.shutdown();
   trace.disable();
   propagation.disable();
@@ -76,12 +91,12 @@ traced.after(async () => {
 
 traced('should carry a caller\'s traceparent from _meta to the upstream request, as the context of our upstream span', async () => {
   exporter.reset();
-  const { client } = await connect();
+  const { client } = await connect(endpoint!);
   try {
-    const before = tappedParams(tapped, 'up', 'tools/call').length;
+    const before = tappedParams(endpoint!.tapped, 'up', 'tools/call').length;
     const result = await client.callTool({ name: 'echo', arguments: { message: 'traced' }, _meta: { traceparent: CALLER, tracestate: 'vendor=1' } });
     assert.match(textOf(result), 'traced');
-    const sent = tappedParams(tapped, 'up', 'tools/call').slice(before);
+    const sent = tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before);
     assert.is(sent.length, 1);
     const upstreamMeta = sent[0]!['_meta'] as Record<string, string>;
     const [server] = spansOf('tools/call echo').filter((s) => s.kind === SpanKind.SERVER);
@@ -114,7 +129,7 @@ traced('should carry a caller\'s traceparent from _meta to the upstream request,
 
 traced('should record an error answer on the span: its JSON-RPC code and an error status', async () => {
   exporter.reset();
-  const { client } = await connect(() => CALLER);
+  const { client } = await connect(endpoint!, () => CALLER);
   try {
     await client.callTool({ name: 'no-such-tool', arguments: {} }).catch(() => undefined);
     const [server] = spansOf('tools/call no-such-tool').filter((s) => s.kind === SpanKind.SERVER);
@@ -133,7 +148,7 @@ traced('should record an error answer on the span: its JSON-RPC code and an erro
 /** The spans of one elicitation call through two rounds, checked to form one trace. */
 async function twoRounds(header: (n: number) => string | undefined): Promise<{ rounds: ReadableSpan[]; upstream: ReadableSpan; posted: Array<Record<string, any>> }> {
   exporter.reset();
-  const { client, posted } = await connect(header);
+  const { client, posted } = await connect(endpoint!, header);
   try {
     const text = textOf(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }));
     assert.match(text, 'Ada Lovelace');
@@ -219,31 +234,21 @@ traced('should record a retry forwarded to the replica its call is parked on, in
 traced.run();
 
 const untraced = suite('trace context through wrapLegacyServer, without an SDK');
-let plainMarker = '';
-let plainWrap: LegacyServerWrap | undefined;
-let plainHttp: RunningHttpServer | undefined;
-const plainTapped: Tapped[] = [];
+let plain: Endpoint | undefined;
 
 untraced.before(async () => {
-  plainMarker = randomUUID();
-  plainWrap = wrapLegacyServer({ upstream: everythingBackend(plainMarker, (seen) => plainTapped.push(seen)) });
-  plainHttp = await serveNodeHttp(plainWrap, { port: 0 });
+  plain = await startEndpoint();
 });
 
-untraced.after(async () => {
-  await plainWrap?.close();
-  await plainHttp?.close();
-  if (!(await markedProcessesGone(plainMarker, 5000))) reapMarked(plainMarker);
-});
+untraced.after(() => stopEndpoint(plain));
 
 untraced('should pass _meta\'s trace context on as sent, and the HTTP header\'s when _meta has none', async () => {
   assert.is(trace.getTracer('x').startSpan('probe').isRecording(), false, 'no SDK is registered');
-  http = plainHttp;
-  const { client } = await connect(() => `00-${TRACE_ID}-${'1'.repeat(16)}-01`);
+  const { client } = await connect(plain!, () => `00-${TRACE_ID}-${'1'.repeat(16)}-01`);
   try {
     await client.callTool({ name: 'echo', arguments: { message: 'one' }, _meta: { traceparent: CALLER, baggage: 'k=v' } });
     await client.callTool({ name: 'echo', arguments: { message: 'two' } });
-    const sent = tappedParams(plainTapped, 'up', 'tools/call').map((p) => p['_meta'] as Record<string, string> | undefined);
+    const sent = tappedParams(plain!.tapped, 'up', 'tools/call').map((p) => p['_meta'] as Record<string, string> | undefined);
     assert.is(sent.length, 2);
     assert.is(sent[0]?.['traceparent'], CALLER);
     assert.is(sent[0]?.['baggage'], 'k=v');

@@ -32,7 +32,8 @@ import { errorAnswer, type Answer, type ModernContext, type Served, type Session
 import type { Fleet } from '../../fleet/fleet.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 import { DEFAULTS } from '../../defaults.ts';
-import { observe, withHeaderTrace } from '../../observe/requestTelemetry.ts';
+import { observe } from '../../observe/requestTelemetry.ts';
+import { withHeaderTrace } from '../../observe/traceContext.ts';
 import { ServeMetrics } from '../../observe/serveMetrics.ts';
 
 /** Options of {@link wrapLegacyServer}: the upstream server and how it is served. */
@@ -336,7 +337,6 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       transport: ctx.headers ? 'tcp' : 'pipe',
       clientEra: 'modern',
       serverEra: 'legacy',
-      headers: ctx.headers,
       ...(inputs.traceOf ? { continued: (state: string) => inputs.traceOf!(state) } : {}),
     });
     const answer = serveOne(traced, telemetry ? { ...ctx, telemetry } : ctx);

@@ -15,7 +15,6 @@ import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import { deliverLog, deliverProgress, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
-import type { RequestTelemetry } from '../../observe/requestTelemetry.ts';
 
 /** A push waiting for the client's answer. */
 export interface PendingPush {
@@ -84,9 +83,10 @@ export class ParkedCall implements CallHooks {
   readonly params: JsonObject | undefined;
   /** The target called (`tools/call:name`, …). */
   readonly called: string;
-  /** What is observed of the call's first request: retries link to its span, and continue its trace. */
-  readonly firstRound: RequestTelemetry | undefined;
-  /** The first round's `traceparent`, sealed into every state of the call (worked out when first parked). */
+  /**
+   * The `traceparent` of the call's first request, when it was traced (set when first parked):
+   * sealed into every state of the call; its retries link to that span.
+   */
   trace: string | undefined;
   readonly #targets: TargetMemory;
   /** Lets go of the upstream session the call holds. */
@@ -102,7 +102,6 @@ export class ParkedCall implements CallHooks {
     this.notify = call.ctx.notify;
     this.called = call.target;
     this.pushable = !targets.quiet(call.target);
-    this.firstRound = call.ctx.telemetry;
   }
 
   /** Wakes the request waiting for this call, if one is. */

@@ -105,11 +105,11 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       : undefined;
   }
 
-  /** True when calls to `target` run in replay mode. */
   traceOf(requestState: string): string | undefined {
     return stateTrace(this.keyring, requestState);
   }
 
+  /** True when calls to `target` run in replay mode. */
   replays(target: string): boolean {
     const r = this.#options.replay;
     if (!r) return false;
@@ -266,7 +266,8 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       p.holding = admitted;
       p.id = randomUUID();
       p.digest = paramsDigest(p.params);
-      p.trace = p.firstRound?.span.traceparent();
+      // Parked the first time: `call` is the call's first request.
+      p.trace = call.ctx.telemetry?.span.traceparent();
       call.ctx.telemetry?.round(1);
     }
     const requestState = sealState(this.keyring, {
@@ -334,7 +335,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     p.busy = true;
     clearTimeout(p.timer);
     this.#parked.delete(p.id);
-    call.ctx.telemetry?.continues(p.firstRound?.span.spanContext, opened.value.round + 1);
+    call.ctx.telemetry?.continues(p.trace, opened.value.round + 1);
     p.envelope = call.legacy.envelope;
     p.notify = call.ctx.notify;
     if (p.rerun) {
