@@ -184,6 +184,8 @@ const vsDirectSdk = compare(cells, 'wrap-http', 'direct-sdk');
 const stdioVsSdk = compare(cells, 'wrap-stdio', 'direct-sdk');
 const stdioVsRaw = compare(cells, 'wrap-stdio', 'direct-raw');
 const stdioVsRelay = compare(cells, 'wrap-stdio', 'stdio-relay');
+const stdioVsParsingRelay = compare(cells, 'wrap-stdio', 'stdio-parsing-relay');
+const parsingRelayVsRelay = compare(cells, 'stdio-parsing-relay', 'stdio-relay');
 const observedVsPlain = compare(cells, 'wrap-http-observed', 'wrap-http');
 
 const goals: GoalCheck[] = [
@@ -213,6 +215,8 @@ related('wrap (HTTP) against direct (SDK client), for reference:', vsDirectSdk);
 related('wrap (stdio) against direct (SDK client):', stdioVsSdk);
 related('wrap (stdio) against direct (raw lines, the same client as the stdio front):', stdioVsRaw);
 related('wrap (stdio) against the stdio relay (the same server behind a second process that only forwards bytes):', stdioVsRelay);
+related('wrap (stdio) against the parsing stdio relay (one that decodes and encodes every line, nothing else):', stdioVsParsingRelay);
+related('the parsing stdio relay against the byte relay (what reading the messages costs any front):', parsingRelayVsRelay);
 related('wrap (HTTP) with spans recorded by the OpenTelemetry SDK and metrics on, against both off:', observedVsPlain);
 const disturbed = cells.filter((c) => (c.cpu?.otherBusy ?? 0) > OTHER_LOAD_WARNING);
 if (disturbed.length > 0) {
@@ -238,7 +242,7 @@ const report = {
   request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),
   goals: { definition: GOAL, checks: goals, holds: goals.length > 0 && missed.length === 0 },
-  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, observedVsPlain },
+  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, observedVsPlain },
   failures,
   elapsedSeconds: elapsedS,
   cells,

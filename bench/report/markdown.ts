@@ -102,7 +102,8 @@ function wrapped(run: Run): string {
     'HTTP observed (`--metrics`, and the OpenTelemetry SDK registered with spans batched to memory); a bare ' +
     'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
     'route; a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines); and, for the stdio front, a stdio relay (a second ' +
-    'process that pipes bytes to the server and back, parsing nothing: the ceiling for any stdio front of a stdio server). ' +
+    'process that pipes bytes to the server and back, parsing nothing: the ceiling for any stdio front of a stdio server), and the same relay ' +
+    'parsing every line (decoded and encoded again, nothing else: the ceiling for any stdio front that reads the messages it passes on). ' +
     `Each contender warmed ${o.startWarmupMs / 1000} s, then per cell ${o.warmupMs / 1000} s of warm-up and ${(o.slices * o.sliceMs) / 1000} s measured in ` +
     `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}${o.nodeFlags?.length ? `; every Node process ran with \`${o.nodeFlags.join(' ')}\` (why: below)` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
   const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
@@ -120,6 +121,8 @@ function wrapped(run: Run): string {
       ratio(at(c.stdioVsSdk, conc)),
       ratio(at(c.stdioVsRaw, conc)),
       ratio(at(c.stdioVsRelay ?? [], conc), g.minStdioVsRelay),
+      ratio(at(c.parsingRelayVsRelay ?? [], conc)),
+      ratio(at(c.stdioVsParsingRelay ?? [], conc)),
       ratio(at(c.observedVsPlain ?? [], conc), g.minObservedVsPlain),
     ];
   });
@@ -133,7 +136,7 @@ function wrapped(run: Run): string {
     '',
     'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'traced + metrics ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8])),
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'traced + metrics ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])),
     '',
     goals,
     '',
@@ -382,6 +385,13 @@ export function renderReadmeWrap(run: Run): string {
     if (!r) return '–';
     return g.minStdioVsRelay === undefined ? formatRatio(r.throughputRatio) : `${formatRatio(r.throughputRatio)} ${r.throughputRatio >= g.minStdioVsRelay ? '✓' : '✗'}`;
   };
+  const parsed = (w.comparisons.parsingRelayVsRelay ?? []).length > 0;
+  const parsedRatios = (conc: number): string[] => {
+    if (!parsed) return [];
+    const floor = at(w.comparisons.parsingRelayVsRelay ?? [], conc);
+    const ours = at(w.comparisons.stdioVsParsingRelay ?? [], conc);
+    return [floor ? formatRatio(floor.throughputRatio) : '–', ours ? formatRatio(ours.throughputRatio) : '–'];
+  };
   const ratioRows = concs.map((conc) => {
     const p = at(w.comparisons.vsPassthrough, conc);
     const m = at(w.comparisons.vsProxy, conc);
@@ -391,6 +401,7 @@ export function renderReadmeWrap(run: Run): string {
       p && conc === g.addedP50Concurrency ? `${signedUs(p.addedP50Us)} ${p.addedP50Us <= g.maxAddedP50Us ? '✓' : '✗'}` : p ? signedUs(p.addedP50Us) : '–',
       m ? `${formatRatio(m.throughputRatio)} ${m.throughputRatio >= g.minVsMcpProxy ? '✓' : '✗'}` : '–',
       ...(relayed ? [relayRatio(conc)] : []),
+      ...parsedRatios(conc),
     ];
   });
   // The other ratios users wait on: an MRTR round on the fronts they call through, a fresh probe.
@@ -406,7 +417,12 @@ export function renderReadmeWrap(run: Run): string {
       `at most ${g.maxAddedP50Us} µs added p50 at concurrency ${g.addedP50Concurrency}, ≥ ${g.minVsMcpProxy}× mcp-proxy` +
       (relayed && g.minStdioVsRelay !== undefined ? `; over stdio, throughput ≥ ${g.minStdioVsRelay}× the stdio relay:` : ':'),
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', ...(relayed ? ['wrap (stdio) ÷ stdio relay'] : [])], ratioRows, new Set(relayed ? [0, 1, 2, 3, 4] : [0, 1, 2, 3])),
+    table(
+      ['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', ...(relayed ? ['wrap (stdio) ÷ stdio relay'] : []), ...(parsed ? ['parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay'] : [])],
+      ratioRows,
+      new Set(ratioRows[0]?.map((_, i) => i) ?? []),
+    ),
+    ...(parsed ? ['', 'The parsing relay decodes and encodes every line and does nothing else: what it keeps of the byte relay is the most any stdio front that reads its messages can keep.'] : []),
     ...(otherRows.length > 0
       ? ['', 'An MRTR round (the first call answered `input_required`, then the retry) ÷ a plain call through the same front, and a fresh probe ÷ what a legacy client pays to connect, at p50:', '', table(['ratio', 'this run', 'goal'], otherRows, new Set([1, 2]))]
       : []),

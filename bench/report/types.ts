@@ -82,6 +82,10 @@ export interface WrapPart {
     readonly stdioVsRaw: readonly WrapComparison[];
     /** Absent in results from before the stdio relay was measured. */
     readonly stdioVsRelay?: readonly WrapComparison[];
+    /** The wrap over stdio ÷ the relay that decodes and encodes every line (absent in results from before it was measured). */
+    readonly stdioVsParsingRelay?: readonly WrapComparison[];
+    /** That parsing relay ÷ the byte relay: what reading the messages costs any stdio front. */
+    readonly parsingRelayVsRelay?: readonly WrapComparison[];
     /** The wrap over HTTP with spans recorded and metrics on ÷ both off (absent in results from before they existed). */
     readonly observedVsPlain?: readonly WrapComparison[];
   };

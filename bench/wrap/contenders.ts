@@ -1,7 +1,7 @@
 /**
  * The wrap bench's contenders: each a way of serving modern `tools/call` requests from the same
  * legacy stdio echo server (the wrap over HTTP and over stdio, the pass-through, mcp-proxy, a
- * legacy client on the server itself, a byte-for-byte stdio relay), how to start it and which processes do its work. Not the
+ * legacy client on the server itself, a byte-for-byte stdio relay and one that parses every line), how to start it and which processes do its work. Not the
  * measuring (bench/wrap/cells.ts) nor the schedule (bench/wrap.ts).
  */
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ export interface Running {
 }
 
 export interface Contender {
-  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'wrap-stdio';
+  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'wrap-stdio';
   readonly label: string;
   readonly describe: string;
   start(programs: Programs): Promise<Running>;
@@ -40,7 +40,7 @@ export interface Programs {
   readonly echo: string;
   readonly wrapCli: readonly string[];
   readonly passthrough: readonly string[];
-  /** The stdio relay (bench/stdioRelay.ts): the stdio front's ceiling. */
+  /** The stdio relay (bench/stdioRelay.ts): the stdio front's ceiling (with `--parse` before `--`: the ceiling of any front that reads the messages). */
   readonly relay: readonly string[];
   /** Node flags a front runs with under `--profile` (none otherwise). */
   readonly profileFlags: (key: string) => string[];
@@ -159,6 +159,13 @@ export const CONTENDERS: readonly Contender[] = [
     label: 'stdio relay',
     describe: 'bench/stdioRelay.ts -- node echoServer.mjs: stdin piped to the server, its stdout piped back, byte for byte (legacy request lines)',
     start: ({ echo, relay, profileFlags }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-relay'), ...relay, '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, true),
+  },
+  {
+    key: 'stdio-parsing-relay',
+    label: 'stdio relay, parsing',
+    describe: 'bench/stdioRelay.ts --parse -- node echoServer.mjs: every line decoded and encoded again, nothing else (legacy request lines)',
+    start: ({ echo, relay, profileFlags }) =>
+      stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-parsing-relay'), ...relay, '--parse', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, true),
   },
   {
     key: 'wrap-stdio',
