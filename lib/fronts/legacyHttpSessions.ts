@@ -12,7 +12,8 @@ import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
 import { jsonError, jsonResponse, refusalResponse } from '../transport/httpEdge.ts';
-import { failureOf } from '../core/upstreamFailure.ts';
+import { describeFailure, failureOf } from '../core/upstreamFailure.ts';
+import type { HeaderSource } from '../observe/traceContext.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
 import type { Openings } from '../session/gate.ts';
 import { authRefusalOf, type SessionSource } from './served.ts';
@@ -238,16 +239,18 @@ export class LegacyHttpSessions {
       },
     });
     const inFlight = new Map<RequestId, unknown>();
-    front.onmessage = (raw) => {
+    const observed = this.#source.observe?.('tcp');
+    front.onmessage = (raw, extra) => {
       const message = raw as JsonRpcMessage;
       if ('method' in message && 'id' in message) {
         const meta = message.params?.['_meta'];
         inFlight.set(message.id, isRecord(meta) ? meta['progressToken'] : undefined);
       } else if ('method' in message && message.method === 'notifications/cancelled') inFlight.delete(message.params?.['requestId'] as RequestId);
-      upstream.send(message).catch(() => {});
+      upstream.send(observed ? observed.sent(message, headerSource(extra)) : message).catch(() => {});
     };
     upstream.onmessage = (message, extra) => {
       booted();
+      observed?.answered(message);
       const related = (extra as MessageExtra | undefined)?.relatedRequestId ?? relatedCall(message, inFlight);
       const answered = !('method' in message) && message.id !== undefined && message.id !== null ? message.id : undefined;
       if (answered !== undefined) inFlight.delete(answered);
@@ -259,6 +262,7 @@ export class LegacyHttpSessions {
     };
     upstream.onclose = () => {
       booted();
+      observed?.closed((upstream.failure && describeFailure(upstream.failure)) ?? 'the upstream closed the session');
       if (credentials) for (const settle of [...credentials.verdicts.values()]) settle(undefined);
       if (sessionId) this.#table.delete(sessionId);
       void front.close();
@@ -310,4 +314,14 @@ function requestIds(body: unknown): RequestId[] {
 function holdsRequest(body: unknown): boolean {
   const one = (m: unknown) => isRecord(m) && typeof m['method'] === 'string' && 'id' in m;
   return Array.isArray(body) ? body.some(one) : one(body);
+}
+
+/** The HTTP headers of the POST a client's message came in, as the SDK's transport hands them over with it. */
+function headerSource(extra: unknown): HeaderSource | undefined {
+  const headers = (extra as { requestInfo?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.requestInfo?.headers;
+  if (!headers) return undefined;
+  return (name) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
 }

@@ -15,6 +15,7 @@ import type { CancelSignal } from '../signals.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestTelemetry } from '../observe/requestTelemetry.ts';
+import type { RelayTelemetry } from '../observe/relayTelemetry.ts';
 
 /** Where a modern request came from and how to reach its stream. */
 export interface ModernContext {
@@ -94,6 +95,11 @@ export interface SessionSource {
   readonly openings?: Openings;
   /** Told when a session's pipe could not be opened or closed before it said a word. */
   readonly failed?: (reason: string) => void;
+  /**
+   * What is observed of a session served over `transport` (spans and metrics of the requests it
+   * carries), or `undefined` when nothing is; absent, nothing is.
+   */
+  readonly observe?: (transport: 'tcp' | 'pipe') => RelayTelemetry | undefined;
 }
 
 /** What a front serves: a wrap hands itself over as this. */

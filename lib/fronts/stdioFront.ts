@@ -16,6 +16,7 @@ import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { Served } from './served.ts';
+import type { RelayTelemetry } from '../observe/relayTelemetry.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { DEFAULTS } from '../defaults.ts';
 
@@ -54,6 +55,8 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
   const inflight = new Set<Promise<void>>();
   const calls = new Set<Promise<void>>();
   let legacy: Transport | undefined;
+  /** What is observed of the legacy session, when anything is. */
+  let legacyObserved: RelayTelemetry | undefined;
   let legacyOpening: Promise<Transport | undefined> | undefined;
   let ended = false;
   const batched = turnBatcher(output);
@@ -75,11 +78,13 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     try {
       upstream = await wrap.legacy.connect();
       const own = upstream;
+      const observed = wrap.legacy.observe?.('pipe');
       let closed!: () => void;
       legacyClosed = new Promise((resolve) => (closed = resolve));
       own.onmessage = (m) => {
         spoke = true;
         if (!('method' in m) && isRequestId(m.id)) unanswered.delete(m.id);
+        observed?.answered(m);
         write(m);
       };
       own.onclose = () => {
@@ -90,10 +95,12 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
         if (!spoke) wrap.legacy.failed?.(legacyGone.detail);
         for (const id of unanswered) write(errorResponse(id, legacyGoneError()));
         unanswered.clear();
+        observed?.closed(legacyGone.detail);
         closed();
       };
       await own.start();
       legacy = own;
+      legacyObserved = observed;
       return own;
     } catch (e) {
       const failure = upstream?.failure;
@@ -110,7 +117,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     if (upstream && upstream === legacy) {
       for (const r of requests) unanswered.add(r.id);
       try {
-        await upstream.send(message as JsonRpcMessage);
+        await upstream.send((legacyObserved ? legacyObserved.sent(message) : message) as JsonRpcMessage);
         return;
       } catch {
         // Going: its close answers them with its own account of why; if it does not come soon, below.

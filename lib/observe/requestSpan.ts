@@ -109,7 +109,8 @@ function recordAnswer(span: Span, message: JsonRpcResponse | { error: { code: nu
 /** The span of a call sent upstream: the params to send (with its trace context), and its end. */
 export interface UpstreamSpan {
   readonly params: JsonObject | undefined;
-  end(outcome: { error: { code: number; message: string } } | { result: unknown }): void;
+  /** Ends the span with the upstream's answer (`undefined`: none came, the request was cancelled). */
+  end(outcome: { error: { code: number; message: string } } | { result: unknown } | undefined): void;
 }
 
 const UNTRACED_END = (): void => {};

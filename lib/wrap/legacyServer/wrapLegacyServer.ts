@@ -35,6 +35,7 @@ import { DEFAULTS } from '../../defaults.ts';
 import { observe } from '../../observe/requestTelemetry.ts';
 import { withHeaderTrace } from '../../observe/traceContext.ts';
 import { ServeMetrics } from '../../observe/serveMetrics.ts';
+import { RelayTelemetry } from '../../observe/relayTelemetry.ts';
 
 /** Options of {@link wrapLegacyServer}: the upstream server and how it is served. */
 export interface WrapLegacyServerOptions {
@@ -291,6 +292,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(backend.passesAuthorization ? { passesAuthorization: true } : {}),
     openings,
     failed: (reason) => events.emit('upstream-failed', { reason, started: false }),
+    observe: (transport) => RelayTelemetry.of({ metrics, transport, serverEra: 'legacy' }),
   };
   // In front of a protected server that gets each caller's credentials: its metadata and challenges, pointing here.
   const protectedResource =

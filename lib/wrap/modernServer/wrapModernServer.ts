@@ -10,6 +10,7 @@ import { createHttpFront } from '../../fronts/httpFront.ts';
 import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
 import type { LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
 import type { Served, SessionSource } from '../../fronts/served.ts';
+import { RelayTelemetry } from '../../observe/relayTelemetry.ts';
 import type { Fleet } from '../../fleet/fleet.ts';
 import { serveStdio, type RunningStdioFront, type StdioFrontOptions } from '../../fronts/stdioFront.ts';
 import { requestPrincipal, type EdgeLimits, type OriginPolicy } from '../../transport/httpEdge.ts';
@@ -88,7 +89,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
     };
     return bridge;
   };
-  const source: SessionSource = { connect: async () => session() };
+  const source: SessionSource = { connect: async () => session(), observe: (transport) => RelayTelemetry.of({ transport, serverEra: 'modern' }) };
   const fleet = options.fleet;
   const legacy = new LegacyHttpSessions(source, { ...(options.sessions ?? {}), principal: requestPrincipal(options.principal), ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}) });
   const front = createHttpFront({
