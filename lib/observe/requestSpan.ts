@@ -39,10 +39,16 @@ function ourTracer(): Tracer {
 export function tracingRegistered(): boolean {
   const registered = (globalThis as { [API_GLOBAL]?: { trace?: unknown } })[API_GLOBAL];
   if (registered?.trace === undefined) return false;
+  // What the API holds is looked at again only when it changed (an SDK registered, or disabled).
+  if (registered.trace === seen.registered) return seen.tracing;
   const { trace, ProxyTracerProvider } = otel();
   const provider = trace.getTracerProvider();
-  return !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(PACKAGE_NAME, PACKAGE_VERSION) !== undefined;
+  const tracing = !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(PACKAGE_NAME, PACKAGE_VERSION) !== undefined;
+  seen = { registered: registered.trace, tracing };
+  return tracing;
 }
+/** The tracer provider the API held when last looked at, and whether it records. */
+let seen: { registered: unknown; tracing: boolean } = { registered: undefined, tracing: false };
 
 const getter: TextMapGetter<TraceCarrier> = {
   keys: (carrier) => Object.keys(carrier),

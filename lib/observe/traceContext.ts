@@ -42,14 +42,13 @@ export function traceIdOf(traceparent: string | undefined): string | undefined {
 
 /** `params` with `carrier`'s keys in its `_meta` (over any there); `params` itself when the carrier is empty. */
 export function withTraceMeta(params: JsonObject | undefined, carrier: TraceCarrier): JsonObject | undefined {
-  let any = false;
-  for (const _ in carrier) {
-    any = true;
-    break;
-  }
-  if (!any) return params;
-  const meta = params && isRecord(params['_meta']) ? params['_meta'] : undefined;
-  return { ...params, _meta: { ...meta, ...carrier } };
+  const { traceparent, tracestate, baggage } = carrier;
+  if (traceparent === undefined && tracestate === undefined && baggage === undefined) return params;
+  const meta: JsonObject = params && isRecord(params['_meta']) ? { ...params['_meta'] } : {};
+  if (traceparent !== undefined) meta['traceparent'] = traceparent;
+  if (tracestate !== undefined) meta['tracestate'] = tracestate;
+  if (baggage !== undefined) meta['baggage'] = baggage;
+  return { ...params, _meta: meta };
 }
 
 /**
