@@ -26,16 +26,27 @@ export interface ModernContext {
   /** Sends a notification on this request's own stream (progress, logs, listen notifications). */
   readonly notify: (notification: JsonRpcNotification) => void;
   /** The request's envelope, when the front has already read and checked it (it is not read again). */
-  readonly envelope?: Envelope;
+  readonly envelope?: Envelope | undefined;
   /** The HTTP request headers, when the request came over HTTP (`Mcp-Param-*` are checked against the tool). */
-  readonly headers?: HeaderLookup;
+  readonly headers?: HeaderLookup | undefined;
   /**
    * In front of a protected upstream: the upstream's `WWW-Authenticate` challenge as this client
    * is shown it (its `resource_metadata` naming the front's metadata).
    */
-  readonly challenge?: (upstream: string) => string;
+  readonly challenge?: ((upstream: string) => string) | undefined;
   /** What is observed of this request (its span, its metrics), when anything is (see `observe`). */
-  readonly telemetry?: RequestTelemetry;
+  readonly telemetry?: RequestTelemetry | undefined;
+}
+
+/**
+ * `ctx` with what is observed of its request: a new context of one fixed shape, every field
+ * written out. A spread copy (`{ ...ctx, telemetry }`) was measured to make the reads of the
+ * copy slow all along the request's path (the stdio front's CPU per call went from 11 to 20 µs).
+ */
+export function withTelemetry(ctx: ModernContext, telemetry: RequestTelemetry): ModernContext {
+  // Every field, required: a field added to ModernContext must be added here too.
+  const full: { readonly [K in keyof Required<ModernContext>]: ModernContext[K] } = { principal: ctx.principal, signal: ctx.signal, notify: ctx.notify, envelope: ctx.envelope, headers: ctx.headers, challenge: ctx.challenge, telemetry };
+  return full;
 }
 
 /** The one answer to a request, with the HTTP status (and headers) a Streamable HTTP front uses. */

@@ -28,7 +28,7 @@ import { ListenHub } from './listen.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
 import { serveModern, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
-import { errorAnswer, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
+import { errorAnswer, withTelemetry, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
 import type { Fleet } from '../../fleet/fleet.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 import { DEFAULTS } from '../../defaults.ts';
@@ -341,7 +341,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       serverEra: 'legacy',
       ...(inputs.traceOf ? { continued: (state: string) => inputs.traceOf!(state) } : {}),
     });
-    const answer = serveOne(traced, telemetry ? { ...ctx, telemetry } : ctx);
+    const answer = serveOne(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx);
     void answer.then(served, served);
     if (telemetry) answer.then((a) => telemetry.end(a?.message), (e: unknown) => telemetry.end(undefined, e));
     return answer;
