@@ -292,12 +292,12 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const { rpc, envelope } = r;
     const challenge = challengeFor(() => request.url);
     if (!r.streams) {
-      const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header, ...(challenge ? { challenge } : {}) });
+      const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header, challenge });
       return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });
     }
     const gone = new Cancellation();
     request.signal.addEventListener('abort', () => gone.abort(), { once: true });
-    return lazyEventStream((writer) => serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, ...(challenge ? { challenge } : {}) }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
+    return lazyEventStream((writer) => serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, challenge }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
   };
 
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -362,7 +362,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         if (!res.writableEnded) gone.abort();
       };
       res.on('close', onClose);
-      serve!(rpc, { principal, signal: gone, envelope, notify: noop, headers: header, ...(challenge ? { challenge } : {}) }).then(
+      serve!(rpc, { principal, signal: gone, envelope, notify: noop, headers: header, challenge }).then(
         (answer) => {
           res.removeListener('close', onClose);
           if (res.destroyed) return;
@@ -377,7 +377,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       return;
     }
     const writer = nodeSse(res, { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
-    serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, ...(challenge ? { challenge } : {}) }).then(
+    serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, challenge }).then(
       (answer) => {
         // An answer before anything was streamed, with a status of its own (a refusal), goes out as JSON.
         if (answer && answer.status !== 200 && !writer.started && !writer.closed) {
