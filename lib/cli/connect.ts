@@ -19,6 +19,7 @@ import { claimedEra, type Era } from '../core/era.ts';
 import { internalError, parseError } from '../core/errors.ts';
 import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
+import { RelayTelemetry } from '../observe/relayTelemetry.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { startAhead } from '../transport/spawnChild.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
@@ -160,6 +161,8 @@ class Connection {
   readonly #streams = new Set<string | number>();
   /** Set while the end of the host's input waits for its requests to be answered. */
   #onIdle: (() => void) | undefined;
+  /** What is observed of the host's requests in its era (spans, with an OpenTelemetry SDK registered). */
+  #observed: RelayTelemetry | undefined;
 
   constructor(upstream: Upstream, options: ConnectionOptions) {
     this.#upstream = upstream;
@@ -175,6 +178,7 @@ class Connection {
         this.#settled(m['id']);
       }
       this.#options.trace?.('us', 'client', message);
+      this.#observed?.answered(message as JsonRpcMessage);
       batched(frame(message));
     };
     const done = new Promise<number>((resolve) => (this.#finish = resolve));
@@ -226,8 +230,10 @@ class Connection {
     }
     if (!this.#opening) {
       this.#era = this.#options.hostEra ?? (claimedEra(Array.isArray(message) ? message[0] : message) === 'modern' ? 'modern' : 'legacy');
+      this.#observed = RelayTelemetry.of({ transport: 'pipe', clientEra: this.#era, serverEra: this.#options.serverEra });
       this.#opening = this.#open(this.#era, ++this.#generation);
     }
+    if (this.#observed) message = this.#observed.sent(message as JsonRpcMessage | JsonRpcMessage[]);
     const opening = this.#opening;
     const generation = this.#generation;
     // Sent in order, not awaited: a transport may take its time over a request (a call through a
@@ -251,6 +257,8 @@ class Connection {
   #fallBack(): void {
     for (const id of this.#pending) this.#streams.delete(id);
     this.#pending.clear();
+    this.#observed?.closed('the host fell back to initialize');
+    this.#observed = undefined;
     const left = this.#opening;
     this.#opening = undefined;
     this.#era = undefined;
@@ -379,6 +387,7 @@ class Connection {
     await Promise.all([...this.#retired]);
     clearInterval(alive);
     this.#failPending('the bridge is shutting down');
+    this.#observed?.closed('the bridge is shutting down');
     this.#finished = true;
     this.#onIdle?.();
     this.#finish(code);

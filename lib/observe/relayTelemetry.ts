@@ -1,7 +1,8 @@
 /**
- * What is observed of a relayed legacy session: a legacy client's session passed message for
- * message to the wrap's upstream (the HTTP front's legacy sessions, a legacy session on the stdio
- * front). Each request it carries gets what a modern request gets: a span of kind server, a span of
+ * What is observed of a relayed session: a client's messages passed on, message for message, to
+ * what serves them (the HTTP front's and the stdio front's legacy sessions, relayed to the wrap's
+ * upstream; the host of `connect`, relayed through a client wrap). Each request it carries gets
+ * what a request a wrap serves gets: a span of kind server, a span of
  * kind client for the request sent on (whose trace context goes upstream in that request's
  * `_meta`, continuing the caller's, from `_meta` or else the HTTP headers), and with metrics on its
  * count and duration. Both end with the answer that has the request's id, when the client cancels
@@ -20,12 +21,14 @@ import { withHeaderTrace, type HeaderSource } from './traceContext.ts';
 /** The most requests of one session observed at once. */
 export const MAX_OBSERVED = 1024;
 
-/** Where a relayed session is served, and what it is relayed to. */
+/** Where a relayed session is served, and between which eras. */
 export interface RelayObserveOptions {
   readonly metrics?: ServeMetrics | undefined;
   readonly transport: 'tcp' | 'pipe';
-  /** The era of what the session is relayed to: a legacy server, or a modern one behind a bridge. */
-  readonly serverEra: 'modern' | 'legacy';
+  /** The era of the client whose session it is. */
+  readonly clientEra: 'modern' | 'legacy';
+  /** The era of what the session is relayed to (a legacy server, or a modern one behind a bridge), when known. */
+  readonly serverEra: 'modern' | 'legacy' | undefined;
 }
 
 interface Observed {
@@ -70,7 +73,7 @@ export class RelayTelemetry {
     }
     if (this.#open.size >= MAX_OBSERVED || this.#open.has(message.id)) return message;
     const request: JsonRpcRequest = headers ? withHeaderTrace(message, headers) : message;
-    const telemetry = observe(request, { ...this.#options, clientEra: 'legacy' });
+    const telemetry = observe(request, this.#options);
     if (!telemetry) return message;
     const upstream = telemetry.upstream(request.method, request.params);
     this.#open.set(message.id, { telemetry, upstream });

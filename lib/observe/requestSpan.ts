@@ -45,6 +45,8 @@ export function tracingRegistered(): boolean {
   const provider = trace.getTracerProvider();
   const tracing = !(provider instanceof ProxyTracerProvider) || provider.getDelegateTracer(PACKAGE_NAME, PACKAGE_VERSION) !== undefined;
   seen = { registered: registered.trace, tracing };
+  // A tracer from what was registered before (disabled since) records nothing: ours is asked for again.
+  tracer = undefined;
   return tracing;
 }
 /** The tracer provider the API held when last looked at, and whether it records. */
@@ -75,7 +77,8 @@ export interface RequestFacts {
   /** `tcp` (HTTP) or `pipe` (stdio). */
   readonly transport: 'tcp' | 'pipe';
   readonly clientEra: 'modern' | 'legacy';
-  readonly serverEra: 'modern' | 'legacy';
+  /** Unknown (left out of the attributes) where the server's era is not known ahead (`connect` before its probe). */
+  readonly serverEra: 'modern' | 'legacy' | undefined;
   readonly protocolVersion?: string | undefined;
 }
 
@@ -126,10 +129,10 @@ export class RequestSpan {
   readonly #span: Span;
   /** The context the request's child spans start in. */
   readonly context: Context;
-  readonly #serverEra: 'modern' | 'legacy';
+  readonly #serverEra: 'modern' | 'legacy' | undefined;
   #ended = false;
 
-  private constructor(span: Span, parent: Context, serverEra: 'modern' | 'legacy') {
+  private constructor(span: Span, parent: Context, serverEra: 'modern' | 'legacy' | undefined) {
     this.#span = span;
     this.context = otel().trace.setSpan(parent, span);
     this.#serverEra = serverEra;
@@ -145,8 +148,8 @@ export class RequestSpan {
         [Attr.requestId]: String(facts.id),
         [Attr.networkTransport]: facts.transport,
         [Attr.clientEra]: facts.clientEra,
-        [Attr.serverEra]: facts.serverEra,
       };
+      if (facts.serverEra !== undefined) attributes[Attr.serverEra] = facts.serverEra;
       if (facts.protocolVersion !== undefined) attributes[Attr.protocolVersion] = facts.protocolVersion;
       span.setAttributes(targetAttributes(facts.method, facts.params, attributes));
     }
@@ -178,7 +181,8 @@ export class RequestSpan {
   /** Starts the span of the upstream call made for this request, and puts its trace context into the params sent. */
   upstream(method: string, params: JsonObject | undefined): UpstreamSpan {
     if (!this.#span.isRecording()) return { params, end: UNTRACED_END };
-    const attributes: Attributes = { [Attr.methodName]: method, [Attr.serverEra]: this.#serverEra };
+    const attributes: Attributes = { [Attr.methodName]: method };
+    if (this.#serverEra !== undefined) attributes[Attr.serverEra] = this.#serverEra;
     const { SpanKind, propagation, trace } = otel();
     const span = ourTracer().startSpan(spanName(method, params), { kind: SpanKind.CLIENT, attributes: targetAttributes(method, params, attributes) }, this.context);
     const carrier: TraceCarrier = {};

@@ -63,7 +63,8 @@ export interface ObserveOptions {
   readonly metrics?: ServeMetrics | undefined;
   readonly transport: 'tcp' | 'pipe';
   readonly clientEra: 'modern' | 'legacy';
-  readonly serverEra: 'modern' | 'legacy';
+  /** The era of the server behind, when known. */
+  readonly serverEra: 'modern' | 'legacy' | undefined;
   /** The trace context of the call a retry continues, when the retry carries none of its own. */
   readonly continued?: (requestState: string) => string | undefined;
 }

@@ -2,7 +2,8 @@
  * Relayed legacy sessions observed, with the real OpenTelemetry SDK (in-memory exporter)
  * registered in this process: a v1 SDK client's session through `wrapLegacyServer` served on HTTP
  * to server-everything (legacy, over stdio), a legacy session on the stdio front, and a legacy
- * session through `wrapModernServer` to the v2 SDK fixture. Each request the session carries gets a
+ * session through `wrapModernServer` to the v2 SDK fixture, and a legacy and a modern host through
+ * `connect` to the v2 SDK fixture over HTTP. Each request the session carries gets a
  * server span and a span for the request sent on, whose context reaches the server in `_meta`,
  * continuing the caller's (from `_meta`, or the POST's `traceparent` header when `_meta` has none);
  * a cancelled request's spans end without an answer; the metrics count the relayed requests.
@@ -23,6 +24,9 @@ import { createMemoryPair } from '../../lib/transport/memory.ts';
 import { serveStdio } from '../../lib/fronts/stdioFront.ts';
 import type { JsonRpcMessage } from '../../lib/core/jsonrpc.ts';
 import { serveModernStdio } from '../../fixtures/servers/modernStdio.ts';
+import { createModernHandler } from '../../fixtures/servers/modernHttp.ts';
+import { connect } from '../../lib/cli/connect.ts';
+import { startModernHttp } from '../helpers/modernFixture.ts';
 import { everythingBackend, markedProcessesGone, reapMarked, tappedParams, textOf, waitFor, type Tapped } from '../helpers/everything.ts';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
@@ -32,7 +36,7 @@ const HEADER_SPAN = '53995c3f42cd8ad8';
 const HEADER_CALLER = `00-${TRACE_ID}-${HEADER_SPAN}-01`;
 const LEGACY_VERSION = '2025-06-18';
 
-// One SDK for the whole file: our tracer is the API's proxy, bound to the provider registered first.
+// One SDK for the whole file, shut down after the last suite.
 const exporter = new InMemorySpanExporter();
 const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 provider.register();
@@ -190,12 +194,6 @@ relayed.run();
 
 const bridged = suite('a legacy session through wrapModernServer, with the OpenTelemetry SDK');
 
-bridged.after(async () => {
-  await provider.shutdown();
-  trace.disable();
-  propagation.disable();
-  context.disable();
-});
 
 bridged('should carry the span\'s context to the modern server in the translated request\'s _meta', async () => {
   exporter.reset();
@@ -246,3 +244,73 @@ bridged('should carry the span\'s context to the modern server in the translated
 });
 
 bridged.run();
+
+const connected = suite('a host through connect, with the OpenTelemetry SDK');
+
+connected.after(async () => {
+  await provider.shutdown();
+  trace.disable();
+  propagation.disable();
+  context.disable();
+});
+
+/** Lines written to a host's pipe, and those it read back. */
+function hostPipe(): { input: PassThrough; output: PassThrough; answers: Array<Record<string, any>>; send(m: unknown): void } {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const answers: Array<Record<string, any>> = [];
+  let buffer = '';
+  output.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      answers.push(JSON.parse(buffer.slice(0, nl)) as Record<string, any>);
+      buffer = buffer.slice(nl + 1);
+    }
+  });
+  return { input, output, answers, send: (m) => input.write(`${JSON.stringify(m)}\n`) };
+}
+
+connected('should trace a legacy host\'s call and a modern host\'s call to the modern server, their context in the _meta it gets', async () => {
+  const posted: Array<Record<string, any>> = [];
+  const handler = createModernHandler();
+  const server = await startModernHttp({
+    fetch: async (request: Request) => {
+      if (request.method === 'POST') posted.push((await request.clone().json()) as Record<string, any>);
+      return handler.fetch(request);
+    },
+    close: () => handler.close(),
+  });
+  const callsSeen = () => posted.filter((m) => m['method'] === 'tools/call');
+  try {
+    for (const era of ['legacy', 'modern'] as const) {
+      exporter.reset();
+      const host = hostPipe();
+      const running = connect(['--quiet', server.url], { input: host.input, output: host.output });
+      const meta = era === 'modern'
+        ? { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'lines', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {}, traceparent: CALLER }
+        : { traceparent: CALLER };
+      if (era === 'legacy') {
+        host.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'lines', version: '1' } } });
+        assert.ok(await waitFor(() => host.answers.some((a) => a['id'] === 1), 10_000), 'initialized');
+        host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      }
+      const before = callsSeen().length;
+      host.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: era }, _meta: meta } });
+      assert.ok(await waitFor(() => host.answers.some((a) => a['id'] === 2), 10_000), `${era}: answered`);
+      assert.is(host.answers.find((a) => a['id'] === 2)?.['result']?.['content']?.[0]?.['text'], era);
+      const { server: span, upstream } = await pairOf('tools/call echo');
+      assert.is(span.attributes['mcp_dual_era.client.era'], era);
+      assert.is(span.attributes['network.transport'], 'pipe');
+      assert.is(span.parentSpanContext?.spanId, CALLER_SPAN, era);
+      const sent = callsSeen().slice(before);
+      assert.is(sent.length, 1, era);
+      assert.is(sent[0]!['params']?.['_meta']?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`, era);
+      host.input.end();
+      assert.is(await running, 0);
+    }
+  } finally {
+    await server.close();
+  }
+});
+
+connected.run();

@@ -292,7 +292,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(backend.passesAuthorization ? { passesAuthorization: true } : {}),
     openings,
     failed: (reason) => events.emit('upstream-failed', { reason, started: false }),
-    observe: (transport) => RelayTelemetry.of({ metrics, transport, serverEra: 'legacy' }),
+    observe: (transport) => RelayTelemetry.of({ metrics, transport, clientEra: 'legacy', serverEra: 'legacy' }),
   };
   // In front of a protected server that gets each caller's credentials: its metadata and challenges, pointing here.
   const protectedResource =

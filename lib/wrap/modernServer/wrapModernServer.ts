@@ -89,7 +89,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
     };
     return bridge;
   };
-  const source: SessionSource = { connect: async () => session(), observe: (transport) => RelayTelemetry.of({ transport, serverEra: 'modern' }) };
+  const source: SessionSource = { connect: async () => session(), observe: (transport) => RelayTelemetry.of({ transport, clientEra: 'legacy', serverEra: 'modern' }) };
   const fleet = options.fleet;
   const legacy = new LegacyHttpSessions(source, { ...(options.sessions ?? {}), principal: requestPrincipal(options.principal), ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}) });
   const front = createHttpFront({
