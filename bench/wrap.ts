@@ -187,6 +187,7 @@ const stdioVsRelay = compare(cells, 'wrap-stdio', 'stdio-relay');
 const stdioVsParsingRelay = compare(cells, 'wrap-stdio', 'stdio-parsing-relay');
 const parsingRelayVsRelay = compare(cells, 'stdio-parsing-relay', 'stdio-relay');
 const observedVsPlain = compare(cells, 'wrap-http-observed', 'wrap-http');
+const metricsVsPlain = compare(cells, 'wrap-http-metrics', 'wrap-http');
 
 const goals: GoalCheck[] = [
   ...vsPassthrough.map((c) => ({ goal: `throughput ≥ ${GOAL.minVsPassthrough}× pass-through`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minVsPassthrough })),
@@ -218,6 +219,7 @@ related('wrap (stdio) against the stdio relay (the same server behind a second p
 related('wrap (stdio) against the parsing stdio relay (one that decodes and encodes every line, nothing else):', stdioVsParsingRelay);
 related('the parsing stdio relay against the byte relay (what reading the messages costs any front):', parsingRelayVsRelay);
 related('wrap (HTTP) with spans recorded by the OpenTelemetry SDK and metrics on, against both off:', observedVsPlain);
+related('wrap (HTTP) with metrics on alone, against both off:', metricsVsPlain);
 const disturbed = cells.filter((c) => (c.cpu?.otherBusy ?? 0) > OTHER_LOAD_WARNING);
 if (disturbed.length > 0) {
   console.log('');
@@ -242,7 +244,7 @@ const report = {
   request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),
   goals: { definition: GOAL, checks: goals, holds: goals.length > 0 && missed.length === 0 },
-  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, observedVsPlain },
+  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, observedVsPlain, metricsVsPlain },
   failures,
   elapsedSeconds: elapsedS,
   cells,

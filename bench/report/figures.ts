@@ -62,6 +62,7 @@ export function figuresOf(run: Run): Figure[] {
     for (const x of c.observedVsPlain ?? []) {
       out.push({ section: 'Wrapped calls', label: `traced + metrics ÷ both off, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', ...(g.minObservedVsPlain !== undefined ? { goal: { op: '≥' as const, value: g.minObservedVsPlain } } : {}) });
     }
+    for (const x of c.metricsVsPlain ?? []) out.push({ section: 'Wrapped calls', label: `metrics alone ÷ both off, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
   }
 
   if (mrtr) {

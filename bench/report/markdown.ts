@@ -99,7 +99,7 @@ function wrapped(run: Run): string {
   const intro =
     'Modern `tools/call` requests (full `_meta`, routing headers) from one closed-loop load generator at concurrency 1, 16 and 64, every answer ' +
     'checked, against one legacy stdio server (a v1 SDK echo server) behind: the wrap (`mcp-dual-era serve`, HTTP, and `serve --stdio`); the wrap over ' +
-    'HTTP observed (`--metrics`, and the OpenTelemetry SDK registered with spans batched to memory); a bare ' +
+    'HTTP observed (`--metrics`, and the OpenTelemetry SDK registered with spans batched to memory), and with `--metrics` alone; a bare ' +
     'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
     'route; a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines); and, for the stdio front, a stdio relay (a second ' +
     'process that pipes bytes to the server and back, parsing nothing: the ceiling for any stdio front of a stdio server), and the same relay ' +
@@ -124,6 +124,7 @@ function wrapped(run: Run): string {
       ratio(at(c.parsingRelayVsRelay ?? [], conc)),
       ratio(at(c.stdioVsParsingRelay ?? [], conc)),
       ratio(at(c.observedVsPlain ?? [], conc), g.minObservedVsPlain),
+      ratio(at(c.metricsVsPlain ?? [], conc)),
     ];
   });
   const goals =
@@ -136,7 +137,7 @@ function wrapped(run: Run): string {
     '',
     'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'traced + metrics ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10])),
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'traced + metrics ÷ both off', 'metrics alone ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])),
     '',
     goals,
     '',

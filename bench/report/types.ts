@@ -88,6 +88,8 @@ export interface WrapPart {
     readonly parsingRelayVsRelay?: readonly WrapComparison[];
     /** The wrap over HTTP with spans recorded and metrics on ÷ both off (absent in results from before they existed). */
     readonly observedVsPlain?: readonly WrapComparison[];
+    /** The wrap over HTTP with metrics on alone ÷ both off (absent in results from before it was measured). */
+    readonly metricsVsPlain?: readonly WrapComparison[];
   };
   readonly cells: readonly WrapCell[];
   readonly failures: readonly string[];

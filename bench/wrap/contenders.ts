@@ -29,7 +29,7 @@ export interface Running {
 }
 
 export interface Contender {
-  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'wrap-stdio';
+  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'wrap-stdio';
   readonly label: string;
   readonly describe: string;
   start(programs: Programs): Promise<Running>;
@@ -124,6 +124,13 @@ export const CONTENDERS: readonly Contender[] = [
     describe: 'the same with --metrics and the OpenTelemetry SDK registered (node --import bench/wrap/otelMemory.mjs: spans batched to memory)',
     start: ({ echo, wrapCli, profileFlags }) =>
       httpFront('wrap-http-observed', ['--import', OTEL_PRELOAD, ...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+  },
+  {
+    key: 'wrap-http-metrics',
+    label: 'wrap (HTTP), metrics',
+    describe: 'the same with --metrics alone (no OpenTelemetry SDK): what the metrics cost, apart from the spans',
+    start: ({ echo, wrapCli, profileFlags }) =>
+      httpFront('wrap-http-metrics', [...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
   },
   {
     key: 'passthrough',
