@@ -54,6 +54,35 @@ async function pairOf(name: string): Promise<{ server: ReadableSpan; upstream: R
   return { server: server!, upstream: upstream! };
 }
 
+/** A pipe of newline-delimited messages: what is written to `input`, and the answers read from `output`. */
+function linePipe(): { input: PassThrough; output: PassThrough; answers: Array<Record<string, any>>; send(m: unknown): void; answered(id: number): Promise<boolean> } {
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const answers: Array<Record<string, any>> = [];
+  let buffer = '';
+  output.on('data', (chunk: Buffer) => {
+    buffer += chunk.toString('utf8');
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      answers.push(JSON.parse(buffer.slice(0, nl)) as Record<string, any>);
+      buffer = buffer.slice(nl + 1);
+    }
+  });
+  return {
+    input,
+    output,
+    answers,
+    send: (m) => input.write(`${JSON.stringify(m)}\n`),
+    answered: (id) => waitFor(() => answers.some((a) => a['id'] === id), 10_000),
+  };
+}
+
+/** Opens a legacy session on `pipe`: `initialize` (id 1), answered, then `notifications/initialized`. */
+async function initializeOn(pipe: ReturnType<typeof linePipe>): Promise<void> {
+  pipe.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'lines', version: '1' } } });
+  assert.ok(await pipe.answered(1), 'initialized');
+  pipe.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
+
 const relayed = suite('relayed legacy sessions, with the OpenTelemetry SDK');
 
 interface Endpoint {
@@ -160,40 +189,26 @@ relayed('should end a cancelled request\'s spans without an answer, and count wh
   }
 });
 
-relayed('should observe a legacy session on the stdio front, and end what is open when its upstream goes', async () => {
+relayed('should observe a legacy session on the stdio front', async () => {
   exporter.reset();
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const answers: Array<Record<string, any>> = [];
-  let buffer = '';
-  output.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('utf8');
-    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
-      answers.push(JSON.parse(buffer.slice(0, nl)) as Record<string, any>);
-      buffer = buffer.slice(nl + 1);
-    }
-  });
-  const running = serveStdio(endpoint!.wrap, { input, output, closeOnEnd: false });
-  const send = (m: unknown) => input.write(`${JSON.stringify(m)}\n`);
+  const pipe = linePipe();
+  const running = serveStdio(endpoint!.wrap, { input: pipe.input, output: pipe.output, closeOnEnd: false });
   const before = tappedParams(endpoint!.tapped, 'up', 'tools/call').length;
-  send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'lines', version: '1' } } });
-  assert.ok(await waitFor(() => answers.some((a) => a['id'] === 1), 10_000), 'initialized');
-  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'piped' }, _meta: { traceparent: CALLER } } });
-  assert.ok(await waitFor(() => answers.some((a) => a['id'] === 2), 10_000), 'answered');
+  await initializeOn(pipe);
+  pipe.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'piped' }, _meta: { traceparent: CALLER } } });
+  assert.ok(await pipe.answered(2), 'answered');
   const { server, upstream } = await pairOf('tools/call echo');
   assert.is(server.attributes['network.transport'], 'pipe');
   assert.is(server.attributes['mcp_dual_era.client.era'], 'legacy');
   assert.is(server.parentSpanContext?.spanId, CALLER_SPAN);
   assert.is(tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before)[0]!['_meta']?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`);
-  input.end();
+  pipe.input.end();
   await running.done;
 });
 
 relayed.run();
 
 const bridged = suite('a legacy session through wrapModernServer, with the OpenTelemetry SDK');
-
 
 bridged('should carry the span\'s context to the modern server in the translated request\'s _meta', async () => {
   exporter.reset();
@@ -206,26 +221,13 @@ bridged('should carry the span\'s context to the modern server in the translated
   };
   const served = serveModernStdio(server as never);
   const wrap = wrapModernServer(client);
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const answers: Array<Record<string, any>> = [];
-  let buffer = '';
-  output.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('utf8');
-    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
-      answers.push(JSON.parse(buffer.slice(0, nl)) as Record<string, any>);
-      buffer = buffer.slice(nl + 1);
-    }
-  });
-  const running = wrap.serveStdio({ input, output });
+  const pipe = linePipe();
+  const running = wrap.serveStdio({ input: pipe.input, output: pipe.output });
   try {
-    const line = (m: unknown) => input.write(`${JSON.stringify(m)}\n`);
-    line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'lines', version: '1' } } });
-    assert.ok(await waitFor(() => answers.some((a) => a['id'] === 1), 10_000), 'initialized');
-    line({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    line({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'bridged' }, _meta: { traceparent: CALLER } } });
-    assert.ok(await waitFor(() => answers.some((a) => a['id'] === 2), 10_000), 'answered');
-    assert.is(answers.find((a) => a['id'] === 2)?.['result']?.['content']?.[0]?.['text'], 'bridged');
+    await initializeOn(pipe);
+    pipe.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'bridged' }, _meta: { traceparent: CALLER } } });
+    assert.ok(await pipe.answered(2), 'answered');
+    assert.is(pipe.answers.find((a) => a['id'] === 2)?.['result']?.['content']?.[0]?.['text'], 'bridged');
     const { server: span, upstream } = await pairOf('tools/call echo');
     assert.is(span.attributes['mcp_dual_era.client.era'], 'legacy');
     assert.is(span.attributes['mcp_dual_era.server.era'], 'modern');
@@ -236,7 +238,7 @@ bridged('should carry the span\'s context to the modern server in the translated
     assert.is(meta?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`);
     assert.is(meta?.['io.modelcontextprotocol/protocolVersion'], '2026-07-28', 'translated to the modern era');
   } finally {
-    input.end();
+    pipe.input.end();
     await running.done;
     await wrap.close();
     await served.close();
@@ -254,22 +256,6 @@ connected.after(async () => {
   context.disable();
 });
 
-/** Lines written to a host's pipe, and those it read back. */
-function hostPipe(): { input: PassThrough; output: PassThrough; answers: Array<Record<string, any>>; send(m: unknown): void } {
-  const input = new PassThrough();
-  const output = new PassThrough();
-  const answers: Array<Record<string, any>> = [];
-  let buffer = '';
-  output.on('data', (chunk: Buffer) => {
-    buffer += chunk.toString('utf8');
-    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
-      answers.push(JSON.parse(buffer.slice(0, nl)) as Record<string, any>);
-      buffer = buffer.slice(nl + 1);
-    }
-  });
-  return { input, output, answers, send: (m) => input.write(`${JSON.stringify(m)}\n`) };
-}
-
 connected('should trace a legacy host\'s call and a modern host\'s call to the modern server, their context in the _meta it gets', async () => {
   const posted: Array<Record<string, any>> = [];
   const handler = createModernHandler();
@@ -284,19 +270,15 @@ connected('should trace a legacy host\'s call and a modern host\'s call to the m
   try {
     for (const era of ['legacy', 'modern'] as const) {
       exporter.reset();
-      const host = hostPipe();
+      const host = linePipe();
       const running = connect(['--quiet', server.url], { input: host.input, output: host.output });
       const meta = era === 'modern'
         ? { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'lines', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {}, traceparent: CALLER }
         : { traceparent: CALLER };
-      if (era === 'legacy') {
-        host.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'lines', version: '1' } } });
-        assert.ok(await waitFor(() => host.answers.some((a) => a['id'] === 1), 10_000), 'initialized');
-        host.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-      }
+      if (era === 'legacy') await initializeOn(host);
       const before = callsSeen().length;
       host.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: era }, _meta: meta } });
-      assert.ok(await waitFor(() => host.answers.some((a) => a['id'] === 2), 10_000), `${era}: answered`);
+      assert.ok(await host.answered(2), `${era}: answered`);
       assert.is(host.answers.find((a) => a['id'] === 2)?.['result']?.['content']?.[0]?.['text'], era);
       const { server: span, upstream } = await pairOf('tools/call echo');
       assert.is(span.attributes['mcp_dual_era.client.era'], era);
