@@ -37,6 +37,8 @@ export interface LatencyCell {
   readonly ratioP99: number;
   /** Median over the pairs of round ÷ the echo taken next to it. */
   readonly pairedRatio: number;
+  /** The legacy server alone, taken in turn with this cell's calls (absent in results from before it was). */
+  readonly serverAlone?: { readonly echo: Stats; readonly round: Stats };
 }
 
 export interface LatencyResult {
@@ -47,38 +49,50 @@ export interface LatencyResult {
   readonly wrong: Wrong;
 }
 
-/** Samples (ms) of `count` timed runs of `op`. */
-async function timed(count: number, op: () => Promise<void>): Promise<number[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < count; i++) {
-    const t = performance.now();
-    await op();
-    samples.push(performance.now() - t);
-  }
-  return samples;
-}
-
-/** The legacy server's own share of a call: unmodified pushServer, a bare client on an in-memory pipe. */
-async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number }, wrong: Wrong): Promise<LatencyResult['serverAlone']> {
+/** The legacy server alone (unmodified pushServer, a bare client on an in-memory pipe): a timed `echo` and a timed `ask_name` with its push answered (ms; undefined when wrong). */
+async function serverAlone(lib: Lib, wrong: Wrong): Promise<{ echo(): Promise<number | undefined>; round(): Promise<number | undefined> }> {
   const client = await bareClient(lib, createPushServer());
   let id = 0;
-  const echo = async () => {
-    const n = ++id;
-    const m = await client.request('tools/call', { name: 'echo', arguments: { text: `e${n}` } });
-    if (textOf(m) !== `e${n}`) wrong.add(`server alone echo ${n}: ${JSON.stringify(m).slice(0, 160)}`);
+  return {
+    async echo() {
+      const n = ++id;
+      const t = performance.now();
+      const m = await client.request('tools/call', { name: 'echo', arguments: { text: `e${n}` } });
+      const ms = performance.now() - t;
+      if (textOf(m) === `e${n}`) return ms;
+      wrong.add(`server alone echo ${n}: ${JSON.stringify(m).slice(0, 160)}`);
+      return undefined;
+    },
+    async round() {
+      const n = ++id;
+      const t = performance.now();
+      const pushed = new Promise<Json>((resolve) => (client.onPush = resolve));
+      const answer = client.request('tools/call', { name: 'ask_name', arguments: {} });
+      const push = await pushed;
+      client.answer(push['id'] as number, { action: 'accept', content: { name: `s${n}` } });
+      const m = await answer;
+      const ms = performance.now() - t;
+      if (textOf(m) === `Hello, s${n}!`) return ms;
+      wrong.add(`server alone ask ${n}: ${JSON.stringify(m).slice(0, 160)}`);
+      return undefined;
+    },
   };
-  const round = async () => {
-    const n = ++id;
-    const pushed = new Promise<Json>((resolve) => (client.onPush = resolve));
-    const answer = client.request('tools/call', { name: 'ask_name', arguments: {} });
-    const push = await pushed;
-    client.answer(push['id'] as number, { action: 'accept', content: { name: `s${n}` } });
-    const m = await answer;
-    if (textOf(m) !== `Hello, s${n}!`) wrong.add(`server alone ask ${n}: ${JSON.stringify(m).slice(0, 160)}`);
+}
+
+/** The legacy server's own share of a call, measured alone after every cell. */
+async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number }, wrong: Wrong): Promise<LatencyResult['serverAlone']> {
+  const alone = await serverAlone(lib, wrong);
+  const times = async (count: number, op: () => Promise<number | undefined>): Promise<number[]> => {
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) {
+      const ms = await op();
+      if (ms !== undefined) out.push(ms);
+    }
+    return out;
   };
-  await timed(counts.warm, echo);
-  await timed(counts.warm, round);
-  return { echo: microStats(await timed(counts.n, echo)), round: microStats(await timed(counts.n, round)) };
+  await times(counts.warm, alone.echo);
+  await times(counts.warm, alone.round);
+  return { echo: microStats(await times(counts.n, alone.echo)), round: microStats(await times(counts.n, alone.round)) };
 }
 
 /** One cell: a wrap with `collectMs`, reached through `transport`, echoes and rounds in turn. */
@@ -113,10 +127,15 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
     wrong.add(`${transport} retry ${r}: ${problem}`);
     return undefined;
   };
+  // The server alone, taken in turn with the wrap's calls: what it spends on an elicitation is
+  // measured in the same state (warmth of its schema compiler included) as the rounds beside it.
+  const alone = await serverAlone(lib, wrong);
   const echoes: number[] = [];
   const first: number[] = [];
   const retry: number[] = [];
   const rounds: number[] = [];
+  const aloneEchoes: number[] = [];
+  const aloneRounds: number[] = [];
   for (let i = 0; i < counts.warm + counts.n; i++) {
     // Alternate which goes first, so neither always follows the other.
     let e: number | undefined;
@@ -127,6 +146,12 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
     } else {
       r = await round();
       e = await echo();
+    }
+    const ae = await alone.echo();
+    const ar = await alone.round();
+    if (i >= counts.warm && ae !== undefined && ar !== undefined) {
+      aloneEchoes.push(ae);
+      aloneRounds.push(ar);
     }
     if (i < counts.warm || e === undefined || r === undefined) continue;
     echoes.push(e);
@@ -146,6 +171,7 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
     ratioP50: roundStats.round.p50Us / echoStats.p50Us,
     ratioP99: roundStats.round.p99Us / echoStats.p99Us,
     pairedRatio: pairedRatio(rounds, echoes),
+    serverAlone: { echo: microStats(aloneEchoes), round: microStats(aloneRounds) },
   };
 }
 

@@ -136,6 +136,17 @@ report('should write the conditions, every table with its ratio column, and the 
   assert.match(markdown, '| serveModern | 34.18 KB | 3.71 KB | 0.10 KB | 3.61 KB | 3.00 KB | 0.75× |');
   assert.not.match(markdown, 'Not a full run');
 });
+report('should take away the server\'s share measured beside each MRTR cell, where the run has it', () => {
+  const run = sampleRun();
+  const mrtr = run.parts.mrtr!;
+  const { markdown: after } = renderReport(run);
+  // Without a share of its own, a cell has the one measured after every cell: 400 − 30 µs.
+  assert.match(after, '| 45.0× | 40.0× | 44.0× | 44.1× |');
+  const cell = { ...mrtr.latency!.cells[0]!, serverAlone: { echo: latency(30), round: latency(2030) } };
+  const { markdown: beside } = renderReport({ ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [cell] } } } });
+  assert.match(beside, "| paired | server's share | without the server's share |");
+  assert.match(beside, '| 44.0× | 2,000 µs | 40.0× |');
+});
 report('should mark a quick run and a bench that failed', () => {
   const { markdown, chart } = renderReport({ ...sampleRun(), args: ['--quick'], quick: true, exitCodes: { translate: 0, wrap: 1 } });
   assert.match(markdown, '**Not a full run**');
