@@ -12,14 +12,13 @@
 import { ErrorCode } from '../core/errors.ts';
 import { isRequestId, type JsonRpcMessage, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
-import type { UpstreamSpan } from './requestSpan.ts';
-import { tracingRegistered } from './requestSpan.ts';
+import { tracingRegistered, type UpstreamSpan } from './requestSpan.ts';
 import { observe, type RequestTelemetry } from './requestTelemetry.ts';
 import type { ServeMetrics } from './serveMetrics.ts';
 import { withHeaderTrace, type HeaderSource } from './traceContext.ts';
 
 /** The most requests of one session observed at once. */
-export const MAX_OBSERVED = 1024;
+const MAX_OBSERVED = 1024;
 
 /** Where a relayed session is served, and between which eras. */
 export interface RelayObserveOptions {
@@ -36,7 +35,7 @@ interface Observed {
   readonly upstream: UpstreamSpan;
 }
 
-/** The telemetry of one relayed legacy session. */
+/** The telemetry of one relayed session. */
 export class RelayTelemetry {
   readonly #options: RelayObserveOptions;
   readonly #open = new Map<RequestId, Observed>();
@@ -48,11 +47,6 @@ export class RelayTelemetry {
   /** The telemetry of a session about to be relayed, or `undefined` when nothing is observed (no SDK registered, metrics off). */
   static of(options: RelayObserveOptions): RelayTelemetry | undefined {
     return options.metrics || tracingRegistered() ? new RelayTelemetry(options) : undefined;
-  }
-
-  /** Requests observed now, not yet answered. */
-  get open(): number {
-    return this.#open.size;
   }
 
   /**
@@ -106,7 +100,7 @@ export class RelayTelemetry {
     const observed = this.#open.get(id);
     if (!observed) return;
     this.#open.delete(id);
-    observed.upstream.end(answer === undefined ? undefined : 'error' in answer ? { error: answer.error } : { result: answer.result });
+    observed.upstream.end(answer);
     observed.telemetry.end(answer);
   }
 }

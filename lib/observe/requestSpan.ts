@@ -28,6 +28,8 @@ const API_GLOBAL = Symbol.for('opentelemetry.js.api.1');
 
 /** The tracer every span of ours comes from (the API's proxy: it finds an SDK registered later too). */
 let tracer: Tracer | undefined;
+/** The tracer provider the API held when last looked at, and whether it records. */
+let seen: { registered: unknown; tracing: boolean } = { registered: undefined, tracing: false };
 function ourTracer(): Tracer {
   return (tracer ??= otel().trace.getTracer(PACKAGE_NAME, PACKAGE_VERSION));
 }
@@ -49,8 +51,6 @@ export function tracingRegistered(): boolean {
   tracer = undefined;
   return tracing;
 }
-/** The tracer provider the API held when last looked at, and whether it records. */
-let seen: { registered: unknown; tracing: boolean } = { registered: undefined, tracing: false };
 
 const getter: TextMapGetter<TraceCarrier> = {
   keys: (carrier) => Object.keys(carrier),
