@@ -83,6 +83,16 @@ export class Keyring {
     return this.#keys.map((k) => k.id);
   }
 
+  /** True while the key `id` is in the ring (it opens what it sealed). */
+  holds(id: string): boolean {
+    return this.#keys.some((k) => k.id === id);
+  }
+
+  /** The id of the key that seals now (the newest). */
+  get sealingId(): string {
+    return this.#keys[this.#keys.length - 1]!.id;
+  }
+
   /** Seals bytes under the newest key, bound to `aad` (authenticated, not encrypted). */
   seal(plaintext: Uint8Array, aad: string): string {
     const current = this.#keys[this.#keys.length - 1]!;

@@ -72,6 +72,26 @@ state('should open what it sealed, for the same caller and request', async () =>
   if (replay.ok) assert.equal(replay.value, replayState());
 });
 
+state('should read a state it sealed lately exactly as deciphering it reads it, and forget the oldest', async () => {
+  const key = Keyring.generate('k1');
+  const keyring = new Keyring([key]);
+  /** The same key in a ring that sealed nothing: it can only decipher. */
+  const twin = new Keyring([key]);
+  for (const sealedState of [suspendState({ owner: 'replica-a', trace: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' }), { ...suspendState(), owner: undefined }, replayState()]) {
+    const sealed = sealState(keyring, sealedState as SuspendState);
+    const remembered = await openState(keyring, sealed, expecting(sealedState.kind));
+    const deciphered = await openState(twin, sealed, expecting(sealedState.kind));
+    assert.ok(remembered.ok && deciphered.ok);
+    assert.equal(remembered, deciphered);
+    assert.is.not(remembered.ok && remembered.value, deciphered.ok && deciphered.value, 'the twin read its own copy');
+  }
+  const first = sealState(keyring, suspendState({ callId: 'first' }));
+  for (let i = 0; i < 300; i++) sealState(keyring, suspendState({ callId: `later-${i}` }));
+  const opened = await openState(keyring, first, expecting('suspend'));
+  assert.ok(opened.ok, 'a state no longer remembered still opens, deciphered');
+  if (opened.ok) assert.is(opened.value.callId, 'first');
+});
+
 state('should refuse a state with any byte flipped', async () => {
   const keyring = new Keyring();
   const sealed = sealState(keyring, suspendState());
