@@ -233,7 +233,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     await legacy?.close();
     finish();
   };
-  input.on('data', (chunk: Buffer | string) => framer.push(typeof chunk === 'string' ? chunk : new Uint8Array(chunk)));
+  input.on('data', (chunk: Buffer | string) => framer.push(chunk));
   input.once('end', () => void end());
   input.once('close', () => void end());
   return {

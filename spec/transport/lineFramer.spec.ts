@@ -41,6 +41,17 @@ l('should split lines across and within chunks, trimming \\r and skipping blank 
   assert.equal(overflows, []);
 });
 
+l('should decode a character split across chunks, and an invalid byte as U+FFFD', () => {
+  const { f, lines } = framer(1024);
+  const bytes = Buffer.from('{"c":"é😀"}\n', 'utf8');
+  // Every byte its own chunk: é and the emoji each arrive in pieces.
+  for (let i = 0; i < bytes.length; i++) f.push(bytes.subarray(i, i + 1));
+  f.push(Uint8Array.from([0x7b, 0x22, 0x78, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d, 0x0a]));
+  f.push(Buffer.from('{"t":"\xc3', 'latin1'));
+  f.end();
+  assert.equal(lines, ['{"c":"é😀"}', '{"x":"\uFFFD"}', '{"t":"\uFFFD']);
+});
+
 l('should keep a line exactly at the bound', () => {
   const { f, lines, overflows } = framer(10);
   f.push('0123456789\n');
