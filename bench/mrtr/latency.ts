@@ -1,13 +1,15 @@
 /**
- * The MRTR latency scenario, one call at a time (unmodified pushServer): a plain `echo` and a full
- * `ask_name` round (first call → `input_required`, retry → result) taken in turn through the same
- * wrap and the same caller, so round ÷ echo is measured side by side; through `serveModern`,
- * `wrap.fetch`, Node's HTTP server on loopback and the stdio front, with the broker's default
- * `collectMs` (15 ms, the bound of a round's gathering) and with 0; and, for scale, the legacy server alone (a bare in-memory client answering the push).
+ * The MRTR latency scenario, one call at a time: a plain `echo` and a full `ask_name` round (first
+ * call → `input_required`, retry → result) taken in turn through the same wrap and the same caller,
+ * so round ÷ echo is measured side by side; through `serveModern`, `wrap.fetch`, Node's HTTP server
+ * on loopback and the stdio front, with the broker's default `collectMs` (15 ms, the bound of a
+ * round's gathering) and with 0, in front of unmodified pushServer; with the default also in front
+ * of pushServer with its requested schema built once (`LatencyServer`); and, for scale, the legacy
+ * server alone (a bare in-memory client answering the push).
  */
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { microStats, pairedRatio, type Stats } from '../shared/stats.ts';
-import { bareClient, directCaller, httpCaller, nodeHttpCaller, stdioCaller } from './callers.ts';
+import { bareClient, createHoistedPushServer, directCaller, httpCaller, nodeHttpCaller, stdioCaller } from './callers.ts';
 import { askText, checkText, echoText, PARK_TIMEOUT_MS, retryText, stateOf, textOf, Wrong, type Json } from './requests.ts';
 import type { Lib, ScenarioOptions } from './scenario.ts';
 
@@ -18,6 +20,15 @@ export interface RoundStats {
   readonly retry: Stats;
   readonly round: Stats;
 }
+
+/**
+ * The legacy server behind the wrap: pushServer as written (`inline`: its `ask_name` builds the
+ * requested schema in the call, so the v1 SDK compiles it with ajv on every elicitation and keeps
+ * each), or the same server with that schema built once (`hoisted`, compiled once).
+ */
+export type LatencyServer = 'inline' | 'hoisted';
+
+const SERVERS: Readonly<Record<LatencyServer, () => ReturnType<typeof createPushServer>>> = { inline: createPushServer, hoisted: createHoistedPushServer };
 
 /** Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), Node's HTTP server on loopback (as `serve` runs it), or the stdio front (as `serve --stdio` runs it). */
 type LatencyTransport = 'direct' | 'http' | 'node-http' | 'stdio';
@@ -30,6 +41,8 @@ export interface LatencyCell {
   readonly transport: LatencyTransport;
   /** The broker's `collectMs` (15 is the default). */
   readonly collectMs: number;
+  /** The legacy server behind the wrap (absent in results from before there was a choice: `inline`). */
+  readonly server?: LatencyServer;
   readonly echo: Stats;
   readonly rounds: RoundStats;
   /** round ÷ echo, at p50 and at p99. */
@@ -49,9 +62,9 @@ export interface LatencyResult {
   readonly wrong: Wrong;
 }
 
-/** The legacy server alone (unmodified pushServer, a bare client on an in-memory pipe): a timed `echo` and a timed `ask_name` with its push answered (ms; undefined when wrong). */
-async function serverAlone(lib: Lib, wrong: Wrong): Promise<{ echo(): Promise<number | undefined>; round(): Promise<number | undefined> }> {
-  const client = await bareClient(lib, createPushServer());
+/** The legacy server alone (pushServer, or its `hoisted` variant; a bare client on an in-memory pipe): a timed `echo` and a timed `ask_name` with its push answered (ms; undefined when wrong). */
+async function serverAlone(lib: Lib, wrong: Wrong, server: LatencyServer = 'inline'): Promise<{ echo(): Promise<number | undefined>; round(): Promise<number | undefined> }> {
+  const client = await bareClient(lib, SERVERS[server]());
   let id = 0;
   return {
     async echo() {
@@ -95,9 +108,9 @@ async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number },
   return { echo: microStats(await times(counts.n, alone.echo)), round: microStats(await times(counts.n, alone.round)) };
 }
 
-/** One cell: a wrap with `collectMs`, reached through `transport`, echoes and rounds in turn. */
-async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: number, counts: { warm: number; n: number }, nextId: () => number, wrong: Wrong): Promise<LatencyCell> {
-  const wrap = lib.wrapLegacyServer({ upstream: () => createPushServer(), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
+/** One cell: a wrap with `collectMs` in front of `server`, reached through `transport`, echoes and rounds in turn. */
+async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: number, server: LatencyServer, counts: { warm: number; n: number }, nextId: () => number, wrong: Wrong): Promise<LatencyCell> {
+  const wrap = lib.wrapLegacyServer({ upstream: () => SERVERS[server](), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
   const node = transport === 'node-http' ? await nodeHttpCaller(lib, wrap) : transport === 'stdio' ? stdioCaller(lib, wrap) : undefined;
   const call = node?.call ?? (transport === 'http' ? httpCaller(wrap) : directCaller(wrap));
   const echo = async (): Promise<number | undefined> => {
@@ -129,7 +142,7 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
   };
   // The server alone, taken in turn with the wrap's calls: what it spends on an elicitation is
   // measured in the same state (warmth of its schema compiler included) as the rounds beside it.
-  const alone = await serverAlone(lib, wrong);
+  const alone = await serverAlone(lib, wrong, server);
   const echoes: number[] = [];
   const first: number[] = [];
   const retry: number[] = [];
@@ -166,6 +179,7 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
   return {
     transport,
     collectMs,
+    server,
     echo: echoStats,
     rounds: roundStats,
     ratioP50: roundStats.round.p50Us / echoStats.p50Us,
@@ -184,7 +198,8 @@ export async function latency(lib: Lib, o: ScenarioOptions): Promise<LatencyResu
   let id = 0;
   const nextId = () => ++id;
   for (const transport of ['direct', 'http', 'node-http', ...(lib.serveStdio ? (['stdio'] as const) : [])] as const) {
-    for (const collectMs of [0, 15]) cells.push(await latencyCell(lib, transport, collectMs, counts, nextId, wrong));
+    for (const collectMs of [0, 15]) cells.push(await latencyCell(lib, transport, collectMs, 'inline', counts, nextId, wrong));
+    cells.push(await latencyCell(lib, transport, 15, 'hoisted', counts, nextId, wrong));
   }
   const serverAlone = await serverAloneLatency(lib, counts, wrong);
   return { kind: 'latency', cells, serverAlone, wrong };

@@ -29,6 +29,9 @@ export const PROBE_GOALS: Readonly<Record<string, number>> = { 'Streamable HTTP'
 /** A full MRTR round, at most this many plain calls (p50), on the fronts users call through. */
 export const MRTR_ROUND_GOAL = 4;
 
+/** How a figure names a cell whose server builds its requested schema once (`LatencyServer` `hoisted`). */
+export const MRTR_HOISTED = ', schema built once';
+
 /** Where the MRTR latency was taken: the Node HTTP front (as `serve` runs the wrap) when measured. */
 export const MRTR_WHERE = { 'node-http': 'Node HTTP', stdio: 'stdio', http: 'wrap.fetch', direct: 'serveModern' } as const;
 
@@ -73,7 +76,7 @@ export function figuresOf(run: Run): Figure[] {
     for (const where of wheres) {
       for (const c of cells.filter((x) => x.transport === where).sort((a, b) => b.collectMs - a.collectMs)) {
         const held = where === 'node-http' || where === 'stdio' ? { goal: { op: '≤' as const, value: MRTR_ROUND_GOAL } } : {};
-        out.push({ section: 'MRTR', label: `round ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}`, value: c.ratioP50, better: 'lower', ...held });
+        out.push({ section: 'MRTR', label: `round ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}${c.server === 'hoisted' ? MRTR_HOISTED : ''}`, value: c.ratioP50, better: 'lower', ...held });
       }
     }
     const beyond = mrtr.perParkedCall['direct']?.beyond;

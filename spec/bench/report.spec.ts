@@ -147,6 +147,33 @@ report('should take away the server\'s share measured beside each MRTR cell, whe
   assert.match(beside, "| paired | server's share | without the server's share |");
   assert.match(beside, '| 44.0× | 2,000 µs | 40.0× |');
 });
+report('should report a round in front of the server with its schema built once beside the one that builds it per call, each held to the goal', () => {
+  const run = sampleRun();
+  const mrtr = run.parts.mrtr!;
+  const perCall = { ...mrtr.latency!.cells[0]!, server: 'inline' as const };
+  const once = { ...perCall, server: 'hoisted' as const, rounds: { ...perCall.rounds, round: latency(1400) }, ratioP50: 3.5, ratioP99: 3.5, pairedRatio: 3.5, serverAlone: { echo: latency(30), round: latency(50) } };
+  const both: Run = { ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [perCall, once] } } } };
+  const all = figuresOf(both);
+  const find = (label: string) => all.find((f) => f.label === label);
+  assert.is(goalHolds(find('round ÷ plain call, Node HTTP, collectMs 15')!), false);
+  assert.is(find('round ÷ plain call, Node HTTP, collectMs 15, schema built once')?.value, 3.5);
+  assert.is(goalHolds(find('round ÷ plain call, Node HTTP, collectMs 15, schema built once')!), true);
+  const { markdown } = renderReport(both);
+  assert.match(markdown, '| front | schema | collectMs | pairs |');
+  assert.match(markdown, '| Node HTTP | per call | 15 | ');
+  assert.match(markdown, '| Node HTTP | once | 15 | ');
+  const dir = mkdtempSync(join(tmpdir(), 'readme-'));
+  try {
+    const file = join(dir, 'README.md');
+    writeFileSync(file, `# x\n\n${README_START}\n${README_END}\n`);
+    assert.ok(updateReadme(file, both));
+    const readme = readFileSync(file, 'utf8');
+    assert.match(readme, '| round ÷ plain call, Node HTTP | 45.0× ✗ | ≤ 4.00× |');
+    assert.match(readme, '| round ÷ plain call, Node HTTP, server with its schema built once | 3.50× ✓ | ≤ 4.00× |');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
 report('should mark a quick run and a bench that failed', () => {
   const { markdown, chart } = renderReport({ ...sampleRun(), args: ['--quick'], quick: true, exitCodes: { translate: 0, wrap: 1 } });
   assert.match(markdown, '**Not a full run**');
