@@ -120,45 +120,28 @@ export function stateRefusal(reason: StateRefusalReason): StateRefusal {
   return { ...invalidParams(`requestState ${STATE_REFUSALS[reason]}`), reason };
 }
 
-/** A state this process sealed, as its retry would read it back, and the key that sealed it. */
-interface Sealed {
-  readonly keyId: string;
-  readonly state: RequestState;
-}
-
-/** How many of the states sealed last each keyring remembers (see `sealState`). */
-const SEALED_REMEMBERED = 256;
-
-/** The states each keyring sealed last, by their sealed text, oldest first. */
-const sealedLately = new WeakMap<Keyring, Map<string, Sealed>>();
-
 /**
- * Seals `state` under the keyring's newest key; the text is what the client carries back. The
- * last few hundred texts are remembered with the state read back from them (as JSON, checked
- * against the schema): a retry that brings one of them back, as most do within moments, is read
- * without deciphering it again (deciphering and reading a state costs about as much as sealing it).
- * Only the exact text sealed is remembered, and only while its key is in the ring, so what opens
- * this way is what would open by deciphering it.
+ * What a state sealed by this process reads back as (its JSON, checked against the schema), by the
+ * bytes sealed: a keyring gives those very bytes back when it opens a text it sealed lately, and
+ * the state is then not read again.
  */
+const readBack = new WeakMap<Uint8Array, RequestState>();
+
+/** Seals `state` under the keyring's newest key; the text is what the client carries back. */
 export function sealState(keyring: Keyring, state: RequestState): string {
   const json = JSON.stringify(state);
-  const sealed = keyring.seal(Buffer.from(json), AAD[state.kind]);
-  const readBack = v.safeParse(SCHEMAS[state.kind], JSON.parse(json));
-  if (readBack.success) {
-    let lately = sealedLately.get(keyring);
-    if (!lately) sealedLately.set(keyring, (lately = new Map()));
-    if (lately.size >= SEALED_REMEMBERED) lately.delete(lately.keys().next().value!);
-    lately.set(sealed, { keyId: keyring.sealingId, state: Object.freeze(readBack.output) as RequestState });
-  }
-  return sealed;
+  const bytes = Buffer.from(json);
+  const read = v.safeParse(SCHEMAS[state.kind], JSON.parse(json));
+  if (read.success) readBack.set(bytes, Object.freeze(read.output) as RequestState);
+  return keyring.seal(bytes, AAD[state.kind]);
 }
 
 /** A sealed state of `kind` opened and read, or why it is refused (key, integrity, shape). */
 function decode<K extends StateKind>(keyring: Keyring, sealed: string, kind: K): Outcome<StateOf<K>, StateRefusal> {
-  const known = sealedLately.get(keyring)?.get(sealed);
-  if (known && known.state.kind === kind && keyring.holds(known.keyId)) return ok(known.state as StateOf<K>);
   const opened = keyring.open(sealed, AAD[kind]);
   if (!opened.ok) return fail(stateRefusal(opened.error === 'unknown-key' ? 'unknown-key' : 'not-ours'));
+  const known = readBack.get(opened.value);
+  if (known?.kind === kind) return ok(known as StateOf<K>);
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(opened.value.buffer, opened.value.byteOffset, opened.value.byteLength).toString('utf8'));

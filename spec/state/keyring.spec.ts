@@ -225,4 +225,18 @@ k('should reject keys of the wrong size and ids that cannot travel in a state', 
   for (const id of ['', 'has.dot', 'has space', 'x'.repeat(33)]) assert.throws(() => new Keyring([{ id, key: randomBytes(32) }]), configError, JSON.stringify(id));
 });
 
+k('should open a text it sealed lately only as deciphering it would: the same aad, the very key that sealed it still in the ring', () => {
+  const keyring = new Keyring([Keyring.generate('k1')]);
+  const sealed = keyring.seal(PLAINTEXT, AAD);
+  const twin = new Keyring([{ id: 'k1', key: new Uint8Array(32) }]);
+  assert.equal(keyring.open(sealed, 'other'), { ok: false, error: 'tampered' });
+  const opened = keyring.open(sealed, AAD);
+  assert.ok(opened.ok);
+  if (opened.ok) assert.equal(Buffer.from(opened.value), Buffer.from(PLAINTEXT));
+  // The id k1 again, with other bytes: the key that sealed the text has left the ring.
+  keyring.add({ id: 'k1', key: randomBytes(32) });
+  assert.equal(keyring.open(sealed, AAD), { ok: false, error: 'tampered' });
+  assert.equal(twin.open(sealed, AAD), { ok: false, error: 'tampered' });
+});
+
 k.run();
