@@ -52,6 +52,15 @@ l('should decode a character split across chunks, and an invalid byte as U+FFFD'
   assert.equal(lines, ['{"c":"é😀"}', '{"x":"\uFFFD"}', '{"t":"\uFFFD']);
 });
 
+l('should leave out a byte order mark at the start of a byte stream only, even one split across chunks', () => {
+  const { f, lines } = framer(1024);
+  const bom = Buffer.from([0xef, 0xbb, 0xbf]);
+  f.push(bom.subarray(0, 2));
+  f.push(Buffer.concat([bom.subarray(2), Buffer.from('{"a":1}\n'), bom, Buffer.from('{"b":2}\n')]));
+  f.end();
+  assert.equal(lines, ['{"a":1}', '\uFEFF{"b":2}']);
+});
+
 l('should keep a line exactly at the bound', () => {
   const { f, lines, overflows } = framer(10);
   f.push('0123456789\n');
