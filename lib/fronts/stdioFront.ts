@@ -137,14 +137,6 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     inflight.add(p);
     void p.finally(() => inflight.delete(p));
   };
-  const trackCall = (isCall: boolean, p: Promise<void>) => {
-    track(p);
-    if (isCall) {
-      calls.add(p);
-      void p.finally(() => calls.delete(p));
-    }
-    return p;
-  };
 
   const onLine = (line: string) => {
     const parsed = parseMessage(line);
@@ -169,24 +161,32 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       const controller = new Cancellation();
       active.set(request.id, controller);
       running.add(controller);
+      const isCall = request.method !== 'subscriptions/listen';
+      // Its own bookkeeping ends where its answer is written (no promise chained on it per table).
       const finished = () => {
         running.delete(controller);
         if (active.get(request.id) === controller) active.delete(request.id);
+        inflight.delete(served);
+        if (isCall) calls.delete(served);
       };
-      const served = trackCall(
-        request.method !== 'subscriptions/listen',
-        serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
-          (answer) => {
-            finished();
+      const served: Promise<void> = serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
+        (answer) => {
+          try {
             if (answer && !controller.signal.aborted) write(answer.message);
-          },
-          () => {
+          } finally {
             finished();
+          }
+        },
+        () => {
+          try {
             write(errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
-          },
-        ),
+          } finally {
+            finished();
+          }
+        },
       );
-      void served;
+      inflight.add(served);
+      if (isCall) calls.add(served);
       return;
     }
     if (c.kind === 'notification' && c.message.method === 'notifications/cancelled' && isRecord(c.message.params)) {
