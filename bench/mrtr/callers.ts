@@ -7,7 +7,6 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { z } from 'zod';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
 import { PARK_TIMEOUT_MS, responseOf, toolCallHeaders, VERSION, type Json } from './requests.ts';
 import type { Lib, Wrap } from './scenario.ts';
@@ -131,28 +130,6 @@ export function createRelatedPushServer(): McpServer {
       { mode: 'form', message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
       { relatedRequestId: extra.requestId, timeout: PARK_TIMEOUT_MS },
     );
-    const name = answer.action === 'accept' ? String(answer.content?.['name']) : 'stranger';
-    return { content: [{ type: 'text', text: `Hello, ${name}!` }] };
-  });
-  return server;
-}
-
-/** The schema `ask_name` asks for, built once for every call (see `createHoistedPushServer`). */
-const ASK_NAME_SCHEMA: { type: 'object'; properties: { name: { type: 'string' } }; required: string[] } = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
-
-/**
- * pushServer (fixtures/servers/pushServer.ts) with the one difference that its `ask_name` asks for
- * a schema built once, at module level, rather than in the call: the v1 SDK's `elicitInput`
- * compiles the requested schema with ajv, and ajv caches what it compiled by the schema object, so
- * this server compiles it once where pushServer compiles (and keeps) a new one on every call.
- * Both are ways users write servers; this one costs the same per elicitation as per plain call,
- * which leaves in a round only what carries it.
- */
-export function createHoistedPushServer(): McpServer {
-  const server = new McpServer({ name: 'push-server', version: '1.0.0' }, { capabilities: { logging: {} } });
-  server.registerTool('echo', { description: 'Echoes its text', inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: 'text', text }] }));
-  server.registerTool('ask_name', { description: 'Asks the user for a name, then greets them' }, async () => {
-    const answer = await server.server.elicitInput({ mode: 'form', message: 'What is your name?', requestedSchema: ASK_NAME_SCHEMA });
     const name = answer.action === 'accept' ? String(answer.content?.['name']) : 'stranger';
     return { content: [{ type: 'text', text: `Hello, ${name}!` }] };
   });

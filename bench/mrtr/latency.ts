@@ -9,7 +9,7 @@
  */
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { microStats, pairedRatio, type Stats } from '../shared/stats.ts';
-import { bareClient, createHoistedPushServer, directCaller, httpCaller, nodeHttpCaller, stdioCaller } from './callers.ts';
+import { bareClient, directCaller, httpCaller, nodeHttpCaller, stdioCaller } from './callers.ts';
 import { askText, checkText, echoText, PARK_TIMEOUT_MS, retryText, stateOf, textOf, Wrong, type Json } from './requests.ts';
 import type { Lib, ScenarioOptions } from './scenario.ts';
 
@@ -28,7 +28,7 @@ export interface RoundStats {
  */
 export type LatencyServer = 'inline' | 'hoisted';
 
-const SERVERS: Readonly<Record<LatencyServer, () => ReturnType<typeof createPushServer>>> = { inline: createPushServer, hoisted: createHoistedPushServer };
+const SERVERS: Readonly<Record<LatencyServer, () => ReturnType<typeof createPushServer>>> = { inline: () => createPushServer(), hoisted: () => createPushServer({ schemaBuiltOnce: true }) };
 
 /** Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), Node's HTTP server on loopback (as `serve` runs it), or the stdio front (as `serve --stdio` runs it). */
 type LatencyTransport = 'direct' | 'http' | 'node-http' | 'stdio';

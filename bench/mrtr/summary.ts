@@ -8,6 +8,7 @@ import type { HeapGain } from './heapDiff.ts';
 import type { LatencyResult } from './latency.ts';
 import { perParkedCall } from './perParkedCall.ts';
 import type { PerParkedCall } from '../report/types.ts';
+import { MRTR_HOISTED } from '../report/figures.ts';
 import type { ServerMemoryResult } from './serverMemory.ts';
 import type { WrapMemoryResult } from './wrapMemory.ts';
 
@@ -68,7 +69,7 @@ function memoryLines(m: MrtrMeasured): string[] {
 
 function latencyLines(lat: LatencyResult): string[] {
   const body = lat.cells.flatMap((c) => [
-    [`${WHERE[c.transport]}, collectMs ${c.collectMs}${c.collectMs === 15 ? ' (default)' : ''}${c.server === 'hoisted' ? ', schema built once' : ''}`, int.format(c.rounds.round.n), us(c.echo.p50Us), us(c.echo.p99Us), us(c.rounds.round.p50Us), us(c.rounds.round.p99Us), formatRatio(c.ratioP50), formatRatio(c.ratioP99), formatRatio(c.pairedRatio)],
+    [`${WHERE[c.transport]}, collectMs ${c.collectMs}${c.collectMs === 15 ? ' (default)' : ''}${c.server === 'hoisted' ? MRTR_HOISTED : ''}`, int.format(c.rounds.round.n), us(c.echo.p50Us), us(c.echo.p99Us), us(c.rounds.round.p50Us), us(c.rounds.round.p99Us), formatRatio(c.ratioP50), formatRatio(c.ratioP99), formatRatio(c.pairedRatio)],
     ['    first call → input_required; retry → result', '', '', '', us(c.rounds.first.p50Us), us(c.rounds.retry.p50Us), '', '', ''],
     ...(c.serverAlone ? [['    the server alone beside: echo; ask_name answered', '', us(c.serverAlone.echo.p50Us), '', us(c.serverAlone.round.p50Us), '', '', '', '']] : []),
   ]);

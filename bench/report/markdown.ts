@@ -163,6 +163,7 @@ function mrtrSection(run: Run): string {
     const beside = lat.cells.some((c) => c.serverAlone !== undefined);
     /** Whether the run measured the server with its schema built once beside the one that builds it per call. */
     const servers = lat.cells.some((c) => c.server === 'hoisted');
+    const mrtrHeader = ['front', ...(servers ? ['schema'] : []), 'collectMs', 'pairs', 'plain call p50', 'p99', 'round p50', 'p99', 'round ÷ plain p50', 'p99', 'paired', ...(beside ? ["server's share"] : []), "without the server's share"];
     parts.push(
       'A full round (the first call answered `input_required`, then the retry with the answer and `requestState`, answered with the result) ' +
         'against a plain `echo` call, taken in turn, one at a time, through the same wrap with the same caller, in one process (upstream: ' +
@@ -184,7 +185,7 @@ function mrtrSection(run: Run): string {
         `Goal on the Node HTTP and stdio fronts: a round at most ${MRTR_ROUND_GOAL}× a plain call at p50.`,
       '',
       table(
-        ['front', ...(servers ? ['schema'] : []), 'collectMs', 'pairs', 'plain call p50', 'p99', 'round p50', 'p99', 'round ÷ plain p50', 'p99', 'paired', ...(beside ? ['server\'s share'] : []), 'without the server\'s share'],
+        mrtrHeader,
         lat.cells.map((c) => [
           MRTR_WHERE[c.transport],
           ...(servers ? [c.server === 'hoisted' ? 'once' : 'per call'] : []),
@@ -200,7 +201,8 @@ function mrtrSection(run: Run): string {
           ...(beside ? [us(shareOf(c))] : []),
           formatRatio((c.rounds.round.p50Us - shareOf(c)) / c.echo.p50Us),
         ]),
-        new Set([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => i - (servers ? 0 : 1)).filter((i) => i > (servers ? 1 : 0))),
+        // Every column after the text ones (the front, and the schema when there is one) is a number.
+        new Set([...mrtrHeader.keys()].filter((i) => i >= (servers ? 2 : 1))),
       ),
       '',
       `The legacy server alone (a bare in-memory client answering the push itself) after every cell: plain call ${us(lat.serverAlone.echo.p50Us)}, call with its push answered ${us(lat.serverAlone.round.p50Us)} (p50): ` +
