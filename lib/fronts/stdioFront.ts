@@ -169,21 +169,16 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
         inflight.delete(served);
         if (isCall) calls.delete(served);
       };
+      const answered = (message: JsonRpcMessage | undefined) => {
+        try {
+          if (message) write(message);
+        } finally {
+          finished();
+        }
+      };
       const served: Promise<void> = serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
-        (answer) => {
-          try {
-            if (answer && !controller.signal.aborted) write(answer.message);
-          } finally {
-            finished();
-          }
-        },
-        () => {
-          try {
-            write(errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' }));
-          } finally {
-            finished();
-          }
-        },
+        (answer) => answered(answer && !controller.signal.aborted ? answer.message : undefined),
+        () => answered(errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' })),
       );
       inflight.add(served);
       if (isCall) calls.add(served);
