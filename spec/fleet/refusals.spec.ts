@@ -13,7 +13,8 @@ import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplica
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
 const ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
-const PARK_MS = 3000;
+/** Long enough that three calls parked and retried one after another stay parked on a loaded 2-core machine (3 s was not, once). */
+const PARK_MS = 8000;
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 async function call(replica: Replica, id: number, params: Record<string, unknown>, caller = 'alice'): Promise<any> {
