@@ -157,13 +157,10 @@ export class SessionPool {
     }
     if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
     const live = entry.sessions;
-    let pick: UpstreamSession | undefined;
-    for (const s of live) {
-      const load = options.exclusive ? s.pushableInFlight : s.inFlight;
-      if (!pick || load < (options.exclusive ? pick.pushableInFlight : pick.inFlight)) pick = s;
-    }
     const atBound = live.length + entry.opening >= this.#perKey;
     if (options.exclusive) {
+      let pick: UpstreamSession | undefined;
+      for (const s of live) if (!pick || s.pushableInFlight < pick.pushableInFlight) pick = s;
       if (pick && pick.pushableInFlight === 0) {
         pick.touch(Date.now());
         pick.reserve();
@@ -173,6 +170,10 @@ export class SessionPool {
       const mayOpen = (options.open !== false || (live.length === 0 && entry.opening === 0)) && !atBound;
       return { entry, pick, enough: false, wait: !mayOpen, atBound };
     }
+    // A call that may share goes to the oldest session: one pipe carries the calls of a turn in one
+    // write and their answers in few reads (calls spread over several server processes each cost
+    // a turn there and here), and sessions opened for calls that push go idle and close.
+    const pick = live[0];
     if (pick) pick.touch(Date.now());
     return { entry, pick, enough: pick !== undefined, wait: false, atBound };
   }
@@ -223,6 +224,13 @@ export class SessionPool {
           this.#queue(key.principal, 1);
           const through = await this.openings.turn(key.principal, deadline - Date.now(), options.signal).finally(() => this.#queue(key.principal, -1));
           if (through) {
+            // Waiting for the turn may have made the opening needless: a session came free, or
+            // the call was found not to need one alone (its target finished without pushing).
+            const now = this.#choose(key, { ...options, exclusive: !share && (options.stillExclusive ? options.stillExclusive() : options.exclusive === true), open: !patient });
+            if (now.enough) {
+              through();
+              return now.pick!;
+            }
             const again = this.#room(key.principal);
             if (again.ok) return this.#openIn(entry, key, exclusive, options, again.victim, through);
             through();

@@ -242,6 +242,60 @@ sessions('should reserve a session for a caller that may push until its call use
   }
 });
 
+sessions('should put calls that may share on the oldest session, whatever the others carry, so the others can go idle', async () => {
+  const p = pool({ waitMs: 2_000, idleMs: 200 });
+  const k = key('alice');
+  try {
+    const first = await p.acquire(k, { exclusive: true });
+    const second = await p.acquire(k, { exclusive: true });
+    assert.is.not(second, first);
+    first.unreserve();
+    second.unreserve();
+    // The oldest carries calls already; the other carries none: shared calls still go to the oldest.
+    const stop = new AbortController();
+    const inFlight = [0, 1, 2].map(() => first.call('tools/call', { name: 'wait' }, { signal: stop.signal }));
+    assert.is(first.inFlight, 3);
+    for (let i = 0; i < 4; i++) assert.is(await p.acquire(k), first, `shared call ${i} goes to the oldest session`);
+    assert.is(p.tryAcquire(k), first);
+    stop.abort();
+    await Promise.all(inFlight);
+    assert.ok(await waitFor(() => second.closed, 5_000), 'the session no shared call used is closed once idle');
+  } finally {
+    await p.close();
+  }
+});
+
+sessions('should not open a session a waiting caller stopped needing while it waited for its turn to open one', async () => {
+  let opened = 0;
+  const p = new SessionPool(
+    inProcessBackend(async () => {
+      opened++;
+      await sleep(300);
+      return createPushServer();
+    }),
+    { opening: 1, waitMs: 5_000 },
+  );
+  const k = key('alice');
+  try {
+    let alone = true;
+    const firstReservation = { reserved: false };
+    const first = p.acquire(k, { exclusive: true, reservation: firstReservation });
+    await sleep(10);
+    // Not known to push yet (`open: false`): patient, then in line behind the first opening.
+    const second = p.acquire(k, { exclusive: true, open: false, stillExclusive: () => alone });
+    await sleep(200);
+    // Meanwhile the call's target is found not to push: it may share.
+    alone = false;
+    const [a, b] = await Promise.all([first, second]);
+    assert.is(b, a, 'the second caller shares the session that opened');
+    assert.is(opened, 1, 'no second server was started');
+    assert.is(p.size, 1);
+    assert.ok(firstReservation.reserved, 'the first caller still holds its reservation');
+  } finally {
+    await p.close();
+  }
+});
+
 sessions('should serve callers waiting for a reserved session in the order they came', async () => {
   const p = pool({ maxPerKey: 1, waitMs: 5_000 });
   const k = key('alice');
