@@ -152,7 +152,7 @@ export class SessionPool {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     let entry = found ?? this.#entries.get(keyText(key));
     if (!entry) {
-      entry = { key, sessions: [], opening: 0 };
+      entry = { key, sessions: [], opening: 0, queued: 0 };
       this.#entries.set(keyText(key), entry);
     }
     if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
@@ -167,7 +167,7 @@ export class SessionPool {
         if (options.reservation) options.reservation.reserved = true;
         return { entry, pick, enough: true, wait: false, atBound };
       }
-      const mayOpen = (options.open !== false || (live.length === 0 && entry.opening === 0)) && !atBound;
+      const mayOpen = (options.open !== false || (live.length === 0 && entry.opening === 0 && entry.queued === 0)) && !atBound;
       return { entry, pick, enough: false, wait: !mayOpen, atBound };
     }
     // A call that may share goes to the oldest session: one pipe carries the calls of a turn in one
@@ -202,7 +202,7 @@ export class SessionPool {
     // free, and only when none is within `waitMs` shares one (its call may well not push). A call
     // known to push never shares: at the bound it waits, then is refused.
     const deadline = Date.now() + (this.options.waitMs ?? DEFAULTS.sessionWaitMs);
-    const patience = Date.now() + OPEN_PATIENCE_MS;
+    let patience = Date.now() + OPEN_PATIENCE_MS;
     let patient = options.open === false;
     /** A call not known to push that waited in vain at the bound shares a session after all. */
     let share = false;
@@ -216,13 +216,17 @@ export class SessionPool {
           ? limitRefusal('sessions-per-capabilities', this.#perKey, `all ${this.#perKey} upstream sessions of this caller and capability set are busy with calls that may ask for input`)
           : undefined;
       } else {
-        if (!pick && entry.opening > 0 && !exclusive) return this.#waitForOpen(entry, options.signal);
+        if (!pick && (entry.opening > 0 || entry.queued > 0) && !exclusive) return this.#waitForOpen(entry, options.signal);
         const room = this.#room(key.principal);
         if (room.ok) {
           // In turn with other openings (counted meanwhile as the principal's); the room is looked
           // at again once the turn came.
           this.#queue(key.principal, 1);
-          const through = await this.openings.turn(key.principal, deadline - Date.now(), options.signal).finally(() => this.#queue(key.principal, -1));
+          entry.queued++;
+          const through = await this.openings.turn(key.principal, deadline - Date.now(), options.signal).finally(() => {
+            this.#queue(key.principal, -1);
+            entry.queued--;
+          });
           if (through) {
             // Waiting for the turn may have made the opening needless: a session came free, or
             // the call was found not to need one alone (its target finished without pushing).
@@ -240,7 +244,13 @@ export class SessionPool {
       }
       const left = deadline - Date.now();
       if (patient && !atBound) {
-        if (await this.#waiters.change(options.signal, Math.min(patience, deadline) - Date.now())) patient = false;
+        if (await this.#waiters.change(options.signal, Math.min(patience, deadline) - Date.now())) {
+          // While the key's first session is still opening, patience is not used up: what its
+          // call finds out (whether it pushes) decides for the callers behind it, however long
+          // the server takes to start.
+          if (entry.sessions.length === 0 && (entry.opening > 0 || entry.queued > 0)) patience = Date.now() + OPEN_PATIENCE_MS;
+          else patient = false;
+        }
         continue;
       }
       if (left <= 0) {
@@ -287,7 +297,7 @@ export class SessionPool {
       if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
       const s = entry.sessions.find((x) => !x.closed);
       if (s) return s;
-      if (entry.opening === 0) return this.acquire(entry.key, signal ? { signal } : {});
+      if (entry.opening === 0 && entry.queued === 0) return this.acquire(entry.key, signal ? { signal } : {});
     }
   }
 
@@ -304,7 +314,7 @@ export class SessionPool {
 
   /** Drops an entry with nothing in it (an entry per key tried is not kept). */
   #forget(entry: Entry): void {
-    if (entry.sessions.length > 0 || entry.opening > 0) return;
+    if (entry.sessions.length > 0 || entry.opening > 0 || entry.queued > 0) return;
     const id = keyText(entry.key);
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
   }
@@ -369,7 +379,7 @@ export class SessionPool {
         if (s.closed || (!busy(s) && now - s.lastUsed > idleMs)) void s.close();
       }
       if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
-      if (entry.sessions.length === 0 && entry.opening === 0) this.#entries.delete(id);
+      if (entry.sessions.length === 0 && entry.opening === 0 && entry.queued === 0) this.#entries.delete(id);
     }
   }
 

@@ -7,11 +7,13 @@ import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
 import type { SessionKey } from './sessionKey.ts';
 import type { UpstreamSession } from './upstreamSession.ts';
 
-/** The sessions of one key, and how many are being opened for it. */
+/** The sessions of one key, how many are being opened for it, and how many wait their turn to be. */
 export interface Entry {
   readonly key: SessionKey;
   sessions: UpstreamSession[];
   opening: number;
+  /** Openings for the key waiting at the gate (counted as the principal's through the pool's own count). */
+  queued: number;
 }
 
 /** Whether a session is doing something (a call in flight, reserved for one, or held). */

@@ -296,6 +296,36 @@ sessions('should not open a session a waiting caller stopped needing while it wa
   }
 });
 
+sessions('should keep callers not known to push waiting while the first session of their key opens, however slowly', async () => {
+  let opened = 0;
+  const p = new SessionPool(
+    inProcessBackend(async () => {
+      opened++;
+      await sleep(400);
+      return createPushServer();
+    }),
+    { opening: 4, waitMs: 5_000 },
+  );
+  const k = key('alice');
+  try {
+    let alone = true;
+    // A burst in one turn (as a client's first chunk of calls), none known to push: the first
+    // opens one; without patience the others would open four more at once.
+    const first = p.acquire(k, { exclusive: true, open: false, stillExclusive: () => alone });
+    const others = Array.from({ length: 6 }, () => p.acquire(k, { exclusive: true, open: false, stillExclusive: () => alone }));
+    const session = await first;
+    assert.is(opened, 1, 'only the first caller opened one while it was opening');
+    // Its call is found not to push: the others share its session.
+    session.unreserve();
+    alone = false;
+    const got = await Promise.all(others);
+    assert.ok(got.every((s) => s === session), 'every caller shares the one session');
+    assert.is(opened, 1);
+  } finally {
+    await p.close();
+  }
+});
+
 sessions('should serve callers waiting for a reserved session in the order they came', async () => {
   const p = pool({ maxPerKey: 1, waitMs: 5_000 });
   const k = key('alice');
