@@ -244,13 +244,13 @@ export class SessionPool {
       }
       const left = deadline - Date.now();
       if (patient && !atBound) {
-        if (await this.#waiters.change(options.signal, Math.min(patience, deadline) - Date.now())) {
-          // While the key's first session is still opening, patience is not used up: what its
-          // call finds out (whether it pushes) decides for the callers behind it, however long
-          // the server takes to start.
-          if (entry.sessions.length === 0 && (entry.opening > 0 || entry.queued > 0)) patience = Date.now() + OPEN_PATIENCE_MS;
-          else patient = false;
-        }
+        // While the key's first session is opening, patience is not used up, and it starts over
+        // once it is open: what its first call finds out (whether it pushes) decides for the
+        // callers behind it, however long the server takes to start.
+        const firstOpening = entry.sessions.length === 0 && (entry.opening > 0 || entry.queued > 0);
+        const ranOut = await this.#waiters.change(options.signal, Math.min(patience, deadline) - Date.now());
+        if (firstOpening && Date.now() < deadline) patience = Date.now() + OPEN_PATIENCE_MS;
+        else if (ranOut) patient = false;
         continue;
       }
       if (left <= 0) {
