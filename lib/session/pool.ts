@@ -19,7 +19,7 @@ import { PushCopies } from './pushCopies.ts';
 import { UpstreamSession } from './upstreamSession.ts';
 import type { RpcOutcome } from './callHooks.ts';
 import { DEFAULTS } from '../defaults.ts';
-import { busy, roomFor, type Entry, type Room } from './poolRoom.ts';
+import { beingOpened, busy, roomFor, type Entry, type Room } from './poolRoom.ts';
 import { keyText, type SessionKey } from './sessionKey.ts';
 import { Waiters } from './waiters.ts';
 
@@ -105,8 +105,6 @@ export class SessionPool {
   readonly #copies: PushCopies | undefined;
   /** Lets a few openings through at a time. */
   readonly openings: Openings;
-  /** Openings waiting at the gate, by principal: they count as the principal's sessions. */
-  readonly #queued = new Map<string, number>();
 
   constructor(backend: Backend, options: SessionPoolOptions = {}) {
     this.backend = backend;
@@ -167,7 +165,7 @@ export class SessionPool {
         if (options.reservation) options.reservation.reserved = true;
         return { entry, pick, enough: true, wait: false, atBound };
       }
-      const mayOpen = (options.open !== false || (live.length === 0 && entry.opening === 0 && entry.queued === 0)) && !atBound;
+      const mayOpen = (options.open !== false || (live.length === 0 && !beingOpened(entry))) && !atBound;
       return { entry, pick, enough: false, wait: !mayOpen, atBound };
     }
     // A call that may share goes to the oldest session: one pipe carries the calls of a turn in one
@@ -206,8 +204,9 @@ export class SessionPool {
     let patient = options.open === false;
     /** A call not known to push that waited in vain at the bound shares a session after all. */
     let share = false;
+    const alone = (): boolean => !share && (options.stillExclusive ? options.stillExclusive() : options.exclusive === true);
     for (;;) {
-      const exclusive = !share && (options.stillExclusive ? options.stillExclusive() : options.exclusive === true);
+      const exclusive = alone();
       const { entry, pick, enough, wait, atBound } = this.#choose(key, { ...options, exclusive, open: !patient });
       if (enough) return pick!;
       let refusal: LimitRefusal | undefined;
@@ -216,21 +215,17 @@ export class SessionPool {
           ? limitRefusal('sessions-per-capabilities', this.#perKey, `all ${this.#perKey} upstream sessions of this caller and capability set are busy with calls that may ask for input`)
           : undefined;
       } else {
-        if (!pick && (entry.opening > 0 || entry.queued > 0) && !exclusive) return this.#waitForOpen(entry, options.signal);
+        if (!pick && beingOpened(entry) && !exclusive) return this.#waitForOpen(entry, options.signal);
         const room = this.#room(key.principal);
         if (room.ok) {
           // In turn with other openings (counted meanwhile as the principal's); the room is looked
           // at again once the turn came.
-          this.#queue(key.principal, 1);
           entry.queued++;
-          const through = await this.openings.turn(key.principal, deadline - Date.now(), options.signal).finally(() => {
-            this.#queue(key.principal, -1);
-            entry.queued--;
-          });
+          const through = await this.openings.turn(key.principal, deadline - Date.now(), options.signal).finally(() => entry.queued--);
           if (through) {
             // Waiting for the turn may have made the opening needless: a session came free, or
             // the call was found not to need one alone (its target finished without pushing).
-            const now = this.#choose(key, { ...options, exclusive: !share && (options.stillExclusive ? options.stillExclusive() : options.exclusive === true), open: !patient });
+            const now = this.#choose(key, { ...options, exclusive: alone(), open: !patient });
             if (now.enough) {
               through();
               return now.pick!;
@@ -247,7 +242,7 @@ export class SessionPool {
         // While the key's first session is opening, patience is not used up, and it starts over
         // once it is open: what its first call finds out (whether it pushes) decides for the
         // callers behind it, however long the server takes to start.
-        const firstOpening = entry.sessions.length === 0 && (entry.opening > 0 || entry.queued > 0);
+        const firstOpening = entry.sessions.length === 0 && beingOpened(entry);
         const ranOut = await this.#waiters.change(options.signal, Math.min(patience, deadline) - Date.now());
         if (firstOpening && Date.now() < deadline) patience = Date.now() + OPEN_PATIENCE_MS;
         else if (ranOut) patient = false;
@@ -297,24 +292,17 @@ export class SessionPool {
       if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
       const s = entry.sessions.find((x) => !x.closed);
       if (s) return s;
-      if (entry.opening === 0 && entry.queued === 0) return this.acquire(entry.key, signal ? { signal } : {});
+      if (!beingOpened(entry)) return this.acquire(entry.key, signal ? { signal } : {});
     }
   }
 
   #room(principal: string): Room {
-    return roomFor(principal, this.#entries.values(), this.#queued.get(principal) ?? 0, { max: this.max, reserve: this.reserve, perPrincipal: this.#perPrincipal });
-  }
-
-  /** Counts a principal's openings waiting at the gate in or out. */
-  #queue(principal: string, delta: number): void {
-    const n = (this.#queued.get(principal) ?? 0) + delta;
-    if (n > 0) this.#queued.set(principal, n);
-    else this.#queued.delete(principal);
+    return roomFor(principal, this.#entries.values(), { max: this.max, reserve: this.reserve, perPrincipal: this.#perPrincipal });
   }
 
   /** Drops an entry with nothing in it (an entry per key tried is not kept). */
   #forget(entry: Entry): void {
-    if (entry.sessions.length > 0 || entry.opening > 0 || entry.queued > 0) return;
+    if (entry.sessions.length > 0 || beingOpened(entry)) return;
     const id = keyText(entry.key);
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
   }
@@ -379,7 +367,7 @@ export class SessionPool {
         if (s.closed || (!busy(s) && now - s.lastUsed > idleMs)) void s.close();
       }
       if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
-      if (entry.sessions.length === 0 && entry.opening === 0 && entry.queued === 0) this.#entries.delete(id);
+      if (entry.sessions.length === 0 && !beingOpened(entry)) this.#entries.delete(id);
     }
   }
 

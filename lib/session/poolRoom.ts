@@ -12,8 +12,13 @@ export interface Entry {
   readonly key: SessionKey;
   sessions: UpstreamSession[];
   opening: number;
-  /** Openings for the key waiting at the gate (counted as the principal's through the pool's own count). */
+  /** Openings for the key waiting at the gate (they count as the principal's sessions). */
   queued: number;
+}
+
+/** Whether a session is being opened for the entry's key, or waits its turn to be. */
+export function beingOpened(entry: Entry): boolean {
+  return entry.opening > 0 || entry.queued > 0;
 }
 
 /** Whether a session is doing something (a call in flight, reserved for one, or held). */
@@ -42,7 +47,7 @@ export interface RoomBounds {
  * of its own if it must), within the reserve (a principal with a busy session may not take the
  * last `reserve` sessions), and within the pool (closing the idle session used longest ago).
  */
-export function roomFor(principal: string, entries: Iterable<Entry>, queued: number, bounds: RoomBounds): Room {
+export function roomFor(principal: string, entries: Iterable<Entry>, bounds: RoomBounds): Room {
   const { max, reserve, perPrincipal } = bounds;
   const idleSince = Date.now() - EVICTABLE_AFTER_MS;
   let size = 0;
@@ -51,15 +56,14 @@ export function roomFor(principal: string, entries: Iterable<Entry>, queued: num
   let mineBusy = 0;
   let idle: { entry: Entry; session: UpstreamSession } | undefined;
   let myIdle: { entry: Entry; session: UpstreamSession } | undefined;
-  mine += queued;
-  mineBusy += queued;
   for (const entry of entries) {
     const own = entry.key.principal === principal;
     size += entry.opening;
     busyCount += entry.opening;
     if (own) {
-      mine += entry.opening;
-      mineBusy += entry.opening;
+      // Openings waiting at the gate count as the principal's own (not yet the pool's).
+      mine += entry.opening + entry.queued;
+      mineBusy += entry.opening + entry.queued;
     }
     for (const session of entry.sessions) {
       if (session.closed) continue;
