@@ -12,6 +12,7 @@ import { errorResponse, isRequestId, parseMessage, type JsonRpcMessage, type Jso
 import { closedReason, describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { isRecord } from '../core/primitives.ts';
 import { Cancellation } from '../signals.ts';
+import { IdTable } from '../core/idTable.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import type { Transport } from '../transport/transport.ts';
@@ -42,18 +43,39 @@ export interface RunningStdioFront {
   close(): Promise<void>;
 }
 
+/** A modern request being served. */
+interface Serving {
+  readonly sequence: number;
+  /** Its id as a key of `active`. */
+  readonly key: string;
+  readonly controller: Cancellation;
+  /** Not `subscriptions/listen`: answered within the grace period when the input ends. */
+  readonly isCall: boolean;
+  served: Promise<void> | undefined;
+}
+
+/** A request id as a property name, numbers and strings kept apart. */
+function idKey(id: RequestId): string {
+  return typeof id === 'number' ? `#${id}` : `'${id}`;
+}
+
 /** Serves a wrap on stdio until the input ends. */
 export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): RunningStdioFront {
   const input = options.input ?? process.stdin;
   const output = options.output ?? process.stdout;
   const principal = options.principal ?? 'stdio';
   const serveModern = wrap.serveModern;
-  /** Modern requests in flight by id, for `notifications/cancelled` (a reused id names the latest). */
-  const active = new Map<RequestId, Cancellation>();
-  /** Every modern request in flight, whatever its id: all are ended when the input ends. */
-  const running = new Set<Cancellation>();
-  const inflight = new Set<Promise<void>>();
-  const calls = new Set<Promise<void>>();
+  /**
+   * Every modern request in flight, whatever its id, under a number of our own: all are ended when
+   * the input ends. Not `Map`s and `Set`s, whose entries come and go on every request (see `IdTable`).
+   */
+  const serving = new IdTable<Serving>();
+  let nextServing = 0;
+  /** The modern request in flight under each id, for `notifications/cancelled` (a reused id names the latest). */
+  const active: Record<string, Serving> = Object.create(null) as Record<string, Serving>;
+  /** What else is in flight: legacy relays, requests answered by the modern rules alone. */
+  const inflight = new IdTable<Promise<void>>();
+  let nextTracked = 0;
   let legacy: Transport | undefined;
   /** What is observed of the legacy session, when anything is. */
   let legacyObserved: RelayTelemetry | undefined;
@@ -65,7 +87,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
   };
 
   /** Requests of the legacy session the upstream has not answered: answered with an error if it goes. */
-  const unanswered = new Set<RequestId>();
+  let unanswered: Record<string, RequestId> = Object.create(null) as Record<string, RequestId>;
   /** Why the legacy session's upstream is gone (once it is). */
   let legacyGone: { detail: string; failure: UpstreamFailure | undefined } | undefined;
   const legacyGoneError = () => upstreamUnavailable(legacyGone?.detail ?? 'it could not be started', legacyGone?.failure);
@@ -83,7 +105,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       legacyClosed = new Promise((resolve) => (closed = resolve));
       own.onmessage = (m) => {
         spoke = true;
-        if (!('method' in m) && isRequestId(m.id)) unanswered.delete(m.id);
+        if (!('method' in m) && isRequestId(m.id)) delete unanswered[idKey(m.id)];
         observed?.answered(m);
         write(m);
       };
@@ -93,8 +115,9 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
         legacyGone = { detail: `it ${failure ? closedReason(failure, spoke ? undefined : 'before it answered initialize') : 'closed the connection'}`, failure };
         // One that never said a word did not start: the wrap's owner hears of it.
         if (!spoke) wrap.legacy.failed?.(legacyGone.detail);
-        for (const id of unanswered) write(errorResponse(id, legacyGoneError()));
-        unanswered.clear();
+        const left = Object.values(unanswered);
+        unanswered = Object.create(null) as Record<string, RequestId>;
+        for (const id of left) write(errorResponse(id, legacyGoneError()));
         observed?.closed(legacyGone.detail);
         closed();
       };
@@ -115,7 +138,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     const requests = Array.isArray(message) ? [] : [message].filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m && isRequestId(m.id));
     const upstream = legacy ?? (await legacyOpening);
     if (upstream && upstream === legacy) {
-      for (const r of requests) unanswered.add(r.id);
+      for (const r of requests) unanswered[idKey(r.id)] = r.id;
       try {
         await upstream.send((legacyObserved ? legacyObserved.sent(message) : message) as JsonRpcMessage);
         return;
@@ -124,18 +147,19 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([legacyClosed, new Promise((r) => (timer = setTimeout(r, 1000)))]);
         clearTimeout(timer);
-        if (requests.every((r) => !unanswered.has(r.id))) return;
+        if (requests.every((r) => !(idKey(r.id) in unanswered))) return;
       }
     }
     for (const r of requests) {
-      unanswered.delete(r.id);
+      delete unanswered[idKey(r.id)];
       write(errorResponse(r.id, legacyGoneError()));
     }
   };
 
   const track = (p: Promise<void>) => {
-    inflight.add(p);
-    void p.finally(() => inflight.delete(p));
+    const sequence = nextTracked++;
+    inflight.set(sequence, p);
+    void p.finally(() => inflight.delete(sequence));
   };
 
   const onLine = (line: string) => {
@@ -158,43 +182,37 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     }
     if (c.kind === 'request' && claimedEra(c.message) === 'modern') {
       const request = c.message;
-      const controller = new Cancellation();
-      active.set(request.id, controller);
-      running.add(controller);
-      const isCall = request.method !== 'subscriptions/listen';
+      const entry: Serving = { sequence: nextServing++, key: idKey(request.id), controller: new Cancellation(), isCall: request.method !== 'subscriptions/listen', served: undefined };
+      const controller = entry.controller;
+      serving.set(entry.sequence, entry);
+      active[entry.key] = entry;
       // Its own bookkeeping ends where its answer is written (no promise chained on it per table).
-      const finished = () => {
-        running.delete(controller);
-        if (active.get(request.id) === controller) active.delete(request.id);
-        inflight.delete(served);
-        if (isCall) calls.delete(served);
-      };
       const answered = (message: JsonRpcMessage | undefined) => {
         try {
           if (message) write(message);
         } finally {
-          finished();
+          serving.delete(entry.sequence);
+          if (active[entry.key] === entry) delete active[entry.key];
         }
       };
-      const served: Promise<void> = serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
+      entry.served = serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
         (answer) => answered(answer && !controller.signal.aborted ? answer.message : undefined),
         () => answered(errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' })),
       );
-      inflight.add(served);
-      if (isCall) calls.add(served);
       return;
     }
     if (c.kind === 'notification' && c.message.method === 'notifications/cancelled' && isRecord(c.message.params)) {
-      const target = active.get(c.message.params['requestId'] as RequestId);
+      const named = c.message.params['requestId'];
+      const target = isRequestId(named) ? active[idKey(named)] : undefined;
       if (target) {
-        target.abort();
+        target.controller.abort();
         return;
       }
     }
     if (c.kind === 'request' && c.message.method === 'initialize' && !legacy && !legacyOpening) {
       // A client that sent modern requests and now `initialize` fell back to the legacy era (it
       // gave up waiting): what it asked before gets no late answer, and is cancelled upstream.
-      for (const controller of running) controller.abort();
+      for (const entry of serving.values()) entry.controller.abort();
       legacyOpening = openLegacy();
       track(relay(c.message));
       return;
@@ -220,11 +238,11 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     // timer holds the process: with nothing else alive (an in-process server), it would end first.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise((r) => (timer = setTimeout(r, options.graceMs ?? DEFAULTS.drainGraceMs)));
-    await Promise.race([Promise.allSettled([...calls]), grace]);
+    await Promise.race([Promise.allSettled(serving.values().flatMap((e) => (e.isCall && e.served ? [e.served] : []))), grace]);
     clearTimeout(timer);
     if (options.closeOnEnd !== false) await wrap.close();
-    for (const c of running) c.abort();
-    while (inflight.size > 0) await Promise.allSettled([...inflight]);
+    for (const entry of serving.values()) entry.controller.abort();
+    while (inflight.size > 0 || serving.size > 0) await Promise.allSettled([...inflight.values(), ...serving.values().flatMap((e) => (e.served ? [e.served] : []))]);
     await legacy?.close();
     finish();
   };
@@ -238,7 +256,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       await end();
     },
     async close() {
-      for (const c of running) c.abort();
+      for (const entry of serving.values()) entry.controller.abort();
       input.pause();
       await end();
     },

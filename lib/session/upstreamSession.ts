@@ -15,6 +15,7 @@ import { isMrtrMethod } from '../core/modern/methods.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { CancelSignal } from '../signals.ts';
 import type { CallHooks, RpcOutcome, UpstreamSessionOptions } from './callHooks.ts';
+import { IdTable } from '../core/idTable.ts';
 
 interface HeldPush {
   readonly settle: (owner: Pending | undefined) => void;
@@ -53,8 +54,8 @@ export class UpstreamSession {
   readonly options: UpstreamSessionOptions;
   #transport: Transport;
   #nextId = 1;
-  #pending = new Map<number, Pending>();
-  #byToken = new Map<string, Pending>();
+  /** Not a `Map`: see `IdTable`. */
+  #pending = new IdTable<Pending>();
   #closed: string | undefined;
   /** What the upstream said when the pipe closed under us (not when we closed it). */
   #failure: UpstreamFailure | undefined;
@@ -201,7 +202,6 @@ export class UpstreamSession {
       else this.#pushable++;
       if (this.#held.length > 0) this.#settleHeld();
     } else if (reserved) this.unreserve();
-    if (progressToken) this.#byToken.set(progressToken, pending);
     if (hooks.signal || hooks.onCancel) {
       const onAbort = (): void => this.#settle(pending, cancelled(), true);
       pending.onAbort = onAbort;
@@ -234,7 +234,6 @@ export class UpstreamSession {
       this.#pushable--;
       this.options.onPushableEnd?.();
     }
-    if (pending.progressToken) this.#byToken.delete(pending.progressToken);
     if (this.#held.length > 0) this.#settleHeld();
     if (pending.onAbort) pending.hooks.signal?.removeEventListener('abort', pending.onAbort);
     if (cancelUpstream && !this.#closed) {
@@ -253,6 +252,12 @@ export class UpstreamSession {
   /** Records use at `now` (for idle eviction). */
   touch(now: number): void {
     this.#lastUsed = now;
+  }
+
+  /** The call whose progress token (`p` and its upstream id, see `call`) the server named. */
+  #byProgressToken(token: string): Pending | undefined {
+    const pending = token.startsWith('p') ? this.#pending.get(Number(token.slice(1))) : undefined;
+    return pending?.progressToken === token ? pending : undefined;
   }
 
   #owner(extra: MessageExtra | undefined, pushableOnly: boolean): Pending | undefined {
@@ -329,7 +334,7 @@ export class UpstreamSession {
         const params = v.message.params;
         if (v.message.method === 'notifications/progress' && params) {
           const token = params['progressToken'];
-          const pending = typeof token === 'string' ? this.#byToken.get(token) : undefined;
+          const pending = typeof token === 'string' ? this.#byProgressToken(token) : undefined;
           if (pending) pending.hooks.onProgress?.({ ...params, progressToken: pending.callerToken });
           return;
         }
@@ -381,7 +386,7 @@ export class UpstreamSession {
     if (this.#closed) return;
     this.#closed = reason;
     this.#closedController.abort();
-    for (const p of [...this.#pending.values()]) this.#settle(p, { error: closedError(reason, this.#failure) });
+    for (const p of this.#pending.values()) this.#settle(p, { error: closedError(reason, this.#failure) });
     this.#settleHeld();
     this.options.onClose?.(reason);
   }

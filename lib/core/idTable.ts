@@ -1,0 +1,115 @@
+/**
+ * A table of what is in flight under ids a counter hands out (0, 1, 2, …): the request path's
+ * alternative to a `Map` for records that come and go on every call.
+ *
+ * Why not a `Map`: V8 never reuses a deleted slot of a `Map`'s table, so a map whose entries come
+ * and go is copied into a new table every few insertions, and the table it leaves keeps pointing
+ * at its entries and at the new table. Once one of those dropped tables has lived long enough to be
+ * promoted, every young collection takes what it points to for live: every record that passes
+ * through the map afterwards is copied, promoted and kept until the next full collection. Under
+ * load that made most of a front's young-generation work. This table is two arrays that are never
+ * replaced except to grow or shrink, and a slot is cleared as soon as its entry leaves.
+ *
+ * Open addressing with linear probing from `id & mask`: ids handed out in order land in
+ * consecutive slots, and an entry that stays long only shifts later ones by a slot.
+ */
+
+/** Fewest slots. */
+const MIN_SLOTS = 16;
+
+export class IdTable<T> {
+  /** The id in each slot, -1 where empty. */
+  #ids: number[];
+  #values: Array<T | undefined>;
+  #mask: number;
+  #size = 0;
+
+  constructor() {
+    this.#ids = new Array<number>(MIN_SLOTS).fill(-1);
+    this.#values = new Array<T | undefined>(MIN_SLOTS).fill(undefined);
+    this.#mask = MIN_SLOTS - 1;
+  }
+
+  /** Entries in the table. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The entry under `id`, if any. `id` must be a non-negative safe integer to be found. */
+  get(id: number): T | undefined {
+    if (!(id >= 0)) return undefined;
+    const ids = this.#ids;
+    for (let i = id & this.#mask; ; i = (i + 1) & this.#mask) {
+      const at = ids[i]!;
+      if (at === id) return this.#values[i];
+      if (at === -1) return undefined;
+    }
+  }
+
+  /** Puts `value` under `id` (a non-negative safe integer), replacing what was there. */
+  set(id: number, value: T): void {
+    if (!Number.isSafeInteger(id) || id < 0) throw new RangeError(`IdTable ids are non-negative integers, not ${id}`);
+    const ids = this.#ids;
+    let i = id & this.#mask;
+    for (; ; i = (i + 1) & this.#mask) {
+      const at = ids[i]!;
+      if (at === id) {
+        this.#values[i] = value;
+        return;
+      }
+      if (at === -1) break;
+    }
+    ids[i] = id;
+    this.#values[i] = value;
+    this.#size++;
+    // At most half full: probes stay short.
+    if (this.#size * 2 > ids.length) this.#resize(ids.length * 2);
+  }
+
+  /** Removes the entry under `id`; true if there was one. */
+  delete(id: number): boolean {
+    if (!(id >= 0)) return false;
+    const ids = this.#ids;
+    const values = this.#values;
+    const mask = this.#mask;
+    let i = id & mask;
+    for (; ; i = (i + 1) & mask) {
+      const at = ids[i]!;
+      if (at === id) break;
+      if (at === -1) return false;
+    }
+    // Backward shift: the entries after it that probed past its slot move back, so no slot is
+    // left marked deleted and lookups stop at the first empty one.
+    for (let j = (i + 1) & mask; ids[j] !== -1; j = (j + 1) & mask) {
+      const home = ids[j]! & mask;
+      // Leave it when its home lies cyclically in (i, j]: it is reachable without crossing i.
+      const reachable = i <= j ? i < home && home <= j : i < home || home <= j;
+      if (reachable) continue;
+      ids[i] = ids[j]!;
+      values[i] = values[j];
+      i = j;
+    }
+    ids[i] = -1;
+    values[i] = undefined;
+    this.#size--;
+    if (ids.length > MIN_SLOTS && this.#size * 8 < ids.length) this.#resize(ids.length / 2);
+    return true;
+  }
+
+  /** The entries, oldest id first (a copy: the table may change while it is walked). */
+  values(): T[] {
+    const found: Array<[number, T]> = [];
+    for (let i = 0; i < this.#ids.length; i++) if (this.#ids[i] !== -1) found.push([this.#ids[i]!, this.#values[i] as T]);
+    return found.sort((a, b) => a[0] - b[0]).map(([, value]) => value);
+  }
+
+  #resize(slots: number): void {
+    const ids = this.#ids;
+    const values = this.#values;
+    this.#ids = new Array<number>(slots).fill(-1);
+    this.#values = new Array<T | undefined>(slots).fill(undefined);
+    this.#mask = slots - 1;
+    this.#size = 0;
+    for (let i = 0; i < ids.length; i++) if (ids[i] !== -1) this.set(ids[i]!, values[i] as T);
+  }
+}
