@@ -46,17 +46,10 @@ export interface RunningStdioFront {
 /** A modern request being served. */
 interface Serving {
   readonly sequence: number;
-  /** Its id as a key of `active`. */
-  readonly key: string;
   readonly controller: Cancellation;
   /** Not `subscriptions/listen`: answered within the grace period when the input ends. */
   readonly isCall: boolean;
   served: Promise<void> | undefined;
-}
-
-/** A request id as a property name, numbers and strings kept apart. */
-function idKey(id: RequestId): string {
-  return typeof id === 'number' ? `#${id}` : `'${id}`;
 }
 
 /** Serves a wrap on stdio until the input ends. */
@@ -71,8 +64,12 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
    */
   const serving = new IdTable<Serving>();
   let nextServing = 0;
-  /** The modern request in flight under each id, for `notifications/cancelled` (a reused id names the latest). */
-  const active: Record<string, Serving> = Object.create(null) as Record<string, Serving>;
+  /**
+   * The modern request in flight under each id (its number in `serving`), for
+   * `notifications/cancelled` (a reused id names the latest). A `Map` holding only numbers: what
+   * its dropped tables keep is no more than the ids.
+   */
+  const active = new Map<RequestId, number>();
   /** What else is in flight: legacy relays, requests answered by the modern rules alone. */
   const inflight = new IdTable<Promise<void>>();
   let nextTracked = 0;
@@ -87,7 +84,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
   };
 
   /** Requests of the legacy session the upstream has not answered: answered with an error if it goes. */
-  let unanswered: Record<string, RequestId> = Object.create(null) as Record<string, RequestId>;
+  const unanswered = new Set<RequestId>();
   /** Why the legacy session's upstream is gone (once it is). */
   let legacyGone: { detail: string; failure: UpstreamFailure | undefined } | undefined;
   const legacyGoneError = () => upstreamUnavailable(legacyGone?.detail ?? 'it could not be started', legacyGone?.failure);
@@ -105,7 +102,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       legacyClosed = new Promise((resolve) => (closed = resolve));
       own.onmessage = (m) => {
         spoke = true;
-        if (!('method' in m) && isRequestId(m.id)) delete unanswered[idKey(m.id)];
+        if (!('method' in m) && isRequestId(m.id)) unanswered.delete(m.id);
         observed?.answered(m);
         write(m);
       };
@@ -115,9 +112,8 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
         legacyGone = { detail: `it ${failure ? closedReason(failure, spoke ? undefined : 'before it answered initialize') : 'closed the connection'}`, failure };
         // One that never said a word did not start: the wrap's owner hears of it.
         if (!spoke) wrap.legacy.failed?.(legacyGone.detail);
-        const left = Object.values(unanswered);
-        unanswered = Object.create(null) as Record<string, RequestId>;
-        for (const id of left) write(errorResponse(id, legacyGoneError()));
+        for (const id of unanswered) write(errorResponse(id, legacyGoneError()));
+        unanswered.clear();
         observed?.closed(legacyGone.detail);
         closed();
       };
@@ -138,7 +134,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     const requests = Array.isArray(message) ? [] : [message].filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m && isRequestId(m.id));
     const upstream = legacy ?? (await legacyOpening);
     if (upstream && upstream === legacy) {
-      for (const r of requests) unanswered[idKey(r.id)] = r.id;
+      for (const r of requests) unanswered.add(r.id);
       try {
         await upstream.send((legacyObserved ? legacyObserved.sent(message) : message) as JsonRpcMessage);
         return;
@@ -147,11 +143,11 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
         let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([legacyClosed, new Promise((r) => (timer = setTimeout(r, 1000)))]);
         clearTimeout(timer);
-        if (requests.every((r) => !(idKey(r.id) in unanswered))) return;
+        if (requests.every((r) => !unanswered.has(r.id))) return;
       }
     }
     for (const r of requests) {
-      delete unanswered[idKey(r.id)];
+      unanswered.delete(r.id);
       write(errorResponse(r.id, legacyGoneError()));
     }
   };
@@ -182,17 +178,17 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     }
     if (c.kind === 'request' && claimedEra(c.message) === 'modern') {
       const request = c.message;
-      const entry: Serving = { sequence: nextServing++, key: idKey(request.id), controller: new Cancellation(), isCall: request.method !== 'subscriptions/listen', served: undefined };
+      const entry: Serving = { sequence: nextServing++, controller: new Cancellation(), isCall: request.method !== 'subscriptions/listen', served: undefined };
       const controller = entry.controller;
       serving.set(entry.sequence, entry);
-      active[entry.key] = entry;
+      active.set(request.id, entry.sequence);
       // Its own bookkeeping ends where its answer is written (no promise chained on it per table).
       const answered = (message: JsonRpcMessage | undefined) => {
         try {
           if (message) write(message);
         } finally {
           serving.delete(entry.sequence);
-          if (active[entry.key] === entry) delete active[entry.key];
+          if (active.get(request.id) === entry.sequence) active.delete(request.id);
         }
       };
       entry.served = serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
@@ -202,8 +198,8 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       return;
     }
     if (c.kind === 'notification' && c.message.method === 'notifications/cancelled' && isRecord(c.message.params)) {
-      const named = c.message.params['requestId'];
-      const target = isRequestId(named) ? active[idKey(named)] : undefined;
+      const named = active.get(c.message.params['requestId'] as RequestId);
+      const target = named === undefined ? undefined : serving.get(named);
       if (target) {
         target.controller.abort();
         return;
