@@ -16,6 +16,11 @@
 
 /** Fewest slots. */
 const MIN_SLOTS = 16;
+/**
+ * A table shrinks only from this many slots up (when at most an eighth full): below it, a load that
+ * comes and goes in batches would grow and shrink it over and over, for a few kilobytes.
+ */
+const SHRINK_FROM = 1024;
 
 export class IdTable<T> {
   /** The id in each slot, -1 where empty. */
@@ -92,7 +97,7 @@ export class IdTable<T> {
     ids[i] = -1;
     values[i] = undefined;
     this.#size--;
-    if (ids.length > MIN_SLOTS && this.#size * 8 < ids.length) this.#resize(ids.length / 2);
+    if (ids.length >= SHRINK_FROM && this.#size * 8 < ids.length) this.#resize(ids.length / 2);
     return true;
   }
 
