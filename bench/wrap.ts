@@ -186,6 +186,8 @@ const stdioVsRaw = compare(cells, 'wrap-stdio', 'direct-raw');
 const stdioVsRelay = compare(cells, 'wrap-stdio', 'stdio-relay');
 const stdioVsParsingRelay = compare(cells, 'wrap-stdio', 'stdio-parsing-relay');
 const parsingRelayVsRelay = compare(cells, 'stdio-parsing-relay', 'stdio-relay');
+const stdioVsTranslatingRelay = compare(cells, 'wrap-stdio', 'stdio-translating-relay');
+const translatingRelayVsRelay = compare(cells, 'stdio-translating-relay', 'stdio-relay');
 const observedVsPlain = compare(cells, 'wrap-http-observed', 'wrap-http');
 const metricsVsPlain = compare(cells, 'wrap-http-metrics', 'wrap-http');
 
@@ -218,6 +220,8 @@ related('wrap (stdio) against direct (raw lines, the same client as the stdio fr
 related('wrap (stdio) against the stdio relay (the same server behind a second process that only forwards bytes):', stdioVsRelay);
 related('wrap (stdio) against the parsing stdio relay (one that decodes and encodes every line, nothing else):', stdioVsParsingRelay);
 related('the parsing stdio relay against the byte relay (what reading the messages costs any front):', parsingRelayVsRelay);
+related('wrap (stdio) against the translating stdio relay (modern lines in, legacy lines to the server, modern answers back, nothing else):', stdioVsTranslatingRelay);
+related('the translating stdio relay against the byte relay (what translating costs any front, with a modern client):', translatingRelayVsRelay);
 related('wrap (HTTP) with spans recorded by the OpenTelemetry SDK and metrics on, against both off:', observedVsPlain);
 related('wrap (HTTP) with metrics on alone, against both off:', metricsVsPlain);
 const disturbed = cells.filter((c) => (c.cpu?.otherBusy ?? 0) > OTHER_LOAD_WARNING);
@@ -244,7 +248,7 @@ const report = {
   request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),
   goals: { definition: GOAL, checks: goals, holds: goals.length > 0 && missed.length === 0 },
-  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, observedVsPlain, metricsVsPlain },
+  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, stdioVsTranslatingRelay, translatingRelayVsRelay, observedVsPlain, metricsVsPlain },
   failures,
   elapsedSeconds: elapsedS,
   cells,

@@ -103,7 +103,9 @@ function wrapped(run: Run): string {
     'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
     'route; a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines); and, for the stdio front, a stdio relay (a second ' +
     'process that pipes bytes to the server and back, parsing nothing: the ceiling for any stdio front of a stdio server), and the same relay ' +
-    'parsing every line (decoded and encoded again, nothing else: the ceiling for any stdio front that reads the messages it passes on). ' +
+    'parsing every line (decoded and encoded again, nothing else: the ceiling for any stdio front that reads the messages it passes on), and ' +
+    'translating (modern request lines in, legacy ones to the server under ids of its own, modern answers back, and nothing else: no checks, ' +
+    'sessions, cancellation or deadlines; the ceiling for any translating stdio front). ' +
     `Each contender warmed ${o.startWarmupMs / 1000} s, then per cell ${o.warmupMs / 1000} s of warm-up and ${(o.slices * o.sliceMs) / 1000} s measured in ` +
     `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}${o.nodeFlags?.length ? `; every Node process ran with \`${o.nodeFlags.join(' ')}\` (why: below)` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
   const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
@@ -123,6 +125,8 @@ function wrapped(run: Run): string {
       ratio(at(c.stdioVsRelay ?? [], conc), g.minStdioVsRelay),
       ratio(at(c.parsingRelayVsRelay ?? [], conc)),
       ratio(at(c.stdioVsParsingRelay ?? [], conc)),
+      ratio(at(c.translatingRelayVsRelay ?? [], conc)),
+      ratio(at(c.stdioVsTranslatingRelay ?? [], conc)),
       ratio(at(c.observedVsPlain ?? [], conc), g.minObservedVsPlain),
       ratio(at(c.metricsVsPlain ?? [], conc)),
     ];
@@ -137,7 +141,7 @@ function wrapped(run: Run): string {
     '',
     'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'traced + metrics ÷ both off', 'metrics alone ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])),
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'translating relay ÷ stdio relay', 'wrap (stdio) ÷ translating relay', 'traced + metrics ÷ both off', 'metrics alone ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])),
     '',
     goals,
     '',
@@ -411,6 +415,13 @@ export function renderReadmeWrap(run: Run): string {
     const ours = at(w.comparisons.stdioVsParsingRelay ?? [], conc);
     return [floor ? formatRatio(floor.throughputRatio) : '–', ours ? formatRatio(ours.throughputRatio) : '–'];
   };
+  const translated = (w.comparisons.translatingRelayVsRelay ?? []).length > 0;
+  const translatedRatios = (conc: number): string[] => {
+    if (!translated) return [];
+    const floor = at(w.comparisons.translatingRelayVsRelay ?? [], conc);
+    const ours = at(w.comparisons.stdioVsTranslatingRelay ?? [], conc);
+    return [floor ? formatRatio(floor.throughputRatio) : '–', ours ? formatRatio(ours.throughputRatio) : '–'];
+  };
   const ratioRows = concs.map((conc) => {
     const p = at(w.comparisons.vsPassthrough, conc);
     const m = at(w.comparisons.vsProxy, conc);
@@ -421,6 +432,7 @@ export function renderReadmeWrap(run: Run): string {
       m ? `${formatRatio(m.throughputRatio)} ${m.throughputRatio >= g.minVsMcpProxy ? '✓' : '✗'}` : '–',
       ...(relayed ? [relayRatio(conc)] : []),
       ...parsedRatios(conc),
+      ...translatedRatios(conc),
     ];
   });
   // The other ratios users wait on: an MRTR round on the fronts they call through, a fresh probe.
@@ -437,11 +449,12 @@ export function renderReadmeWrap(run: Run): string {
       (relayed && g.minStdioVsRelay !== undefined ? `; over stdio, throughput ≥ ${g.minStdioVsRelay}× the stdio relay:` : ':'),
     '',
     table(
-      ['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', ...(relayed ? ['wrap (stdio) ÷ stdio relay'] : []), ...(parsed ? ['parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay'] : [])],
+      ['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', ...(relayed ? ['wrap (stdio) ÷ stdio relay'] : []), ...(parsed ? ['parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay'] : []), ...(translated ? ['translating relay ÷ stdio relay', 'wrap (stdio) ÷ translating relay'] : [])],
       ratioRows,
       new Set(ratioRows[0]?.map((_, i) => i) ?? []),
     ),
     ...(parsed ? ['', 'The parsing relay decodes and encodes every line and does nothing else: what it keeps of the byte relay is the most any stdio front that reads its messages can keep.'] : []),
+    ...(translated ? ['', 'The translating relay turns modern requests into legacy ones and the answers back, and does nothing else (no checks, sessions, cancellation or deadlines): what it keeps of the byte relay is the most any translating stdio front can keep.'] : []),
     ...(otherRows.length > 0
       ? ['', 'An MRTR round (the first call answered `input_required`, then the retry) ÷ a plain call through the same front, and a fresh probe ÷ what a legacy client pays to connect, at p50:', '', table(['ratio', 'this run', 'goal'], otherRows, new Set([1, 2]))]
       : []),

@@ -86,6 +86,10 @@ export interface WrapPart {
     readonly stdioVsParsingRelay?: readonly WrapComparison[];
     /** That parsing relay ÷ the byte relay: what reading the messages costs any stdio front. */
     readonly parsingRelayVsRelay?: readonly WrapComparison[];
+    /** The wrap over stdio ÷ the relay that translates modern requests and legacy answers and nothing else (absent in results from before it was measured). */
+    readonly stdioVsTranslatingRelay?: readonly WrapComparison[];
+    /** That translating relay ÷ the byte relay: what translating costs any stdio front. */
+    readonly translatingRelayVsRelay?: readonly WrapComparison[];
     /** The wrap over HTTP with spans recorded and metrics on ÷ both off (absent in results from before they existed). */
     readonly observedVsPlain?: readonly WrapComparison[];
     /** The wrap over HTTP with metrics on alone ÷ both off (absent in results from before it was measured). */

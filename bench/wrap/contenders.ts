@@ -29,7 +29,7 @@ export interface Running {
 }
 
 export interface Contender {
-  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'wrap-stdio';
+  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'stdio-translating-relay' | 'wrap-stdio';
   readonly label: string;
   readonly describe: string;
   start(programs: Programs): Promise<Running>;
@@ -173,6 +173,13 @@ export const CONTENDERS: readonly Contender[] = [
     describe: 'bench/stdioRelay.ts --parse -- node echoServer.mjs: every line decoded and encoded again, nothing else (legacy request lines)',
     start: ({ echo, relay, profileFlags }) =>
       stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-parsing-relay'), ...relay, '--parse', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, true),
+  },
+  {
+    key: 'stdio-translating-relay',
+    label: 'stdio relay, translating',
+    describe: 'bench/stdioRelay.ts --translate -- node echoServer.mjs: modern request lines translated to legacy ones and the answers back, nothing else',
+    start: ({ echo, relay, profileFlags }) =>
+      stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-translating-relay'), ...relay, '--translate', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), true, false, true),
   },
   {
     key: 'wrap-stdio',
