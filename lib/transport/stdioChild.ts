@@ -14,7 +14,7 @@ import { isRecord } from '../core/primitives.ts';
 import { frame, LineFramer } from './lineFramer.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, responseIdOf, tooLargeDetail } from './messageBound.ts';
 import { spawnChild, takeAhead } from './spawnChild.ts';
-import { turnBatcher } from './turnBatcher.ts';
+import { turnBatcher, type TurnWrite } from './turnBatcher.ts';
 import { SENT, type Transport } from './transport.ts';
 
 /** A server program to start and talk to over its stdin/stdout. */
@@ -91,7 +91,7 @@ export class StdioChildTransport implements Transport {
   #child: ChildProcess | undefined;
   #closed = false;
   /** Writes to the child's stdin, batched per turn of the event loop (set once started). */
-  #write: ((chunk: string) => boolean) | undefined;
+  #write: TurnWrite | undefined;
   #exited: Promise<void> | undefined;
   #prestarted: Promise<void> | undefined;
   /** Set while `warm` waits for its ping's answer. */
@@ -334,6 +334,8 @@ export class StdioChildTransport implements Transport {
       return;
     }
     const grace = this.options.shutdownGraceMs ?? 2000;
+    // What this turn sent (the cancellations of calls in flight, say) goes before the end.
+    this.#write?.flush();
     child.stdin?.end();
     const waited = (ms: number) => Promise.race([this.#exited!.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     if (!(await waited(grace))) {
