@@ -1,20 +1,18 @@
 /**
- * A table of what is in flight under ids a counter hands out (0, 1, 2, …): the request path's
- * alternative to a `Map` for records that come and go on every call.
+ * Tables of what is in flight, for records that come and go on every call: `IdTable` under ids a
+ * counter hands out (0, 1, 2, …), `KeyedTable` under keys of any kind. The request path's
+ * alternatives to a `Map`.
  *
  * Why not a `Map`: V8 never reuses a deleted slot of a `Map`'s table, so a map whose entries come
  * and go is copied into a new table every few insertions, and the table it leaves keeps pointing
  * at its entries and at the new table. Once one of those dropped tables has lived long enough to be
  * promoted, every young collection takes what it points to for live: every record that passes
  * through the map afterwards is copied, promoted and kept until the next full collection. Under
- * load that made most of a front's young-generation work. This table is two arrays that are never
- * replaced except to grow or shrink, and a slot is cleared as soon as its entry leaves.
- *
- * Open addressing with linear probing from `id & mask`: ids handed out in order land in
- * consecutive slots, and an entry that stays long only shifts later ones by a slot.
+ * load that made most of a front's young-generation work. An `IdTable` is two arrays that are
+ * never replaced except to grow or shrink, and a slot is cleared as soon as its entry leaves.
  */
 
-/** Fewest slots. */
+/** Fewest slots of an `IdTable`. */
 const MIN_SLOTS = 16;
 /**
  * A table shrinks only from this many slots up (when at most an eighth full): below it, a load that
@@ -22,6 +20,11 @@ const MIN_SLOTS = 16;
  */
 const SHRINK_FROM = 1024;
 
+/**
+ * Records under ids a counter hands out. Open addressing with linear probing from `id & mask`: ids
+ * handed out in order land in consecutive slots, and an entry that stays long only shifts later
+ * ones by a slot.
+ */
 export class IdTable<T> {
   /** The id in each slot, -1 where empty. */
   #ids: number[];
@@ -116,5 +119,69 @@ export class IdTable<T> {
     this.#mask = slots - 1;
     this.#size = 0;
     for (let i = 0; i < ids.length; i++) if (ids[i] !== -1) this.set(ids[i]!, values[i] as T);
+  }
+}
+
+/**
+ * A table under keys of any kind (request ids a peer chose, say) for records that come and go on
+ * every call: a `Map` from each key to a number of its own, and the records in an `IdTable` under
+ * those numbers. What the map's dropped tables keep alive is keys and numbers, never the records.
+ * Listed in the order the keys were first set, as a `Map` does.
+ */
+export class KeyedTable<K, V> {
+  readonly #numbers = new Map<K, number>();
+  readonly #records = new IdTable<{ readonly key: K; value: V }>();
+  #next = 0;
+
+  get size(): number {
+    return this.#numbers.size;
+  }
+
+  has(key: K): boolean {
+    return this.#numbers.has(key);
+  }
+
+  get(key: K): V | undefined {
+    const number = this.#numbers.get(key);
+    return number === undefined ? undefined : this.#records.get(number)?.value;
+  }
+
+  set(key: K, value: V): this {
+    const number = this.#numbers.get(key);
+    if (number !== undefined) this.#records.get(number)!.value = value;
+    else {
+      const next = this.#next++;
+      this.#numbers.set(key, next);
+      this.#records.set(next, { key, value });
+    }
+    return this;
+  }
+
+  delete(key: K): boolean {
+    const number = this.#numbers.get(key);
+    if (number === undefined) return false;
+    this.#numbers.delete(key);
+    this.#records.delete(number);
+    return true;
+  }
+
+  clear(): void {
+    for (const number of this.#numbers.values()) this.#records.delete(number);
+    this.#numbers.clear();
+  }
+
+  /** The keys (a copy: the table may change while it is walked). */
+  keys(): K[] {
+    return this.#records.values().map((r) => r.key);
+  }
+
+  /** The records (a copy). */
+  values(): V[] {
+    return this.#records.values().map((r) => r.value);
+  }
+
+  /** Keys and records (a copy). */
+  entries(): Array<[K, V]> {
+    return this.#records.values().map((r) => [r.key, r.value]);
   }
 }

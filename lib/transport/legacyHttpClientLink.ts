@@ -12,6 +12,7 @@ import { bodyExcerpt, BODY_EXCERPT_CHARS, MAX_CHALLENGE_CHARS, type UpstreamFail
 import { classify, errorResponse, parseMessage, type Classified, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
 import type { MessageExtra } from './transport.ts';
 import type { LegacyHttpClientOptions, LegacyHttpMode } from './legacyHttpClientOptions.ts';
+import { KeyedTable } from '../core/idTable.ts';
 
 /** The transport a link serves: where messages and errors go, and how a cancellation is sent. */
 export interface LinkOwner {
@@ -76,7 +77,8 @@ export class LegacyHttpClientLink {
   /** Aborted on close: every fetch and stream of the connection. */
   readonly abort = new AbortController();
   readonly #owner: LinkOwner;
-  readonly #pending = new Map<RequestId, Pending>();
+  /** Not a `Map`: see `KeyedTable`. */
+  readonly #pending = new KeyedTable<RequestId, Pending>();
   /** Requests answered locally; a late answer from the server is dropped. */
   readonly #abandoned = new Set<RequestId>();
   /** The transport in use, once known. */

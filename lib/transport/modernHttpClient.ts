@@ -12,6 +12,7 @@ import { classify, errorResponse, parseMessage, type JsonRpcMessage, type JsonRp
 import { isRecord } from '../core/primitives.ts';
 import { computeHeaders } from '../core/translate/headers.ts';
 import type { Transport } from './transport.ts';
+import { KeyedTable } from '../core/idTable.ts';
 
 /** Options of {@link ModernHttpClientTransport}. */
 export interface ModernHttpClientOptions {
@@ -36,7 +37,8 @@ export class ModernHttpClientTransport implements Transport {
   readonly #url: URL;
   readonly #options: ModernHttpClientOptions;
   readonly #fetch: typeof globalThis.fetch;
-  readonly #pending = new Map<RequestId, AbortController>();
+  /** Not a `Map`: see `KeyedTable`. */
+  readonly #pending = new KeyedTable<RequestId, AbortController>();
   /** Input schemas of the tools the server listed: where `Mcp-Param-*` headers come from. */
   readonly #tools = new Map<string, unknown>();
   #closed = false;

@@ -10,6 +10,7 @@ import { MetaKey } from '../core/era.ts';
 import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { extend, isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from './transport.ts';
+import { KeyedTable } from '../core/idTable.ts';
 
 /** Per-call options of a modern upstream request. */
 export interface UpstreamCallOptions {
@@ -76,7 +77,8 @@ export class ModernPipeUpstream implements ModernUpstream {
   readonly kind = 'pipe';
   readonly describe: string;
   readonly #transport: Transport;
-  readonly #calls = new Map<RequestId, PipeCall>();
+  /** Not a `Map`: see `KeyedTable`. */
+  readonly #calls = new KeyedTable<RequestId, PipeCall>();
   readonly #byToken = new Map<unknown, RequestId>();
   #next = 1;
   #started: Promise<void> | undefined;

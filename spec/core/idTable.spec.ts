@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { IdTable } from '../../lib/core/idTable.ts';
+import { IdTable, KeyedTable } from '../../lib/core/idTable.ts';
 
 const table = suite('IdTable');
 
@@ -82,3 +82,44 @@ table('should list entries oldest id first, as a copy the caller may change the 
 });
 
 table.run();
+
+const keyed = suite('KeyedTable');
+
+keyed('should behave as a Map of request ids, numbers and strings apart, listed in the order first set', () => {
+  const t = new KeyedTable<string | number, string>();
+  t.set(1, 'number one').set('1', 'string one').set('b', 'bee').set(1, 'number one again');
+  assert.is(t.size, 3);
+  assert.ok(t.has(1) && t.has('1') && !t.has(2));
+  assert.is(t.get(1), 'number one again');
+  assert.is(t.get('1'), 'string one');
+  assert.equal(t.keys(), [1, '1', 'b']);
+  assert.equal(t.values(), ['number one again', 'string one', 'bee']);
+  assert.equal(t.entries(), [[1, 'number one again'], ['1', 'string one'], ['b', 'bee']]);
+  assert.ok(t.delete('1'));
+  assert.not.ok(t.delete('1'));
+  assert.is(t.get('1'), undefined);
+  t.set('1', 'back');
+  assert.equal(t.keys(), [1, 'b', '1'], 'a key set again after its delete goes last, as in a Map');
+  for (const key of t.keys()) t.delete(key);
+  assert.is(t.size, 0);
+  t.set('x', 'after').clear();
+  assert.is(t.size, 0);
+  assert.equal(t.values(), []);
+});
+
+keyed('should agree with a Map over a long run of keys that come and go', () => {
+  let seed = 11;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const t = new KeyedTable<string | number, number>();
+  const reference = new Map<string | number, number>();
+  for (let step = 0; step < 20_000; step++) {
+    const key = random() < 0.5 ? Math.floor(random() * 300) : `k${Math.floor(random() * 300)}`;
+    if (random() < 0.55) {
+      t.set(key, step);
+      reference.set(key, step);
+    } else assert.is(t.delete(key), reference.delete(key));
+  }
+  assert.equal(t.entries(), [...reference.entries()]);
+});
+
+keyed.run();
