@@ -408,20 +408,15 @@ export function renderReadmeWrap(run: Run): string {
     if (!r) return '–';
     return g.minStdioVsRelay === undefined ? formatRatio(r.throughputRatio) : `${formatRatio(r.throughputRatio)} ${r.throughputRatio >= g.minStdioVsRelay ? '✓' : '✗'}`;
   };
+  /** A relay below the byte relay, at `conc`: it ÷ the byte relay, and the wrap over stdio ÷ it (none when it was not measured). */
+  const floorRatios = (floor: readonly WrapComparison[] | undefined, ours: readonly WrapComparison[] | undefined, conc: number): string[] => {
+    if (!floor?.length) return [];
+    const f = at(floor, conc);
+    const o = at(ours ?? [], conc);
+    return [f ? formatRatio(f.throughputRatio) : '–', o ? formatRatio(o.throughputRatio) : '–'];
+  };
   const parsed = (w.comparisons.parsingRelayVsRelay ?? []).length > 0;
-  const parsedRatios = (conc: number): string[] => {
-    if (!parsed) return [];
-    const floor = at(w.comparisons.parsingRelayVsRelay ?? [], conc);
-    const ours = at(w.comparisons.stdioVsParsingRelay ?? [], conc);
-    return [floor ? formatRatio(floor.throughputRatio) : '–', ours ? formatRatio(ours.throughputRatio) : '–'];
-  };
   const translated = (w.comparisons.translatingRelayVsRelay ?? []).length > 0;
-  const translatedRatios = (conc: number): string[] => {
-    if (!translated) return [];
-    const floor = at(w.comparisons.translatingRelayVsRelay ?? [], conc);
-    const ours = at(w.comparisons.stdioVsTranslatingRelay ?? [], conc);
-    return [floor ? formatRatio(floor.throughputRatio) : '–', ours ? formatRatio(ours.throughputRatio) : '–'];
-  };
   const ratioRows = concs.map((conc) => {
     const p = at(w.comparisons.vsPassthrough, conc);
     const m = at(w.comparisons.vsProxy, conc);
@@ -431,8 +426,8 @@ export function renderReadmeWrap(run: Run): string {
       p && conc === g.addedP50Concurrency ? `${signedUs(p.addedP50Us)} ${p.addedP50Us <= g.maxAddedP50Us ? '✓' : '✗'}` : p ? signedUs(p.addedP50Us) : '–',
       m ? `${formatRatio(m.throughputRatio)} ${m.throughputRatio >= g.minVsMcpProxy ? '✓' : '✗'}` : '–',
       ...(relayed ? [relayRatio(conc)] : []),
-      ...parsedRatios(conc),
-      ...translatedRatios(conc),
+      ...floorRatios(w.comparisons.parsingRelayVsRelay, w.comparisons.stdioVsParsingRelay, conc),
+      ...floorRatios(w.comparisons.translatingRelayVsRelay, w.comparisons.stdioVsTranslatingRelay, conc),
     ];
   });
   // The other ratios users wait on: an MRTR round on the fronts they call through, a fresh probe.
