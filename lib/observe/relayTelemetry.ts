@@ -16,6 +16,7 @@ import { tracingRegistered, type UpstreamSpan } from './requestSpan.ts';
 import { observe, type RequestTelemetry } from './requestTelemetry.ts';
 import type { ServeMetrics } from './serveMetrics.ts';
 import { withHeaderTrace, type HeaderSource } from './traceContext.ts';
+import { KeyedTable } from '../core/idTable.ts';
 
 /** The most requests of one session observed at once. */
 const MAX_OBSERVED = 1024;
@@ -38,7 +39,8 @@ interface Observed {
 /** The telemetry of one relayed session. */
 export class RelayTelemetry {
   readonly #options: RelayObserveOptions;
-  readonly #open = new Map<RequestId, Observed>();
+  /** Not a `Map`: see `KeyedTable`. */
+  readonly #open = new KeyedTable<RequestId, Observed>();
 
   private constructor(options: RelayObserveOptions) {
     this.#options = options;

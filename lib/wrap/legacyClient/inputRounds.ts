@@ -20,6 +20,7 @@ import type { ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { BridgeSession } from './bridgeSession.ts';
 import type { LearnedTools } from './learnedTools.ts';
 import { DEFAULTS } from '../../defaults.ts';
+import { KeyedTable } from '../../core/idTable.ts';
 
 /** What the rounds of a session work with. */
 export interface InputRoundsContext {
@@ -51,8 +52,9 @@ interface PendingPush {
 /** The calls of one session in flight upstream, and the requests pushed to the client for them. */
 export class InputRounds {
   readonly #ctx: InputRoundsContext;
-  readonly #calls = new Map<RequestId, ActiveCall>();
-  readonly #pushes = new Map<RequestId, PendingPush>();
+  /** Not `Map`s: see `KeyedTable`. */
+  readonly #calls = new KeyedTable<RequestId, ActiveCall>();
+  readonly #pushes = new KeyedTable<RequestId, PendingPush>();
   #pushSeq = 0;
 
   constructor(ctx: InputRoundsContext) {

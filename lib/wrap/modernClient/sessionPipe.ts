@@ -10,6 +10,7 @@ import type { Backend } from '../../session/backend.ts';
 import { LegacyHttpClientTransport } from '../../transport/legacyHttpClient.ts';
 import type { StdioChildTransport } from '../../transport/stdioChild.ts';
 import type { Transport } from '../../transport/transport.ts';
+import { KeyedTable } from '../../core/idTable.ts';
 
 let setLevelIds = 0;
 
@@ -29,7 +30,8 @@ export class SessionPipe implements Transport {
   #logging = false;
   #level: LoggingLevel | undefined;
   #raising: Promise<void> | undefined;
-  readonly #ownAnswers = new Map<RequestId, () => void>();
+  /** Not a `Map`: see `KeyedTable`. */
+  readonly #ownAnswers = new KeyedTable<RequestId, () => void>();
   onmessage?: ((message: JsonRpcMessage, extra?: unknown) => void) | undefined;
   onerror?: ((error: Error) => void) | undefined;
   onclose?: (() => void) | undefined;

@@ -23,6 +23,7 @@ import { processVerdictCache, type Verdict } from '../../probe/verdictCache.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { adoptingBackend, type PipeHooks } from './sessionPipe.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../legacyServer/wrapLegacyServer.ts';
+import { KeyedTable } from '../../core/idTable.ts';
 
 /** Options of {@link wrapModernClient}: how to probe, and how to serve a legacy server. */
 export interface WrapModernClientOptions extends Omit<ProbeOptions, 'keepProcess' | 'force' | 'events'> {
@@ -193,7 +194,8 @@ class WrappedModernClient implements ModernClientTransport {
     const onRefused = (reason: string) => void (refused ??= reason);
     // The most verbose level any request has asked for: the level upstream sessions are raised to.
     let level: LoggingLevel | undefined;
-    const inflight = new Map<RequestId, AbortController>();
+    // Not a `Map`: see `KeyedTable`.
+    const inflight = new KeyedTable<RequestId, AbortController>();
     // A request that was the only one in flight when its session expired never ran: it may be sent again once.
     const expiredUnder = new Set<RequestId>();
     const hooks: PipeHooks = {
