@@ -24,6 +24,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { frame } from '../lib/transport/lineFramer.ts';
 
 const argv = process.argv.slice(2);
 const dash = argv.indexOf('--');
@@ -54,10 +55,8 @@ function lines(from: Readable, each: (message: Message) => string, to: Writable)
   });
 }
 
-const line = (message: unknown): string => `${JSON.stringify(message)}\n`;
-
-/** The envelope's keys in a modern request's `_meta`, which a legacy server is not sent. */
-const isEnvelopeKey = (key: string): boolean => key.startsWith('io.modelcontextprotocol/') || key === 'traceparent';
+/** The envelope's keys in a modern request's `_meta`, which a legacy server is not sent (the trace context is, as the wrap sends it). */
+const isEnvelopeKey = (key: string): boolean => key.startsWith('io.modelcontextprotocol/');
 
 /** The id of the relay's own `initialize`. */
 const INITIALIZE_ID = 0;
@@ -66,7 +65,7 @@ function translating(): void {
   const clientIds = new Map<number, unknown>();
   let nextId = INITIALIZE_ID + 1;
   let serverInfo: unknown;
-  child.stdin.write(line({ jsonrpc: '2.0', id: INITIALIZE_ID, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-relay', version: '1.0.0' } } }));
+  child.stdin.write(frame({ jsonrpc: '2.0', id: INITIALIZE_ID, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-relay', version: '1.0.0' } } }));
   lines(
     process.stdin,
     (request) => {
@@ -81,7 +80,7 @@ function translating(): void {
       }
       const id = nextId++;
       clientIds.set(id, request['id']);
-      return line({ jsonrpc: '2.0', id, method: request['method'], ...(sent ? { params: sent } : {}) });
+      return frame({ jsonrpc: '2.0', id, method: request['method'], ...(sent ? { params: sent } : {}) });
     },
     child.stdin,
   );
@@ -91,14 +90,14 @@ function translating(): void {
       const upstreamId = answer['id'] as number;
       if (upstreamId === INITIALIZE_ID) {
         serverInfo = (answer['result'] as Message | undefined)?.['serverInfo'];
-        child.stdin.write(line({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+        child.stdin.write(frame({ jsonrpc: '2.0', method: 'notifications/initialized' }));
         return '';
       }
       const id = clientIds.get(upstreamId);
       clientIds.delete(upstreamId);
-      if (answer['error']) return line({ jsonrpc: '2.0', id, error: answer['error'] });
+      if (answer['error']) return frame({ jsonrpc: '2.0', id, error: answer['error'] });
       const result = answer['result'] as Message;
-      return line({ jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: { ...(result['_meta'] as Message | undefined), 'io.modelcontextprotocol/serverInfo': serverInfo } } });
+      return frame({ jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: { ...(result['_meta'] as Message | undefined), 'io.modelcontextprotocol/serverInfo': serverInfo } } });
     },
     process.stdout,
   );
@@ -106,8 +105,8 @@ function translating(): void {
 
 if (mode === 'translate') translating();
 else if (mode === 'parse') {
-  lines(process.stdin, line, child.stdin);
-  lines(child.stdout, line, process.stdout);
+  lines(process.stdin, frame, child.stdin);
+  lines(child.stdout, frame, process.stdout);
 } else {
   process.stdin.pipe(child.stdin);
   child.stdout.pipe(process.stdout);

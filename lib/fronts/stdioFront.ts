@@ -45,11 +45,11 @@ export interface RunningStdioFront {
 
 /** A modern request being served. */
 interface Serving {
-  readonly sequence: number;
   readonly controller: Cancellation;
   /** Not `subscriptions/listen`: answered within the grace period when the input ends. */
   readonly isCall: boolean;
-  served: Promise<void> | undefined;
+  /** Settles once its answer is written. */
+  readonly served: Promise<void>;
 }
 
 /** Serves a wrap on stdio until the input ends. */
@@ -178,23 +178,24 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     }
     if (c.kind === 'request' && claimedEra(c.message) === 'modern') {
       const request = c.message;
-      const entry: Serving = { sequence: nextServing++, controller: new Cancellation(), isCall: request.method !== 'subscriptions/listen', served: undefined };
-      const controller = entry.controller;
-      serving.set(entry.sequence, entry);
-      active.set(request.id, entry.sequence);
+      const sequence = nextServing++;
+      const controller = new Cancellation();
       // Its own bookkeeping ends where its answer is written (no promise chained on it per table).
       const answered = (message: JsonRpcMessage | undefined) => {
         try {
           if (message) write(message);
         } finally {
-          serving.delete(entry.sequence);
-          if (active.get(request.id) === entry.sequence) active.delete(request.id);
+          serving.delete(sequence);
+          if (active.get(request.id) === sequence) active.delete(request.id);
         }
       };
-      entry.served = serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
+      const served = serveModern(request, { principal, signal: controller.signal, notify: (n) => write(n) }).then(
         (answer) => answered(answer && !controller.signal.aborted ? answer.message : undefined),
         () => answered(errorResponse(request.id, { code: ErrorCode.InternalError, message: 'Internal error' })),
       );
+      // Listed once it is under way: its answer comes in a later turn at the earliest.
+      serving.set(sequence, { controller, isCall: request.method !== 'subscriptions/listen', served });
+      active.set(request.id, sequence);
       return;
     }
     if (c.kind === 'notification' && c.message.method === 'notifications/cancelled' && isRecord(c.message.params)) {
@@ -234,11 +235,11 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     // timer holds the process: with nothing else alive (an in-process server), it would end first.
     let timer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise((r) => (timer = setTimeout(r, options.graceMs ?? DEFAULTS.drainGraceMs)));
-    await Promise.race([Promise.allSettled(serving.values().flatMap((e) => (e.isCall && e.served ? [e.served] : []))), grace]);
+    await Promise.race([Promise.allSettled(serving.values().flatMap((e) => (e.isCall ? [e.served] : []))), grace]);
     clearTimeout(timer);
     if (options.closeOnEnd !== false) await wrap.close();
     for (const entry of serving.values()) entry.controller.abort();
-    while (inflight.size > 0 || serving.size > 0) await Promise.allSettled([...inflight.values(), ...serving.values().flatMap((e) => (e.served ? [e.served] : []))]);
+    while (inflight.size > 0 || serving.size > 0) await Promise.allSettled([...inflight.values(), ...serving.values().map((e) => e.served)]);
     await legacy?.close();
     finish();
   };
