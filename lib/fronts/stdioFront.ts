@@ -79,8 +79,9 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
   let legacyOpening: Promise<Transport | undefined> | undefined;
   let ended = false;
   const batched = turnBatcher(output);
-  const write = (message: JsonRpcMessage) => {
-    if (output.writable) batched(frame(message));
+  /** `lone`: the one request in flight is answered, so nothing else is due this turn. */
+  const write = (message: JsonRpcMessage, lone?: boolean) => {
+    if (output.writable) batched(frame(message), lone);
   };
 
   /** Requests of the legacy session the upstream has not answered: answered with an error if it goes. */
@@ -183,7 +184,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       // Its own bookkeeping ends where its answer is written (no promise chained on it per table).
       const answered = (message: JsonRpcMessage | undefined) => {
         try {
-          if (message) write(message);
+          if (message) write(message, serving.size === 1 && inflight.size === 0);
         } finally {
           serving.delete(sequence);
           if (active.get(request.id) === sequence) active.delete(request.id);

@@ -10,7 +10,7 @@ import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } fr
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 import { closedReason, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
-import { SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
+import { LONE, SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import { isMrtrMethod } from '../core/modern/methods.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { CancelSignal } from '../signals.ts';
@@ -209,7 +209,8 @@ export class UpstreamSession {
       hooks.onCancel?.(onAbort);
     }
     const request: JsonRpcRequest = sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
-    const sending = this.#transport.send(request);
+    // The session's one call in flight: nothing else of ours is due on the pipe this turn.
+    const sending = this.#pending.size === 1 ? this.#transport.send(request, LONE) : this.#transport.send(request);
     if (sending !== SENT) sending.catch((e: unknown) => this.#settle(pending, { error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
     return promise;
   }

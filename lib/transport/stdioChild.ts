@@ -15,7 +15,7 @@ import { frame, LineFramer } from './lineFramer.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, responseIdOf, tooLargeDetail } from './messageBound.ts';
 import { spawnChild, takeAhead } from './spawnChild.ts';
 import { turnBatcher, type TurnWrite } from './turnBatcher.ts';
-import { SENT, type Transport } from './transport.ts';
+import { SENT, type SendOptions, type Transport } from './transport.ts';
 
 /** A server program to start and talk to over its stdin/stdout. */
 export interface StdioChildOptions {
@@ -299,13 +299,13 @@ export class StdioChildTransport implements Transport {
     this.onclose?.();
   }
 
-  send(message: JsonRpcMessage): Promise<void> {
+  send(message: JsonRpcMessage, options?: unknown): Promise<void> {
     const stdin = this.#child?.stdin;
     if (this.#closed || !stdin || stdin.destroyed) return Promise.reject(notRunning());
     this.options.trace?.('sent', message);
     let ok: boolean;
     try {
-      ok = (this.#write ??= turnBatcher(stdin))(frame(message));
+      ok = (this.#write ??= turnBatcher(stdin))(frame(message), (options as SendOptions | undefined)?.lone === true);
     } catch (e) {
       return Promise.reject(e);
     }

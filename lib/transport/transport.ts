@@ -23,6 +23,18 @@ export type TransportMessage =
   | { jsonrpc: '2.0'; id: RequestId; result: Record<string, unknown> }
   | { jsonrpc: '2.0'; id?: RequestId | null | undefined; error: { code: number; message: string; data?: unknown } };
 
+/** What a sender of ours may tell a transport of ours about one message (an SDK's own options pass through unread). */
+export interface SendOptions {
+  /**
+   * Nothing else is due on this transport in this turn of the event loop (the sender's one
+   * exchange in flight): one that batches the writes of a turn may write this one at once.
+   */
+  readonly lone?: boolean;
+}
+
+/** `SendOptions` for a lone message, shared. */
+export const LONE: SendOptions = Object.freeze({ lone: true });
+
 /** A bidirectional JSON-RPC message pipe with the SDK's `Transport` shape. */
 export interface Transport {
   start(): Promise<void>;

@@ -3,7 +3,9 @@
  * one string and one write, when the turn ends. Under load that saves a system call here and a read
  * at the other end per message, and costs less than corking the stream (whose writes of one turn
  * each become an entry of its buffer, and then one piece of a `writev`); a lone message waits only
- * for the rest of its turn (no timer: the turn ends as soon as its callbacks have run).
+ * for the rest of its turn (no timer: the turn ends as soon as its callbacks have run). A write its
+ * caller knows to be alone (nothing else will be due this turn: the one exchange in flight) leaves
+ * at once when nothing is held, so the other end starts on it while this turn finishes its own work.
  */
 
 /** What the batcher needs of a Node `Writable`. */
@@ -16,11 +18,12 @@ export interface TurnWritable {
 }
 
 /**
- * Writes one chunk at the end of the turn. It returns false, as `Writable.write` does, while the
- * stream's buffer is full: a caller that can wait for `'drain'` should.
+ * Writes one chunk at the end of the turn, or at once when `lone` and nothing is held (so the order
+ * of writes is kept). It returns false, as `Writable.write` does, while the stream's buffer is
+ * full: a caller that can wait for `'drain'` should.
  */
 export interface TurnWrite {
-  (chunk: string): boolean;
+  (chunk: string, lone?: boolean): boolean;
   /** Writes what this turn holds now: before the stream is ended, which would drop it. */
   flush(): void;
 }
@@ -39,7 +42,8 @@ export function turnBatcher(out: TurnWritable): TurnWrite {
     holding = false;
     flush();
   };
-  const write = (chunk: string): boolean => {
+  const write = (chunk: string, lone?: boolean): boolean => {
+    if (lone && held.length === 0) return out.writable ? out.write(chunk) : !out.writableNeedDrain;
     if (!holding) {
       holding = true;
       setImmediate(endTurn);

@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { UpstreamSession } from '../../lib/session/upstreamSession.ts';
 import type { RpcOutcome } from '../../lib/session/callHooks.ts';
 import { createMemoryPair } from '../../lib/transport/memory.ts';
+import { LONE } from '../../lib/transport/transport.ts';
 import { StdioChildTransport } from '../../lib/transport/stdioChild.ts';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 
@@ -95,6 +96,27 @@ s('should answer a push that belongs to no call from its fallback, never hang', 
   const roots = await mcp.server.listRoots();
   assert.equal(roots.roots, [{ uri: 'file:///work' }]);
   assert.equal(seen, ['roots/list']);
+  await session.close();
+});
+
+s('should tell its transport that a call is lone when it is the only one in flight, so it can be written at once', async () => {
+  const [client, server] = createMemoryPair();
+  await createPushServer().connect(server as never);
+  const told: Array<[string, unknown]> = [];
+  const send = client.send.bind(client);
+  client.send = (message, options) => {
+    if ('method' in message) told.push([message.method, options]);
+    return send(message, options);
+  };
+  const session = new UpstreamSession(client, { clientInfo: CLIENT, capabilities: {}, protocolVersion: '2025-11-25' });
+  await session.open();
+  told.length = 0;
+  assert.is(text(await session.call('tools/call', { name: 'echo', arguments: { text: 'one' } })), 'one');
+  assert.equal(told, [['tools/call', LONE]]);
+  told.length = 0;
+  const both = [session.call('tools/call', { name: 'echo', arguments: { text: 'a' } }), session.call('tools/call', { name: 'echo', arguments: { text: 'b' } })];
+  assert.equal((await Promise.all(both)).map(text), ['a', 'b']);
+  assert.equal(told, [['tools/call', LONE], ['tools/call', undefined]], 'the second of two is not lone');
   await session.close();
 });
 

@@ -84,4 +84,32 @@ batcher('should write what the turn holds when flushed, so that ending the strea
   assert.is(writes.length, 1, 'an empty turn writes nothing');
 });
 
+batcher('should write a lone chunk at once when nothing is held, and after what is held otherwise, in order', async () => {
+  const { stream, writes } = recording();
+  const write = turnBatcher(stream);
+  assert.ok(write('only\n', true));
+  assert.equal(writes, ['only\n'], 'a lone chunk does not wait for the turn to end');
+  write('a\n');
+  write('b\n', true);
+  assert.equal(writes, ['only\n'], 'a lone chunk after a held one waits with it');
+  await turn();
+  assert.equal(writes, ['only\n', 'a\nb\n']);
+  write('c\n', true);
+  write('d\n');
+  await turn();
+  assert.equal(writes, ['only\n', 'a\nb\n', 'c\n', 'd\n'], 'what follows a lone chunk in its turn still waits for the turn');
+});
+
+batcher('should drop a lone chunk for a stream that has ended, without an error', async () => {
+  const { stream, writes } = recording();
+  const errors: unknown[] = [];
+  stream.on('error', (e) => errors.push(e));
+  const write = turnBatcher(stream);
+  stream.end();
+  assert.ok(write('late\n', true));
+  await turn();
+  assert.equal(writes, []);
+  assert.equal(errors, []);
+});
+
 batcher.run();
