@@ -8,7 +8,9 @@
  *   (bench/mrtr/serverMemory.ts); the arithmetic is bench/mrtr/perParkedCall.ts's.
  * - Latency, against a plain call: a full round (`input_required`, then the retry) ÷ a plain `echo`,
  *   taken in turn through the same wrap and caller (bench/mrtr/latency.ts), through `serveModern`,
- *   `wrap.fetch` and Node's HTTP server, with the default `collectMs` (15 ms) and with 0.
+ *   `wrap.fetch`, Node's HTTP server and the stdio front in process, with the default `collectMs`
+ *   (15 ms) and with 0; and through `serve --stdio` as users run it, the CLI and the push server
+ *   each a process of their own.
  *
  * Each measurement runs in a fresh `node --expose-gc` (bench/mrtr/children.ts) on lib/ compiled by
  * the shared build step as `npm run build` does (tsx's esbuild transform wraps closures in
@@ -20,10 +22,10 @@
  * never asserted: the exit status is non-zero only for a wrong answer or a failed child.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { buildLib } from './shared/build.ts';
+import { buildLib, transpile } from './shared/build.ts';
 import { int, RESULTS_DIR, writeResults } from './shared/format.ts';
 import { buildChild, child, type LibLocation, type Spawned } from './mrtr/children.ts';
 import { heapDiff } from './mrtr/heapDiff.ts';
@@ -78,7 +80,10 @@ if (args.includes('--profile')) mkdirSync(profileDir, { recursive: true });
 const [direct, server] = memory ? await Promise.all([wrapRun('direct'), child<ServerMemoryResult>(['--scenario=server-memory', `--n=${n}`, ...q], { timeoutMs, lib })]) : [];
 const [http, tsxRun] = await Promise.all([memory ? wrapRun('http') : none, memory && args.includes('--tsx') ? wrapRun('direct', { tsx: true }) : none]);
 const profiled = memory && args.includes('--profile') ? await wrapRun('direct', { snapshot: join(profileDir, 'mrtr') }) : undefined;
-const lat = only !== 'memory' ? await child<LatencyResult>(['--scenario=latency', ...q], { timeoutMs, lib }) : undefined;
+// The cells through processes run the CLI of the lib measured (when it has one) and the push server as JavaScript.
+const cli = join(lib.dir, 'cli', 'main.js');
+const processes = lib.ext === '.js' && existsSync(cli) ? [`--cli=${cli}`, `--push-server=${transpile(join('fixtures', 'servers', 'pushServerStdio.ts'))}`] : [];
+const lat = only !== 'memory' ? await child<LatencyResult>(['--scenario=latency', ...q, ...processes], { timeoutMs, lib }) : undefined;
 
 const profileRun = take(profiled);
 const measured: MrtrMeasured = {

@@ -1,9 +1,11 @@
 /**
  * The ways the MRTR bench reaches a legacy push server: a modern request text into the wrap
- * (`serveModern`, `wrap.fetch`, Node's HTTP server on loopback, the stdio front), and a bare legacy client on an
- * in-memory pipe to the server alone (no SDK client, no wrap). Also the push server the memory
+ * (`serveModern`, `wrap.fetch`, Node's HTTP server on loopback, the stdio front, `serve --stdio` as a
+ * process of its own), and a bare legacy client to the server alone (no SDK client, no wrap), on an
+ * in-memory pipe or on the stdio of the server's own process. Also the push server the memory
  * scenarios park calls on.
  */
+import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -118,6 +120,62 @@ export function stdioCaller(lib: Lib, wrap: Wrap): { call: Caller; close(): Prom
   };
 }
 
+/** A process spoken to in lines of JSON on its stdin and stdout: each line it writes, decoded, goes to `onMessage`. */
+function lineProcess(command: string, args: readonly string[], onMessage: (message: Json) => void): { write(text: string): void; close(): Promise<void> } {
+  const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+  let partial = '';
+  proc.stdout.setEncoding('utf8');
+  proc.stdout.on('data', (chunk: string) => {
+    partial += chunk;
+    let end: number;
+    while ((end = partial.indexOf('\n')) !== -1) {
+      const line = partial.slice(0, end);
+      partial = partial.slice(end + 1);
+      if (line.trim().length > 0) onMessage(JSON.parse(line) as Json);
+    }
+  });
+  proc.stdin.on('error', noop);
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  return {
+    write: (text) => void proc.stdin.write(`${text}\n`),
+    async close() {
+      proc.stdin.end();
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The push server as its own process (the JavaScript of fixtures/servers/pushServerStdio.ts), with its schema built in the call or once. */
+export interface PushServerProcess {
+  readonly script: string;
+  readonly schemaBuiltOnce: boolean;
+}
+const serverArgs = (server: PushServerProcess): string[] => [server.script, ...(server.schemaBuiltOnce ? ['--schema-built-once'] : [])];
+
+/**
+ * Over `serve --stdio` as users run it: the CLI as its own process (`node CLI serve --stdio --quiet
+ * -- node SERVER`), the push server its child, the caller writing request lines to its stdin and
+ * reading the answers from its stdout.
+ */
+export function stdioProcessCaller(cli: string, server: PushServerProcess): { call: Caller; close(): Promise<void> } {
+  const waiting = new Map<unknown, (message: JsonRpcResponse) => void>();
+  const proc = lineProcess(process.execPath, [cli, 'serve', '--stdio', '--quiet', '--', process.execPath, ...serverArgs(server)], (message) => {
+    const resolve = waiting.get(message['id']);
+    if (resolve) {
+      waiting.delete(message['id']);
+      resolve(message as unknown as JsonRpcResponse);
+    }
+  });
+  const call: Caller = (text) =>
+    new Promise((resolve) => {
+      waiting.set((JSON.parse(text) as { id: unknown }).id, resolve);
+      proc.write(text);
+    });
+  return { call, close: () => proc.close() };
+}
+
 /**
  * pushServer's `ask_name`, except that its push names the call it belongs to (`relatedRequestId`,
  * as `extra.sendRequest` would) and waits up to 10 minutes for the answer (the SDK's default of
@@ -146,32 +204,55 @@ export interface BareClient {
   onPush: ((push: Json) => void) | undefined;
 }
 
-/** Connects `server` to a bare client and initializes the session (elicitation declared). */
-export async function bareClient(lib: Lib, server: McpServer): Promise<BareClient> {
-  const [client, serverSide] = lib.createMemoryPair();
-  await server.connect(serverSide as never);
+/** A bare client over `send`, reading what `receive` is handed: requests by id, pushes to `onPush`. */
+function bare(send: (message: Json) => void): { client: BareClient; receive(message: Json): void } {
   const waiting = new Map<number, (message: Json) => void>();
   let id = 0;
-  const bare: BareClient = {
+  const client: BareClient = {
     request: (method, params) =>
       new Promise<Json>((resolve) => {
         const n = ++id;
         waiting.set(n, resolve);
-        void client.send({ jsonrpc: '2.0', id: n, method, params });
+        send({ jsonrpc: '2.0', id: n, method, params });
       }),
-    answer: (pushId, result) => void client.send({ jsonrpc: '2.0', id: pushId, result }),
+    answer: (pushId, result) => send({ jsonrpc: '2.0', id: pushId, result }),
     onPush: undefined,
   };
-  client.onmessage = (message) => {
-    const m = message as Json;
-    if (m['method'] === 'elicitation/create') bare.onPush?.(m);
+  const receive = (m: Json): void => {
+    if (m['method'] === 'elicitation/create') client.onPush?.(m);
     else if (typeof m['id'] === 'number') {
       waiting.get(m['id'])?.(m);
       waiting.delete(m['id']);
     }
   };
-  await client.start();
-  await bare.request('initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'mrtr-bench', version: '1.0.0' } });
-  await client.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-  return bare;
+  return { client, receive };
+}
+
+/** Opens the legacy session (elicitation declared). */
+async function initialize(client: BareClient, send: (message: Json) => void): Promise<void> {
+  await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'mrtr-bench', version: '1.0.0' } });
+  send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
+
+/** Connects `server` to a bare client and initializes the session (elicitation declared). */
+export async function bareClient(lib: Lib, server: McpServer): Promise<BareClient> {
+  const [transport, serverSide] = lib.createMemoryPair();
+  await server.connect(serverSide as never);
+  const send = (message: Json): void => void transport.send(message as never);
+  const { client, receive } = bare(send);
+  transport.onmessage = (message) => receive(message as Json);
+  await transport.start();
+  await initialize(client, send);
+  return client;
+}
+
+/** A bare client on the stdio of the push server as its own process (no SDK, no wrap), the session initialized. */
+export async function bareProcessClient(server: PushServerProcess): Promise<BareClient & { close(): Promise<void> }> {
+  let receive: (message: Json) => void = noop;
+  const proc = lineProcess(process.execPath, serverArgs(server), (m) => receive(m));
+  const send = (message: Json): void => proc.write(JSON.stringify(message));
+  const made = bare(send);
+  receive = made.receive;
+  await initialize(made.client, send);
+  return Object.assign(made.client, { close: () => proc.close() });
 }

@@ -2,14 +2,15 @@
  * The MRTR latency scenario, one call at a time: a plain `echo` and a full `ask_name` round (first
  * call → `input_required`, retry → result) taken in turn through the same wrap and the same caller,
  * so round ÷ echo is measured side by side; through `serveModern`, `wrap.fetch`, Node's HTTP server
- * on loopback and the stdio front, with the broker's default `collectMs` (15 ms, the bound of a
- * round's gathering) and with 0, in front of unmodified pushServer; with the default also in front
- * of pushServer with its requested schema built once (`LatencyServer`); and, for scale, the legacy
- * server alone (a bare in-memory client answering the push).
+ * on loopback and the stdio front, in process, with the broker's default `collectMs` (15 ms, the
+ * bound of a round's gathering) and with 0, in front of unmodified pushServer; with the default also
+ * in front of pushServer with its requested schema built once (`LatencyServer`); through `serve
+ * --stdio` as users run it (the CLI a process of its own, the server its child), with either server;
+ * and, for scale, the legacy server alone (a bare client answering the push).
  */
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { microStats, pairedRatio, type Stats } from '../shared/stats.ts';
-import { bareClient, directCaller, httpCaller, nodeHttpCaller, stdioCaller } from './callers.ts';
+import { bareClient, bareProcessClient, directCaller, httpCaller, nodeHttpCaller, stdioCaller, stdioProcessCaller, type BareClient, type PushServerProcess } from './callers.ts';
 import { askText, checkText, echoText, PARK_TIMEOUT_MS, retryText, stateOf, textOf, Wrong, type Json } from './requests.ts';
 import type { Lib, ScenarioOptions } from './scenario.ts';
 
@@ -30,8 +31,13 @@ export type LatencyServer = 'inline' | 'hoisted';
 
 const SERVERS: Readonly<Record<LatencyServer, () => ReturnType<typeof createPushServer>>> = { inline: () => createPushServer(), hoisted: () => createPushServer({ schemaBuiltOnce: true }) };
 
-/** Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), Node's HTTP server on loopback (as `serve` runs it), or the stdio front (as `serve --stdio` runs it). */
-type LatencyTransport = 'direct' | 'http' | 'node-http' | 'stdio';
+/**
+ * Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), Node's HTTP
+ * server on loopback (as `serve` runs it), or the stdio front (as `serve --stdio` runs it), all in
+ * one process with the server; or `serve --stdio` itself (`stdio-process`: the CLI and the server
+ * each a process of their own, the default `collectMs`).
+ */
+type LatencyTransport = 'direct' | 'http' | 'node-http' | 'stdio' | 'stdio-process';
 
 /**
  * One wrap, one caller: plain `echo` calls and full `ask_name` rounds taken in turn (echo then
@@ -62,11 +68,21 @@ export interface LatencyResult {
   readonly wrong: Wrong;
 }
 
-/** The legacy server alone (pushServer, or its `hoisted` variant; a bare client on an in-memory pipe): a timed `echo` and a timed `ask_name` with its push answered (ms; undefined when wrong). */
-async function serverAlone(lib: Lib, wrong: Wrong, server: LatencyServer = 'inline'): Promise<{ echo(): Promise<number | undefined>; round(): Promise<number | undefined> }> {
-  const client = await bareClient(lib, SERVERS[server]());
+/**
+ * The legacy server alone (pushServer, or its `hoisted` variant; a bare client on an in-memory pipe,
+ * or on the stdio of its own process): a timed `echo` and a timed `ask_name` with its push answered
+ * (ms; undefined when wrong).
+ */
+async function serverAlone(
+  lib: Lib,
+  wrong: Wrong,
+  server: LatencyServer = 'inline',
+  own?: PushServerProcess,
+): Promise<{ echo(): Promise<number | undefined>; round(): Promise<number | undefined>; close(): Promise<void> }> {
+  const client: BareClient & { close?(): Promise<void> } = own ? await bareProcessClient(own) : await bareClient(lib, SERVERS[server]());
   let id = 0;
   return {
+    close: async () => await client.close?.(),
     async echo() {
       const n = ++id;
       const t = performance.now();
@@ -108,11 +124,19 @@ async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number },
   return { echo: microStats(await times(counts.n, alone.echo)), round: microStats(await times(counts.n, alone.round)) };
 }
 
+/** What the cells through processes run: the CLI's JavaScript, and the push server's (fixtures/servers/pushServerStdio.ts). */
+export interface Processes {
+  readonly cli: string;
+  readonly pushServer: string;
+}
+
 /** One cell: a wrap with `collectMs` in front of `server`, reached through `transport`, echoes and rounds in turn. */
-async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: number, server: LatencyServer, counts: { warm: number; n: number }, nextId: () => number, wrong: Wrong): Promise<LatencyCell> {
-  const wrap = lib.wrapLegacyServer({ upstream: () => SERVERS[server](), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
-  const node = transport === 'node-http' ? await nodeHttpCaller(lib, wrap) : transport === 'stdio' ? stdioCaller(lib, wrap) : undefined;
-  const call = node?.call ?? (transport === 'http' ? httpCaller(wrap) : directCaller(wrap));
+async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: number, server: LatencyServer, counts: { warm: number; n: number }, nextId: () => number, wrong: Wrong, processes?: Processes): Promise<LatencyCell> {
+  const own = transport === 'stdio-process' && processes ? { script: processes.pushServer, schemaBuiltOnce: server === 'hoisted' } : undefined;
+  // `serve --stdio` runs its own wrap, with the default collectMs.
+  const wrap = own ? undefined : lib.wrapLegacyServer({ upstream: () => SERVERS[server](), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
+  const node = own ? stdioProcessCaller(processes!.cli, own) : transport === 'node-http' ? await nodeHttpCaller(lib, wrap!) : transport === 'stdio' ? stdioCaller(lib, wrap!) : undefined;
+  const call = node?.call ?? (transport === 'http' ? httpCaller(wrap!) : directCaller(wrap!));
   const echo = async (): Promise<number | undefined> => {
     const n = nextId();
     const t = performance.now();
@@ -142,7 +166,7 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
   };
   // The server alone, taken in turn with the wrap's calls: what it spends on an elicitation is
   // measured in the same state (warmth of its schema compiler included) as the rounds beside it.
-  const alone = await serverAlone(lib, wrong, server);
+  const alone = await serverAlone(lib, wrong, server, own);
   const echoes: number[] = [];
   const first: number[] = [];
   const retry: number[] = [];
@@ -173,7 +197,8 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
     rounds.push(r.first + r.retry);
   }
   await node?.close();
-  await wrap.close();
+  await wrap?.close();
+  await alone.close();
   const echoStats = microStats(echoes);
   const roundStats = { first: microStats(first), retry: microStats(retry), round: microStats(rounds) };
   return {
@@ -189,7 +214,7 @@ async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: num
   };
 }
 
-/** Every cell, then the server alone. */
+/** Every cell (those through processes when `o.processes` names what they run), then the server alone. */
 export async function latency(lib: Lib, o: ScenarioOptions): Promise<LatencyResult> {
   const wrong = new Wrong();
   const cells: LatencyCell[] = [];
@@ -201,6 +226,7 @@ export async function latency(lib: Lib, o: ScenarioOptions): Promise<LatencyResu
     for (const collectMs of [0, 15]) cells.push(await latencyCell(lib, transport, collectMs, 'inline', counts, nextId, wrong));
     cells.push(await latencyCell(lib, transport, 15, 'hoisted', counts, nextId, wrong));
   }
+  if (o.processes) for (const server of ['inline', 'hoisted'] as const) cells.push(await latencyCell(lib, 'stdio-process', 15, server, counts, nextId, wrong, o.processes));
   const serverAlone = await serverAloneLatency(lib, counts, wrong);
   return { kind: 'latency', cells, serverAlone, wrong };
 }

@@ -65,4 +65,6 @@ export interface ScenarioOptions {
   readonly quick: boolean;
   /** Where to write heap snapshots (`<prefix>-baseline.heapsnapshot`, `-parked`), if at all. */
   readonly snapshotPrefix?: string;
+  /** The CLI and the push server as JavaScript, for the latency cells through processes (none without). */
+  readonly processes?: { readonly cli: string; readonly pushServer: string };
 }

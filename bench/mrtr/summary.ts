@@ -26,7 +26,7 @@ export interface MrtrMeasured {
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-const WHERE = { direct: 'serveModern', http: 'wrap.fetch', 'node-http': 'Node HTTP (serve)', stdio: 'stdio front (serve --stdio)' } as const;
+const WHERE = { direct: 'serveModern', http: 'wrap.fetch', 'node-http': 'Node HTTP (serve)', stdio: 'stdio front (serve --stdio)', 'stdio-process': 'serve --stdio, processes' } as const;
 
 /** The per-call figures of each memory run, keyed as the JSON report keeps them (`direct`, `http`, `direct-tsx`). */
 export function perCallSummary(m: MrtrMeasured): Record<string, PerParkedCall> {

@@ -33,7 +33,7 @@ export const MRTR_ROUND_GOAL = 4;
 export const MRTR_HOISTED = ', schema built once';
 
 /** Where the MRTR latency was taken: the Node HTTP front (as `serve` runs the wrap) when measured. */
-export const MRTR_WHERE = { 'node-http': 'Node HTTP', stdio: 'stdio', http: 'wrap.fetch', direct: 'serveModern' } as const;
+export const MRTR_WHERE = { 'node-http': 'Node HTTP', stdio: 'stdio', 'stdio-process': 'stdio (processes)', http: 'wrap.fetch', direct: 'serveModern' } as const;
 
 export function figuresOf(run: Run): Figure[] {
   const out: Figure[] = [];
@@ -72,12 +72,12 @@ export function figuresOf(run: Run): Figure[] {
 
   if (mrtr) {
     const cells = mrtr.latency?.cells ?? [];
-    // Where users wait on a round: the Node HTTP front and the stdio front (as `serve` runs them), else what the run measured.
-    const fronts = (['node-http', 'stdio'] as const).filter((t) => cells.some((c) => c.transport === t));
+    // Where users wait on a round: the Node HTTP front and the stdio front (as `serve` runs them, in process and as processes), else what the run measured.
+    const fronts = (['node-http', 'stdio', 'stdio-process'] as const).filter((t) => cells.some((c) => c.transport === t));
     const wheres = fronts.length > 0 ? fronts : [cells.some((c) => c.transport === 'http') ? ('http' as const) : ('direct' as const)];
     for (const where of wheres) {
       for (const c of cells.filter((x) => x.transport === where).sort((a, b) => b.collectMs - a.collectMs)) {
-        const held = where === 'node-http' || where === 'stdio' ? { goal: { op: '≤' as const, value: MRTR_ROUND_GOAL } } : {};
+        const held = where !== 'http' && where !== 'direct' ? { goal: { op: '≤' as const, value: MRTR_ROUND_GOAL } } : {};
         out.push({ section: 'MRTR', label: `round ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}${c.server === 'hoisted' ? MRTR_HOISTED : ''}`, value: c.ratioP50, better: 'lower', ...held });
       }
     }

@@ -174,6 +174,20 @@ report('should report a round in front of the server with its schema built once 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+report('should hold a round through serve --stdio as its own process to the goal too, and say what that front is', () => {
+  const run = sampleRun();
+  const mrtr = run.parts.mrtr!;
+  const http = mrtr.latency!.cells[0]!;
+  const processes = { ...http, transport: 'stdio-process' as const, server: 'hoisted' as const, ratioP50: 3.1, ratioP99: 1.5, pairedRatio: 3.05 };
+  const both: Run = { ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [http, processes] } } } };
+  const found = figuresOf(both).find((f) => f.label === 'round ÷ plain call, stdio (processes), collectMs 15, schema built once');
+  assert.is(found?.value, 3.1);
+  assert.is(goalHolds(found!), true);
+  const { markdown } = renderReport(both);
+  assert.match(markdown, '"stdio (processes)" is `serve --stdio` as users run it');
+  assert.match(markdown, '| stdio (processes) | once | 15 | ');
+  assert.not.match(renderReport(run).markdown, 'stdio (processes)', 'a run without that front does not describe it');
+});
 report('should mark a quick run and a bench that failed', () => {
   const { markdown, chart } = renderReport({ ...sampleRun(), args: ['--quick'], quick: true, exitCodes: { translate: 0, wrap: 1 } });
   assert.match(markdown, '**Not a full run**');
