@@ -12,7 +12,7 @@ import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { microStats, pairedRatio, type Stats } from '../shared/stats.ts';
 import { bareClient, bareProcessClient, directCaller, httpCaller, nodeHttpCaller, stdioCaller, stdioProcessCaller, type BareClient, type PushServerProcess } from './callers.ts';
 import { askText, checkText, echoText, PARK_TIMEOUT_MS, retryText, stateOf, textOf, Wrong, type Json } from './requests.ts';
-import type { Lib, ScenarioOptions } from './scenario.ts';
+import type { Lib, Processes, ScenarioOptions } from './scenario.ts';
 
 export type { Stats } from '../shared/stats.ts';
 
@@ -122,12 +122,6 @@ async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number },
   await times(counts.warm, alone.echo);
   await times(counts.warm, alone.round);
   return { echo: microStats(await times(counts.n, alone.echo)), round: microStats(await times(counts.n, alone.round)) };
-}
-
-/** What the cells through processes run: the CLI's JavaScript, and the push server's (fixtures/servers/pushServerStdio.ts). */
-export interface Processes {
-  readonly cli: string;
-  readonly pushServer: string;
 }
 
 /** One cell: a wrap with `collectMs` in front of `server`, reached through `transport`, echoes and rounds in turn. */

@@ -65,6 +65,12 @@ export interface ScenarioOptions {
   readonly quick: boolean;
   /** Where to write heap snapshots (`<prefix>-baseline.heapsnapshot`, `-parked`), if at all. */
   readonly snapshotPrefix?: string;
-  /** The CLI and the push server as JavaScript, for the latency cells through processes (none without). */
-  readonly processes?: { readonly cli: string; readonly pushServer: string };
+  /** What the latency cells through processes run (none without). */
+  readonly processes?: Processes;
+}
+
+/** The CLI's JavaScript, and the push server's (fixtures/servers/pushServerStdio.ts). */
+export interface Processes {
+  readonly cli: string;
+  readonly pushServer: string;
 }
