@@ -15,7 +15,7 @@ import { Cancellation } from '../signals.ts';
 import { IdTable } from '../core/idTable.ts';
 import { frame, LineFramer } from '../transport/lineFramer.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
-import type { Transport } from '../transport/transport.ts';
+import { LONE, type Transport } from '../transport/transport.ts';
 import type { Served } from './served.ts';
 import type { RelayTelemetry } from '../observe/relayTelemetry.ts';
 import { ErrorCode } from '../core/errors.ts';
@@ -103,9 +103,10 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       legacyClosed = new Promise((resolve) => (closed = resolve));
       own.onmessage = (m) => {
         spoke = true;
-        if (!('method' in m) && isRequestId(m.id)) unanswered.delete(m.id);
+        // The answer to the one request in flight is all that is due this turn.
+        const answer = !('method' in m) && isRequestId(m.id) && unanswered.delete(m.id);
         observed?.answered(m);
-        write(m);
+        write(m, answer && unanswered.size === 0 && serving.size === 0);
       };
       own.onclose = () => {
         if (legacy === own) legacy = undefined;
@@ -137,7 +138,9 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     if (upstream && upstream === legacy) {
       for (const r of requests) unanswered.add(r.id);
       try {
-        await upstream.send((legacyObserved ? legacyObserved.sent(message) : message) as JsonRpcMessage);
+        const sent = (legacyObserved ? legacyObserved.sent(message) : message) as JsonRpcMessage;
+        // The session's one request in flight: nothing else is due on the pipe this turn.
+        await (requests.length === 1 && unanswered.size === 1 ? upstream.send(sent, LONE) : upstream.send(sent));
         return;
       } catch {
         // Going: its close answers them with its own account of why; if it does not come soon, below.
