@@ -11,7 +11,8 @@
  *   - stdio relay: bench/stdioRelay.ts, a second process that pipes bytes to the server and back
  *     (the ceiling for any stdio front of a stdio server: the process hop alone);
  *
- * and the wrap's stdio front (`serve --stdio`) against the relay and direct. One in-process load generator;
+ * and the wrap's stdio front (`serve --stdio`) against the relay and direct, with a modern client and
+ * with a legacy one (its session relayed). One in-process load generator;
  * every answer is checked. Prints a table and the ratios against the goals, writes
  * bench/results/wrap.json. Timings are reported, never asserted; the exit status is non-zero
  * only for wrong answers (or a contender that cannot start).
@@ -188,6 +189,7 @@ const stdioVsParsingRelay = compare(cells, 'wrap-stdio', 'stdio-parsing-relay');
 const parsingRelayVsRelay = compare(cells, 'stdio-parsing-relay', 'stdio-relay');
 const stdioVsTranslatingRelay = compare(cells, 'wrap-stdio', 'stdio-translating-relay');
 const translatingRelayVsRelay = compare(cells, 'stdio-translating-relay', 'stdio-relay');
+const stdioLegacyVsRelay = compare(cells, 'wrap-stdio-legacy', 'stdio-relay');
 const observedVsPlain = compare(cells, 'wrap-http-observed', 'wrap-http');
 const metricsVsPlain = compare(cells, 'wrap-http-metrics', 'wrap-http');
 
@@ -222,6 +224,7 @@ related('wrap (stdio) against the parsing stdio relay (one that decodes and enco
 related('the parsing stdio relay against the byte relay (what reading the messages costs any front):', parsingRelayVsRelay);
 related('wrap (stdio) against the translating stdio relay (modern lines in, legacy lines to the server, modern answers back, nothing else):', stdioVsTranslatingRelay);
 related('the translating stdio relay against the byte relay (what translating costs any front, with a modern client):', translatingRelayVsRelay);
+related('wrap (stdio) with a legacy client against the stdio relay (the same legacy lines, relayed through a legacy session):', stdioLegacyVsRelay);
 related('wrap (HTTP) with spans recorded by the OpenTelemetry SDK and metrics on, against both off:', observedVsPlain);
 related('wrap (HTTP) with metrics on alone, against both off:', metricsVsPlain);
 const disturbed = cells.filter((c) => (c.cpu?.otherBusy ?? 0) > OTHER_LOAD_WARNING);
@@ -248,7 +251,7 @@ const report = {
   request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),
   goals: { definition: GOAL, checks: goals, holds: goals.length > 0 && missed.length === 0 },
-  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, stdioVsTranslatingRelay, translatingRelayVsRelay, observedVsPlain, metricsVsPlain },
+  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, stdioVsTranslatingRelay, translatingRelayVsRelay, stdioLegacyVsRelay, observedVsPlain, metricsVsPlain },
   failures,
   elapsedSeconds: elapsedS,
   cells,

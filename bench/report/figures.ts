@@ -64,6 +64,7 @@ export function figuresOf(run: Run): Figure[] {
     for (const x of c.stdioVsParsingRelay ?? []) out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ parsing relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
     for (const x of c.translatingRelayVsRelay ?? []) out.push({ section: 'Wrapped calls', label: `translating relay ÷ stdio relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
     for (const x of c.stdioVsTranslatingRelay ?? []) out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ translating relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.stdioLegacyVsRelay ?? []) out.push({ section: 'Wrapped calls', label: `wrap (stdio), legacy client ÷ stdio relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
     for (const x of c.observedVsPlain ?? []) {
       out.push({ section: 'Wrapped calls', label: `traced + metrics ÷ both off, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', ...(g.minObservedVsPlain !== undefined ? { goal: { op: '≥' as const, value: g.minObservedVsPlain } } : {}) });
     }

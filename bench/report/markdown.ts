@@ -106,12 +106,16 @@ function wrapped(run: Run): string {
     'parsing every line (decoded and encoded again, nothing else: the ceiling for any stdio front that reads the messages it passes on), and ' +
     'translating (modern request lines in, legacy ones to the server under ids of its own, modern answers back, and nothing else: no checks, ' +
     'sessions, cancellation or deadlines; the ceiling for any translating stdio front). ' +
+    (w.cells.some((x) => x.contender === 'wrap-stdio-legacy')
+      ? 'The relays and the direct raw client send legacy request lines (after `initialize`), and so does a legacy client of `serve --stdio` ("wrap (stdio), legacy client"), whose session the wrap relays: what a legacy host gets. '
+      : '') +
     `Each contender warmed ${o.startWarmupMs / 1000} s, then per cell ${o.warmupMs / 1000} s of warm-up and ${(o.slices * o.sliceMs) / 1000} s measured in ` +
     `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}${o.nodeFlags?.length ? `; every Node process ran with \`${o.nodeFlags.join(' ')}\` (why: below)` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
   const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
   const c = w.comparisons;
   const concs = concurrenciesOf(w.cells);
   const ratio = (x: WrapComparison | undefined, goal?: number) => (x ? `${formatRatio(x.throughputRatio)}${goal === undefined ? '' : x.throughputRatio >= goal ? '' : ' (missed)'}` : '–');
+  const legacyRelayed = (c.stdioLegacyVsRelay ?? []).length > 0;
   const ratios = concs.map((conc) => {
     const p = at(c.vsPassthrough, conc);
     return [
@@ -129,6 +133,7 @@ function wrapped(run: Run): string {
       ratio(at(c.stdioVsTranslatingRelay ?? [], conc)),
       ratio(at(c.observedVsPlain ?? [], conc), g.minObservedVsPlain),
       ratio(at(c.metricsVsPlain ?? [], conc)),
+      ...(legacyRelayed ? [ratio(at(c.stdioLegacyVsRelay ?? [], conc))] : []),
     ];
   });
   const goals =
@@ -141,7 +146,7 @@ function wrapped(run: Run): string {
     '',
     'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'translating relay ÷ stdio relay', 'wrap (stdio) ÷ translating relay', 'traced + metrics ÷ both off', 'metrics alone ÷ both off'], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])),
+    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'translating relay ÷ stdio relay', 'wrap (stdio) ÷ translating relay', 'traced + metrics ÷ both off', 'metrics alone ÷ both off', ...(legacyRelayed ? ['wrap (stdio), legacy client ÷ stdio relay'] : [])], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])),
     '',
     goals,
     '',

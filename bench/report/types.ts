@@ -90,6 +90,8 @@ export interface WrapPart {
     readonly stdioVsTranslatingRelay?: readonly WrapComparison[];
     /** That translating relay ÷ the byte relay: what translating costs any stdio front. */
     readonly translatingRelayVsRelay?: readonly WrapComparison[];
+    /** The wrap over stdio with a legacy client (its session relayed) ÷ the byte relay, both sent the same legacy lines (absent in results from before it was measured). */
+    readonly stdioLegacyVsRelay?: readonly WrapComparison[];
     /** The wrap over HTTP with spans recorded and metrics on ÷ both off (absent in results from before they existed). */
     readonly observedVsPlain?: readonly WrapComparison[];
     /** The wrap over HTTP with metrics on alone ÷ both off (absent in results from before it was measured). */

@@ -29,7 +29,7 @@ export interface Running {
 }
 
 export interface Contender {
-  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'stdio-translating-relay' | 'wrap-stdio';
+  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'stdio-translating-relay' | 'wrap-stdio' | 'wrap-stdio-legacy';
   readonly label: string;
   readonly describe: string;
   start(programs: Programs): Promise<Running>;
@@ -186,5 +186,12 @@ export const CONTENDERS: readonly Contender[] = [
     label: 'wrap (stdio)',
     describe: 'mcp-dual-era serve --stdio -- node echoServer.mjs, modern request lines',
     start: ({ echo, wrapCli, profileFlags }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('wrap-stdio'), ...wrapCli, 'serve', '--stdio', '--quiet', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), true, false, true),
+  },
+  {
+    key: 'wrap-stdio-legacy',
+    label: 'wrap (stdio), legacy client',
+    describe: 'mcp-dual-era serve --stdio -- node echoServer.mjs, a legacy session (initialize, then legacy request lines): what a legacy host gets, relayed',
+    start: ({ echo, wrapCli, profileFlags }) =>
+      stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('wrap-stdio-legacy'), ...wrapCli, 'serve', '--stdio', '--quiet', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, true),
   },
 ];

@@ -174,6 +174,19 @@ report('should report a round in front of the server with its schema built once 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+report('should report a legacy client through serve --stdio against the byte relay, with no goal, where the run measured it', () => {
+  const run = sampleRun();
+  const wrap = run.parts.wrap!;
+  const legacyCell = { ...wrap.cells[0]!, contender: 'wrap-stdio-legacy' as const, label: 'wrap (stdio), legacy client' };
+  const measured: Run = { ...run, parts: { ...run.parts, wrap: { ...wrap, cells: [...wrap.cells, legacyCell], comparisons: { ...wrap.comparisons, stdioLegacyVsRelay: [comparison(1, 0.93)] } } } };
+  const figure = figuresOf(measured).find((f) => f.label === 'wrap (stdio), legacy client ÷ stdio relay, c=1');
+  assert.is(figure?.value, 0.93);
+  assert.is(figure?.goal, undefined);
+  const { markdown } = renderReport(measured);
+  assert.match(markdown, '| wrap (stdio), legacy client ÷ stdio relay |');
+  assert.match(markdown, 'a legacy client of `serve --stdio`');
+  assert.not.match(renderReport(run).markdown, 'legacy client ÷ stdio relay', 'a run without it has no such column');
+});
 report('should hold a round through serve --stdio as its own process to the goal too, and say what that front is', () => {
   const run = sampleRun();
   const mrtr = run.parts.mrtr!;
