@@ -7,9 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { Agent, request as httpRequest } from 'node:http';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { JsonRpcRequest, JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
+import { LineFramer } from '../../lib/transport/lineFramer.ts';
 import { PARK_TIMEOUT_MS, responseOf, toolCallHeaders, VERSION, type Json } from './requests.ts';
 import type { Lib, Wrap } from './scenario.ts';
 
@@ -80,6 +81,31 @@ export async function nodeHttpCaller(lib: Lib, wrap: Wrap): Promise<{ call: Call
   };
 }
 
+/** Each line `from` carries, decoded, to `onMessage`. */
+function readLines(from: Readable, onMessage: (message: Json) => void): void {
+  const framer = new LineFramer((line) => onMessage(JSON.parse(line) as Json));
+  from.on('data', (chunk: Buffer) => framer.push(chunk));
+}
+
+/** A caller that writes each request as a line with `write`, and resolves it with the answer of its id, as `receive` is handed the answers. */
+function lineCaller(write: (line: string) => void): { call: Caller; receive(message: Json): void } {
+  const waiting = new Map<unknown, (message: JsonRpcResponse) => void>();
+  return {
+    call: (text) =>
+      new Promise((resolve) => {
+        waiting.set((JSON.parse(text) as { id: unknown }).id, resolve);
+        write(text);
+      }),
+    receive(message) {
+      const resolve = waiting.get(message['id']);
+      if (resolve) {
+        waiting.delete(message['id']);
+        resolve(message as unknown as JsonRpcResponse);
+      }
+    },
+  };
+}
+
 /**
  * Over the stdio front (`serveStdio`, as `serve --stdio` runs the wrap), one line a message: the
  * caller writes the request line and reads lines until the answer to its id.
@@ -88,30 +114,9 @@ export function stdioCaller(lib: Lib, wrap: Wrap): { call: Caller; close(): Prom
   if (!lib.serveStdio) throw new Error('this lib/ has no stdio front');
   const input = new PassThrough();
   const output = new PassThrough();
-  const waiting = new Map<unknown, (message: JsonRpcResponse) => void>();
-  let partial = '';
-  output.setEncoding('utf8');
-  output.on('data', (chunk: string) => {
-    partial += chunk;
-    let end: number;
-    while ((end = partial.indexOf('\n')) !== -1) {
-      const line = partial.slice(0, end);
-      partial = partial.slice(end + 1);
-      const message = JSON.parse(line) as JsonRpcResponse;
-      const id = (message as { id?: unknown }).id;
-      const resolve = waiting.get(id);
-      if (resolve) {
-        waiting.delete(id);
-        resolve(message);
-      }
-    }
-  });
+  const { call, receive } = lineCaller((line) => input.write(`${line}\n`));
+  readLines(output, receive);
   const front = lib.serveStdio(wrap, { input, output, closeOnEnd: false, principal: 'bench' });
-  const call: Caller = (text) =>
-    new Promise((resolve) => {
-      waiting.set((JSON.parse(text) as { id: unknown }).id, resolve);
-      input.write(`${text}\n`);
-    });
   return {
     call,
     async close() {
@@ -123,17 +128,7 @@ export function stdioCaller(lib: Lib, wrap: Wrap): { call: Caller; close(): Prom
 /** A process spoken to in lines of JSON on its stdin and stdout: each line it writes, decoded, goes to `onMessage`. */
 function lineProcess(command: string, args: readonly string[], onMessage: (message: Json) => void): { write(text: string): void; close(): Promise<void> } {
   const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
-  let partial = '';
-  proc.stdout.setEncoding('utf8');
-  proc.stdout.on('data', (chunk: string) => {
-    partial += chunk;
-    let end: number;
-    while ((end = partial.indexOf('\n')) !== -1) {
-      const line = partial.slice(0, end);
-      partial = partial.slice(end + 1);
-      if (line.trim().length > 0) onMessage(JSON.parse(line) as Json);
-    }
-  });
+  readLines(proc.stdout, onMessage);
   proc.stdin.on('error', noop);
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   return {
@@ -160,20 +155,11 @@ const serverArgs = (server: PushServerProcess): string[] => [server.script, ...(
  * reading the answers from its stdout.
  */
 export function stdioProcessCaller(cli: string, server: PushServerProcess): { call: Caller; close(): Promise<void> } {
-  const waiting = new Map<unknown, (message: JsonRpcResponse) => void>();
-  const proc = lineProcess(process.execPath, [cli, 'serve', '--stdio', '--quiet', '--', process.execPath, ...serverArgs(server)], (message) => {
-    const resolve = waiting.get(message['id']);
-    if (resolve) {
-      waiting.delete(message['id']);
-      resolve(message as unknown as JsonRpcResponse);
-    }
-  });
-  const call: Caller = (text) =>
-    new Promise((resolve) => {
-      waiting.set((JSON.parse(text) as { id: unknown }).id, resolve);
-      proc.write(text);
-    });
-  return { call, close: () => proc.close() };
+  let receive: (message: Json) => void = noop;
+  const proc = lineProcess(process.execPath, [cli, 'serve', '--stdio', '--quiet', '--', process.execPath, ...serverArgs(server)], (m) => receive(m));
+  const caller = lineCaller(proc.write);
+  receive = caller.receive;
+  return { call: caller.call, close: () => proc.close() };
 }
 
 /**

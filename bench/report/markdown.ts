@@ -172,14 +172,17 @@ function mrtrSection(run: Run): string {
     const beside = lat.cells.some((c) => c.serverAlone !== undefined);
     /** Whether the run measured the server with its schema built once beside the one that builds it per call. */
     const servers = lat.cells.some((c) => c.server === 'hoisted');
+    /** Whether the run measured a round through `serve --stdio` as processes. */
+    const processes = lat.cells.some((c) => c.transport === 'stdio-process');
     const mrtrHeader = ['front', ...(servers ? ['schema'] : []), 'collectMs', 'pairs', 'plain call p50', 'p99', 'round p50', 'p99', 'round ÷ plain p50', 'p99', 'paired', ...(beside ? ["server's share"] : []), "without the server's share"];
     parts.push(
       'A full round (the first call answered `input_required`, then the retry with the answer and `requestState`, answered with the result) ' +
         'against a plain `echo` call, taken in turn, one at a time, through the same wrap with the same caller, in one process (upstream: ' +
-        `the v1 push server in process)${lat.cells.some((c) => c.transport === 'stdio-process') ? ' but for "stdio (processes)"' : ''}. ` + 'The broker sends a round once the server answered a `ping` asked after the pushes seen (a server answers ' +
+        `the v1 push server in process)${processes ? ' but for "stdio (processes)"' : ''}. ` +
+        'The broker sends a round once the server answered a `ping` asked after the pushes seen (a server answers ' +
         'in order, so every push it wrote before is in); `collectMs` bounds that wait (default 15 ms), and 0 sends the round after one turn of the ' +
         'event loop without asking (the floor, but it splits the pushes of one turn over stdio). "stdio" is the stdio front (`serve --stdio`) on in-process pipes, "Node HTTP" the HTTP front on loopback (`serve`). ' +
-        (lat.cells.some((c) => c.transport === 'stdio-process')
+        (processes
           ? '"stdio (processes)" is `serve --stdio` as users run it: the CLI compiled as installed, a process of its own with the push server its child process over stdio, the bench writing request lines to its stdin (its server alone: a bare client on the stdio of a push server process of its own). '
           : '') +
         'Ratio = round ÷ plain call, lower is better; "paired" is the median of each round over the plain call next to it; ' +
