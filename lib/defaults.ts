@@ -28,8 +28,10 @@ export const DEFAULTS = {
   parkedPerCaller: 16,
   /** Calls parked in all. */
   parked: 10_000,
-  /** How long a round waits for more pushes of the same turn of the server before it answers. */
+  /** How long a round waits for more pushes of the same turn of a server that does not answer its barrier `ping`. */
   collectMs: 15,
+  /** How long a round waits for a server that answers its barriers to answer one (the answer, not this, ends the round). */
+  barrierWaitMs: 2000,
   /** How long a replay-mode `requestState` may be brought back. */
   replayStateTtlMs: 10 * MINUTE,
   /** `subscriptions/listen` streams one principal may have open. */

@@ -18,14 +18,14 @@ import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { missingCapabilityAnswer, missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 import { scope } from '../../signals.ts';
 import { DEFAULTS } from '../../defaults.ts';
-import { gatherRound } from './gatherRound.ts';
+import { RoundBound } from './gatherRound.ts';
 
 export interface ReplayOptions {
   readonly keyring: Keyring;
   /** How long a round's state stays valid (default 10 minutes). */
   readonly stateTtlMs?: number;
-  /** Window for collecting concurrent pushes into one round (default 15 ms). */
-  readonly collectMs?: number;
+  /** How long rounds wait for their barrier (default: `new RoundBound()`; see `MrtrOptions.collectMs`). */
+  readonly bound?: RoundBound;
   readonly now?: () => number;
   /** Told how each call went: it pushed, or it finished without pushing. */
   readonly observed?: (target: string, pushed: boolean) => void;
@@ -37,10 +37,12 @@ export interface ReplayOptions {
 export class ReplayRunner {
   readonly #options: ReplayOptions;
   readonly #used: UsedStates;
+  readonly #bound: RoundBound;
 
   constructor(options: ReplayOptions) {
     this.#options = options;
     this.#used = options.used ?? new InProcessUsedStates(options.now ? { now: options.now } : {});
+    this.#bound = options.bound ?? new RoundBound();
   }
 
   async run(call: PushableCall): Promise<Answer> {
@@ -116,11 +118,10 @@ export class ReplayRunner {
         return call.finish(outcome);
       }
       if (fresh.length > 0) {
-        // Further pushes of the same round are gathered (up to a barrier, `collectMs` at most).
-        await gatherRound(
+        // Further pushes of the same round are gathered (up to a barrier, within the round bound).
+        await this.#bound.gather(
           () => fresh.length,
           () => outcome !== undefined || failure !== undefined,
-          this.#options.collectMs ?? DEFAULTS.collectMs,
           (s) => call.session.barrier(s),
           (recheck) => (wake = recheck),
         );

@@ -20,7 +20,7 @@ import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
 import { refusedAnswer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../defaults.ts';
-import { gatherRound } from './gatherRound.ts';
+import { RoundBound } from './gatherRound.ts';
 import type { UsedStates } from '../../state/usedStates.ts';
 
 /** How a legacy server's pushes become MRTR rounds: suspend mode (parked calls sealed, bounded, released) or replay mode. */
@@ -30,10 +30,12 @@ export interface MrtrOptions {
   /** How long a parked call waits for its retry before it is released (default 5 minutes). */
   readonly parkTimeoutMs?: number;
   /**
-   * The longest a round waits for further pushes after the first, to put concurrent ones in one
-   * round (default 15 ms). A round is sent sooner, as soon as the server answered a `ping` asked
-   * after the pushes seen so far (a server answers in order, so whatever it pushed before is in);
-   * 0 sends each round after one turn of the event loop, without asking.
+   * A round is sent as soon as the server answered a `ping` asked after the pushes seen so far (a
+   * server answers in order, so whatever it pushed before is in). This is the longest a round
+   * waits for that answer from a server that once left one unanswered that long (default 15 ms);
+   * a server that answers them is waited for up to 2 s, since on a loaded machine its answer may
+   * take longer and a round cut short splits what the server asked at once. 0 sends each round
+   * after one turn of the event loop, without asking.
    */
   readonly collectMs?: number;
   /** Most calls parked at once (default 10,000; in a wrap, also within the sessions it may hold). */
@@ -79,6 +81,8 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   /** The deadlines of the runs being waited for. */
   readonly #deadlines = new DeadlineList<ParkedCall>((p) => p.expire());
   readonly #options: MrtrOptions;
+  /** How long this broker's rounds wait for their barrier (learned of its upstream, shared with replay). */
+  readonly #bound: RoundBound;
   /** The sessions parked calls may hold, shared fairly between principals (and with listens, in a wrap). */
   readonly #shares: Shares;
   #closed = false;
@@ -95,13 +99,14 @@ export class MrtrBroker implements InputBroker, TargetMemory {
    */
   constructor(options: MrtrOptions = {}, within: { shares?: Shares; listed?: (target: string) => boolean } = {}) {
     this.#options = options;
+    this.#bound = new RoundBound(options.collectMs);
     this.#listed = within.listed ?? (() => true);
     // On its own, only the quota per principal is shared out: `maxParked` bounds the rest (in `run`).
     this.#shares = within.shares ?? new Shares({ budget: Number.POSITIVE_INFINITY, ...(options.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.maxParkedPerPrincipal } : {}) });
     this.#parked = new InProcessParkedCalls<ParkedCall>(options.maxParked !== undefined ? { max: options.maxParked } : {});
     this.keyring = options.keyring ?? new Keyring();
     this.#replay = options.replay
-      ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), ...(options.collectMs !== undefined ? { collectMs: options.collectMs } : {}), ...(options.usedStates ? { used: options.usedStates } : {}) })
+      ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), bound: this.#bound, ...(options.usedStates ? { used: options.usedStates } : {}) })
       : undefined;
   }
 
@@ -196,18 +201,19 @@ export class MrtrBroker implements InputBroker, TargetMemory {
           // After a round's gathering, the round is sent unless the call moved on meanwhile.
           const answer = gathered && !movedOn() ? this.#park(p, call) : this.#next(p, call);
           if (answer === COLLECT) {
-            // Further pushes of the same round are gathered (up to a barrier, `collectMs` at most).
+            // Further pushes of the same round are gathered (up to a barrier, within the round bound).
             p.waiter = undefined;
-            void gatherRound(
-              () => p.ordinal,
-              movedOn,
-              this.#options.collectMs ?? DEFAULTS.collectMs,
-              (s) => call.session.barrier(s),
-              (recheck) => (p.waiter = recheck),
-            ).then(() => {
-              p.waiter = undefined;
-              step(true);
-            });
+            void this.#bound
+              .gather(
+                () => p.ordinal,
+                movedOn,
+                (s) => call.session.barrier(s),
+                (recheck) => (p.waiter = recheck),
+              )
+              .then(() => {
+                p.waiter = undefined;
+                step(true);
+              });
           } else if (answer === WAIT_FOR_EVENT) p.waiter = step;
           else {
             end();

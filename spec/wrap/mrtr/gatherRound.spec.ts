@@ -4,6 +4,7 @@
  * still unanswered then. The barriers here are plain functions; the real one (a `ping` to a real
  * v1 server) is exercised by the MRTR specs over stdio and HTTP.
  */
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gatherRound } from '../../../lib/wrap/mrtr/gatherRound.ts';
@@ -26,7 +27,7 @@ function timedBarrier(delayMs: number): { barrier: (signal: CancelSignal) => Pro
 g('should send the round after one barrier when no push follows it', async () => {
   const pushes = 1;
   const b = timedBarrier(1);
-  await gatherRound(() => pushes, () => false, 60_000, b.barrier);
+  assert.is(await gatherRound(() => pushes, () => false, 60_000, b.barrier), false, 'not ended at its bound');
   assert.is(b.asked(), 1);
 });
 
@@ -35,7 +36,7 @@ g('should take in the pushes read together with the first before it asks', async
   // One read of the pipe bringing three pushes: the session hands each to its call a microtask
   // later, the first starting the round.
   let seenAtBarrier = -1;
-  let gathering: Promise<void> | undefined;
+  let gathering: Promise<boolean> | undefined;
   for (let i = 0; i < 3; i++)
     queueMicrotask(() => {
       pushes++;
@@ -136,11 +137,12 @@ g('should keep gathering when woken by a push rather than by the call moving on'
 g('should end at its bound when the server never answers the barrier, and abandon it', async () => {
   let abandoned = false;
   const started = performance.now();
-  await gatherRound(() => 1, () => false, 20, (signal) => {
+  const unanswered = await gatherRound(() => 1, () => false, 20, (signal) => {
     signal.addEventListener('abort', () => (abandoned = true));
     return new Promise<void>(() => {});
   });
   assert.ok(performance.now() - started >= 19, 'it waited for the bound');
+  assert.ok(unanswered, 'it says a barrier went unanswered');
   assert.ok(abandoned, 'the unanswered barrier was abandoned (the ping is cancelled upstream)');
 });
 
@@ -156,6 +158,31 @@ g('should end at its bound when pushes never stop', async () => {
   await gatherRound(() => pushes, () => false, 20, () => new Promise<void>((r) => setTimeout(r, 1)));
   stop = true;
   assert.ok(pushes > 2, 'it waited while they came');
+});
+
+g('should count an answer that was waiting to be read when the process, kept from running, found its bound due', async () => {
+  // A real socket: the answer is written to it before the bound, but this process is busy past the
+  // bound, so the timer and the read are due in the same turn of the event loop (the timer first).
+  let far: Socket | undefined;
+  const server = createServer((socket) => (far = socket));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  while (!far) await new Promise((r) => setImmediate(r));
+  try {
+    const unanswered = await gatherRound(() => 1, () => false, 20, () => {
+      const answered = new Promise<void>((r) => socket.once('data', () => r()));
+      far!.write('pong');
+      const until = performance.now() + 80;
+      while (performance.now() < until); // kept from running past the bound, the answer waiting to be read
+      return answered;
+    });
+    assert.is(unanswered, false, 'the waiting answer ended the round, not the bound');
+  } finally {
+    socket.destroy();
+    far?.destroy();
+    server.close();
+  }
 });
 
 g('should send after one turn, asking nothing, with a bound of 0', async () => {

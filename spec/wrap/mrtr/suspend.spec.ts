@@ -4,6 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../lib/core/jsonrpc.ts';
 import type { ConnectableServer } from '../../../lib/session/backend.ts';
+import { DEFAULTS } from '../../../lib/defaults.ts';
 import { Keyring } from '../../../lib/state/keyring.ts';
 import type { Transport } from '../../../lib/transport/transport.ts';
 import type { ModernContext } from '../../../lib/fronts/served.ts';
@@ -24,8 +25,8 @@ interface Wire {
   readonly message: JsonRpcMessage;
 }
 
-/** A server factory whose pipe is recorded from the server's side. */
-function spied(wire: Wire[], make: () => McpServer = createPushServer): () => ConnectableServer {
+/** A server factory whose pipe is recorded from the server's side; what `lost` says of never reaches the server. */
+function spied(wire: Wire[], make: () => McpServer = createPushServer, lost: (message: JsonRpcMessage) => boolean = () => false): () => ConnectableServer {
   return () => ({
     async connect(transport: Transport) {
       const send = transport.send.bind(transport);
@@ -37,7 +38,7 @@ function spied(wire: Wire[], make: () => McpServer = createPushServer): () => Co
       const receive = transport.onmessage;
       transport.onmessage = (message, extra) => {
         wire.push({ dir: 'in', message });
-        receive?.(message, extra);
+        if (!lost(message)) receive?.(message, extra);
       };
     },
   });
@@ -59,10 +60,10 @@ interface Setup {
   readonly wire: Wire[];
 }
 
-function setup(options: MrtrOptions = {}, make?: () => McpServer): Setup {
+function setup(options: MrtrOptions = {}, make?: () => McpServer, lost?: (message: JsonRpcMessage) => boolean): Setup {
   const wire: Wire[] = [];
   const broker = new MrtrBroker({ collectMs: 5, ...options });
-  const wrap = wrapLegacyServer({ upstream: spied(wire, make), mrtr: broker });
+  const wrap = wrapLegacyServer({ upstream: spied(wire, make, lost), mrtr: broker });
   return { broker, wrap, wire };
 }
 
@@ -203,6 +204,24 @@ m('should turn a pushed elicitation into input_required and resume the call with
   assert.is(textOf(done.message), 'Hello, Ada!');
   assert.equal(elicitationAnswers(s.wire), [{ action: 'accept', content: { name: 'Ada' } }]);
   assert.equal(received(s.wire, 'tools/call').length, 1, 'the call ran upstream once');
+  await assertNoLeak(s);
+  await s.wrap.close();
+});
+
+m('should wait for the barrier of a server that answers them, and only collectMs once one went unanswered', async () => {
+  // The server never reads a ping: its barrier goes unanswered while its call waits.
+  const s = setup({}, undefined, (message) => 'method' in message && message.method === 'ping' && 'id' in message);
+  let started = performance.now();
+  const first = await park(s, 1);
+  const firstMs = performance.now() - started;
+  assert.ok(firstMs >= DEFAULTS.barrierWaitMs - 5, `the first round waited for the barrier (${Math.round(firstMs)} ms)`);
+  started = performance.now();
+  const second = await park(s, 2, ctx('bob'));
+  const secondMs = performance.now() - started;
+  assert.ok(secondMs < DEFAULTS.barrierWaitMs, `a later round, on another session, waited collectMs only (${Math.round(secondMs)} ms)`);
+  assert.is(received(s.wire, 'ping').length, 2, 'each round asked its barrier');
+  assert.is(textOf((await serve(s, retry(3, first))).message), 'Hello, Ada!');
+  assert.is(textOf((await serve(s, retry(4, second), ctx('bob'))).message), 'Hello, Ada!');
   await assertNoLeak(s);
   await s.wrap.close();
 });
