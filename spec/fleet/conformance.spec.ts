@@ -11,16 +11,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CONFORMANCE_FIXTURE as FIXTURE, runSuite, startServeCommand, type Run } from '../helpers/conformanceRun.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
-import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
+import { forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { startNginx, type RunningNginx } from '../helpers/nginx.ts';
 
 const REVISION = '2026-07-28';
-
-async function forwardedIn(replicas: readonly Replica[]): Promise<number> {
-  let n = 0;
-  for (const r of replicas) n += ((await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number }).forwarded;
-  return n;
-}
 
 /** The scored scenarios of `run` and their passed checks, after asserting that every one passed. */
 function scoredPassing(run: Run, where: string): { scenarios: number; checks: number } {

@@ -17,18 +17,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { assertLegacyProgress, assertLegacyResourceUpdate, textOf } from '../helpers/everything.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
-import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
+import { forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { startNginx, type RunningNginx } from '../helpers/nginx.ts';
 
 const DOC = 'demo://resource/static/document/architecture.md';
 const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-async function forwardedIn(replicas: readonly Replica[]): Promise<number> {
-  let n = 0;
-  for (const r of replicas) n += ((await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number }).forwarded;
-  return n;
-}
 
 /** What a v1 client of either version needs for these checks. */
 interface Wired {

@@ -45,3 +45,10 @@ export async function stopReplica(replica: Replica): Promise<void> {
   replica.child.kill('SIGINT');
   await exited;
 }
+
+/** Retries and legacy-session requests the replicas forwarded to their owners, summed (each replica's `/healthz`). */
+export async function forwardedIn(replicas: readonly Replica[]): Promise<number> {
+  let n = 0;
+  for (const r of replicas) n += ((await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number }).forwarded;
+  return n;
+}
