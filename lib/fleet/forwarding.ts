@@ -52,6 +52,20 @@ export interface FleetForwarding extends Forwarding {
 }
 
 /** Headers not carried to the owner: the hop's own, and those of this connection. */
+/**
+ * Where a hop goes: the owner's advertised origin, with only the path and query of the request
+ * target. A request line in absolute form (`POST http://elsewhere:4299/mcp HTTP/1.1`, which HTTP/1.1
+ * servers accept) names a host of the caller's choosing: it never chooses where the caller's
+ * request, its headers and a hop signature are sent.
+ */
+export function hopTarget(advertise: string, requestTarget: string | undefined): URL {
+  const asked = new URL(requestTarget ?? '/', 'http://request-target.invalid');
+  const target = new URL(advertise);
+  target.pathname = asked.pathname;
+  target.search = asked.search;
+  return target;
+}
+
 const NOT_CARRIED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'origin', HOP_HEADER]);
 
 /** Headers of the owner's answer carried back to the client. */
@@ -351,7 +365,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
         headers[HOP_HEADER] = hopValue('POST', null, body);
         headers['content-length'] = String(Buffer.byteLength(body));
-        const target = new URL(req.url ?? '/', record.advertise);
+        const target = hopTarget(record.advertise, req.url);
         let lostOwner = false;
         let settled = false;
         const unanswered = new Set<RequestId>([id as RequestId]);
