@@ -18,6 +18,7 @@ import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from
 import type { Openings } from '../session/gate.ts';
 import { authRefusalOf, type SessionSource } from './served.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { sameSubject } from '../auth/tokenSubject.ts';
 
 /**
  * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
@@ -51,6 +52,19 @@ interface LegacySession {
 interface Credentials {
   authorization: string | undefined;
   readonly verdicts: Map<RequestId, (message: JsonRpcMessage | undefined) => void>;
+  /** The upstream refused the session's own credentials (they expired): the next it takes are the session's. */
+  refused: boolean;
+}
+
+/**
+ * Whether a request with other credentials than the session's may use it: credentials naming the
+ * same subject of the same issuer (a refreshed JWT), any method; or, once the upstream refused the
+ * session's own credentials, a POST whose credentials the upstream then takes (a refreshed opaque
+ * token). Otherwise the session is another caller's, and does not exist for this one.
+ */
+function passesTo(credentials: Credentials, request: Request): boolean {
+  const next = request.headers.get('authorization') ?? undefined;
+  return sameSubject(credentials.authorization, next) || (request.method === 'POST' && credentials.refused);
 }
 
 /** The SDK's server transport, loaded with the first legacy session (a stdio front never needs it). */
@@ -116,7 +130,7 @@ export class LegacyHttpSessions {
     if (!this.#source.passesAuthorization) return this.#table.serve(request, principal, (session) => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }));
     // The upstream judges each request's credentials: a session follows its client's refreshed
     // token once the upstream took it.
-    return this.#table.serve(request, principal, (session) => this.#relayJudged(session, request, parsedBody, principal), true);
+    return this.#table.serve(request, principal, (session) => this.#relayJudged(session, request, parsedBody, principal), (session) => passesTo(session.credentials!, request));
   }
 
   /** Relays a request of a session whose client's credentials go upstream, answered as the upstream judged them. */
@@ -129,11 +143,16 @@ export class LegacyHttpSessions {
     const response = await session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
     const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
     if (refused) {
+      const sent = request.headers.get('authorization') ?? undefined;
+      if (sent === before) credentials.refused = true;
       // Credentials the upstream did not take are not kept for the session's other requests.
-      if (credentials.authorization === (request.headers.get('authorization') ?? undefined)) credentials.authorization = before;
+      if (credentials.authorization === sent) credentials.authorization = before;
       return refused;
     }
-    if (verdict) this.#table.rebind(sessionId, principal);
+    if (verdict) {
+      this.#table.rebind(sessionId, principal);
+      credentials.refused = false;
+    }
     return response;
   }
 
@@ -213,7 +232,7 @@ export class LegacyHttpSessions {
   async #open(request: Request, parsedBody: unknown, principal: string, ticket: SessionTicket<LegacySession>, booted: () => void): Promise<Response> {
     let upstream: Transport;
     let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
-    const credentials: Credentials | undefined = this.#source.passesAuthorization ? { authorization: request.headers.get('authorization') ?? undefined, verdicts: new Map() } : undefined;
+    const credentials: Credentials | undefined = this.#source.passesAuthorization ? { authorization: request.headers.get('authorization') ?? undefined, verdicts: new Map(), refused: false } : undefined;
     try {
       ServerTransport = await loadTransport();
       upstream = await this.#source.connect(credentials ? { authorization: () => credentials.authorization, relayed: true } : undefined);

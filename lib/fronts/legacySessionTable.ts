@@ -168,14 +168,15 @@ export class LegacySessionTable<S> {
   }
 
   /**
-   * Serves `request` in the session its `Mcp-Session-Id` names, if `principal` opened it (404
-   * otherwise; with `anyPrincipal`, whoever opened it: the upstream judges the caller's
-   * credentials). A POST or DELETE is activity until answered (a streamed answer until it ends); the
-   * GET stream is not (a session only listening is idle, and closes when idle long enough).
+   * Serves `request` in the session its `Mcp-Session-Id` names, if `principal` opened it, or
+   * `passes` says the session may pass to this caller (its client's credentials were refreshed);
+   * 404 otherwise. A POST or DELETE is activity until answered (a streamed answer until it ends);
+   * the GET stream is not (a session only listening is idle, and closes when idle long enough).
    */
-  async serve(request: Request, principal: string, forward: (session: S) => Promise<Response>, anyPrincipal = false): Promise<Response> {
+  async serve(request: Request, principal: string, forward: (session: S) => Promise<Response>, passes?: (session: S) => boolean): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
-    const session = id === null ? undefined : anyPrincipal ? this.#rows.get(id)?.session : this.find(id, principal);
+    const row = id === null ? undefined : this.#rows.get(id);
+    const session = row?.session !== undefined && (row.principal === principal || passes?.(row.session)) ? row.session : undefined;
     if (id === null || session === undefined) return sessionNotFound();
     if (request.method === 'GET') return forward(session);
     const ended = this.begin(id);

@@ -207,6 +207,30 @@ front('should refresh an expired token for a v1 client, which goes on in the sam
   }
 });
 
+front("should keep a legacy session its opener's: another caller's valid token with its id gets 404 on POST, GET and DELETE", async ({ world }) => {
+  const alice = await v1SignedIn(world!.url, new TestOAuthProvider());
+  const bobProvider = new TestOAuthProvider();
+  const bob = await v1SignedIn(world!.url, bobProvider);
+  try {
+    const session = alice.transport.sessionId!;
+    const bobToken = (await bobProvider.tokens())!.access_token;
+    const headers = { authorization: `Bearer ${bobToken}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18', accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const call = await fetch(world!.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'as alice' } } }) });
+    assert.is(call.status, 404, `a call on another's session: ${await call.text()}`);
+    const listen = await fetch(world!.url, { method: 'GET', headers });
+    assert.is(listen.status, 404, "another's GET stream");
+    await listen.body?.cancel();
+    const closed = await fetch(world!.url, { method: 'DELETE', headers });
+    assert.is(closed.status, 404, "another's DELETE");
+    assert.is(textOf(await alice.client.callTool({ name: 'echo', arguments: { text: 'still mine' } })), 'still mine', 'the session is still its opener’s');
+    assert.is(alice.transport.sessionId, session);
+    assert.is(textOf(await bob.client.callTool({ name: 'echo', arguments: { text: 'my own' } })), 'my own');
+  } finally {
+    await alice.client.close();
+    await bob.client.close();
+  }
+});
+
 front("should refuse a parked call's retry that carries another caller's token", async ({ world }) => {
   const alice = new TestOAuthProvider();
   const bob = new TestOAuthProvider();
