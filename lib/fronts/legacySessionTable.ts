@@ -5,7 +5,9 @@
  * bound in all and per principal. At a bound the session idle longest gives way (of the caller
  * itself, or of the principals holding the most), so a new client is served; a refusal comes only
  * when every session is in use (a request in progress or lately: a second for a session never used
- * after its `initialize`, half a minute for one its client uses; an open GET stream is no use).
+ * after its `initialize`, half a minute for one its client uses) or listened to (an open GET
+ * stream is a client that is there: its session never gives way to another's, though it still
+ * closes after `idleMs` without a request).
  * Counts and choices only: the sessions themselves are the caller's.
  */
 import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
@@ -31,6 +33,8 @@ interface Row<S> {
   lastActive: number;
   /** Requests being served on it now (not its GET stream: a session only listening is idle). */
   active: number;
+  /** Its GET streams open now: a client listening is there, and its session does not give way. */
+  listening: number;
   /** It had a request after its `initialize`. */
   used: boolean;
 }
@@ -101,7 +105,7 @@ export class LegacySessionTable<S> {
   admit(principal: string): { ok: true; ticket: SessionTicket<S> } | { ok: false; refusal: LimitRefusal } {
     const refusal = this.#room(principal);
     if (refusal) return { ok: false, refusal };
-    const row: Row<S> = { id: `\u0000opening ${++this.#pending}`, principal, session: undefined, lastActive: this.#now(), active: 1, used: false };
+    const row: Row<S> = { id: `\u0000opening ${++this.#pending}`, principal, session: undefined, lastActive: this.#now(), active: 1, used: false, listening: 0 };
     this.#rows.set(row.id, row);
     let done = false;
     return {
@@ -150,7 +154,7 @@ export class LegacySessionTable<S> {
       this.#evict(victim);
       return undefined;
     }
-    return limitRefusal('legacy-sessions', this.max, `all ${this.max} legacy sessions are in use`);
+    return limitRefusal('legacy-sessions', this.max, `all ${this.max} legacy sessions are in use or listened to`);
   }
 
   /** Forgets a session (it closed). */
@@ -178,7 +182,7 @@ export class LegacySessionTable<S> {
     const row = id === null ? undefined : this.#rows.get(id);
     const session = row?.session !== undefined && (row.principal === principal || passes?.(row.session)) ? row.session : undefined;
     if (id === null || session === undefined) return sessionNotFound();
-    if (request.method === 'GET') return forward(session);
+    if (request.method === 'GET') return this.#listened(row!, await forward(session));
     const ended = this.begin(id);
     try {
       return whileServed(await forward(session), ended);
@@ -186,6 +190,18 @@ export class LegacySessionTable<S> {
       ended();
       throw e;
     }
+  }
+
+  /** Counts a session's GET stream as listening while its answer streams. */
+  #listened(row: Row<S>, response: Response): Response {
+    if (!response.ok) return response;
+    row.listening++;
+    let ended = false;
+    return whileServed(response, () => {
+      if (ended) return;
+      ended = true;
+      row.listening--;
+    });
   }
 
   /** Marks a request on `id` begun; the returned function marks it ended (idempotent). */
@@ -233,12 +249,13 @@ export const EVICTABLE_AFTER_MS = { unused: 1000, used: 30_000 } as const;
 
 /**
  * The session that gives way first of `rows`: the idlest never used, else the idlest used one,
- * each only once idle long enough (`EVICTABLE_AFTER_MS`) and with no request in progress.
+ * each only once idle long enough (`EVICTABLE_AFTER_MS`), with no request in progress and no
+ * client listening.
  */
 function idlest<S>(rows: ReadonlyArray<Row<S>>, now: number): Row<S> | undefined {
   let best: Row<S> | undefined;
   for (const r of rows) {
-    if (r.active > 0 || r.session === undefined || now - r.lastActive < EVICTABLE_AFTER_MS[r.used ? 'used' : 'unused']) continue;
+    if (r.active > 0 || r.listening > 0 || r.session === undefined || now - r.lastActive < EVICTABLE_AFTER_MS[r.used ? 'used' : 'unused']) continue;
     if (!best || (best.used && !r.used) || (best.used === r.used && r.lastActive < best.lastActive)) best = r;
   }
   return best;

@@ -91,6 +91,43 @@ sessions('should serve a newcomer at the bound by closing the idlest session of 
   for (const e of all) e();
 });
 
+sessions('should never give a session whose client listens (an open GET stream) to a crowd of made-up principals', async () => {
+  let now = 0;
+  const closed: string[] = [];
+  const t = table({ max: 4, perPrincipal: 8, idleMs: 0 }, closed, () => now);
+  open(t, 'honest', 'alice');
+  const used = t.begin('honest');
+  used();
+  // Alice's client opens its GET stream and listens; her last request was half a minute and more ago.
+  let cancel: (() => void) | undefined;
+  const stream = new Response(new ReadableStream({ start: (c) => void (cancel = () => c.close()) }), { headers: { 'content-type': 'text/event-stream' } });
+  const get = new Request('http://127.0.0.1/mcp', { method: 'GET', headers: { 'mcp-session-id': 'honest' } });
+  const listening = await t.serve(get, 'alice', async () => stream);
+  const reader = listening.body!.getReader();
+  now = 31_000;
+  // Made-up principals fill the table, their sessions busy (as openings and calls are).
+  const busy: Array<() => void> = [];
+  for (let i = 0; i < 3; i++) {
+    open(t, `sybil-${i}`, `sybil-${i}`);
+    busy.push(t.begin(`sybil-${i}`));
+  }
+  now = 40_000;
+  for (let i = 3; i < 11; i++) {
+    const admitted = t.admit(`sybil-${i}`);
+    assert.not.ok(admitted.ok, `sybil-${i} was given a place`);
+    if (!admitted.ok) assert.match(admitted.refusal.detail, 'in use or listened to');
+  }
+  assert.equal(closed, [], 'a listened-to session gave way');
+  assert.is(t.find('honest', 'alice'), 'honest');
+  // Once nobody listens, it may give way like any idle session.
+  cancel!();
+  await reader.read();
+  open(t, 'newcomer', 'sybil-11');
+  assert.equal(closed, ['honest'], 'an idle session nobody listens to gives way');
+  for (const e of busy) e();
+  t.drain();
+});
+
 sessions('should close a session never used after its initialize before one its client uses', () => {
   let now = 0;
   const closed: string[] = [];
