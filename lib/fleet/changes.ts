@@ -9,7 +9,7 @@ import { createHmac } from 'node:crypto';
 import type { JsonRpcNotification } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { FleetKeys } from './fleetKeys.ts';
-import { closeFleetRedis, type FleetRedis } from './fleetRedis.ts';
+import { boundedConnect, closeFleetRedis, subscriberOf, type FleetRedis } from './fleetRedis.ts';
 
 /** The largest change sent between replicas; a larger one is delivered on its own replica only. */
 const MAX_CHANGE_BYTES = 64 * 1024;
@@ -65,9 +65,9 @@ export class FleetChanges {
   }
 
   async #open(): Promise<FleetRedis> {
-    const subscriber = this.#redis.duplicate() as FleetRedis;
+    const subscriber = subscriberOf(this.#redis);
     subscriber.on('error', (e: Error) => this.#onError?.(e));
-    await subscriber.connect();
+    await boundedConnect(subscriber, "the fleet's Redis (for changes)");
     await subscriber.subscribe(this.#channel, (text) => this.#heard(text));
     return subscriber;
   }

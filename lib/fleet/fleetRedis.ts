@@ -18,7 +18,14 @@ export interface FleetRedisOptions {
   readonly onError?: (error: Error) => void;
 }
 
-/** Connects to the fleet's Redis; rejects when it cannot be reached now. */
+/**
+ * How long the fleet's Redis may leave a command unanswered, and the connection's handshake: a Redis
+ * that accepts connections but never answers (a stopped process, a broken network path) is an
+ * error after this, never a wait without end.
+ */
+export const REDIS_COMMAND_MS = 5000;
+
+/** Connects to the fleet's Redis; rejects when it cannot be reached now, or does not answer within `REDIS_COMMAND_MS`. */
 export async function connectFleetRedis(options: FleetRedisOptions): Promise<FleetRedis> {
   let connected = false;
   const client = createClient({
@@ -27,13 +34,42 @@ export async function connectFleetRedis(options: FleetRedisOptions): Promise<Fle
       // A Redis that cannot be reached at the start is an error at once; one lost later is
       // reconnected to with a capped backoff.
       reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(50 * 2 ** retries, 2000) : cause),
-      connectTimeout: 5000,
+      connectTimeout: REDIS_COMMAND_MS,
+      // node-redis bounds a command only until it is written; what is written and never answered
+      // is bounded by the connection's silence: past this without a byte from Redis, the
+      // connection is dropped, every command waiting on it refused, and a new one made. A replica's
+      // heartbeat (every second) keeps a healthy connection from falling silent.
+      socketTimeout: REDIS_COMMAND_MS,
     },
   }) as FleetRedis;
   client.on('error', (e: Error) => options.onError?.(e));
-  await client.connect();
+  await boundedConnect(client, "the fleet's Redis");
   connected = true;
   return client;
+}
+
+/** A client like `client` for a subscription: silent for as long as nothing is published, so never dropped for its silence. */
+export function subscriberOf(client: FleetRedis): FleetRedis {
+  return client.duplicate({ socket: { ...client.options?.socket, socketTimeout: 0 } }) as FleetRedis;
+}
+
+/**
+ * Connects `client` (`what` names it in the error), or rejects once `REDIS_COMMAND_MS` passed without the handshake answered (the
+ * socket's connect timeout covers only the TCP connection; the handshake's commands have none).
+ */
+export async function boundedConnect(client: FleetRedis, what: string): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} accepted the connection but did not answer within ${REDIS_COMMAND_MS} ms`)), REDIS_COMMAND_MS);
+  });
+  try {
+    await Promise.race([client.connect(), silent]);
+  } catch (e) {
+    client.destroy();
+    throw e;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Closes a client, whatever state it is in. */

@@ -1,0 +1,95 @@
+/**
+ * A Redis that accepts connections but never answers (a real redis-server of the spec's own,
+ * stopped with SIGSTOP: the kernel still takes its connections): `serve --fleet` says so on stderr
+ * and exits 1 instead of hanging before it listens, and a command of a connected fleet client is
+ * refused within its bound instead of waiting without end.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { closeFleetRedis, connectFleetRedis, REDIS_COMMAND_MS } from '../../lib/fleet/fleetRedis.ts';
+import { builtCli } from '../helpers/built.ts';
+import { EVERYTHING } from '../helpers/everything.ts';
+import { freePort } from '../helpers/nginx.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => spawnSync('test', ['-x', p]).status === 0);
+
+const silent = suite('a Redis that accepts connections but never answers');
+let redis: ChildProcess | undefined;
+let url = '';
+silent.before(async () => {
+  assert.ok(REDIS_SERVER, 'redis-server is installed');
+  for (let attempt = 0; ; attempt++) {
+    const port = await freePort();
+    const child = spawn(REDIS_SERVER!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Ready once it says it accepts connections; a port taken meanwhile makes it exit, and another is tried.
+    const ready = await new Promise<boolean>((done) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        if (out.includes('Ready to accept connections')) done(true);
+      });
+      child.once('exit', () => done(false));
+    });
+    if (ready) {
+      redis = child;
+      url = `redis://127.0.0.1:${port}`;
+      break;
+    }
+    if (attempt >= 3) throw new Error('redis-server did not start');
+  }
+});
+silent.after(() => {
+  if (redis && redis.exitCode === null) {
+    redis.kill('SIGCONT');
+    redis.kill('SIGKILL');
+  }
+});
+
+silent('should let a connected client’s command fail within its bound once Redis stops answering', async () => {
+  const client = await connectFleetRedis({ url });
+  try {
+    assert.is(await client.set('k', 'v'), 'OK');
+    redis!.kill('SIGSTOP');
+    const started = performance.now();
+    let hung: ReturnType<typeof setTimeout> | undefined;
+    const outcome = await Promise.race([
+      client.get('k').then(
+        () => 'answered',
+        (e: unknown) => (e instanceof Error ? e.message : String(e)),
+      ),
+      new Promise<string>((r) => (hung = setTimeout(() => r('still waiting'), REDIS_COMMAND_MS * 3))),
+    ]).finally(() => clearTimeout(hung));
+    assert.match(outcome, /timeout/i);
+    assert.ok(performance.now() - started < REDIS_COMMAND_MS * 3, 'refused within its bound');
+  } finally {
+    redis!.kill('SIGCONT');
+    await closeFleetRedis(client);
+  }
+});
+
+silent('should make serve --fleet say so and exit 1, not hang before it listens', async () => {
+  redis!.kill('SIGSTOP');
+  try {
+    const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--fleet', url, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const code = await new Promise<number | null>((done) => {
+      const hung = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.once('exit', (c) => {
+        clearTimeout(hung);
+        done(c);
+      });
+    });
+    assert.is(code, 1, `exit code (${err})`);
+    assert.match(err, `cannot join the fleet at ${url}`);
+    assert.match(err, 'did not answer');
+    assert.not.match(err, 'serving');
+  } finally {
+    redis!.kill('SIGCONT');
+  }
+});
+
+silent.run();
