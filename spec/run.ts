@@ -17,6 +17,7 @@ import { writeSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { builtCli } from './helpers/built.ts';
 
 /**
  * Files that run with no other file running: they put the machine under load on purpose, or what
@@ -229,9 +230,31 @@ async function runHere(files: string[]): Promise<void> {
   process.exitCode = failed > 0 || total === 0 ? 1 : 0;
 }
 
+/** Workers running now. */
+const workers = new Set<ChildProcess>();
+
+/** Sends `signal` to a worker's process group: the worker and whatever its specs started. */
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
 /** The files across `jobs` workers; the `ALONE` ones afterwards, one at a time. */
 async function runInWorkers(files: string[], jobs: number, fileTimeoutMs: number): Promise<void> {
   const started = performance.now();
+  // Workers are groups of their own (see below): a runner stopped from the terminal stops them too.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      for (const child of workers) killGroup(child, 'SIGKILL');
+      process.exit(130);
+    });
+  // The specs that run the built command find it built: built once here (when missing or older than
+  // a source), never by two workers at once.
+  builtCli();
   const results: FileResult[] = [];
   const rel = (f: string) => relative(process.cwd(), f);
   const first = new Map(SLOW_FIRST.map((f, i) => [f, i]));
@@ -251,7 +274,11 @@ async function runInWorkers(files: string[], jobs: number, fileTimeoutMs: number
           return;
         }
         running += 1;
-        const child: ChildProcess = fork(self, ['--worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        // Each worker leads a process group of its own: what its specs started and left behind (a
+        // replica whose spec was stopped at its timeout, say) ends with it, not later beside
+        // another spec.
+        const child: ChildProcess = fork(self, ['--worker'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+        workers.add(child);
         let file: string | undefined;
         let timer: NodeJS.Timeout | undefined;
         let ended = false;
@@ -264,8 +291,8 @@ async function runInWorkers(files: string[], jobs: number, fileTimeoutMs: number
           const name = rel(file);
           timer = setTimeout(() => {
             process.stdout.write(`\n✘ ${name} did not end in ${fileTimeoutMs / 1000} s: its worker is stopped\n`);
-            child.kill('SIGTERM');
-            setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+            killGroup(child, 'SIGTERM');
+            setTimeout(() => killGroup(child, 'SIGKILL'), 5000).unref();
           }, fileTimeoutMs);
           child.send({ run: file } satisfies ToWorker);
         };
@@ -281,6 +308,8 @@ async function runInWorkers(files: string[], jobs: number, fileTimeoutMs: number
           if (ended) return;
           ended = true;
           clearTimeout(timer);
+          workers.delete(child);
+          killGroup(child, 'SIGKILL');
           running -= 1;
           if (file !== undefined) {
             // The worker ended with a file in hand: that file failed; the others go on elsewhere.
