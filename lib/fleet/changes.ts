@@ -14,6 +14,9 @@ import { boundedConnect, closeFleetRedis, subscriberOf, type FleetRedis } from '
 /** The largest change sent between replicas; a larger one is delivered on its own replica only. */
 const MAX_CHANGE_BYTES = 64 * 1024;
 
+/** Different changes on their way to Redis at once; past it a change stays on its own replica. */
+const MAX_SENDING = 1024;
+
 /** Scopes remembered with their hash (a bounded memo: hashing is per message otherwise). */
 const MAX_MEMO = 1024;
 
@@ -28,6 +31,8 @@ export class FleetChanges {
   readonly #secret: Buffer;
   readonly #handlers = new Set<ChangeHandler>();
   readonly #memo = new Map<string, string>();
+  /** Changes on their way to Redis, each with whether the same was reported again meanwhile. */
+  readonly #sending = new Map<string, { again: boolean }>();
   #subscriber: Promise<FleetRedis> | undefined;
   #onError: ((error: unknown) => void) | undefined;
 
@@ -50,11 +55,37 @@ export class FleetChanges {
     return hashed;
   }
 
-  /** Tells the other replicas of a change reported for `scope`. */
+  /**
+   * Tells the other replicas of a change reported for `scope`. A change the same as one still on
+   * its way (a chatty server's list changes) is sent once more after it, not once per report: a
+   * listener hears that something changed, and what is sent and held stays bounded by what Redis
+   * answers, not by how fast the server reports.
+   */
   publish(scope: string, notification: JsonRpcNotification): void {
     const text = JSON.stringify({ from: this.#self, scope: this.hash(scope), notification });
     if (Buffer.byteLength(text) > MAX_CHANGE_BYTES) return;
-    this.#redis.publish(this.#channel, text).catch((e: unknown) => this.#onError?.(e));
+    const sending = this.#sending.get(text);
+    if (sending) {
+      sending.again = true;
+      return;
+    }
+    if (this.#sending.size >= MAX_SENDING) {
+      this.#onError?.(new Error(`${MAX_SENDING} different changes are on their way to the fleet's Redis: a change was not told to the other replicas`));
+      return;
+    }
+    const entry = { again: false };
+    this.#sending.set(text, entry);
+    const send = (): void => {
+      this.#redis
+        .publish(this.#channel, text)
+        .catch((e: unknown) => this.#onError?.(e))
+        .finally(() => {
+          if (!entry.again) return void this.#sending.delete(text);
+          entry.again = false;
+          send();
+        });
+    };
+    send();
   }
 
   /** Hears the other replicas' changes until the returned function is called. */
