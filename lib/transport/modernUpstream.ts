@@ -11,6 +11,7 @@ import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type Json
 import { extend, isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from './transport.ts';
 import { KeyedTable } from '../core/idTable.ts';
+import { describeFailure, type UpstreamFailure } from '../core/upstreamFailure.ts';
 
 /** Per-call options of a modern upstream request. */
 export interface UpstreamCallOptions {
@@ -44,6 +45,11 @@ export interface ModernUpstream {
    * (a pipe hands over itself; HTTP opens a legacy Streamable HTTP client).
    */
   legacyPipe(): Transport;
+  /**
+   * Why the upstream can no longer be reached, once it cannot (a pipe whose server exited): an
+   * error answer then is ours, not the server's, and says nothing of its era.
+   */
+  readonly gone?: string | undefined;
   close(): Promise<void>;
 }
 
@@ -83,6 +89,7 @@ export class ModernPipeUpstream implements ModernUpstream {
   #next = 1;
   #started: Promise<void> | undefined;
   #closed = false;
+  #gone: string | undefined;
   #raw = false;
 
   constructor(transport: Transport, options: { describe?: string } = {}) {
@@ -93,14 +100,24 @@ export class ModernPipeUpstream implements ModernUpstream {
   start(): Promise<void> {
     this.#started ??= (async () => {
       this.#transport.onmessage = (m, extra) => this.#receive(m, extra as MessageExtra | undefined);
-      this.#transport.onclose = () => this.#fail('the upstream server closed');
+      this.#transport.onclose = () => {
+        // A process that exited says how (its code, its last words on stderr).
+        const failure = (this.#transport as { failure?: UpstreamFailure }).failure;
+        this.#fail((failure && describeFailure(failure)) ?? 'the upstream server closed');
+      };
       await this.#transport.start();
     })();
     return this.#started;
   }
 
+  /** Why the pipe closed, once it did. */
+  get gone(): string | undefined {
+    return this.#gone;
+  }
+
   #fail(reason: string): void {
     this.#closed = true;
+    this.#gone ??= reason;
     for (const call of [...this.#calls.values()]) call.resolve(errorResponse(call.originalId, internalError(reason)));
     this.#calls.clear();
     this.#byToken.clear();

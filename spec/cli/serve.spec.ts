@@ -268,6 +268,29 @@ s('should show every message in both eras with --verbose, keeping stdout for the
   }
 });
 
+s("should answer a legacy initialize with the failure of a modern upstream that exited at start (--modern), not keep it waiting", async () => {
+  const serve = start(['--modern', '--port', '0', '--', process.execPath, '-e', "process.stderr.write('no config file\\n'); process.exit(3)"]);
+  const url = await serve.listening;
+  try {
+    await new Promise((r) => setTimeout(r, 300));
+    const controller = new AbortController();
+    const bound = setTimeout(() => controller.abort(), 20_000);
+    const answer = await fetch(url, {
+      method: 'POST',
+      signal: controller.signal,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }),
+    }).then((r) => r.text(), (e: unknown) => `no answer: ${String(e)}`);
+    clearTimeout(bound);
+    assert.match(answer, '"code":-32603');
+    assert.match(answer, 'the upstream MCP server is unavailable: exited with code 3');
+    assert.match(answer, 'no config file');
+  } finally {
+    serve.child.kill('SIGINT');
+    await exited(serve.child);
+  }
+});
+
 s('should say once, in one line, that an upstream which exits before it answers initialize could not start, and exit 1', async () => {
   const missing = spawnSync(TSX, [CLI, 'serve', '--quiet', '--port', '0', '--', 'node', '/mde-missing.js'], { cwd: ROOT, encoding: 'utf8' });
   assert.is(missing.status, 1);

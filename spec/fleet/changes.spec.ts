@@ -32,10 +32,10 @@ changes('should send a change reported 20,000 times while the same is on its way
   const publisherRedis = await fleet.client();
   let published = 0;
   const publish = publisherRedis.publish.bind(publisherRedis);
-  publisherRedis.publish = ((...args: Parameters<typeof publish>) => {
+  (publisherRedis as { publish: typeof publish }).publish = ((...args: Parameters<typeof publish>) => {
     published++;
     return publish(...args);
-  }) as typeof publisherRedis.publish;
+  }) as typeof publish;
   const a = new FleetChanges(publisherRedis, fleet.keys, 'a', SECRET);
   const b = new FleetChanges(await fleet.client(), fleet.keys, 'b', SECRET);
   const heard: string[] = [];

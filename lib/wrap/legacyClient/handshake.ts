@@ -58,6 +58,9 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
       if (e instanceof UpstreamHttpError && e.status >= 400 && e.status < 500) return 'legacy';
       return fail(internalError(`the upstream MCP server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
     }
+    // An error while the upstream is gone (its process exited) is ours: no era follows from it.
+    const gone = 'error' in answer ? ctx.upstream.gone : undefined;
+    if (gone !== undefined) return fail(internalError(`the upstream MCP server is unavailable: ${gone}`));
     const verdict = discoverVerdict('result' in answer ? { result: answer.result } : { error: answer.error });
     if (verdict.era === 'legacy') return 'legacy';
     if (verdict.era === 'modern-refused') {
