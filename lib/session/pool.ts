@@ -340,6 +340,10 @@ export class SessionPool {
         // A server that is gone before it answered initialize did not start: starting it again
         // would only fail again (and print its failure again).
         if (e instanceof AdapterError && e.code === 'upstream-exited') throw new GiveUp(e);
+        // Nor is one that refused the caller's credentials (401, 403): the same credentials would be
+        // refused again, and each attempt costs the server a refused initialize.
+        const status = e instanceof AdapterError ? e.upstream?.httpStatus : undefined;
+        if (status === 401 || status === 403) throw new GiveUp(e as AdapterError);
         throw e;
       }
       session.touch(Date.now());

@@ -130,6 +130,13 @@ front('should answer a request without credentials with the upstream 401, its ch
   assert.is(body.error.data.httpStatus, 401);
 });
 
+front('should send a refused token upstream once, not once per attempt at opening a session', async ({ world }) => {
+  const token = `made-up-${Date.now()}`;
+  const answer = await modernPost(world!.url, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { principal: token });
+  assert.is(answer.status, 401, JSON.stringify(answer.message));
+  assert.is(world!.upstream.posts(token), 1, 'the server saw the refused token once');
+});
+
 front('should answer the protected-resource metadata on the front, naming the front as the resource', async ({ world }) => {
   for (const path of ['/.well-known/oauth-protected-resource/mcp', '/.well-known/oauth-protected-resource']) {
     const res = await fetch(new URL(path, world!.url));
