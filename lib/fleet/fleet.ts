@@ -50,8 +50,8 @@ export interface Fleet {
   readonly forwarding: FleetForwarding;
   /** Changes upstreams reported, told to every replica (for listens). */
   readonly changes: FleetChanges;
-  /** What `/healthz` says of the replica: its id and its forward counts. */
-  info(): { readonly replica: string } & ForwardCounts;
+  /** What `/healthz` says of the replica: its id, whether its Redis answers now, and its forward counts. */
+  info(): { readonly replica: string; readonly redis: 'ok' | 'unreachable' } & ForwardCounts;
   /**
    * Rotates the key the fleet agreed on (no key given): a new one, sealing on this replica at once
    * and on every other within `keyRefreshMs`; the last three keep opening. Refused with a given key
@@ -97,7 +97,7 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       id,
       forwarding,
       changes,
-      info: () => ({ replica: id, ...forwarding.counts() }),
+      info: () => ({ replica: id, redis: redis.isReady ? 'ok' : 'unreachable', ...forwarding.counts() }),
       keys,
       redis,
       directory,

@@ -30,6 +30,9 @@ export async function connectFleetRedis(options: FleetRedisOptions): Promise<Fle
   let connected = false;
   const client = createClient({
     url: options.url,
+    // While the connection is down, a command fails at once instead of waiting for it to come back:
+    // what asks Redis (a forward looking up its owner) says so to its caller.
+    disableOfflineQueue: true,
     socket: {
       // A Redis that cannot be reached at the start is an error at once; one lost later is
       // reconnected to with a capped backoff.

@@ -102,6 +102,13 @@ function goneReply(what: ForwardedFor, owner: string, why: string): Reply {
   return { status: 503, headers: { ...json, 'retry-after': '0' }, body: JSON.stringify(body) };
 }
 
+/** The answer when the directory cannot be asked where `owner` is: 503, to be sent again shortly. */
+function unreachableReply(what: ForwardedFor, owner: string): Reply {
+  const id = 'call' in what ? what.call : 'handedOver' in what ? what.handedOver : null;
+  const body = errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the fleet's directory (its Redis) cannot be reached to find replica ${owner}, which holds this; send it again shortly` });
+  return { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: JSON.stringify(body) };
+}
+
 const asResponse = (reply: Reply): Response => new Response(reply.body, { status: reply.status, headers: reply.headers });
 
 /** Writes `reply` on Node's response, unless an answer has begun there. */
@@ -259,11 +266,24 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
   };
 
   /** The directory's record of `owner`, looked at twice a moment apart (a replica that has just started may not have registered yet). */
-  const ownerRecord = async (owner: string) => {
-    const record = await fleet.directory.lookup(owner).catch(() => undefined);
+  /**
+   * The owner's record, `undefined` when it is not in the fleet (looked up twice, a moment apart),
+   * or `unreachable` when the directory (the fleet's Redis) cannot be asked: the owner may well be
+   * alive, and the caller is told to try again, not that its call is gone.
+   */
+  const ownerRecord = async (owner: string): Promise<ReplicaRecord | undefined | 'unreachable'> => {
+    let failed = false;
+    const look = () =>
+      fleet.directory.lookup(owner).catch(() => {
+        failed = true;
+        return undefined;
+      });
+    const record = await look();
     if (record) return record;
+    if (failed) return 'unreachable';
     await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
-    return fleet.directory.lookup(owner).catch(() => undefined);
+    const again = await look();
+    return again ?? (failed ? 'unreachable' : undefined);
   };
 
   /** The hop header's value for a request of `method`, session and `body` sent from this replica. */
@@ -295,6 +315,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       // New work handed over goes to another ready replica if the one picked from a list a
       // second old has just gone.
       const found = 'handedOver' in what ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined))) : await ownerRecord(owner);
+      if (found === 'unreachable') return asResponse(unreachableReply(what, owner));
       if (!found) {
         ownerGone++;
         return asResponse(goneReply(what, owner, 'it is not in the fleet'));
@@ -357,6 +378,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     forwardCall(owner, req, res, body, id) {
       void (async () => {
         const record = await ownerRecord(owner);
+        if (record === 'unreachable') return writeReply(res, unreachableReply({ call: id }, owner));
         if (!record) {
           ownerGone++;
           return writeReply(res, goneReply({ call: id }, owner, 'it is not in the fleet'));

@@ -2,13 +2,17 @@
  * A Redis that accepts connections but never answers (a real redis-server of the spec's own,
  * stopped with SIGSTOP: the kernel still takes its connections): `serve --fleet` says so on stderr
  * and exits 1 instead of hanging before it listens, and a command of a connected fleet client is
- * refused within its bound instead of waiting without end.
+ * refused within its bound instead of waiting without end. A Redis gone mid-run (killed): a retry
+ * sent to a replica that does not own its call is told at once to come again (503), not that its
+ * call is gone, while the owner still serves it; `/healthz` says Redis is unreachable.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeFleetRedis, connectFleetRedis, REDIS_COMMAND_MS } from '../../lib/fleet/fleetRedis.ts';
+import { specFleet } from '../helpers/fleetRedis.ts';
+import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { builtCli } from '../helpers/built.ts';
 import { EVERYTHING } from '../helpers/everything.ts';
 import { freePort } from '../helpers/nginx.ts';
@@ -16,15 +20,13 @@ import { freePort } from '../helpers/nginx.ts';
 const ROOT = resolve(import.meta.dirname, '../..');
 const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => spawnSync('test', ['-x', p]).status === 0);
 
-const silent = suite('a Redis that accepts connections but never answers');
-let redis: ChildProcess | undefined;
-let url = '';
-silent.before(async () => {
+/** A redis-server of the spec's own on a free port, ready once it says it accepts connections. */
+async function ownRedis(): Promise<{ child: ChildProcess; url: string }> {
   assert.ok(REDIS_SERVER, 'redis-server is installed');
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
     const child = spawn(REDIS_SERVER!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    // Ready once it says it accepts connections; a port taken meanwhile makes it exit, and another is tried.
+    // A port taken meanwhile makes it exit, and another is tried.
     const ready = await new Promise<boolean>((done) => {
       let out = '';
       child.stdout!.on('data', (c: Buffer) => {
@@ -33,20 +35,25 @@ silent.before(async () => {
       });
       child.once('exit', () => done(false));
     });
-    if (ready) {
-      redis = child;
-      url = `redis://127.0.0.1:${port}`;
-      break;
-    }
+    if (ready) return { child, url: `redis://127.0.0.1:${port}` };
     if (attempt >= 3) throw new Error('redis-server did not start');
   }
-});
-silent.after(() => {
-  if (redis && redis.exitCode === null) {
-    redis.kill('SIGCONT');
-    redis.kill('SIGKILL');
+}
+
+function stopRedis(child: ChildProcess | undefined): void {
+  if (child && child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGCONT');
+    child.kill('SIGKILL');
   }
+}
+
+const silent = suite('a Redis that accepts connections but never answers');
+let redis: ChildProcess | undefined;
+let url = '';
+silent.before(async () => {
+  ({ child: redis, url } = await ownRedis());
 });
+silent.after(() => stopRedis(redis));
 
 silent('should let a connected client’s command fail within its bound once Redis stops answering', async () => {
   const client = await connectFleetRedis({ url });
@@ -93,3 +100,43 @@ silent('should make serve --fleet say so and exit 1, not hang before it listens'
 });
 
 silent.run();
+
+const down = suite('the fleet\'s Redis gone mid-run (serve --fleet, real replicas)');
+let downRedis: ChildProcess | undefined;
+let downReplicas: Replica[] = [];
+down.after(async () => {
+  await Promise.all(downReplicas.map(stopReplica));
+  stopRedis(downRedis);
+});
+
+down('should tell a retry sent to another replica to come again at once, serve it on its owner, and say so on /healthz', async () => {
+  const own = await ownRedis();
+  downRedis = own.child;
+  const fleet = specFleet(own.url);
+  downReplicas = await Promise.all([startReplica(fleet), startReplica(fleet)]);
+  const [a, b] = downReplicas as [Replica, Replica];
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+  const call = (url: string, id: number, extra: Record<string, unknown> = {}) =>
+    fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...extra, _meta: meta } }) });
+  const parked = (await (await call(a.url, 1)).json()) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
+  const [key] = Object.keys(parked.result.inputRequests);
+  const retry = { requestState: parked.result.requestState, inputResponses: { [key!]: { action: 'accept', content: { name: 'Ada', check: true, email: 'ada@example.com' } } } };
+  downRedis.kill('SIGKILL');
+  await new Promise((r) => downRedis!.once('exit', r));
+  const started = performance.now();
+  const elsewhere = await call(b.url, 2, retry);
+  const waited = performance.now() - started;
+  const said = await elsewhere.text();
+  assert.is(elsewhere.status, 503, said);
+  assert.is(elsewhere.headers.get('retry-after'), '1');
+  assert.match(said, "the fleet's directory (its Redis) cannot be reached");
+  assert.ok(waited < REDIS_COMMAND_MS, `told at once (${Math.round(waited)} ms), not after waiting for Redis`);
+  const health = (await (await fetch(`${b.origin}/healthz`)).json()) as { redis: string };
+  assert.is(health.redis, 'unreachable');
+  // The call is still parked on its owner: the retry sent there is served.
+  const done = await (await call(a.url, 3, retry)).text();
+  assert.match(done, 'User provided the requested information!');
+});
+
+down.run();

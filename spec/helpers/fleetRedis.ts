@@ -12,6 +12,8 @@ export const REDIS_URL = process.env['MCP_DUAL_ERA_REDIS'] ?? 'redis://127.0.0.1
 /** A fleet name no other run uses, its keys, and clients on it. */
 export interface SpecFleet {
   readonly name: string;
+  /** The Redis it lives on. */
+  readonly url: string;
   readonly keys: FleetKeys;
   /** A new client (one per simulated replica). */
   client(): Promise<FleetRedis>;
@@ -19,21 +21,23 @@ export interface SpecFleet {
   end(): Promise<void>;
 }
 
-/** Starts a fleet of its own. */
-export function specFleet(): SpecFleet {
+/** Starts a fleet of its own (on the machine's Redis unless `url` names another). */
+export function specFleet(url: string = REDIS_URL): SpecFleet {
   const name = `spec-${randomUUID().slice(0, 8)}`;
   const keys = new FleetKeys(name);
   const clients: FleetRedis[] = [];
   return {
     name,
+    url,
     keys,
     async client() {
-      const c = await connectFleetRedis({ url: REDIS_URL, name });
+      const c = await connectFleetRedis({ url, name });
       clients.push(c);
       return c;
     },
     async end() {
-      const c = await connectFleetRedis({ url: REDIS_URL, name });
+      const c = await connectFleetRedis({ url, name }).catch(() => undefined);
+      if (!c) return void (await Promise.all(clients.map(closeFleetRedis)));
       for await (const batch of c.scanIterator({ MATCH: `${keys.prefix}*`, COUNT: 100 })) if (batch.length > 0) await c.del(batch);
       await closeFleetRedis(c);
       await Promise.all(clients.map(closeFleetRedis));

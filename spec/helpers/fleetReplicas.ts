@@ -10,7 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { builtCli } from './built.ts';
 import { EVERYTHING } from './everything.ts';
-import { REDIS_URL, type SpecFleet } from './fleetRedis.ts';
+import type { SpecFleet } from './fleetRedis.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -30,7 +30,7 @@ const EVERYTHING_UPSTREAM: readonly string[] = [process.execPath, EVERYTHING, 's
 
 /** Starts a replica with `extra` options of `serve` (before `--`), in front of `upstream` (the legacy server command after `--`; none with `--upstream <url>` in `extra`). */
 export async function startReplica(fleet: SpecFleet, extra: readonly string[] = [], upstream: readonly string[] = EVERYTHING_UPSTREAM): Promise<Replica> {
-  const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--fleet', REDIS_URL, '--fleet-name', fleet.name, ...extra, ...(upstream.length > 0 ? ['--', ...upstream] : [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--fleet', fleet.url, '--fleet-name', fleet.name, ...extra, ...(upstream.length > 0 ? ['--', ...upstream] : [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   let timer: ReturnType<typeof setTimeout> | undefined;
   const url = await new Promise<string>((resolveUrl, reject) => {
