@@ -46,10 +46,11 @@ export interface ModernUpstream {
    */
   legacyPipe(): Transport;
   /**
-   * Why the upstream can no longer be reached, once it cannot (a pipe whose server exited): an
-   * error answer then is ours, not the server's, and says nothing of its era.
+   * Set once the upstream can no longer be reached (a pipe whose server exited), with what it said
+   * (its exit code, its last words on stderr): an error answer then is ours, not the server's, and
+   * says nothing of its era.
    */
-  readonly gone?: string | undefined;
+  readonly gone?: { readonly failure: UpstreamFailure | undefined } | undefined;
   close(): Promise<void>;
 }
 
@@ -89,7 +90,7 @@ export class ModernPipeUpstream implements ModernUpstream {
   #next = 1;
   #started: Promise<void> | undefined;
   #closed = false;
-  #gone: string | undefined;
+  #gone: { readonly failure: UpstreamFailure | undefined } | undefined;
   #raw = false;
 
   constructor(transport: Transport, options: { describe?: string } = {}) {
@@ -103,21 +104,21 @@ export class ModernPipeUpstream implements ModernUpstream {
       this.#transport.onclose = () => {
         // A process that exited says how (its code, its last words on stderr).
         const failure = (this.#transport as { failure?: UpstreamFailure }).failure;
-        this.#fail((failure && describeFailure(failure)) ?? 'the upstream server closed');
+        this.#fail((failure && describeFailure(failure)) ?? 'the upstream server closed', failure);
       };
       await this.#transport.start();
     })();
     return this.#started;
   }
 
-  /** Why the pipe closed, once it did. */
-  get gone(): string | undefined {
+  /** Set once the pipe closed, with what its process said. */
+  get gone(): { readonly failure: UpstreamFailure | undefined } | undefined {
     return this.#gone;
   }
 
-  #fail(reason: string): void {
+  #fail(reason: string, failure?: UpstreamFailure): void {
     this.#closed = true;
-    this.#gone ??= reason;
+    this.#gone ??= { failure };
     for (const call of [...this.#calls.values()]) call.resolve(errorResponse(call.originalId, internalError(reason)));
     this.#calls.clear();
     this.#byToken.clear();

@@ -283,7 +283,7 @@ s("should answer a legacy initialize with the failure of a modern upstream that 
     }).then((r) => r.text(), (e: unknown) => `no answer: ${String(e)}`);
     clearTimeout(bound);
     assert.match(answer, '"code":-32603');
-    assert.match(answer, 'the upstream MCP server is unavailable: exited with code 3');
+    assert.match(answer, 'the upstream server is unavailable: it exited with code 3 before it answered initialize');
     assert.match(answer, 'no config file');
   } finally {
     serve.child.kill('SIGINT');

@@ -15,6 +15,7 @@ import { discoverVerdict, refusalToInitializeError } from '../../core/translate/
 import * as v from 'valibot';
 import { UpstreamHttpError, type ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { BridgeSession } from './bridgeSession.ts';
+import { closedReason, upstreamUnavailable } from '../../core/upstreamFailure.ts';
 
 /** A discover result shared by the sessions of one upstream, valid until `expiresAt`. */
 export class DiscoverCache {
@@ -60,7 +61,7 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
     }
     // An error while the upstream is gone (its process exited) is ours: no era follows from it.
     const gone = 'error' in answer ? ctx.upstream.gone : undefined;
-    if (gone !== undefined) return fail(internalError(`the upstream MCP server is unavailable: ${gone}`));
+    if (gone !== undefined) return fail(upstreamUnavailable(`it ${closedReason(gone.failure, 'before it answered initialize')}`, gone.failure));
     const verdict = discoverVerdict('result' in answer ? { result: answer.result } : { error: answer.error });
     if (verdict.era === 'legacy') return 'legacy';
     if (verdict.era === 'modern-refused') {
