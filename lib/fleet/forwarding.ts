@@ -51,7 +51,6 @@ export interface FleetForwarding extends Forwarding {
   counts(): ForwardCounts;
 }
 
-/** Headers not carried to the owner: the hop's own, and those of this connection. */
 /**
  * Where a hop goes: the owner's advertised origin, with only the path and query of the request
  * target. A request line in absolute form (`POST http://elsewhere:4299/mcp HTTP/1.1`, which HTTP/1.1
@@ -66,6 +65,7 @@ export function hopTarget(advertise: string, requestTarget: string | undefined):
   return target;
 }
 
+/** Headers not carried to the owner: the hop's own, and those of this connection. */
 const NOT_CARRIED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'origin', HOP_HEADER]);
 
 /** Headers of the owner's answer carried back to the client. */
@@ -265,10 +265,10 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return record && record.advertise !== advertise ? record : undefined;
   };
 
-  /** The directory's record of `owner`, looked at twice a moment apart (a replica that has just started may not have registered yet). */
   /**
-   * The owner's record, `undefined` when it is not in the fleet (looked up twice, a moment apart),
-   * or `unreachable` when the directory (the fleet's Redis) cannot be asked: the owner may well be
+   * The directory's record of `owner`, looked at twice a moment apart (a replica that has just
+   * started may not have registered yet); `undefined` when it is not in the fleet, or
+   * `unreachable` when the directory (the fleet's Redis) cannot be asked: the owner may well be
    * alive, and the caller is told to try again, not that its call is gone.
    */
   const ownerRecord = async (owner: string): Promise<ReplicaRecord | undefined | 'unreachable'> => {
@@ -280,10 +280,12 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       });
     const record = await look();
     if (record) return record;
-    if (failed) return 'unreachable';
-    await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
-    const again = await look();
-    return again ?? (failed ? 'unreachable' : undefined);
+    if (!failed) {
+      await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
+      const again = await look();
+      if (again) return again;
+    }
+    return failed ? 'unreachable' : undefined;
   };
 
   /** The hop header's value for a request of `method`, session and `body` sent from this replica. */

@@ -11,7 +11,7 @@ import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type Json
 import { extend, isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from './transport.ts';
 import { KeyedTable } from '../core/idTable.ts';
-import { describeFailure, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { closedReason, type UpstreamFailure } from '../core/upstreamFailure.ts';
 
 /** Per-call options of a modern upstream request. */
 export interface UpstreamCallOptions {
@@ -89,7 +89,6 @@ export class ModernPipeUpstream implements ModernUpstream {
   readonly #byToken = new Map<unknown, RequestId>();
   #next = 1;
   #started: Promise<void> | undefined;
-  #closed = false;
   #gone: { readonly failure: UpstreamFailure | undefined } | undefined;
   #raw = false;
 
@@ -104,7 +103,7 @@ export class ModernPipeUpstream implements ModernUpstream {
       this.#transport.onclose = () => {
         // A process that exited says how (its code, its last words on stderr).
         const failure = (this.#transport as { failure?: UpstreamFailure }).failure;
-        this.#fail((failure && describeFailure(failure)) ?? 'the upstream server closed', failure);
+        this.#fail(`the upstream server ${closedReason(failure)}`, failure);
       };
       await this.#transport.start();
     })();
@@ -117,7 +116,6 @@ export class ModernPipeUpstream implements ModernUpstream {
   }
 
   #fail(reason: string, failure?: UpstreamFailure): void {
-    this.#closed = true;
     this.#gone ??= { failure };
     for (const call of [...this.#calls.values()]) call.resolve(errorResponse(call.originalId, internalError(reason)));
     this.#calls.clear();
@@ -169,7 +167,7 @@ export class ModernPipeUpstream implements ModernUpstream {
 
   async request(request: JsonRpcRequest, options: UpstreamCallOptions = {}): Promise<JsonRpcResponse> {
     await this.start();
-    if (this.#closed) return errorResponse(request.id, internalError('the upstream server is not running'));
+    if (this.#gone) return errorResponse(request.id, internalError('the upstream server is not running'));
     const id = `u${this.#next++}`;
     const originalToken = progressTokenOf(request);
     const token = originalToken === undefined ? undefined : `p-${id}`;
