@@ -12,11 +12,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hopTarget } from '../../lib/fleet/forwarding.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
-import { forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
+import { ELICITATION_ANSWER, ELICITATION_HEADERS, ELICITATION_META, elicitationCall, forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
-const CALL_HEADERS = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
-const ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
 
 /** One request written as bytes on its own connection (`Connection: close`): the whole answer as text. */
 function rawRequest(origin: string, requestLine: string, headers: Record<string, string>, body: string): Promise<string> {
@@ -66,19 +63,13 @@ attack('should forward it to the owner of its call, and send nothing to the host
   await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
   try {
     const [a, b] = replicas as [Replica, Replica];
-    const parked = (await (
-      await fetch(a.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer alice-token', ...CALL_HEADERS },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META } }),
-      })
-    ).json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> } };
+    const parked = (await (await elicitationCall(a.url, 1, {}, { authorization: 'Bearer alice-token' })).json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> } };
     assert.is(parked.result.resultType, 'input_required', JSON.stringify(parked));
     const [key] = Object.keys(parked.result.inputRequests);
     const before = await forwardedIn(replicas);
     const named = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/mcp`;
-    const retry = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, requestState: parked.result.requestState, inputResponses: { [key!]: ANSWER }, _meta: META } });
-    const answer = await rawRequest(b.url, `POST ${named} HTTP/1.1`, { host: new URL(b.url).host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer alice-token', ...CALL_HEADERS }, retry);
+    const retry = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, requestState: parked.result.requestState, inputResponses: { [key!]: ELICITATION_ANSWER }, _meta: ELICITATION_META } });
+    const answer = await rawRequest(b.url, `POST ${named} HTTP/1.1`, { host: new URL(b.url).host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer alice-token', ...ELICITATION_HEADERS }, retry);
     assert.is(reached.length, 0, `the named host got the caller's request: ${JSON.stringify(reached.map((r) => r.headers))}`);
     assert.match(answer, /^HTTP\/1\.1 200/, answer.slice(0, 600));
     assert.match(answer, 'User provided the requested information!');

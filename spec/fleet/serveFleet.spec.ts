@@ -11,24 +11,19 @@ import * as assert from 'uvu/assert';
 import { FleetDirectory } from '../../lib/fleet/directory.ts';
 import { EVERYTHING } from '../helpers/everything.ts';
 import { REDIS_URL, specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
-import { startReplica as start, stopReplica as stop, type Replica } from '../helpers/fleetReplicas.ts';
+import { ELICITATION_ANSWER, ELICITATION_HEADERS, ELICITATION_META, elicitationCall, startReplica as start, stopReplica as stop, type Replica } from '../helpers/fleetReplicas.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const CLI = resolve(ROOT, 'lib/cli/main.ts');
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
-const CALL_HEADERS = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
+const META = ELICITATION_META;
+const CALL_HEADERS = ELICITATION_HEADERS;
 
 async function call(url: string, id: number, params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<any> {
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS, ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: META } }),
-  });
-  return res.json();
+  return (await elicitationCall(url, id, params, headers)).json();
 }
 
-const ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
+const ANSWER = ELICITATION_ANSWER;
 
 const fleetSuite = suite('serve --fleet (real Redis, real replicas)');
 let fleet: SpecFleet;

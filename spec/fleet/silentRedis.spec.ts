@@ -12,7 +12,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { closeFleetRedis, connectFleetRedis, REDIS_COMMAND_MS } from '../../lib/fleet/fleetRedis.ts';
 import { specFleet } from '../helpers/fleetRedis.ts';
-import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
+import { ELICITATION_ANSWER, elicitationCall, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { builtCli } from '../helpers/built.ts';
 import { EVERYTHING } from '../helpers/everything.ts';
 import { freePort } from '../helpers/nginx.ts';
@@ -115,17 +115,13 @@ down('should tell a retry sent to another replica to come again at once, serve i
   const fleet = specFleet(own.url);
   downReplicas = await Promise.all([startReplica(fleet), startReplica(fleet)]);
   const [a, b] = downReplicas as [Replica, Replica];
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
-  const call = (url: string, id: number, extra: Record<string, unknown> = {}) =>
-    fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...extra, _meta: meta } }) });
-  const parked = (await (await call(a.url, 1)).json()) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
+  const parked = (await (await elicitationCall(a.url, 1)).json()) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
   const [key] = Object.keys(parked.result.inputRequests);
-  const retry = { requestState: parked.result.requestState, inputResponses: { [key!]: { action: 'accept', content: { name: 'Ada', check: true, email: 'ada@example.com' } } } };
+  const retry = { requestState: parked.result.requestState, inputResponses: { [key!]: ELICITATION_ANSWER } };
   downRedis.kill('SIGKILL');
   await new Promise((r) => downRedis!.once('exit', r));
   const started = performance.now();
-  const elsewhere = await call(b.url, 2, retry);
+  const elsewhere = await elicitationCall(b.url, 2, retry);
   const waited = performance.now() - started;
   const said = await elsewhere.text();
   assert.is(elsewhere.status, 503, said);
@@ -135,7 +131,7 @@ down('should tell a retry sent to another replica to come again at once, serve i
   const health = (await (await fetch(`${b.origin}/healthz`)).json()) as { redis: string };
   assert.is(health.redis, 'unreachable');
   // The call is still parked on its owner: the retry sent there is served.
-  const done = await (await call(a.url, 3, retry)).text();
+  const done = await (await elicitationCall(a.url, 3, retry)).text();
   assert.match(done, 'User provided the requested information!');
 });
 

@@ -62,3 +62,19 @@ export async function forwardedIn(replicas: readonly Replica[]): Promise<number>
   for (const r of replicas) n += ((await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number }).forwarded;
   return n;
 }
+
+/** The `_meta` of a modern call that declares elicitation (server-everything's eliciting tool needs it). */
+export const ELICITATION_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+/** The routing headers of a call of `trigger-elicitation-request`. */
+export const ELICITATION_HEADERS = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
+/** What a user accepts for that tool's form. */
+export const ELICITATION_ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
+
+/** A modern call of server-everything's `trigger-elicitation-request` at `url` (`params` added: a retry's state and answers). */
+export function elicitationCall(url: string, id: number, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...ELICITATION_HEADERS, ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: ELICITATION_META } }),
+  });
+}
