@@ -336,9 +336,8 @@ async function onHttp(
     // (work handed to another replica) ends, and the balancer closes those it keeps idle (a
     // request it sends on one meanwhile is served, and the connection closed after it): closing
     // an idle one here could cross a request the balancer is sending on it.
-    // Out of the directory (no new work is sent here), its Redis kept until the process ends:
-    // a request still served here may have to find another replica.
-    await joined.fleet.directory.leave();
+    // Still in the directory, as draining (no new work is sent here), until the process ends:
+    // what passes through here goes on to other replicas as hops of a replica they list.
     log.info('mcp-dual-era: drained; no longer taking connections');
     await new Promise<void>((resolve) => {
       const bound = setTimeout(() => {

@@ -5,11 +5,11 @@
  * never as the caller's credentials. A replica does not hear its own changes back (it delivered
  * them already). Subscribing takes a connection of its own, opened with the first subscriber.
  */
-import { createHmac } from 'node:crypto';
 import type { JsonRpcNotification } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { FleetKeys } from './fleetKeys.ts';
 import { boundedConnect, closeFleetRedis, subscriberOf, type FleetRedis } from './fleetRedis.ts';
+import { signWith, type HopSecrets } from './hopSecrets.ts';
 
 /** The largest change sent between replicas; a larger one is delivered on its own replica only. */
 const MAX_CHANGE_BYTES = 64 * 1024;
@@ -28,7 +28,9 @@ export class FleetChanges {
   readonly #redis: FleetRedis;
   readonly #channel: string;
   readonly #self: string;
-  readonly #secret: Buffer;
+  readonly #secrets: HopSecrets;
+  /** The secret the memo's hashes were made with. */
+  #memoSecret: Buffer | undefined;
   readonly #handlers = new Set<ChangeHandler>();
   readonly #memo = new Map<string, string>();
   /** Changes on their way to Redis, each with whether the same was reported again meanwhile. */
@@ -36,19 +38,24 @@ export class FleetChanges {
   #subscriber: Promise<FleetRedis> | undefined;
   #onError: ((error: unknown) => void) | undefined;
 
-  constructor(redis: FleetRedis, keys: FleetKeys, self: string, secret: Buffer, onError?: (error: unknown) => void) {
+  constructor(redis: FleetRedis, keys: FleetKeys, self: string, secrets: HopSecrets, onError?: (error: unknown) => void) {
     this.#redis = redis;
     this.#channel = keys.changes;
     this.#self = self;
-    this.#secret = secret;
+    this.#secrets = secrets;
     this.#onError = onError;
   }
 
-  /** What `scope` is called between replicas. */
+  /** What `scope` is called between replicas (keyed with the fleet's current secret). */
   hash(scope: string): string {
+    const secret = this.#secrets.current;
+    if (secret !== this.#memoSecret) {
+      this.#memo.clear();
+      this.#memoSecret = secret;
+    }
     let hashed = this.#memo.get(scope);
     if (hashed === undefined) {
-      hashed = createHmac('sha256', this.#secret).update(scope).digest('base64url');
+      hashed = signWith(secret, `scope\n${scope}`);
       if (this.#memo.size >= MAX_MEMO) this.#memo.clear();
       this.#memo.set(scope, hashed);
     }

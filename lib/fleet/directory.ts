@@ -1,12 +1,15 @@
 /**
  * The fleet's directory of replicas, in Redis: each replica registers its id and the address the
  * others reach it at, and refreshes the record on a heartbeat; a record lives a few heartbeats
- * (its TTL), so a replica that crashed or lost Redis drops out by itself. Lookups are one GET. Not
- * here: forwarding to a replica, or what it owns.
+ * (its TTL), so a replica that crashed or lost Redis drops out by itself. Lookups are one GET. A
+ * record is signed with the fleet's hop secret: one that does not verify (written by anyone else
+ * who can write to the fleet's Redis) is not a replica, so no forward goes to an address it names.
+ * Not here: forwarding to a replica, or what it owns.
  */
 import * as v from 'valibot';
 import type { FleetKeys } from './fleetKeys.ts';
 import type { FleetRedis } from './fleetRedis.ts';
+import type { HopSecrets } from './hopSecrets.ts';
 
 /** What the directory says of a replica. */
 export const ReplicaRecordSchema = v.object({
@@ -20,6 +23,12 @@ export const ReplicaRecordSchema = v.object({
 });
 /** A replica as the directory records it. */
 export type ReplicaRecord = v.InferOutput<typeof ReplicaRecordSchema>;
+
+/** A record as Redis holds it: the record and its signature. */
+const SignedRecordSchema = v.object({ ...ReplicaRecordSchema.entries, signature: v.string() });
+
+/** What a record's signature covers. */
+const signed = (r: ReplicaRecord): string => `replica\n${r.id}\n${r.advertise}\n${r.startedAt}\n${r.ready}`;
 
 /** How often a replica says it is alive, and how long its record outlives the last time. */
 export interface HeartbeatOptions {
@@ -38,15 +47,18 @@ const MAX_LISTED = 1024;
 export class FleetDirectory {
   readonly #redis: FleetRedis;
   readonly #keys: FleetKeys;
+  readonly #secrets: HopSecrets;
   readonly #heartbeatMs: number;
   readonly #ttlMs: number;
   readonly #onError: ((error: unknown) => void) | undefined;
   #self: ReplicaRecord | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(redis: FleetRedis, keys: FleetKeys, options: HeartbeatOptions = {}) {
+  /** `secrets` sign this replica's record and verify the others'. */
+  constructor(redis: FleetRedis, keys: FleetKeys, secrets: HopSecrets, options: HeartbeatOptions = {}) {
     this.#redis = redis;
     this.#keys = keys;
+    this.#secrets = secrets;
     this.#heartbeatMs = Math.max(50, options.heartbeatMs ?? 1000);
     this.#ttlMs = Math.max(this.#heartbeatMs * 2, options.ttlMs ?? this.#heartbeatMs * 3);
     this.#onError = options.onError;
@@ -74,9 +86,10 @@ export class FleetDirectory {
     await this.#write();
   }
 
-  /** The record of replica `id`, if it is alive. */
+  /** The record of replica `id`, if it is alive (and signed by the fleet). */
   async lookup(id: string): Promise<ReplicaRecord | undefined> {
-    return parseRecord(await this.#redis.get(this.#keys.replica(id)));
+    const record = await this.#verified(await this.#redis.get(this.#keys.replica(id)));
+    return record?.id === id ? record : undefined;
   }
 
   /** Every live replica (at most 1,024), in no particular order. */
@@ -88,7 +101,8 @@ export class FleetDirectory {
     }
     if (keys.length === 0) return [];
     const values = await this.#redis.mGet(keys.slice(0, MAX_LISTED));
-    return values.map(parseRecord).filter((r): r is ReplicaRecord => r !== undefined);
+    const records = await Promise.all(values.map((text) => this.#verified(text)));
+    return records.filter((r): r is ReplicaRecord => r !== undefined);
   }
 
   /** Stops the heartbeat and removes this replica's record. Idempotent. */
@@ -100,19 +114,29 @@ export class FleetDirectory {
     if (self && this.#redis.isOpen) await this.#redis.del(this.#keys.replica(self.id)).catch(() => {});
   }
 
+  /**
+   * Writes this replica's record, signed with the secret Redis holds now (written again first
+   * where a Redis restarted without persistence lost it).
+   */
   async #write(): Promise<void> {
+    if (!this.#self) return;
+    await this.#secrets.refresh();
     const self = this.#self;
     if (!self) return;
-    await this.#redis.set(this.#keys.replica(self.id), JSON.stringify(self), { PX: this.#ttlMs });
+    await this.#redis.set(this.#keys.replica(self.id), JSON.stringify({ ...self, signature: this.#secrets.sign(signed(self)) }), { PX: this.#ttlMs });
   }
-}
 
-function parseRecord(text: string | null | undefined): ReplicaRecord | undefined {
-  if (!text) return undefined;
-  try {
-    const parsed = v.safeParse(ReplicaRecordSchema, JSON.parse(text));
-    return parsed.success ? parsed.output : undefined;
-  } catch {
-    return undefined;
+  /** The record `text` holds, when it is one and its signature verifies. */
+  async #verified(text: string | null | undefined): Promise<ReplicaRecord | undefined> {
+    if (!text) return undefined;
+    let parsed;
+    try {
+      parsed = v.safeParse(SignedRecordSchema, JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+    if (!parsed.success) return undefined;
+    const { signature, ...record } = parsed.output;
+    return (await this.#secrets.verify(signed(record), signature)) ? record : undefined;
   }
 }

@@ -12,6 +12,7 @@ import { FleetDirectory, type HeartbeatOptions } from './directory.ts';
 import { FleetKeys } from './fleetKeys.ts';
 import { closeFleetRedis, connectFleetRedis, type FleetRedis } from './fleetRedis.ts';
 import { FleetStateKeys } from './fleetStateKeys.ts';
+import { HopSecrets } from './hopSecrets.ts';
 import { fleetForwarding, type FleetForwarding, type ForwardCounts, type ForwardingOptions } from './forwarding.ts';
 import { RedisUsedStates } from './redisUsedStates.ts';
 
@@ -28,7 +29,10 @@ export interface FleetOptions extends HeartbeatOptions, ForwardingOptions {
    * agrees on keys through Redis (see `FleetStateKeys`).
    */
   readonly keyring?: Keyring;
-  /** How often the agreed keys are read again, to pick up a rotation (default 10 s). */
+  /**
+   * How often the agreed keys are read again (default 2 s): to pick up a rotation, and to write
+   * back the keys a Redis restarted without persistence lost.
+   */
   readonly keyRefreshMs?: number;
 }
 
@@ -42,8 +46,8 @@ export interface Fleet {
   readonly keyring: Keyring;
   /** Where the key came from: given to every replica, or agreed on through Redis (`created` by this one). */
   readonly keySource: 'given' | 'agreed' | 'created';
-  /** The secret forwarded requests are signed with (agreed in Redis). */
-  readonly hopSecret: Buffer;
+  /** The secrets hops, directory records and change scopes are signed with (agreed in Redis). */
+  readonly secrets: HopSecrets;
   /** Single use of replay-mode states, fleet-wide. */
   readonly usedStates: RedisUsedStates;
   /** Where requests owned by another replica go (retries of calls parked there, its legacy sessions). */
@@ -58,7 +62,10 @@ export interface Fleet {
    * (rotate that by giving every replica the new key first and the old one after it).
    */
   rotateKey(): Promise<void>;
-  /** Registers in the directory: the others reach this replica at `advertise` (`http://host:port`). */
+  /**
+   * Registers in the directory: the others reach this replica at `advertise` (`http://host:port`),
+   * and take its hops from then on (a request it forwards before waits for this, up to 5 s).
+   */
   register(advertise: string): Promise<void>;
   /** Stops taking new calls: the directory says so (the health endpoint too). */
   drain(): Promise<void>;
@@ -82,16 +89,16 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       keyring = new Keyring(agreed.keys);
       keySource = agreed.created ? 'created' : 'agreed';
       const ring = keyring;
-      refresher = setInterval(() => void stateKeys.refresh(ring).catch((e) => options.onError?.(e)), Math.max(100, options.keyRefreshMs ?? 10_000));
+      refresher = setInterval(() => void stateKeys.refresh(ring).catch((e) => options.onError?.(e)), Math.max(100, options.keyRefreshMs ?? 2000));
       refresher.unref();
     }
-    const directory = new FleetDirectory(redis, keys, options);
-    // The first replica's secret wins; every replica signs and checks hops with it.
-    await redis.set(keys.hopSecret, randomBytes(32).toString('base64'), { NX: true });
-    const hopSecret = Buffer.from((await redis.get(keys.hopSecret)) ?? '', 'base64');
-    if (hopSecret.length !== 32) throw new Error("the fleet's hop secret in Redis is not 32 bytes");
-    const changes = new FleetChanges(redis, keys, id, hopSecret, options.onError);
-    const forwarding = fleetForwarding({ id, keyring, hopSecret, directory }, options);
+    // The first replica's secret wins; every replica signs and checks with it.
+    const secrets = await HopSecrets.agree(redis, keys);
+    const directory = new FleetDirectory(redis, keys, secrets, options);
+    const changes = new FleetChanges(redis, keys, id, secrets, options.onError);
+    let markListed = (): void => {};
+    const listed = new Promise<void>((r) => (markListed = r));
+    const forwarding = fleetForwarding({ id, keyring, secrets, directory, listed }, options);
     let leaving: Promise<void> | undefined;
     return {
       id,
@@ -103,7 +110,7 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       directory,
       keyring,
       keySource,
-      hopSecret,
+      secrets,
       usedStates: new RedisUsedStates(redis, keys),
       async rotateKey() {
         if (keySource === 'given') throw new Error('this fleet seals with a key given to every replica: give them the new key first and the old one after it');
@@ -112,6 +119,7 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       },
       async register(advertise) {
         await directory.join({ id, advertise });
+        markListed();
       },
       drain: () => directory.setReady(false),
       leave() {

@@ -58,8 +58,22 @@ export class FleetStateKeys {
     return key;
   }
 
-  /** Brings `keyring` up to the fleet's list (new keys added in order, the newest sealing). */
+  /**
+   * Brings `keyring` up to the fleet's list (new keys added in order, the newest sealing), and
+   * writes back, as the list's oldest, the keys of `keyring` the list lacks: a Redis restarted
+   * without persistence lost the list, and a replica started since then agreed on a key of its
+   * own; states sealed before stay open on every replica, whichever started when.
+   */
   async refresh(keyring: Keyring): Promise<void> {
+    const listed = new Set((await this.read()).map((k) => k.id));
+    const lacking = keyring.keys.filter((k) => !listed.has(k.id));
+    if (lacking.length > 0) {
+      // Oldest first, each pushed before those already listed: the list's newest keeps sealing.
+      await this.#redis.eval(
+        `for i = #ARGV, 1, -1 do local id = cjson.decode(ARGV[i]).id local present = false for _, v in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do if cjson.decode(v).id == id then present = true end end if not present then redis.call('LPUSH', KEYS[1], ARGV[i]) end end redis.call('LTRIM', KEYS[1], -${KEPT}, -1) return 1`,
+        { keys: [this.#list], arguments: lacking.map(encode) },
+      );
+    }
     const known = new Set(keyring.ids);
     for (const key of await this.read()) if (!known.has(key.id)) keyring.add(key);
   }

@@ -7,16 +7,17 @@
  * unreachable, or its heartbeat stopped while it answered) ends in one defined answer: the error
  * that tells a client to send its call again without requestState, or a legacy session's 404.
  */
-import { createHash, createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { ErrorCode } from '../core/errors.ts';
 import { errorResponse, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
-import { HOP_HEADER, type ForwardedFor, type Forwarding } from '../fronts/served.ts';
+import { HOP_HEADER, type ForwardedFor, type Forwarding, type HopRequest } from '../fronts/served.ts';
 import { stateOwner } from '../state/requestState.ts';
 import type { Keyring } from '../state/keyring.ts';
 import type { FleetDirectory, ReplicaRecord } from './directory.ts';
+import type { HopSecrets } from './hopSecrets.ts';
 
 /** How a fleet forwards. */
 export interface ForwardingOptions {
@@ -26,7 +27,10 @@ export interface ForwardingOptions {
    * ends with the defined answer, within this plus the directory's TTL.
    */
   readonly ownerCheckMs?: number;
-  /** How old a hop's signature may be when it arrives (default 30 s). */
+  /**
+   * How far a hop's time may be from the receiving replica's clock (default 30 s, for clocks that
+   * differ a little): a hop is taken once, within this.
+   */
   readonly hopMaxAgeMs?: number;
 }
 
@@ -34,9 +38,18 @@ export interface ForwardingOptions {
 export interface ForwardingFleet {
   readonly id: string;
   readonly keyring: Keyring;
-  readonly hopSecret: Buffer;
+  /** What hops are signed and verified with. */
+  readonly secrets: Pick<HopSecrets, 'sign' | 'verify'>;
   readonly directory: Pick<FleetDirectory, 'lookup' | 'replicas'>;
+  /**
+   * Settles once the directory lists this replica: the others take its hops only then, so a hop
+   * waits for it (a replica that has just started may take requests before it has registered).
+   */
+  readonly listed?: Promise<void>;
 }
+
+/** How long a hop waits for its replica to be listed before it goes anyway (and is refused). */
+const LISTED_WAIT_MS = 5000;
 
 /** What a fleet's forwarding has done so far. */
 export interface ForwardCounts {
@@ -135,9 +148,32 @@ const LOOK_AGAIN_MS = 250;
 /** How long the list of ready replicas a draining replica hands work to is kept. */
 const PEERS_FRESH_MS = 1000;
 
-function sign(secret: Buffer, replica: string, at: number, method: string, sessionId: string | null, body: string): string {
-  const digest = createHash('sha256').update(body).digest('base64url');
-  return createHmac('sha256', secret).update(`${replica}.${at}.${method}.${sessionId ?? ''}.${digest}`).digest('base64url');
+/**
+ * Headers a hop carries but does not sign: those a proxy or service mesh between replicas may add
+ * to or rewrite (forwarding and tracing headers). Every other header the caller sent is signed.
+ */
+const UNSIGNED = /^(?:x-forwarded-.*|forwarded|via|x-real-ip|x-request-id|x-envoy-.*|traceparent|tracestate|baggage)$/;
+
+/** Most hops remembered as taken (each for its window); past it, hops are refused until some expire. */
+const MAX_TAKEN = 100_000;
+
+/** How long a replica found in the directory is taken as a member before it is looked up again. */
+const MEMBER_FRESH_MS = 1000;
+
+/** Most replicas remembered as members at once. */
+const MAX_MEMBERS = 1024;
+
+/** What a hop's signature covers: who sent it to whom, when, and the request as it was sent. */
+function hopMessage(from: string, to: string, at: number, nonce: string, names: readonly string[], request: HopRequest): string {
+  const headers = names.map((n) => `${n}:${request.header(n) ?? ''}`).join('\n');
+  const digest = createHash('sha256').update(request.body).digest('base64url');
+  return `hop\n${from}\n${to}\n${at}\n${nonce}\n${request.method}\n${request.path}\n${request.sessionId ?? ''}\n${headers}\n${digest}`;
+}
+
+/** The path and query of a request target (`/mcp?x=1`), whatever form the request line had. */
+function pathAndQuery(requestTarget: string | undefined): string {
+  const url = new URL(requestTarget ?? '/', 'http://request-target.invalid');
+  return `${url.pathname}${url.search}`;
 }
 
 /**
@@ -288,10 +324,50 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return failed ? 'unreachable' : undefined;
   };
 
-  /** The hop header's value for a request of `method`, session and `body` sent from this replica. */
-  const hopValue = (method: string, sessionId: string | null, body: string): string => {
+  /**
+   * The hop header's value for `request` sent from this replica to replica `to`, with the headers
+   * `carried` (names in lower case): `from.to.at.nonce.signature.names`, the names it signs last.
+   */
+  const hopValue = (to: string, request: Omit<HopRequest, 'header'>, carried: ReadonlyMap<string, string>): string => {
     const at = Date.now();
-    return `${fleet.id}.${at}.${sign(fleet.hopSecret, fleet.id, at, method, sessionId, body)}`;
+    const nonce = randomBytes(12).toString('base64url');
+    const names = [...carried.keys()].filter((n) => !UNSIGNED.test(n)).sort();
+    const signature = fleet.secrets.sign(hopMessage(fleet.id, to, at, nonce, names, { ...request, header: (n) => carried.get(n) ?? null }));
+    return `${fleet.id}.${to}.${at}.${nonce}.${signature}.${names.join(',')}`;
+  };
+
+  let listedOrLate: Promise<void> | undefined;
+  /** Settles once this replica is listed, or `LISTED_WAIT_MS` after the first hop waited for it. */
+  const whenListed = (): Promise<void> => {
+    if (!fleet.listed) return Promise.resolve();
+    return (listedOrLate ??= Promise.race([fleet.listed, new Promise<void>((r) => setTimeout(r, LISTED_WAIT_MS).unref())]));
+  };
+
+  /** Hops taken, by signature, each with when its window ends (oldest first). */
+  const taken = new Map<string, number>();
+  /** Takes the hop `signature` once: false when it was taken already, or when too many are held. */
+  const takeOnce = (signature: string, until: number): boolean => {
+    const now = Date.now();
+    for (const [s, end] of taken) {
+      if (end > now) break;
+      taken.delete(s);
+    }
+    if (taken.has(signature) || taken.size >= MAX_TAKEN) return false;
+    taken.set(signature, until);
+    return true;
+  };
+
+  /** Replicas the directory listed lately, with when that was. */
+  const members = new Map<string, number>();
+  /** Whether `replica` is in the fleet's directory now (a member seen within a second counts). */
+  const isMember = async (replica: string): Promise<boolean> => {
+    const seen = members.get(replica);
+    if (seen !== undefined && Date.now() - seen < MEMBER_FRESH_MS) return true;
+    const record = await ownerRecord(replica);
+    if (!record || record === 'unreachable') return false;
+    if (members.size >= MAX_MEMBERS) members.clear();
+    members.set(replica, Date.now());
+    return true;
   };
 
   return {
@@ -314,6 +390,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     readyPeer,
 
     async forward(owner, request, body, what) {
+      await whenListed();
       // New work handed over goes to another ready replica if the one picked from a list a
       // second old has just gone.
       const found = 'handedOver' in what ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined))) : await ownerRecord(owner);
@@ -327,7 +404,10 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       request.headers.forEach((value, name) => {
         if (!NOT_CARRIED.has(name)) headers.set(name, value);
       });
-      headers.set(HOP_HEADER, hopValue(request.method, 'session' in what ? what.session : null, body ?? ''));
+      const carried = new Map<string, string>();
+      headers.forEach((value, name) => carried.set(name, value));
+      const path = pathAndQuery(request.url);
+      const signed = { method: request.method, path, sessionId: 'session' in what ? what.session : null, body: body ?? '' };
       const controller = new AbortController();
       let lostOwner = false;
       const stopWatching = watchOwner(owner, () => {
@@ -341,11 +421,11 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         request.signal.removeEventListener('abort', onClientGone);
       };
       const why = (e: unknown) => (lostOwner ? 'its heartbeat stopped' : e === undefined ? 'its answer broke off' : `unreachable: ${e instanceof Error ? e.message : String(e)}`);
-      const path = new URL(request.url).pathname;
       let answer: Response;
       for (let attempt = 0; ; attempt++) {
         try {
-          answer = await fetch(`${record.advertise}${path}`, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
+          headers.set(HOP_HEADER, hopValue(record.id, signed, carried));
+          answer = await fetch(hopTarget(record.advertise, path), { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
           break;
         } catch (e) {
           const again = 'handedOver' in what && attempt === 0 && !controller.signal.aborted ? await freshPeer(record.advertise) : undefined;
@@ -359,13 +439,13 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         }
       }
       forwarded++;
-      const carried = new Headers();
+      const back = new Headers();
       answer.headers.forEach((value, name) => {
-        if (CARRIED_BACK.has(name)) carried.set(name, value);
+        if (CARRIED_BACK.has(name)) back.set(name, value);
       });
       if (!answer.body) {
         done();
-        return new Response(null, { status: answer.status, headers: carried });
+        return new Response(null, { status: answer.status, headers: back });
       }
       const streamed = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream');
       const unanswered = streamed ? new Set<RequestId>(requestIds(body)) : undefined;
@@ -374,11 +454,12 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         ownerGone++;
         return new TextEncoder().encode(brokenEvents(what, ids, owner, why(undefined)));
       };
-      return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: carried });
+      return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: back });
     },
 
     forwardCall(owner, req, res, body, id) {
       void (async () => {
+        await whenListed();
         const record = await ownerRecord(owner);
         if (record === 'unreachable') return writeReply(res, unreachableReply({ call: id }, owner));
         if (!record) {
@@ -387,9 +468,9 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         }
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-        headers[HOP_HEADER] = hopValue('POST', null, body);
-        headers['content-length'] = String(Buffer.byteLength(body));
         const target = hopTarget(record.advertise, req.url);
+        headers[HOP_HEADER] = hopValue(record.id, { method: 'POST', path: `${target.pathname}${target.search}`, sessionId: null, body }, new Map(Object.entries(headers)));
+        headers['content-length'] = String(Buffer.byteLength(body));
         let lostOwner = false;
         let settled = false;
         const unanswered = new Set<RequestId>([id as RequestId]);
@@ -439,13 +520,17 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       });
     },
 
-    verifyHop(hop, method, sessionId, body) {
-      const [replica, atText, signature] = hop.split('.');
+    async verifyHop(hop, request) {
+      // from.to.at.nonce.signature.names: ids, a number and base64url hold no '.', names may.
+      const parts = hop.split('.');
+      if (parts.length < 6) return false;
+      const [from = '', to, atText, nonce = '', signature = ''] = parts;
       const at = Number(atText);
-      if (!replica || !signature || !Number.isFinite(at) || Math.abs(Date.now() - at) > maxAge) return false;
-      const expected = Buffer.from(sign(fleet.hopSecret, replica, at, method, sessionId, body));
-      const given = Buffer.from(signature);
-      return given.length === expected.length && timingSafeEqual(given, expected);
+      if (from === '' || from === fleet.id || to !== fleet.id || !Number.isSafeInteger(at) || Math.abs(Date.now() - at) > maxAge || nonce === '' || signature === '') return false;
+      const namesText = parts.slice(5).join('.');
+      const names = namesText === '' ? [] : namesText.split(',');
+      if (!(await fleet.secrets.verify(hopMessage(from, to, at, nonce, names, request), signature))) return false;
+      return takeOnce(signature, at + maxAge) && (await isMember(from));
     },
 
     counts: () => ({ forwarded, ownerGone }),

@@ -11,5 +11,6 @@ export { FleetDirectory, type HeartbeatOptions, type ReplicaRecord } from './dir
 export type { FleetForwarding, ForwardCounts, ForwardingOptions } from './forwarding.ts';
 export type { FleetChanges, ChangeHandler } from './changes.ts';
 export type { FleetKeys } from './fleetKeys.ts';
+export type { HopSecrets } from './hopSecrets.ts';
 export type { FleetRedis } from './fleetRedis.ts';
 export type { RedisUsedStates } from './redisUsedStates.ts';

@@ -22,6 +22,7 @@ import {
   jsonResponse,
   maxBodyBytes,
   originRefusal,
+  probeRefusal,
   parseBody,
   principalFromHeaders,
   lazyEventStream,
@@ -34,7 +35,7 @@ import {
 import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import type { ProtectedResource } from './protectedResource.ts';
-import { errorAnswer, HOP_HEADER, type Forwarding, type Served } from './served.ts';
+import { errorAnswer, HOP_HEADER, type Forwarding, type HopRequest, type Served } from './served.ts';
 import { DEFAULTS } from '../defaults.ts';
 import type { JsonObject } from '../core/primitives.ts';
 import { RequestSpan } from '../observe/requestSpan.ts';
@@ -163,11 +164,15 @@ function asWebRequest(req: IncomingMessage, body?: string): Request | undefined 
   }
 }
 
-const FORBIDDEN_HOP = 'Forbidden: a forwarded request that no replica of this fleet signed';
-
-/** A request that says it was forwarded by a replica of the fleet, and was not. */
+/** A request that says it was forwarded by a replica of the fleet, and was not (or was, once before). */
 function forbiddenHop(): Response {
-  return jsonError(403, ErrorCode.InvalidRequest, FORBIDDEN_HOP);
+  return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet sent to this one, or one taken already');
+}
+
+/** `request` as a hop's signature covers it, with `body` as the message it carries. */
+function hopRequest(request: Request, sessionId: string | null, body: string): HopRequest {
+  const url = new URL(request.url);
+  return { method: request.method, path: `${url.pathname}${url.search}`, sessionId, body, header: (name) => request.headers.get(name) };
 }
 
 function errorBody(code: number, message: string): unknown {
@@ -215,8 +220,16 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const handedOver = (r: Route): boolean =>
     r.kind === 'legacy-open' || (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.rpc.params?.['requestState'] === undefined);
 
+  /** Whether `pathname` is one of the health or metrics endpoints this front serves. */
+  const isProbe = (pathname: string): boolean => (config.health !== undefined && (pathname === '/healthz' || pathname === '/readyz')) || (config.metrics !== undefined && pathname === '/metrics');
+
   const fetch = async (request: Request): Promise<Response> => {
     const header: HeaderGetter = (name) => request.headers.get(name);
+    if (request.method === 'GET' && isProbe(pathOf(request.url))) {
+      // Health and metrics tell who asks what this replica is and does: no page a browser was led to may read them.
+      const refused = probeRefusal(header, http);
+      if (refused) return jsonError(refused.status, refused.code, refused.message);
+    }
     if (config.health && request.method === 'GET') {
       const pathname = pathOf(request.url);
       if (pathname === '/healthz') return jsonResponse({ status: 'ok', ...config.health.info?.() }, 200);
@@ -243,7 +256,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (request.method === 'GET' || request.method === 'DELETE') {
       if (sessionId && forwarding) {
         if (hop !== null) {
-          if (!forwarding.verifyHop(hop, request.method, sessionId, '')) return forbiddenHop();
+          if (!(await forwarding.verifyHop(hop, hopRequest(request, sessionId, '')))) return forbiddenHop();
         } else {
           const owner = forwarding.sessionOwner(sessionId);
           if (owner !== undefined) return forwarding.forward(owner, request, undefined, { session: sessionId });
@@ -260,7 +273,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     // another replica goes there. A plain call is neither: it pays for neither check's serialising.
     if (forwarding && r.kind !== 'reply') {
       if (hop !== null) {
-        if (!forwarding.verifyHop(hop, 'POST', r.kind === 'serve' ? null : sessionId, JSON.stringify(r.kind === 'serve' ? r.rpc : r.parsed))) return forbiddenHop();
+        if (!(await forwarding.verifyHop(hop, hopRequest(request, r.kind === 'serve' ? null : sessionId, JSON.stringify(r.kind === 'serve' ? r.rpc : r.parsed))))) return forbiddenHop();
       } else if (r.kind === 'legacy-handle' && sessionId) {
         const owner = forwarding.sessionOwner(sessionId);
         if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(r.parsed), { session: sessionId });
@@ -312,14 +325,8 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const body = parseBody(text, http);
     if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
     const r = route(body.value, header, null);
-    if (hop !== undefined && r.kind !== 'reply') {
-      // A hop of the fleet: a call is served here once its signature holds; anything else the
-      // Web handler checks and serves.
-      if (r.kind !== 'serve') {
-        return throughWeb(req, res, text);
-      }
-      if (!forwarding!.verifyHop(hop, 'POST', null, JSON.stringify(r.rpc))) return writeJson(res, 403, errorBody(ErrorCode.InvalidRequest, FORBIDDEN_HOP));
-    }
+    // A hop of the fleet: the Web handler checks its signature and serves it.
+    if (hop !== undefined && r.kind !== 'reply') return throughWeb(req, res, text);
     switch (r.kind) {
       case 'reply':
         return r.body === undefined ? writeEmpty(res, r.status) : writeJson(res, r.status, r.body);

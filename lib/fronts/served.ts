@@ -160,6 +160,21 @@ export interface Forwarding {
    * Node's HTTP client, the answer written on `res` as it comes. `body` is the message as sent on.
    */
   forwardCall?(owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void;
-  /** Whether `hop` (the header's value) proves that a replica of this fleet forwarded this `method`, session and `body`. */
-  verifyHop(hop: string, method: string, sessionId: string | null, body: string): boolean;
+  /**
+   * Whether `hop` (the header's value) proves that a replica of this fleet sent `request` to this
+   * one, as it arrived, and has not sent it before: the first arrival is served, a replay refused.
+   */
+  verifyHop(hop: string, request: HopRequest): Promise<boolean>;
+}
+
+/** A request as a hop's signature covers it. */
+export interface HopRequest {
+  readonly method: string;
+  /** Its path and query (`/mcp?x=1`). */
+  readonly path: string;
+  readonly sessionId: string | null;
+  /** The message it carries as the sending replica sent it on (empty for GET and DELETE). */
+  readonly body: string;
+  /** Its headers, by lower-case name. */
+  readonly header: (name: string) => string | null;
 }

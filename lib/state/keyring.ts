@@ -88,6 +88,11 @@ export class Keyring {
     return key;
   }
 
+  /** The keys that can still open, newest last (a fleet shares them through its Redis). */
+  get keys(): readonly StateKey[] {
+    return [...this.#keys];
+  }
+
   /** Ids of the keys that can still open, newest last. */
   get ids(): readonly string[] {
     return this.#keys.map((k) => k.id);

@@ -3,6 +3,7 @@
  * (403), a bounded body (413), bounded JSON nesting (400), JSON responses, and SSE responses that
  * carry a request's notifications before its one answer.
  */
+import { isIP } from 'node:net';
 import { parseMessage, type Classified, type ClassifyFailure, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { limitAnswer, type LimitRefusal } from '../core/limits.ts';
 import { readBounded } from './messageBound.ts';
@@ -67,6 +68,18 @@ export function originRefusal(header: HeaderGetter, policy: OriginPolicy = {}): 
     if (!allowed) return { status: 403, code: ErrorCode.InvalidRequest, message: `Forbidden: host ${host} is not allowed` };
   }
   return undefined;
+}
+
+/**
+ * The Origin and Host check of the health and metrics endpoints: `originRefusal`'s, except that a
+ * Host naming an IP address passes. Orchestrators' probes and scrapers name a pod or process by its
+ * address (Kubernetes sends the pod's IP as Host); a page that rebinds its DNS name to this
+ * process cannot, its Host is that name.
+ */
+export function probeRefusal(header: HeaderGetter, policy: OriginPolicy = {}): EdgeRefusal | undefined {
+  const host = header('host');
+  const address = host === null ? '' : hostName(host).replace(/^\[(.*)\]$/, '$1');
+  return originRefusal(isIP(address) === 0 ? header : (name) => (name.toLowerCase() === 'host' ? null : header(name)), policy);
 }
 
 /** A 403 response when the request's Origin or Host is not allowed (DNS rebinding protection). */

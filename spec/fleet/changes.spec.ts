@@ -7,9 +7,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FleetChanges } from '../../lib/fleet/changes.ts';
+import { HopSecrets } from '../../lib/fleet/hopSecrets.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 
-const SECRET = Buffer.alloc(32, 7);
+/** What a replica's changes are made of: its own connection, the fleet's keys, its id and the fleet's secrets. */
+async function changesOn(fleet: SpecFleet, id: string): Promise<ConstructorParameters<typeof FleetChanges>> {
+  const redis = await fleet.client();
+  return [redis, fleet.keys, id, await HopSecrets.agree(redis, fleet.keys)];
+}
 const LIST_CHANGED = { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } as const;
 
 const changes = suite('FleetChanges');
@@ -36,8 +41,8 @@ changes('should send a change reported 20,000 times while the same is on its way
     published++;
     return publish(...args);
   }) as typeof publish;
-  const a = new FleetChanges(publisherRedis, fleet.keys, 'a', SECRET);
-  const b = new FleetChanges(await fleet.client(), fleet.keys, 'b', SECRET);
+  const a = new FleetChanges(publisherRedis, fleet.keys, 'a', await HopSecrets.agree(publisherRedis, fleet.keys));
+  const b = new FleetChanges(...(await changesOn(fleet, 'b')));
   const heard: string[] = [];
   await b.subscribe((scope, notification) => heard.push(`${scope} ${notification.method}`));
   for (let i = 0; i < 20_000; i++) a.publish('alice', LIST_CHANGED);
@@ -51,8 +56,8 @@ changes('should send a change reported 20,000 times while the same is on its way
 });
 
 changes('should send every different change, each scope its own', async () => {
-  const a = new FleetChanges(await fleet.client(), fleet.keys, 'a', SECRET);
-  const b = new FleetChanges(await fleet.client(), fleet.keys, 'b', SECRET);
+  const a = new FleetChanges(...(await changesOn(fleet, 'a')));
+  const b = new FleetChanges(...(await changesOn(fleet, 'b')));
   const heard: string[] = [];
   await b.subscribe((scope, notification) => heard.push(`${scope} ${notification.method} ${JSON.stringify(notification.params ?? {})}`));
   for (const who of ['alice', 'bob']) {

@@ -12,6 +12,8 @@ import { LEGACY_TIMED_OUT, pushTimedOutBound, resentForGap, splitKnown } from '.
 
 const CLIENTS = 60;
 const CALLS = 20;
+/** New legacy sessions a restart may cost (opened on the replica just before it stopped): each is opened again. */
+const LEGACY_PER_RESTART = 3;
 
 const load = suite('a fleet of three under load, through nginx');
 
@@ -55,8 +57,16 @@ load('should lose nothing through a rolling restart of every replica', async () 
   // A drained replica serves its parked calls' retries to the end and hands new work on.
   assert.is(report.ownerGone, 0, 'no parked call was lost');
   // Nothing undelivered (502) or unanswered: at most a 503 that says to send again, when the
-  // replica new work was handed to went meanwhile.
-  for (const why of Object.keys(report.resentFor)) if (!LEGACY_TIMED_OUT.test(why)) assert.match(why, /^(503|legacy initialize: 503) .*draining/, why);
+  // replica new work was handed to went meanwhile, or a 404 for a legacy session opened on a
+  // replica that stopped before the client's `initialized` reached it (the client initializes
+  // again, as the spec says), a few per restart.
+  let sessionsLost = 0;
+  for (const [why, n] of Object.entries(report.resentFor)) {
+    if (LEGACY_TIMED_OUT.test(why)) continue;
+    if (/^legacy initialize: 404 .*Session not found: the replica that held it is gone/.test(why)) sessionsLost += n;
+    else assert.match(why, /^(503|legacy initialize: 503) .*draining/, why);
+  }
+  assert.ok(sessionsLost <= 3 * LEGACY_PER_RESTART, `${sessionsLost} new legacy sessions lost to a restart`);
   assert.ok(resentForGap(report.resentFor) <= pushTimedOutBound(CLIENTS * CALLS / 2), 'the known gap stays within its bound');
   assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
 });

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FleetDirectory } from '../../lib/fleet/directory.ts';
+import { HopSecrets } from '../../lib/fleet/hopSecrets.ts';
 import { EVERYTHING } from '../helpers/everything.ts';
 import { REDIS_URL, specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 import { ELICITATION_ANSWER, ELICITATION_HEADERS, ELICITATION_META, elicitationCall, startReplica as start, stopReplica as stop, type Replica } from '../helpers/fleetReplicas.ts';
@@ -121,7 +122,7 @@ fleetSuite('should drain on SIGTERM: unready, new calls handed to a ready replic
   assert.match(JSON.stringify(handedDone.result?.content), 'User provided the requested information!', JSON.stringify(handedDone));
   assert.is(((await (await fetch(`${new URL(b.url).origin}/healthz`)).json()) as { forwarded: number }).forwarded, 0, 'B resumed its own call');
   const client = await fleet.client();
-  const record = (await new FleetDirectory(client, fleet.keys).replicas()).find((r) => origin === r.advertise);
+  const record = (await new FleetDirectory(client, fleet.keys, await HopSecrets.agree(client, fleet.keys)).replicas()).find((r) => origin === r.advertise);
   assert.is(record?.ready, false, 'the directory says it drains');
   // The parked call's retry, landing on the other replica, is forwarded and served to its end.
   const [key] = Object.keys(parked.result.inputRequests);
@@ -145,7 +146,7 @@ fleetSuite('should refuse a forwarded request that no replica of the fleet signe
 fleetSuite('should list the replicas in the directory while they run, and not after', async () => {
   replicas = await Promise.all([start(fleet, ['--mrtr', 'replay']), start(fleet, ['--mrtr', 'replay', '--advertise', 'http://10.0.0.7:3000/'])]);
   const client = await fleet.client();
-  const directory = new FleetDirectory(client, fleet.keys);
+  const directory = new FleetDirectory(client, fleet.keys, await HopSecrets.agree(client, fleet.keys));
   const listed = await directory.replicas();
   assert.is(listed.length, 2);
   assert.ok(listed.some((r) => r.advertise === 'http://10.0.0.7:3000'), JSON.stringify(listed));

@@ -6,7 +6,7 @@
  * sent to a replica that does not own its call is told at once to come again (503), not that its
  * call is gone, while the owner still serves it; `/healthz` says Redis is unreachable.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,38 +15,9 @@ import { specFleet } from '../helpers/fleetRedis.ts';
 import { ELICITATION_ANSWER, elicitationCall, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 import { builtCli } from '../helpers/built.ts';
 import { EVERYTHING } from '../helpers/everything.ts';
-import { freePort } from '../helpers/nginx.ts';
+import { ownRedis, stopRedis } from '../helpers/ownRedis.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const REDIS_SERVER = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => spawnSync('test', ['-x', p]).status === 0);
-
-/** A redis-server of the spec's own on a free port, ready once it says it accepts connections. */
-async function ownRedis(): Promise<{ child: ChildProcess; url: string }> {
-  assert.ok(REDIS_SERVER, 'redis-server is installed');
-  for (let attempt = 0; ; attempt++) {
-    const port = await freePort();
-    const child = spawn(REDIS_SERVER!, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    // A port taken meanwhile makes it exit, and another is tried.
-    const ready = await new Promise<boolean>((done) => {
-      let out = '';
-      child.stdout!.on('data', (c: Buffer) => {
-        out += c.toString();
-        if (out.includes('Ready to accept connections')) done(true);
-      });
-      child.once('exit', () => done(false));
-    });
-    if (ready) return { child, url: `redis://127.0.0.1:${port}` };
-    if (attempt >= 3) throw new Error('redis-server did not start');
-  }
-}
-
-function stopRedis(child: ChildProcess | undefined): void {
-  if (child && child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGCONT');
-    child.kill('SIGKILL');
-  }
-}
-
 const silent = suite('a Redis that accepts connections but never answers');
 let redis: ChildProcess | undefined;
 let url = '';
@@ -118,8 +89,7 @@ down('should tell a retry sent to another replica to come again at once, serve i
   const parked = (await (await elicitationCall(a.url, 1)).json()) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
   const [key] = Object.keys(parked.result.inputRequests);
   const retry = { requestState: parked.result.requestState, inputResponses: { [key!]: ELICITATION_ANSWER } };
-  downRedis.kill('SIGKILL');
-  await new Promise((r) => downRedis!.once('exit', r));
+  await stopRedis(downRedis);
   const started = performance.now();
   const elsewhere = await elicitationCall(b.url, 2, retry);
   const waited = performance.now() - started;
