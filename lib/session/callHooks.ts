@@ -27,8 +27,12 @@ export interface CallHooks {
   readonly onProgress?: (params: JsonObject) => void;
   /** A log message the server sent for this call. */
   readonly onLog?: (params: JsonObject) => void;
-  /** A request the server pushed while handling this call; the answer goes back upstream. */
-  readonly onPush?: (push: JsonRpcRequest) => Promise<RpcOutcome>;
+  /**
+   * A request the server pushed while handling this call; the answer goes back upstream. `before`:
+   * the server pushed it before the call was sent, in answer to a notification sent for the call
+   * (see `UpstreamSession.announce`): it is the call's, but says nothing of what the call does.
+   */
+  readonly onPush?: (push: JsonRpcRequest, before?: boolean) => Promise<RpcOutcome>;
   /** The server cancelled one of its own pushes. */
   readonly onPushCancelled?: (pushId: RequestId) => void;
 }

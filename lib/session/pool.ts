@@ -52,7 +52,8 @@ export interface SessionPoolOptions {
   readonly protocolVersion?: LegacyVersion;
   /** Attempts to open a session before giving up (with exponential backoff). */
   readonly openAttempts?: number;
-  readonly onUnrelatedPush?: (key: SessionKey, push: JsonRpcRequest) => Promise<RpcOutcome>;
+  /** Answers a push of `session` that belongs to no call. */
+  readonly onUnrelatedPush?: (key: SessionKey, push: JsonRpcRequest, session: UpstreamSession) => Promise<RpcOutcome>;
   /** See `UpstreamSessionOptions.awaitsCall`. */
   readonly awaitsCall?: (key: SessionKey, push: JsonRpcRequest) => boolean;
   readonly onNotification?: (key: SessionKey, session: UpstreamSession, method: string, params: JsonObject | undefined) => void;
@@ -81,6 +82,12 @@ export interface AcquireOptions {
   readonly open?: boolean;
   /** Asked again after each wait: whether the caller still wants a session alone. */
   readonly stillExclusive?: () => boolean;
+  /**
+   * With `exclusive`: the caller never shares a session, even after waiting in vain at the bound
+   * (it is refused then, as a call known to push is): its call changes what the server holds
+   * for every call on the session.
+   */
+  readonly neverShare?: boolean;
   /** Stops waiting (the acquire rejects). */
   readonly signal?: CancelSignal;
   /**
@@ -249,7 +256,7 @@ export class SessionPool {
         continue;
       }
       if (left <= 0) {
-        if (atBound && options.open === false && pick) {
+        if (atBound && options.open === false && pick && !options.neverShare) {
           share = true;
           continue;
         }
@@ -318,7 +325,7 @@ export class SessionPool {
         capabilities: key.capabilities,
         protocolVersion: this.options.protocolVersion ?? '2025-11-25',
         ...(this.#copies ? { copies: this.#copies } : {}),
-        ...(this.options.onUnrelatedPush ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push) } : {}),
+        ...(this.options.onUnrelatedPush ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push, session) } : {}),
         ...(this.options.awaitsCall ? { awaitsCall: (push: JsonRpcRequest) => this.options.awaitsCall!(key, push) } : {}),
         onNotification: (method, params) => this.options.onNotification?.(key, session, method, params),
         onClose: (reason) => {

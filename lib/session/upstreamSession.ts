@@ -38,6 +38,26 @@ interface Pending {
   settled: boolean;
 }
 
+/**
+ * While `announce` runs: the owner the pushes that name no call are given to, and what became of
+ * them. `owner` is no call in flight: it only carries the announcing caller's hooks.
+ */
+interface Claim {
+  readonly owner: Pending;
+  /** Pushes claimed so far. */
+  seen: number;
+  /** Claimed pushes not answered upstream yet. */
+  open: number;
+  readonly answered: Array<{ readonly method: string; readonly outcome: RpcOutcome }>;
+  /** Called whenever a claimed push was answered, or a push naming no call was attributed. */
+  wake: (() => void) | undefined;
+  /** Resolves when the announcement ends. */
+  readonly ended: Promise<void>;
+}
+
+/** Most barriers `announce` asks before it stops waiting for a server that keeps pushing. */
+const ANNOUNCE_BARRIERS = 8;
+
 function cancelled(): RpcOutcome {
   return { error: { code: ErrorCode.InternalError, message: 'Request cancelled' } };
 }
@@ -65,6 +85,10 @@ export class UpstreamSession {
   #held: HeldPush[] = [];
   #pushable = 0;
   #reserved = 0;
+  /** See `announce`. */
+  #claim: Claim | undefined;
+  /** Pushes that name no call, read and not yet given to a call (gathered with their copies, or held). */
+  #arriving = 0;
   readonly #closedController = new AbortController();
 
   constructor(transport: Transport, options: UpstreamSessionOptions) {
@@ -221,8 +245,8 @@ export class UpstreamSession {
    * in by then (see `gatherRound`). On a transport whose messages may come on streams apart (not
    * `ordered`), a turn of the event loop after the answer lets the reads already made come in too.
    */
-  barrier(signal: CancelSignal): Promise<void> {
-    const answered = this.call('ping', undefined, { signal, pushable: false });
+  barrier(signal?: CancelSignal): Promise<void> {
+    const answered = this.call('ping', undefined, signal ? { signal, pushable: false } : { pushable: false });
     return this.#transport.ordered ? answered.then(noop) : answered.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   }
 
@@ -242,6 +266,73 @@ export class UpstreamSession {
     }
     pending.resolve(outcome);
     if (this.#pending.size === 0 && this.#holds === 0 && !this.#closed) this.options.onIdle?.();
+  }
+
+  /**
+   * Sends notification `method` upstream and gives `hooks.onPush` (with `before` true) the requests
+   * the server pushes in answer: every push that names no call, from now until a barrier asked
+   * after the last of them was answered passes with no new one (so the server has read the
+   * answers, and acted on them, before the caller's next message), and the pushes held waiting for
+   * the session's next call. Resolves with what each was answered (at once when the session is
+   * closed or `hooks.signal` aborts). For a caller that has the session alone: no other call that
+   * may push is in flight, or its pushes would be taken too.
+   */
+  async announce(method: string, hooks: CallHooks): Promise<Array<{ readonly method: string; readonly outcome: RpcOutcome }>> {
+    const answered: Claim['answered'] = [];
+    if (this.#closed || hooks.signal?.aborted) return answered;
+    const give = hooks.onPush;
+    const owner: Pending = {
+      upstreamId: -1,
+      method,
+      hooks: { onPush: (push) => (give ? give(push, true) : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } })) },
+      progressToken: undefined,
+      callerToken: undefined,
+      pushable: true,
+      resolve: noop,
+      onAbort: undefined,
+      settled: false,
+    };
+    // One announcement at a time: a later one waits for the one before to end.
+    while (this.#claim) await this.#claim.ended;
+    if (this.#closed || hooks.signal?.aborted) return answered;
+    let end = noop;
+    const claim: Claim = { owner, seen: 0, open: 0, answered, wake: undefined, ended: new Promise<void>((resolve) => (end = resolve)) };
+    this.#claim = claim;
+    for (const h of [...this.#held]) h.settle(owner);
+    const signal = hooks.signal;
+    try {
+      await this.notify(method);
+      for (let i = 0; i < ANNOUNCE_BARRIERS && !this.#closed && !signal?.aborted; i++) {
+        const seen = claim.seen;
+        await this.barrier(signal);
+        await this.#claimSettled(claim, signal);
+        if (claim.seen === seen) break;
+      }
+    } finally {
+      if (this.#claim === claim) this.#claim = undefined;
+      end();
+    }
+    return answered;
+  }
+
+  /** Resolves once no push naming no call is on its way and every claimed one was answered (or the session closed, or `signal` aborted). */
+  #claimSettled(claim: Claim, signal: CancelSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const check = (): void => {
+        if ((this.#arriving === 0 && claim.open === 0) || this.#closed || signal?.aborted) {
+          claim.wake = undefined;
+          signal?.removeEventListener('abort', check);
+          clearInterval(closing);
+          resolve();
+        }
+      };
+      // A session that closes meanwhile answers nothing more: it is looked at now and then.
+      const closing = setInterval(check, 1000);
+      closing.unref?.();
+      claim.wake = check;
+      signal?.addEventListener('abort', check, { once: true });
+      check();
+    });
   }
 
   /** Sends a notification upstream (best effort). */
@@ -362,25 +453,50 @@ export class UpstreamSession {
 
   async #push(push: JsonRpcRequest, extra: MessageExtra | undefined): Promise<void> {
     let outcome: RpcOutcome;
-    const copies = this.options.copies;
-    const verdict = push.method !== 'ping' && copies && extra?.relatedRequestId === undefined ? await copies.gather(push, () => this.pushableInFlight) : 'handle';
-    if (verdict === 'drop') return;
-    if (push.method === 'ping') outcome = { result: {} };
-    else if (verdict === 'refuse') {
-      outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: the server sent ${push.method} to several sessions with calls in flight; it cannot be told which call it belongs to` } };
-    } else {
-      const owner = await this.#attribute(extra, push);
-      try {
-        if (owner?.hooks.onPush) outcome = await owner.hooks.onPush(push);
-        else if (this.options.onUnrelatedPush) outcome = await this.options.onUnrelatedPush(push);
-        else outcome = { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
-      } catch (e) {
-        outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: ${e instanceof Error ? e.message : String(e)}` } };
+    // Counted until it is given to a call (or the claim, see `announce`), or answered otherwise.
+    let arriving = push.method !== 'ping' && extra?.relatedRequestId === undefined;
+    if (arriving) this.#arriving++;
+    const arrived = (): void => {
+      if (!arriving) return;
+      arriving = false;
+      this.#arriving--;
+      this.#claim?.wake?.();
+    };
+    let claimed: Claim | undefined;
+    try {
+      const copies = this.options.copies;
+      const verdict = push.method !== 'ping' && copies && extra?.relatedRequestId === undefined ? await copies.gather(push, () => this.pushableInFlight + (this.#claim ? 1 : 0)) : 'handle';
+      if (verdict === 'drop') return;
+      if (push.method === 'ping') outcome = { result: {} };
+      else if (verdict === 'refuse') {
+        outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: the server sent ${push.method} to several sessions with calls in flight; it cannot be told which call it belongs to` } };
+      } else {
+        const owner = arriving && this.#claim ? this.#claim.owner : await this.#attribute(extra, push);
+        if (owner && owner === this.#claim?.owner) {
+          claimed = this.#claim;
+          claimed.seen++;
+          claimed.open++;
+        }
+        arrived();
+        try {
+          if (owner?.hooks.onPush) outcome = await owner.hooks.onPush(push);
+          else if (this.options.onUnrelatedPush) outcome = await this.options.onUnrelatedPush(push);
+          else outcome = { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
+        } catch (e) {
+          outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: ${e instanceof Error ? e.message : String(e)}` } };
+        }
+      }
+      if (this.#closed) return;
+      const reply: JsonRpcMessage = 'result' in outcome ? { jsonrpc: '2.0', id: push.id, result: outcome.result } : { jsonrpc: '2.0', id: push.id, error: outcome.error };
+      await this.#transport.send(reply).catch(() => {});
+      claimed?.answered.push({ method: push.method, outcome });
+    } finally {
+      arrived();
+      if (claimed) {
+        claimed.open--;
+        claimed.wake?.();
       }
     }
-    if (this.#closed) return;
-    const reply: JsonRpcMessage = 'result' in outcome ? { jsonrpc: '2.0', id: push.id, result: outcome.result } : { jsonrpc: '2.0', id: push.id, error: outcome.error };
-    await this.#transport.send(reply).catch(() => {});
   }
 
   #shutdown(reason: string): void {

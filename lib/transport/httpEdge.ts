@@ -175,10 +175,13 @@ export function sessionNotFound(): Response {
   return jsonError(404, ErrorCode.SessionNotFound, 'Session not found');
 }
 
+/** The principal of every request without an `Authorization` header (by default): callers it cannot tell apart. */
+export const ANONYMOUS = 'anonymous';
+
 /** Who is asking, by default: the `Authorization` header (sessions are never shared between principals). */
 export function principalFromHeaders(header: HeaderGetter): string {
   const auth = header('authorization');
-  return auth ? `auth:${auth}` : 'anonymous';
+  return auth ? `auth:${auth}` : ANONYMOUS;
 }
 
 /** The principal of a Web request: what `custom` says, or by default its `Authorization` header. */

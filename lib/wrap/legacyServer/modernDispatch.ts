@@ -32,6 +32,7 @@ import { authRefusalAnswer, errorAnswer, type Answer, type ModernContext } from 
 import { DEFAULTS } from '../../defaults.ts';
 import type { RequestTelemetry } from '../../observe/requestTelemetry.ts';
 import { performance } from 'node:perf_hooks';
+import { rootsHolderOf, WRAP_ROOTS, type RootsHolders } from './rootsHolders.ts';
 
 /** What a push made during a modern call becomes. MRTR lives behind this seam. */
 export interface InputBroker {
@@ -124,6 +125,11 @@ export interface ModernDispatchOptions {
    * declared, and a call whose client declared no roots gets these for the server's `roots/list`.
    */
   readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }>;
+  /**
+   * Whose roots the server holds on each session: a pushable call whose caller may not have
+   * given them gets the session alone and has them asked again before it is sent (see `bindCall`).
+   */
+  readonly holders?: RootsHolders;
 }
 
 
@@ -180,6 +186,11 @@ export function ownRoots(options: Pick<ModernDispatchOptions, 'roots'>): boolean
   return options.roots !== undefined && options.roots.length > 0;
 }
 
+/** Whether the server's `roots/list` during a call is answered with the wrap's own roots: the caller declared none. */
+function localRoots(options: Pick<ModernDispatchOptions, 'roots'>, envelope: Envelope): boolean {
+  return ownRoots(options) && !isRecord(envelope.clientCapabilities['roots']);
+}
+
 /** The wrap's own roots as a `roots/list` answer. */
 function rootsAnswer(options: ModernDispatchOptions): RpcOutcome {
   return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
@@ -197,9 +208,9 @@ function answeringRoots(hooks: CallHooks, options: ModernDispatchOptions): CallH
     ...(hooks.onProgress ? { onProgress: (params: JsonObject) => hooks.onProgress!(params) } : {}),
     ...(hooks.onLog ? { onLog: (params: JsonObject) => hooks.onLog!(params) } : {}),
     ...(hooks.onPushCancelled ? { onPushCancelled: (id: RequestId) => hooks.onPushCancelled!(id) } : {}),
-    onPush: (push) => {
+    onPush: (push, before) => {
       if (push.method === 'roots/list') return Promise.resolve(rootsAnswer(options));
-      return hooks.onPush ? hooks.onPush(push) : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } });
+      return hooks.onPush ? hooks.onPush(push, before) : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } });
     },
   };
 }
@@ -240,6 +251,11 @@ interface PendingRequest {
   readonly target: string;
   readonly pushable: boolean;
   readonly reservation: { reserved: boolean };
+  /**
+   * Whose roots the caller gives the server (see `rootsHolderOf`), when its sessions declare
+   * `roots` upstream and the wrap keeps track of them.
+   */
+  readonly holder: string | undefined;
 }
 
 /**
@@ -257,7 +273,9 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
-  const r: PendingRequest = { request, ctx, options, up, key: keyFor(ctx.principal, up.envelope, ownRoots(options), passedAuthorization(ctx, options)), target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false } };
+  const key = keyFor(ctx.principal, up.envelope, ownRoots(options), passedAuthorization(ctx, options));
+  const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, localRoots(options, up.envelope)) : undefined;
+  const r: PendingRequest = { request, ctx, options, up, key, target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false }, holder };
   let session: UpstreamSession | undefined;
   try {
     session = options.pool.tryAcquire(r.key, acquiring(r));
@@ -279,12 +297,22 @@ function needsOwnSession(r: PendingRequest): boolean {
   // A retry that resumes a parked call sends nothing upstream: it needs no session of its own
   // (and must not wait for one: the parked calls hold them).
   if (r.up.retry?.requestState !== undefined && !(inputs.replays?.(r.target) ?? false)) return false;
-  return !(inputs.quiet?.(r.target) ?? !(inputs.pushes?.(r.target) ?? false));
+  return rootsAlone(r) || !(inputs.quiet?.(r.target) ?? !(inputs.pushes?.(r.target) ?? false));
+}
+
+/**
+ * Whether the call must have its session alone because of roots: a session of its key may hold
+ * roots another caller gave, which are asked again for this one before the call is sent, and must
+ * not be asked again for another caller while it runs.
+ */
+function rootsAlone(r: PendingRequest): boolean {
+  return r.holder !== undefined && r.options.holders!.mayDiffer(r.key, r.holder);
 }
 
 /** How the call takes a session from the pool (a waiting call adds what it waits with). */
 function acquiring(r: PendingRequest): AcquireOptions {
-  return { exclusive: needsOwnSession(r), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation };
+  const exclusive = needsOwnSession(r);
+  return { exclusive, ...(exclusive && rootsAlone(r) ? { neverShare: true } : {}), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation };
 }
 
 /** The tool's input schema is not loaded yet: the server's tool list must be fetched first. */
@@ -336,8 +364,10 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
-  const localRoots = ownRoots(options) && !isRecord(up.envelope.clientCapabilities['roots']);
-  const call = bindCall(session, method, up.request.params, reservation, localRoots ? options : undefined, ctx.telemetry);
+  const local = localRoots(options, up.envelope);
+  // A call that cannot carry rounds has the server's `roots/list` answered with the wrap's own roots (or refused).
+  const roots = r.holder !== undefined ? { holders: options.holders!, key: r.key, holder: r.pushable ? r.holder : WRAP_ROOTS, refresh: r.pushable, alone: r.pushable && rootsAlone(r) } : undefined;
+  const call = bindCall(session, method, up.request.params, reservation, local ? options : undefined, ctx.telemetry, roots);
   if (!r.pushable) return callPlain(r, call, finish);
   const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs });
   if (!reservation.reserved) return answer;
@@ -384,23 +414,87 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
   return { message: resultResponse(request.id, result.value as JsonObject), status: 200 };
 }
 
+/** How a call keeps track of the roots the server holds (see `ModernDispatchOptions.holders`). */
+interface RootsTracking {
+  readonly holders: RootsHolders;
+  readonly key: SessionKey;
+  /** Whose roots the caller gives. */
+  readonly holder: string;
+  /** The call can carry rounds: roots another caller gave are asked again before it is sent. */
+  readonly refresh: boolean;
+  /** The call took its session alone for its roots: it keeps it so while it runs. */
+  readonly alone: boolean;
+}
+
+/**
+ * The hooks of a call whose session declared `roots`: a `roots/list` it answered is noted as the
+ * caller's roots; a call that took its session alone for its roots counts as one that may push
+ * while it runs, so no call that needs a session alone is given the session meanwhile.
+ */
+function trackingRoots(hooks: CallHooks, session: UpstreamSession, roots: RootsTracking): CallHooks {
+  return {
+    ...(hooks.signal ? { signal: hooks.signal } : {}),
+    ...(roots.alone ? { pushable: true } : hooks.pushable !== undefined ? { pushable: hooks.pushable } : {}),
+    ...(hooks.onCancel ? { onCancel: (cancel: () => void) => hooks.onCancel!(cancel) } : {}),
+    ...(hooks.onProgress ? { onProgress: (params: JsonObject) => hooks.onProgress!(params) } : {}),
+    ...(hooks.onLog ? { onLog: (params: JsonObject) => hooks.onLog!(params) } : {}),
+    ...(hooks.onPushCancelled ? { onPushCancelled: (id: RequestId) => hooks.onPushCancelled!(id) } : {}),
+    onPush: async (push, before) => {
+      const outcome = hooks.onPush ? await hooks.onPush(push, before) : { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
+      if (push.method === 'roots/list' && 'result' in outcome) roots.holders.note(roots.key, session, roots.holder);
+      return outcome;
+    },
+  };
+}
+
+/**
+ * Before a call on a session whose server may hold roots another caller gave: the server is told
+ * the roots changed (`notifications/roots/list_changed`), and the `roots/list` it asks in answer
+ * becomes a round of this call (answered with the caller's roots, or the wrap's own for a caller
+ * that declared none), all before the call is sent. Resolves with why the call must not be sent
+ * (the roots could not be given), or `undefined`.
+ */
+async function refreshRoots(session: UpstreamSession, hooks: CallHooks): Promise<RpcOutcome | undefined> {
+  const answered = await session.announce('notifications/roots/list_changed', hooks);
+  if (hooks.signal?.aborted) return { error: { code: ErrorCode.InternalError, message: 'Request cancelled' } };
+  for (const { method, outcome } of answered) {
+    if (method !== 'roots/list' || !('error' in outcome)) continue;
+    // The server still holds the roots another caller gave: the call is not sent.
+    return { error: { code: ErrorCode.InternalError, message: `Internal error: the server holds roots another caller gave, and this caller's could not be given to it (${outcome.error.message})` } };
+  }
+  return undefined;
+}
+
 /**
  * The upstream call of a request, closing over nothing else of it (a parked call keeps it).
- * `roots`: the wrap's options when the server's `roots/list` is answered with the wrap's own roots.
+ * `local`: the wrap's options when the server's `roots/list` is answered with the wrap's own roots.
+ * `roots`: how the call keeps track of the roots the server holds, when its session declared them.
  */
-function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }, roots?: ModernDispatchOptions, telemetry?: RequestTelemetry): (hooks: CallHooks) => Promise<RpcOutcome> {
+function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }, local?: ModernDispatchOptions, telemetry?: RequestTelemetry, roots?: RootsTracking): (hooks: CallHooks) => Promise<RpcOutcome> {
   return (given) => {
-    const hooks = roots ? answeringRoots(given, roots) : given;
+    const answering = local ? answeringRoots(given, local) : given;
+    const hooks = roots ? trackingRoots(answering, session, roots) : answering;
     // Each run upstream is a span of its own, in the trace of the request that bound the call.
     const traced = telemetry?.upstream(method, params);
     const sent = traced ? traced.params : params;
-    // The session's reservation goes to the first run of the call (a re-run takes its chances).
-    let outcome: Promise<RpcOutcome>;
-    if (!reservation.reserved) outcome = session.call(method, sent, hooks);
-    else {
+    const send = (): Promise<RpcOutcome> => {
+      // The session's reservation goes to the first run of the call (a re-run takes its chances).
+      if (!reservation.reserved) return session.call(method, sent, hooks);
       reservation.reserved = false;
-      outcome = session.call(method, sent, hooks, true);
-    }
+      return session.call(method, sent, hooks, true);
+    };
+    let outcome: Promise<RpcOutcome>;
+    if (roots?.refresh && roots.holders.stale(session, roots.holder)) {
+      // The session counts as taken by a call that may push from now on (its reservation, or one
+      // made now), through the rounds that may come before the call is sent.
+      if (reservation.reserved) reservation.reserved = false;
+      else session.reserve();
+      outcome = refreshRoots(session, hooks).then((refused) => {
+        if (!refused) return session.call(method, sent, hooks, true);
+        session.unreserve();
+        return refused;
+      });
+    } else outcome = send();
     if (!traced) return outcome;
     return outcome.then((o) => {
       traced.end(o);

@@ -17,6 +17,7 @@ import { SessionPool } from '../../session/pool.ts';
 import type { SessionKey } from '../../session/sessionKey.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
 import type { RpcOutcome } from '../../session/callHooks.ts';
+import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import { createHttpFront, type HttpFrontOptions } from '../../fronts/httpFront.ts';
 import { requestPrincipal } from '../../transport/httpEdge.ts';
 import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
@@ -25,6 +26,7 @@ import type { LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
 import { Shares } from '../../session/shares.ts';
 import { Openings } from '../../session/gate.ts';
 import { ListenHub } from './listen.ts';
+import { RootsHolders, WRAP_ROOTS } from './rootsHolders.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
 import { serveModern, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
@@ -239,13 +241,15 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const shutdown = new AbortController();
   /** Every listen being served: ended together on shutdown. */
   const listening = new Set<Scope>();
-  const unrelated = async (key: SessionKey, push: JsonRpcRequest): Promise<RpcOutcome> => {
+  const holders = new RootsHolders();
+  const unrelated = async (key: SessionKey, push: JsonRpcRequest, session: UpstreamSession): Promise<RpcOutcome> => {
     events.emit('unrelated-push', { method: push.method });
     switch (push.method) {
       case 'roots/list':
         // The client's own roots come with its calls: outside one they are not known, and an empty
         // list would be taken for the truth (a server that caches it would never ask in a call).
         if (!options.roots?.length && key.capabilities['roots'] !== undefined) return { error: { code: ErrorCode.InternalError, message: "The client's roots are known only during a request: ask for them while serving one" } };
+        if (key.capabilities['roots'] !== undefined) holders.note(key, session, WRAP_ROOTS);
         return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
       case 'elicitation/create':
         // Nobody saw it: `decline` would say the user refused.
@@ -320,6 +324,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     // A server that asks each caller to sign in answers none without its own credentials.
     ...(backend.passesAuthorization ? {} : { described: (key: SessionKey) => described.get(key) }),
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
+    holders,
   };
   const http = options.http ?? {};
   // What is held now is read from the wrap when scraped.

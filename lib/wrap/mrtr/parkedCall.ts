@@ -55,6 +55,8 @@ export class ParkedCall implements CallHooks {
   pending: Map<string, PendingPush> | undefined;
   round = 0;
   ordinal = 0;
+  /** Of its pushes, those made before the call was sent (see `CallHooks.onPush`). */
+  before = 0;
   /** True while the call runs for a request being served; false while parked. */
   busy = true;
   outcome: RpcOutcome | undefined;
@@ -126,8 +128,11 @@ export class ParkedCall implements CallHooks {
     deliverLog(this, params);
   }
 
-  /** A push of the call: collected for the next round (or answered at once when it cannot be). */
-  onPush(push: JsonRpcRequest): Promise<RpcOutcome> {
+  /**
+   * A push of the call: collected for the next round (or answered at once when it cannot be).
+   * One made `before` the call was sent does not count as the target pushing.
+   */
+  onPush(push: JsonRpcRequest, before = false): Promise<RpcOutcome> {
     const input = pushToInputRequest(push);
     if (!input.ok) return Promise.resolve({ error: input.error });
     if (this.released !== undefined) return Promise.resolve(releasedAnswer(push.method as InputMethod, this.released));
@@ -137,7 +142,8 @@ export class ParkedCall implements CallHooks {
       this.wake();
       return Promise.resolve(missingCapabilityOutcome(push.method));
     }
-    this.#targets.observed(this.called, true);
+    if (before) this.before++;
+    else this.#targets.observed(this.called, true);
     const key = inputKeyOf(push, ++this.ordinal);
     return new Promise<RpcOutcome>((resolve) => {
       (this.pending ??= new Map()).set(key, { push, method: push.method as InputMethod, resolve });

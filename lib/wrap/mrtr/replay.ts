@@ -70,12 +70,16 @@ export class ReplayRunner {
     const fresh: Array<{ key: string; push: JsonRpcRequest; digest: string; resolve: (o: RpcOutcome) => void }> = [];
     let failure: Answer | undefined;
     let ordinal = 0;
+    /** Pushes made before the call was sent (its roots asked again on this run's session), numbered apart. */
+    let beforeOrdinal = 0;
     let wake = () => {};
-    const onPush = async (push: JsonRpcRequest): Promise<RpcOutcome> => {
-      this.#options.observed?.(call.target, true);
+    const onPush = async (push: JsonRpcRequest, before = false): Promise<RpcOutcome> => {
+      if (!before) this.#options.observed?.(call.target, true);
       const input = pushToInputRequest(push);
       if (!input.ok) return { error: input.error };
-      const key = inputKeyOf(push, ++ordinal);
+      // Whether a run is preceded by such pushes depends on the session it lands on: they are keyed
+      // apart, so the call's own pushes keep their keys from run to run.
+      const key = before ? `before-${inputKeyOf(push, ++beforeOrdinal)}` : inputKeyOf(push, ++ordinal);
       const digest = pushDigest(push);
       const earlier = recorded.find((r) => r.key === key);
       if (earlier) {

@@ -239,7 +239,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     if (p.outcome) {
       const outcome = p.outcome;
       if (p.rerun && 'error' in outcome && !signal.aborted) return this.#park(p, call, outcome.error);
-      if (p.ordinal === 0) this.observed(p.called, false);
+      if (p.ordinal === p.before) this.observed(p.called, false);
       this.#drop(p);
       return call.finish(outcome);
     }
