@@ -46,7 +46,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
       strict: true,
     });
   } catch (e) {
-    return usage(`${e instanceof Error ? e.message : String(e)}\n\n${CONNECT_USAGE}`);
+    return usage(e instanceof Error ? e.message : String(e));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -98,7 +98,7 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   } else if (positionals.length > 1) {
     return usage(`one URL only (a command and its arguments go after --): ${positionals.join(' ')}`);
   } else {
-    return usage(`name the server (<url> or -- <command> [args…])\n\nUsage:\n${CONNECT_USAGE}`);
+    return usage('name the server (<url> or -- <command> [args…])');
   }
 
   const say = (text: string) => values.quiet || process.stderr.write(`mcp-dual-era connect: ${text}\n`);

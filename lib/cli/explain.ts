@@ -83,7 +83,7 @@ export async function explain(argv: readonly string[]): Promise<number> {
       strict: true,
     });
   } catch (e) {
-    return usage(`${e instanceof Error ? e.message : String(e)}\n\n${EXPLAIN_USAGE}`);
+    return usage(e instanceof Error ? e.message : String(e));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -91,8 +91,7 @@ export async function explain(argv: readonly string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) {
-    process.stderr.write(`mcp-dual-era explain: name one transcript file (or - for standard input)\n\n${EXPLAIN_USAGE}`);
-    return 2;
+    return usage('name one transcript file (or - for standard input)');
   }
   if (values.to !== undefined && values.to !== 'legacy' && values.to !== 'modern') {
     return usage(`--to is legacy or modern, not ${values.to}`);

@@ -6,6 +6,7 @@
 import { relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { MIGRATE_USAGE } from './migrateUsage.ts';
+import { usageError } from './options.ts';
 
 /** Runs the migrate command; resolves with the exit code. */
 export async function migrateCommand(argv: readonly string[]): Promise<number> {
@@ -18,8 +19,7 @@ export async function migrateCommand(argv: readonly string[]): Promise<number> {
       strict: true,
     });
   } catch (e) {
-    process.stderr.write(`mcp-dual-era migrate: ${e instanceof Error ? e.message : String(e)}\n\n${MIGRATE_USAGE}`);
-    return 2;
+    return usageError('migrate')(e instanceof Error ? e.message : String(e));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -28,12 +28,10 @@ export async function migrateCommand(argv: readonly string[]): Promise<number> {
   }
   const mode = values.mode ?? 'wrap';
   if (mode !== 'wrap' && mode !== 'native') {
-    process.stderr.write(`mcp-dual-era migrate: --mode is wrap or native, not ${mode}\n\n${MIGRATE_USAGE}`);
-    return 2;
+    return usageError('migrate')(`--mode is wrap or native, not ${mode}`);
   }
   if (positionals.length === 0) {
-    process.stderr.write(`mcp-dual-era migrate: name the files or directories to migrate\n\n${MIGRATE_USAGE}`);
-    return 2;
+    return usageError('migrate')('name the files or directories to migrate');
   }
   // The codemod (and the TypeScript compiler) is loaded once the arguments are known to be right.
   const { migrate } = await import('../codemod/migrate.ts');

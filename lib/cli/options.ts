@@ -102,7 +102,12 @@ export function splitAtDash(argv: readonly string[]): { own: string[]; command: 
 /** Reports a usage error of `mcp-dual-era <name>` on stderr; returns the exit code for it (2). */
 export function usageError(name: string): (text: string) => number {
   return (text) => {
-    process.stderr.write(`mcp-dual-era ${name}: ${text}\n`);
+    process.stderr.write(`mcp-dual-era ${name}: ${text}\n${helpHint(name)}\n`);
     return 2;
   };
+}
+
+/** The line under a usage error: where the options are (the error stays on screen, not above the help). */
+export function helpHint(command?: string): string {
+  return command === undefined ? "Run 'mcp-dual-era help' for the commands." : `Run 'mcp-dual-era ${command} --help' for its options.`;
 }

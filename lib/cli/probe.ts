@@ -31,7 +31,7 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
       strict: true,
     });
   } catch (e) {
-    return usage(`${e instanceof Error ? e.message : String(e)}\n\nUsage:\n${PROBE_USAGE}`);
+    return usage(e instanceof Error ? e.message : String(e));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -54,7 +54,7 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
     if (!env.ok) return usage(env.message);
     target = { command: command[0]!, args: command.slice(1), env: env.value, stderr: 'ignore', ...(values.cwd ? { cwd: values.cwd } : {}) };
   } else {
-    return usage(`name the server: <url> or -- <command> [args…], not both\n\nUsage:\n${PROBE_USAGE}`);
+    return usage('name the server: <url> or -- <command> [args…], not both');
   }
 
   const steps: Array<Record<string, unknown>> = [];

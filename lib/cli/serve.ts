@@ -20,7 +20,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
   try {
     parsed = parseServeArgs(own);
   } catch (e) {
-    return usage(`${e instanceof Error ? e.message : String(e)}\n\n${SERVE_USAGE}`);
+    return usage(e instanceof Error ? e.message : String(e));
   }
   const { values } = parsed;
   if (values.help) {
@@ -39,7 +39,7 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     if (!url.ok) return usage(url.message);
     if (command.length > 0) return usage('name either --upstream <url> or a command after --, not both');
   } else if (command.length === 0) {
-    return usage(`name the upstream server (-- <command> or --upstream <url>)\n\n${SERVE_USAGE}`);
+    return usage('name the upstream server (-- <command> or --upstream <url>)');
   }
   const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
   if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
