@@ -1,23 +1,26 @@
 /**
  * `npm start`: with no arguments, serves the built-in example — a legacy, push-style server
  * (fixtures/servers/exampleServer.ts: tools that confirm through elicitation, sample, read roots)
- * fronted as one dual-era endpoint at http://127.0.0.1:3000/mcp (`PORT` to change it) — and, once
- * it listens, prints how to try it. With arguments it is the `mcp-dual-era` command itself
- * (`npm start -- serve …`, `npm start -- explain …`).
+ * fronted as one dual-era endpoint at http://127.0.0.1:3000/mcp (`PORT` or `--port` to change it,
+ * and any other option of `serve`: `npm start -- --port 3021`) — and, once it listens, prints how
+ * to try it. With a command it is the `mcp-dual-era` command itself (`npm start -- serve …`,
+ * `npm start -- explain …`), compiled when the checkout is built (examples/start.mjs).
  */
 import { resolve } from 'node:path';
+import { namesCommand } from './startTarget.mjs';
 
 const root = resolve(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 
-if (args.length > 0) {
+if (namesCommand(args)) {
   process.argv.splice(2, process.argv.length, ...args);
   await import('../lib/cli/main.ts');
 } else {
   const tsx = resolve(root, 'node_modules/.bin/tsx');
   const { serve } = await import('../lib/cli/serve.ts');
   process.stderr.write('Serving the built-in example: a legacy (2025-11-25) server whose tools push elicitation,\nsampling and roots requests, fronted by mcp-dual-era for modern and legacy clients.\n\n');
-  const serving = ['--port', process.env['PORT'] ?? '3000', '--roots', `file://${root}`, '--', tsx, resolve(root, 'fixtures/servers/exampleServer.ts')];
+  // Options given on the command line come after the defaults, and so win over them.
+  const serving = ['--port', process.env['PORT'] ?? '3000', '--roots', `file://${root}`, ...args, '--', tsx, resolve(root, 'fixtures/servers/exampleServer.ts')];
   process.exitCode = await serve(serving, { onListening: (url) => process.stderr.write(tryIt(url)) });
 }
 

@@ -5,8 +5,11 @@
  * legacy `initialize` on the same endpoint.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { namesCommand, startTarget } from '../../examples/startTarget.mjs';
+import { builtCli } from '../helpers/built.ts';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
@@ -61,7 +64,7 @@ start('should print its lines once it listens, and every line should work when p
 
 start('should be the one example that says it is what npm start runs', () => {
   const script = (JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start'];
-  assert.is(script, 'tsx examples/start.ts');
+  assert.is(script, 'node examples/start.mjs');
   for (const name of readdirSync(resolve(ROOT, 'examples')).filter((n) => n.endsWith('.ts'))) {
     const header = readFileSync(resolve(ROOT, 'examples', name), 'utf8').split('*/')[0]!;
     assert.is(header.includes('`npm start`:'), name === 'start.ts', name);
@@ -73,6 +76,57 @@ start('should run the translator walk-through (examples/translate-session.ts) to
   assert.is(ran.status, 0, ran.stderr);
   assert.match(ran.stdout, 'initialize becomes server/discover');
   assert.match(ran.stdout, 'input_required');
+});
+
+start('should serve the example with options only, and run the command with one', async () => {
+  assert.ok(namesCommand(['connect', '--', 'node', 'server.js']));
+  assert.ok(namesCommand(['--help']) && namesCommand(['--version']));
+  assert.not.ok(namesCommand([]));
+  assert.not.ok(namesCommand(['--port', '3021']));
+  // `npm start -- --port <n>` serves the example there.
+  const port = String(20_000 + (process.pid % 20_000));
+  const child = spawn(process.execPath, [resolve(ROOT, 'examples/start.mjs'), '--port', port], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.setEncoding('utf8');
+  try {
+    await new Promise<void>((done, reject) => {
+      child.stderr.on('data', (c: string) => {
+        err += c;
+        if (err.includes('Ctrl-C stops it')) done();
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    assert.match(err, `serving `);
+    assert.match(err, `at http://127.0.0.1:${port}/mcp`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+  }
+});
+
+start('should run the compiled command from a built checkout, and the source from one whose build is older', () => {
+  const root = mkdtempSync(join(tmpdir(), 'start-target-'));
+  try {
+    mkdirSync(join(root, 'lib/cli'), { recursive: true });
+    mkdirSync(join(root, 'dist/cli'), { recursive: true });
+    assert.is(startTarget(root), 'source', 'not built');
+    writeFileSync(join(root, 'lib/cli/main.ts'), '');
+    writeFileSync(join(root, 'dist/cli/main.js'), '');
+    const at = (file: string, seconds: number) => utimesSync(join(root, file), seconds, seconds);
+    at('lib/cli/main.ts', 1_000);
+    at('dist/cli/main.js', 2_000);
+    assert.is(startTarget(root), 'compiled', 'built after the last change');
+    at('lib/cli/main.ts', 3_000);
+    assert.is(startTarget(root), 'source', 'changed since the build');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  // This checkout, built: the command runs compiled, and answers as the source would.
+  builtCli();
+  assert.is(startTarget(ROOT), 'compiled');
+  const version = spawnSync(process.execPath, [resolve(ROOT, 'examples/start.mjs'), '--version'], { cwd: ROOT, encoding: 'utf8' });
+  assert.is(version.status, 0, version.stderr);
+  assert.match(version.stdout, /^\d+\.\d+\.\d+/);
 });
 
 start.run();
