@@ -28,8 +28,8 @@ Connect options:
   --env KEY=VALUE         added to the environment of the command (repeatable; it starts from ours)
   --clean-env             start the command's environment from a basic one (PATH, HOME, USER,
                           LOGNAME, SHELL, TERM, LANG, LC_ALL, TMPDIR) instead of ours
-  --roots <uri>           modern host, legacy server: a root for the server's roots/list outside
-                          any call (repeatable; a modern host cannot be asked then)
+  --roots <uri>           modern host, legacy server: a root to answer every roots/list of the
+                          server with, over the host's own (repeatable)
   --verbose               every message on both sides, in both eras, on stderr
   --quiet                 nothing on stderr but errors
   Exit codes: 0 the host's input ended or a signal, 1 the server could not be started, reached

@@ -32,7 +32,8 @@ Options:
   --public-url <url>      the URL clients reach this endpoint at (behind a proxy); with
                           --pass-authorization, the protected resource tokens are issued for
                           (default: the listen address and path)
-  --roots <uri>           a root to answer the server's roots/list outside any call (repeatable)
+  --roots <uri>           a root to answer every roots/list of the server with, over the client's
+                          own (repeatable)
   --cache-ttl <ms>        ttlMs on cacheable results (default 0: no caching)
   --cache-scope <s>       private (default) or public
   --body-limit <bytes>    largest accepted request body (default 4194304; = --limit body-bytes=…)

@@ -10,7 +10,7 @@ import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../core/upstreamFailure.ts';
 import { limitAnswer, refusalOf, type LimitRefusal } from '../../core/limits.ts';
 import type { ModernVersion } from '../../core/era.ts';
-import { canonicalJson, isRecord, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
+import { canonicalJson, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../../core/translate/context.ts';
 import { clientCapabilitiesToLegacy } from '../../core/translate/capabilities.ts';
 import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../../core/translate/envelope.ts';
@@ -122,7 +122,7 @@ export interface ModernDispatchOptions {
   readonly described?: (key: SessionKey) => InitializeResult | undefined;
   /**
    * The wrap's own roots (non-empty): sessions declare `roots` upstream whatever the client
-   * declared, and a call whose client declared no roots gets these for the server's `roots/list`.
+   * declared, and every `roots/list` of the server is answered with these, over the caller's own.
    */
   readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }>;
   /**
@@ -186,9 +186,12 @@ export function ownRoots(options: Pick<ModernDispatchOptions, 'roots'>): boolean
   return options.roots !== undefined && options.roots.length > 0;
 }
 
-/** Whether the server's `roots/list` during a call is answered with the wrap's own roots: the caller declared none. */
-function localRoots(options: Pick<ModernDispatchOptions, 'roots'>, envelope: Envelope): boolean {
-  return ownRoots(options) && !isRecord(envelope.clientCapabilities['roots']);
+/**
+ * Whether the server's `roots/list` during a call is answered with the wrap's own roots: whenever
+ * it has some, they are the operator's answer, over the roots the caller declared.
+ */
+function localRoots(options: Pick<ModernDispatchOptions, 'roots'>): boolean {
+  return ownRoots(options);
 }
 
 /** The wrap's own roots as a `roots/list` answer. */
@@ -197,8 +200,8 @@ function rootsAnswer(options: ModernDispatchOptions): RpcOutcome {
 }
 
 /**
- * The hooks of a call whose client declared no roots, on a session that declared them for the
- * wrap's own: the server's `roots/list` is answered with those, the rest goes to `hooks`.
+ * The hooks of a call on a wrap with roots of its own: the server's `roots/list` is answered with
+ * those (whatever roots the caller has), the rest goes to `hooks`.
  */
 function answeringRoots(hooks: CallHooks, options: ModernDispatchOptions): CallHooks {
   return {
@@ -274,7 +277,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
   const key = keyFor(ctx.principal, up.envelope, ownRoots(options), passedAuthorization(ctx, options));
-  const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, localRoots(options, up.envelope)) : undefined;
+  const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, localRoots(options)) : undefined;
   const r: PendingRequest = { request, ctx, options, up, key, target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false }, holder };
   let session: UpstreamSession | undefined;
   try {
@@ -364,7 +367,7 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
-  const local = localRoots(options, up.envelope);
+  const local = localRoots(options);
   // A call that cannot carry rounds has the server's `roots/list` answered with the wrap's own roots (or refused).
   const roots = r.holder !== undefined ? { holders: options.holders!, key: r.key, holder: r.pushable ? r.holder : WRAP_ROOTS, refresh: r.pushable, alone: r.pushable && rootsAlone(r) } : undefined;
   const call = bindCall(session, method, up.request.params, reservation, local ? options : undefined, ctx.telemetry, roots);

@@ -49,9 +49,9 @@ export interface WrapLegacyServerOptions {
   readonly cache?: CacheDefaults;
   readonly supportedVersions?: readonly ModernVersion[];
   /**
-   * Roots answered to a `roots/list` the server sends outside any call, or during a call of a
-   * client that declared no roots. With roots here, every upstream session declares
-   * `roots: { listChanged: true }` (as it does for a client that declared `roots`).
+   * The operator's roots: every `roots/list` the server sends, outside a call or during one, is
+   * answered with these, over whatever roots the caller has. With roots here, every upstream
+   * session declares `roots: { listChanged: true }` (as it does for a client that declared `roots`).
    */
   readonly roots?: ReadonlyArray<{ uri: string; name?: string }>;
   /**
@@ -270,7 +270,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     onUnrelatedPush: unrelated,
     // A server that asks for roots once, right after `initialized` (fastmcp), asks while the
     // session is opened for a client that declared roots: the client's next call answers it.
-    awaitsCall: (key, push) => push.method === 'roots/list' && key.capabilities['roots'] !== undefined,
+    // With roots of the wrap's own, those answer at once.
+    awaitsCall: (key, push) => push.method === 'roots/list' && key.capabilities['roots'] !== undefined && !options.roots?.length,
     onNotification: (key, session, method, params) => {
       if (method === 'notifications/tools/list_changed') tools.invalidate(session);
       if (method.endsWith('/list_changed')) catalog.changed(`${method.slice('notifications/'.length, -'/list_changed'.length)}/list`);
