@@ -2,14 +2,19 @@
  * `wrapModernServer(backend)`: a modern-only server served to legacy clients, over stdio and
  * sessionful Streamable HTTP. Each legacy session is a `LegacyClientBridge` (the translation of
  * `wrapLegacyClient`, placed in front of the server); all sessions share one upstream, since a
- * modern server keeps no per-connection state. Served through the same fronts as every wrap (the
- * HTTP front's legacy sessions, the stdio line server). Node-only (spawning a stdio server).
+ * modern server keeps no per-connection state. A modern client's requests are the server's own
+ * business: they pass through to it as they are, and its answers come back as they are. Served
+ * through the same fronts as every wrap (the HTTP front's legacy sessions and modern requests, the
+ * stdio line server). Node-only (spawning a stdio server).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHttpFront } from '../../fronts/httpFront.ts';
 import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
 import type { LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
-import type { Served, SessionSource } from '../../fronts/served.ts';
+import { errorAnswer, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
+import { httpStatusForError } from '../../core/errors.ts';
+import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
+import { closedReason, upstreamUnavailable } from '../../core/upstreamFailure.ts';
 import { RelayTelemetry } from '../../observe/relayTelemetry.ts';
 import type { Fleet } from '../../fleet/fleet.ts';
 import { serveStdio, type RunningStdioFront, type StdioFrontOptions } from '../../fronts/stdioFront.ts';
@@ -90,6 +95,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
     return bridge;
   };
   const source: SessionSource = { connect: async () => session(), observe: (transport) => RelayTelemetry.of({ transport, clientEra: 'legacy', serverEra: 'modern' }) };
+  const serveModern = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => passThrough(upstream, request, ctx);
   const fleet = options.fleet;
   const legacy = new LegacyHttpSessions(source, { ...(options.sessions ?? {}), principal: requestPrincipal(options.principal), ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}) });
   const front = createHttpFront({
@@ -100,6 +106,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
       ...(options.principal ? { principal: options.principal } : {}),
     },
     legacy,
+    serve: serveModern,
     ...(fleet ? { forwarding: fleet.forwarding, health: { ready: () => !closing, info: () => ({ ...fleet.info() }) } } : {}),
   });
 
@@ -107,6 +114,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
   const wrap: ModernServerWrap = {
     upstream,
     legacy: source,
+    serveModern,
     get sessions() {
       return legacy.size;
     },
@@ -124,4 +132,28 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
     },
   };
   return wrap;
+}
+
+/**
+ * A modern client's request, sent to the modern server as it is: its answer as the server gave it
+ * (an error answer with the HTTP status its code calls for), its notifications on the request's
+ * own stream; the client gone cancels it upstream (no answer then); the server unreachable is said
+ * as such.
+ */
+async function passThrough(upstream: ModernUpstream, request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> {
+  const controller = new AbortController();
+  const cancel = () => controller.abort();
+  if (ctx.signal.aborted) return undefined;
+  ctx.signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const message = await upstream.request(request, { signal: controller.signal, onNotification: ctx.notify });
+    return { message, status: 'error' in message && message.error ? httpStatusForError(message.error) : 200 };
+  } catch (e) {
+    if (ctx.signal.aborted) return undefined;
+    const gone = upstream.gone;
+    const error = gone !== undefined ? upstreamUnavailable(`it ${closedReason(gone.failure, 'before it answered')}`, gone.failure) : upstreamUnavailable(e instanceof Error ? e.message : String(e));
+    return errorAnswer(request.id, { ...error, status: 502 });
+  } finally {
+    ctx.signal.removeEventListener('abort', cancel);
+  }
 }
