@@ -372,7 +372,8 @@ function describeInit(init: { serverInfo?: { name: string; version: string }; pr
 /** Opens a session upstream through the wrap itself and says what the server is. */
 async function describeUpstream(wrap: LegacyServerWrap): Promise<{ ok: true; value: string } | { ok: false; error: string }> {
   const version = MODERN_VERSIONS[MODERN_VERSIONS.length - 1]!;
-  const answer = await wrap.serveModern(
+  // The command's own question: not a client's request (not in /metrics, not traced).
+  const answer = await wrap.serveUnobserved(
     { jsonrpc: '2.0', id: 'startup', method: 'server/discover', params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientCapabilities]: {} } } },
     { principal: 'anonymous', signal: new Cancellation(), notify: () => {} },
   );

@@ -68,6 +68,7 @@ s('should write every event of a session as one JSON object a line, with the tra
     const metrics = await (await fetch(new URL('/metrics', url))).text();
     assert.match(metrics, /mcp_dual_era_requests_total\{method="tools\/call",outcome="input_required",error_type=""\} 1/);
     assert.match(metrics, /mcp_dual_era_requests_total\{method="tools\/call",outcome="complete",error_type=""\} 1/);
+    assert.not.match(metrics, /mcp_dual_era_requests_total\{method="server\/discover"/, 'the command’s own start-up question is not a client’s request');
     child.kill('SIGTERM');
     assert.is(await exited(child), 0);
 

@@ -148,6 +148,11 @@ export interface LegacyServerWrap extends Served {
   node(req: IncomingMessage, res: ServerResponse): void;
   /** Serves one modern request (any transport); `undefined` when the client left a listen. */
   serveModern(request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined>;
+  /**
+   * `request` served as `serveModern` serves it, but not counted or traced as a client's request:
+   * for what the operator's own tooling asks (the command's start-up `server/discover`).
+   */
+  serveUnobserved(request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined>;
   readonly events: Emitter<WrapEvents>;
   readonly pool: SessionPool;
   /** Legacy HTTP sessions open now (clients that sent `initialize`). */
@@ -393,6 +398,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     fetch: front.fetch,
     node: front.node,
     serveModern: serve,
+    serveUnobserved: serveOne,
     legacy: source,
     events,
     pool,
