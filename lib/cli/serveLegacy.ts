@@ -9,7 +9,7 @@ import type { CacheDefaults } from '../core/translate/context.ts';
 import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
 import { Cancellation } from '../signals.ts';
 import { startAhead } from '../transport/spawnChild.ts';
-import type { LegacyServerWrap, WrapLegacyServerOptions } from '../wrap/legacyServer/wrapLegacyServer.ts';
+import type { LegacyServerWrap, WrapLegacyServerOptions, WrapStats } from '../wrap/legacyServer/wrapLegacyServer.ts';
 import { listenerLimits, type LimitKey, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
 import { Server as NetServer } from 'node:net';
@@ -352,15 +352,22 @@ async function onHttp(
       // Streams that never end by themselves end now; their clients open them again elsewhere.
       wrap.release();
       // The balancer has closed the connections it kept idle by now (its keep-alive timeout is
-      // shorter), and the other replicas send nothing here since this one left the directory:
-      // the idle ones left are closed.
+      // shorter), and the other replicas send nothing new here (it is listed as draining): the
+      // idle ones left are closed.
       const idle = setTimeout(() => server.server.closeIdleConnections(), DRAIN_IDLE_MS);
     });
   }
-  log.info('mcp-dual-era: shutting down');
+  log.info(shuttingDown(wrap.stats()));
   await wrap.close();
   await server.close();
   return 0;
+}
+
+/** What shutting down ends, for the log: each call in progress is answered that the server is shutting down. */
+function shuttingDown(stats: WrapStats): string {
+  const calls = stats.requests - stats.listens;
+  const ended = [calls > 0 ? `${calls} call(s) in progress, each answered that the server is shutting down` : '', stats.parked > 0 ? `${stats.parked} call(s) waiting for their client's input (released)` : '', stats.listens > 0 ? `${stats.listens} listen stream(s)` : '', stats.legacySessions > 0 ? `${stats.legacySessions} legacy session(s)` : ''].filter((s) => s !== '');
+  return `mcp-dual-era: shutting down${ended.length > 0 ? `: ending ${ended.join('; ')}` : ''}`;
 }
 
 /** What the server said of itself at `initialize`, for the log. */

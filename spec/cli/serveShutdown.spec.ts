@@ -1,0 +1,59 @@
+/**
+ * Ctrl-C on `serve` while a call is in progress: the call's client is answered that the server is
+ * shutting down (not cut off), and the log says what shutting down ended. The built command in
+ * front of server-everything, a raw modern call of its long-running tool.
+ */
+import { spawn } from 'node:child_process';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { builtCli } from '../helpers/built.ts';
+import { EVERYTHING, ROOT } from '../helpers/everything.ts';
+
+const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'spec', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+const s = suite('serve stopped with a call in progress');
+
+s('should answer the call that the server is shutting down, and say so in the log', async () => {
+  const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  try {
+    const url = await new Promise<string>((resolveUrl, reject) => {
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c.toString();
+        const m = /serving .* at (http:\/\/\S+)/.exec(err);
+        if (m) resolveUrl(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
+    });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-long-running-operation' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 }, _meta: { ...META, progressToken: 'p' } } }),
+    });
+    // Under way once the server reports its first step.
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let said = '';
+    while (!said.includes('notifications/progress')) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      said += decoder.decode(value, { stream: true });
+    }
+    assert.match(said, 'notifications/progress', 'the call is under way');
+    const exited = new Promise<number | null>((r) => child.once('exit', r));
+    child.kill('SIGINT');
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      said += decoder.decode(value, { stream: true });
+    }
+    assert.match(said, '"id":5');
+    assert.match(said, /"error":\{"code":-32603,"message":"Internal error: the upstream server was shut down/);
+    assert.is(await exited, 0);
+    assert.match(err, 'mcp-dual-era: shutting down: ending 1 call(s) in progress, each answered that the server is shutting down');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+s.run();
