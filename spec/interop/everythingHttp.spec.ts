@@ -279,7 +279,8 @@ modern('should complete server-everything roots, elicitation and sampling tools 
     assert.is(tappedParams(endpoint!.tapped, 'down', 'elicitation/create').length, 1);
     const rounds = recorder.answers.flatMap((a) => (a.json?.['result']?.['resultType'] === 'input_required' ? [a.json['result']] : []));
     const asks = rounds.map((r) => Object.values(r['inputRequests'] as Record<string, { method: string }>).map((i) => i.method));
-    assert.equal(asks[0], ['roots/list']);
+    // The call's own round, with the server's own fetch of roots in it when that landed meanwhile.
+    assert.ok(asks[0]!.length >= 1 && asks[0]!.every((m) => m === 'roots/list'), JSON.stringify(asks[0]));
     assert.equal(asks.filter((methods) => !methods.every((m) => m === 'roots/list')), [['elicitation/create'], ['sampling/createMessage']]);
     assert.ok(rounds.every((r) => typeof r['requestState'] === 'string'));
   } finally {

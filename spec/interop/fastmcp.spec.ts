@@ -51,7 +51,7 @@ roots('should not declare roots upstream when neither the wrap nor the client ha
 });
 
 roots("should let a modern client's tool call that needs roots get the client's own, as an input round", async () => {
-  const wrap = fastmcpWrap(CONFIGURED);
+  const wrap = fastmcpWrap();
   const http = await serveNodeHttp(wrap, { port: 0 });
   const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } });
   let listed = 0;
@@ -64,6 +64,27 @@ roots("should let a modern client's tool call that needs roots get the client's 
     const result = await client.callTool({ name: 'workspace', arguments: {} });
     assert.equal(JSON.parse(textOf(result)), ['file:///home/ada/project']);
     assert.is(listed, 1, 'the client was asked once');
+  } finally {
+    await client.close();
+    await http.close();
+    await wrap.close();
+  }
+});
+
+roots("should give fastmcp the wrap roots over a modern client's own: the operator's answer wins", async () => {
+  const wrap = fastmcpWrap(CONFIGURED);
+  const http = await serveNodeHttp(wrap, { port: 0 });
+  const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } });
+  let listed = 0;
+  client.setRequestHandler('roots/list', async () => {
+    listed++;
+    return { roots: CLIENTS };
+  });
+  try {
+    await client.connect(new ModernHttpTransport(new URL(`${http.origin}/mcp`)) as never);
+    const result = await client.callTool({ name: 'workspace', arguments: {} });
+    assert.equal(JSON.parse(textOf(result)), ['file:///srv/configured']);
+    assert.is(listed, 0, 'the client was not asked');
   } finally {
     await client.close();
     await http.close();
