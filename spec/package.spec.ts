@@ -23,6 +23,7 @@ const ENTRIES = Object.keys(OWN.exports)
   .map((key) => (key === '.' ? OWN.name : `${OWN.name}/${key.slice(2)}`));
 const TYPES_NODE = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
 const SDK_V1 = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { version: string }).version;
+const TYPESCRIPT = (JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version;
 
 interface Ran {
   readonly code: number;
@@ -73,7 +74,8 @@ async function prepare(): Promise<void> {
   project = join(temp, 'consumer');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
-  const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `@types/node@${TYPES_NODE}`, `@modelcontextprotocol/sdk@${SDK_V1}`], project, 120_000);
+  // A TypeScript project, as the codemod's users have: the compiler is theirs (an optional peer of ours).
+  const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `@types/node@${TYPES_NODE}`, `@modelcontextprotocol/sdk@${SDK_V1}`, `typescript@${TYPESCRIPT}`], project, 120_000);
   assert.is(install.code, 0, describeRun('npm install', install));
   installed = join(project, 'node_modules', OWN.name);
 }
@@ -225,6 +227,22 @@ void [wrap, stats.requests, kind, up.ok, sorted.ok, outcome];
     return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
   assert.equal(diagnostics, []);
+});
+
+p('should not install the TypeScript compiler for the command, and say how to migrate without it', async () => {
+  await ready();
+  const own = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+  assert.not.ok('typescript' in own.dependencies, 'typescript is not a dependency');
+  assert.ok(own.peerDependenciesMeta?.['typescript']?.optional, 'an optional peer');
+  const removed = await npm(['uninstall', '--offline', '--no-audit', '--no-fund', 'typescript'], project, 120_000);
+  assert.is(removed.code, 0, describeRun('npm uninstall typescript', removed));
+  assert.not.ok(existsSync(join(project, 'node_modules/typescript')), 'nothing else brought it back');
+  const help = await npm(['exec', '--offline', '--', OWN.name, 'serve', '--help'], project);
+  assert.is(help.code, 0, describeRun('mcp-dual-era serve --help', help));
+  const migrate = await npm(['exec', '--offline', '--', OWN.name, 'migrate', 'src/server.ts'], project);
+  assert.is(migrate.code, 1, describeRun('mcp-dual-era migrate without typescript', migrate));
+  assert.match(migrate.stderr, 'mcp-dual-era migrate: the migration reads code with the TypeScript compiler, which is not installed here');
+  assert.match(migrate.stderr, 'npx -p typescript -p mcp-dual-era mcp-dual-era migrate');
 });
 
 p.run();

@@ -34,8 +34,14 @@ export async function migrateCommand(argv: readonly string[]): Promise<number> {
     return usageError('migrate')('name the files or directories to migrate');
   }
   // The codemod (and the TypeScript compiler) is loaded once the arguments are known to be right.
-  const { migrate } = await import('../codemod/migrate.ts');
-  const { renderReport, reportJson } = await import('../codemod/report.ts');
+  let codemod: [typeof import('../codemod/migrate.ts'), typeof import('../codemod/report.ts')];
+  try {
+    codemod = await Promise.all([import('../codemod/migrate.ts'), import('../codemod/report.ts')]);
+  } catch (e) {
+    process.stderr.write(`mcp-dual-era migrate: ${e instanceof Error ? e.message : String(e)}\n`);
+    return 1;
+  }
+  const [{ migrate }, { renderReport, reportJson }] = codemod;
   const report = migrate({ paths: positionals, mode, write: values.write === true });
   const base = process.cwd();
   process.stdout.write(values.json ? `${JSON.stringify(reportJson(report, base), null, 2)}\n` : renderReport(report, base));
