@@ -67,6 +67,8 @@ ${replicas.map((r) => `    server ${r} max_fails=0;`).join('\n')}
 /** A running nginx. */
 export interface RunningNginx {
   readonly url: string;
+  /** Its master process (a script that must end it on any exit path sends it SIGTERM: it stops its workers). */
+  readonly pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -93,6 +95,7 @@ export async function startNginx(replicas: readonly string[]): Promise<RunningNg
   }
   return {
     url,
+    pid: child.pid,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));

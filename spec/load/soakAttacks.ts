@@ -4,8 +4,11 @@
  * from 64 callers and 64 from one caller with four capability sets, each never retried and renewed
  * every half minute; 64 listens of 64 callers, reopened when ended; a burst of 256 bare legacy
  * `initialize`s from as many callers, then one a second; oversized bodies, made-up tool names and
- * slowloris sockets. Each reports what it got by outcome (a refusal is what an attacker should get). The
- * honest clients (modern, MRTR rounds, SDK v1 legacy, a listen) run in soak.ts and are timed here.
+ * slowloris sockets; and those of `soakIntrusions.ts` on what a fleet adds. Each reports what it got by
+ * outcome (a refusal is what an attacker should get). When told to stop, the attackers end what they
+ * hold as a client that leaves does (parked calls retried with `cancel`, legacy sessions deleted), so
+ * what the server still holds afterwards is what nobody can end. The honest clients (modern, MRTR
+ * rounds, SDK v1 legacy, a listen) run in soak.ts and are timed here.
  */
 import { setMaxListeners } from 'node:events';
 import { request as httpRequest } from 'node:http';
@@ -16,19 +19,22 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { latencyStats, type LatencyStats } from '../../bench/measure.ts';
 import { textOf } from '../helpers/everything.ts';
 import { modernPost, openListen, type ModernAnswer } from '../helpers/modernHttp.ts';
+import { bigIdsAttack, hopsAttack, sessionsAttack, ssrfAttack, type IntrusionCounts, type IntrusionCtx } from './soakIntrusions.ts';
 
 /** What the attacker process is told (as JSON, its one argument). */
 export interface AttackConfig {
   readonly url: string;
   readonly port: number;
+  /** The origins of the replicas behind `url` (one process: its own), for attacks sent straight to them. */
+  readonly direct?: readonly string[];
   /** Stop by itself this long after starting, whatever happens (ms). */
   readonly deadlineMs: number;
-  /** Which attacks to run (default all): `parked`, `caps`, `listens`, `legacy`, `oversized`, `names`, `slowloris`. */
+  /** Which attacks to run (default all): `parked`, `caps`, `listens`, `legacy`, `oversized`, `names`, `slowloris`, `ssrf`, `hops`, `sessions`, `bigids`. */
   readonly attacks?: readonly string[];
 }
 
 /** Every attack `attack()` knows, by the name `--attacks` takes. */
-export const ATTACKS = ['parked', 'caps', 'listens', 'legacy', 'oversized', 'names', 'slowloris'] as const;
+export const ATTACKS = ['parked', 'caps', 'listens', 'legacy', 'oversized', 'names', 'slowloris', 'ssrf', 'hops', 'sessions', 'bigids'] as const;
 
 /** What it reports when it stops: per attacker kind, per outcome, how many. */
 export interface AttackReport {
@@ -37,6 +43,8 @@ export interface AttackReport {
   readonly slowlorisClosedAfterS: number[];
   /** CPU seconds the attacker process used. */
   readonly cpuSeconds: number;
+  /** What the attacker's own listener received (`ssrf`) and the honest legacy client's 404s (`sessions`). */
+  readonly intrusions: IntrusionCounts;
 }
 
 /** Parked calls kept in flight at once (distinct callers), and per capability set of the one caller. */
@@ -45,11 +53,15 @@ const CAPS_SETS = 4;
 const PER_CAPS_SET = 16;
 /** How long a parked call is left before its slot parks another (it is never retried). */
 const PARK_HOLD_MS = 30_000;
+/** How long the call that parks may take to be answered. */
+const PARK_CALL_MS = 20_000;
 const LISTENS_OPEN = 64;
 /** Bare legacy `initialize`s sent at once when the attack starts, then a steady trickle. */
 const LEGACY_BURST = 256;
 const LEGACY_BURST_AT_ONCE = 32;
 const LEGACY_PER_SECOND = 1;
+/** How long a legacy `initialize` of the attackers may take. */
+const LEGACY_INITIALIZE_MS = 20_000;
 const OVERSIZED_PER_SECOND = 1;
 const OVERSIZED_BYTES = 8 * 1024 * 1024;
 const NAMES_PER_SECOND = 20;
@@ -59,6 +71,10 @@ const PACED_IN_FLIGHT = 64;
 /** A loop attacker that was refused waits this long before its next attempt, so it is not a busy loop. */
 const REFUSED_PAUSE_MS = 250;
 const ELICIT = 'trigger-elicitation-request';
+/** Requests at once when the attackers end what they hold. */
+const RELEASE_AT_ONCE = 16;
+/** The outcome kind of what the attackers end when they stop. */
+const RELEASED = 'ended when the attackers stopped';
 
 /** Counts of outcomes by attacker kind. */
 export class Outcomes {
@@ -80,6 +96,7 @@ export function outcomeOf(a: ModernAnswer): string {
 /** A thrown error as an outcome (the network error's code where there is one). */
 export function errorOutcome(e: unknown): string {
   const err = e as { name?: string; code?: string; cause?: { code?: string; name?: string } };
+  if (err.name === 'TimeoutError') return 'error no answer in time';
   return `error ${err.cause?.code ?? err.code ?? err.cause?.name ?? err.name ?? String(e)}`;
 }
 
@@ -95,26 +112,51 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
   });
 
+/** A call parked for the attackers, and what its retry needs. */
+interface ParkedCall {
+  readonly principal: string;
+  readonly capabilities: Record<string, unknown>;
+  readonly requestState: string;
+  readonly key: string;
+}
+
+/** What the attackers hold now: ended when they stop. */
+interface Held {
+  readonly parked: Set<ParkedCall>;
+  /** Legacy sessions by id: where they were opened, and by whom. */
+  readonly sessions: Map<string, { url: string; principal: string }>;
+}
+
 interface Ctx {
   readonly config: AttackConfig;
   readonly signal: AbortSignal;
   readonly outcomes: Outcomes;
   readonly slowlorisClosedAfterS: number[];
+  readonly held: Held;
+  readonly intrusions: IntrusionCounts;
 }
 
 let sequence = 0;
 const next = () => ++sequence;
 
-/** One slot of parked calls: a pushable call an elicitation, answered `input_required`, never retried. */
+/** One slot of parked calls: a pushable call an elicitation, answered `input_required`, never retried (until the attackers stop). */
 async function parkedSlot(ctx: Ctx, kind: string, principal: () => string, capabilities: Record<string, unknown>): Promise<void> {
   while (!ctx.signal.aborted) {
     try {
-      const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {} }, { principal: principal(), capabilities, signal: ctx.signal, id: next() });
+      const caller = principal();
+      // Not aborted when the attackers stop: a call it parks is known, and ended.
+      const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {} }, { principal: caller, capabilities, signal: AbortSignal.timeout(PARK_CALL_MS), id: next() });
       const outcome = outcomeOf(a);
       ctx.outcomes.add(kind, outcome);
       // Parked, it is left to hold its session; refused, the slot tries again when told to.
-      if (outcome.endsWith('input_required')) await sleep(PARK_HOLD_MS, ctx.signal);
-      else await sleep(retryAfterMs(a), ctx.signal);
+      const r = a.message['result'];
+      const key = outcome.endsWith('input_required') ? Object.keys(r?.inputRequests ?? {})[0] : undefined;
+      if (key !== undefined && typeof r.requestState === 'string') {
+        const call: ParkedCall = { principal: caller, capabilities, requestState: r.requestState, key };
+        ctx.held.parked.add(call);
+        await sleep(PARK_HOLD_MS, ctx.signal);
+        if (!ctx.signal.aborted) ctx.held.parked.delete(call);
+      } else await sleep(retryAfterMs(a), ctx.signal);
     } catch (e) {
       if (ctx.signal.aborted) return;
       ctx.outcomes.add(kind, errorOutcome(e));
@@ -170,16 +212,24 @@ async function paced(ctx: Ctx, kind: string, perSecond: number, fire: () => Prom
 
 const LEGACY_INITIALIZE = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}';
 
-/** A bare legacy `initialize` from a new caller, its session never used again. */
-async function legacyInitialize(ctx: Ctx): Promise<string> {
-  const res = await fetch(ctx.config.url, {
+/**
+ * A bare legacy `initialize` from a new caller (at `url`, as `principal`), its session never used
+ * again (until the attackers stop and delete it). Stopping does not abort one under way: it ends
+ * in its own time (at most `LEGACY_INITIALIZE_MS`), so its session is known and deleted.
+ */
+async function legacyInitialize(ctx: Ctx, url = ctx.config.url, principal = `attacker-legacy-${next()}`): Promise<string> {
+  const res = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer attacker-legacy-${next()}` },
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${principal}` },
     body: LEGACY_INITIALIZE,
-    signal: ctx.signal,
+    signal: AbortSignal.timeout(LEGACY_INITIALIZE_MS),
   });
   const text = await res.text();
-  if (res.headers.get('mcp-session-id')) return `${res.status} session`;
+  const session = res.headers.get('mcp-session-id');
+  if (session) {
+    ctx.held.sessions.set(session, { url, principal });
+    return `${res.status} session`;
+  }
   const json = /\{.*\}/s.exec(text.replace(/^data: /gm, ''))?.[0];
   try {
     const m = JSON.parse(json ?? '{}') as { error?: { code: number; data?: { limit?: string } } };
@@ -256,41 +306,93 @@ async function slowloris(ctx: Ctx): Promise<void> {
   }
 }
 
-/** Starts every attacker until `signal`: `done` when all have stopped, `report()` what they got so far. */
-export function attack(config: AttackConfig, signal: AbortSignal): { done: Promise<unknown>; report(): AttackReport } {
-  setMaxListeners(0, signal);
-  const ctx: Ctx = { config, signal, outcomes: new Outcomes(), slowlorisClosedAfterS: [] };
-  const loops: Array<Promise<void>> = [];
-  const on = (name: (typeof ATTACKS)[number]) => !config.attacks || config.attacks.includes(name);
-  if (on('parked')) for (let i = 0; i < PARKED_IN_FLIGHT; i++) loops.push(parkedSlot(ctx, 'parked calls (distinct callers)', () => `attacker-park-${next()}`, { elicitation: {} }));
-  if (on('caps')) {
-    for (let c = 0; c < CAPS_SETS; c++) {
-      for (let i = 0; i < PER_CAPS_SET; i++) loops.push(parkedSlot(ctx, 'parked calls (one caller, 4 capability sets)', () => 'attacker-caps', { elicitation: {}, experimental: { [`k${c}`]: {} } }));
+/** Runs `each` over `items`, `RELEASE_AT_ONCE` at a time. */
+async function inTurns<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
+  const queue = [...items];
+  await Promise.all(Array.from({ length: RELEASE_AT_ONCE }, async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await each(item);
+  }));
+}
+
+/** Ends what the attackers hold: each parked call retried with `cancel`, each legacy session deleted. */
+async function release(ctx: Ctx): Promise<void> {
+  const signal = () => AbortSignal.timeout(10_000);
+  await inTurns([...ctx.held.parked], async (call) => {
+    try {
+      const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {}, inputResponses: { [call.key]: { action: 'cancel' } }, requestState: call.requestState }, { principal: call.principal, capabilities: call.capabilities, signal: signal(), id: next() });
+      ctx.outcomes.add(RELEASED, `parked call retried with cancel: ${outcomeOf(a)}`);
+    } catch (e) {
+      ctx.outcomes.add(RELEASED, `parked call retried with cancel: ${errorOutcome(e)}`);
     }
-  }
-  if (on('listens')) for (let i = 0; i < LISTENS_OPEN; i++) loops.push(listenSlot(ctx));
-  if (on('legacy')) loops.push(
-    (async () => {
-      // The burst first (a few dozen at a time), then the trickle.
-      for (let sent = 0; sent < LEGACY_BURST && !signal.aborted; sent += LEGACY_BURST_AT_ONCE) {
-        const wave = Array.from({ length: LEGACY_BURST_AT_ONCE }, () => legacyInitialize(ctx).then((o) => ctx.outcomes.add('legacy initialize (burst)', o), (e: unknown) => void (signal.aborted || ctx.outcomes.add('legacy initialize (burst)', errorOutcome(e)))));
-        await Promise.all(wave);
+  });
+  await inTurns([...ctx.held.sessions], async ([id, { url, principal }]) => {
+    try {
+      const res = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${principal}` }, signal: signal() });
+      await res.arrayBuffer();
+      ctx.outcomes.add(RELEASED, `legacy session deleted: ${res.status}`);
+    } catch (e) {
+      ctx.outcomes.add(RELEASED, `legacy session deleted: ${errorOutcome(e)}`);
+    }
+  });
+}
+
+/** Starts every attacker until `signal`: `done` when all have stopped, `release()` to end what they hold, `report()` what they got so far. */
+export function attack(config: AttackConfig, signal: AbortSignal): { done: Promise<unknown>; release(): Promise<void>; report(): AttackReport } {
+  setMaxListeners(0, signal);
+  const ctx: Ctx = { config, signal, outcomes: new Outcomes(), slowlorisClosedAfterS: [], held: { parked: new Set(), sessions: new Map() }, intrusions: { ssrfListenerReached: 0, honestSessionLost: 0 } };
+  const on = (name: (typeof ATTACKS)[number]) => !config.attacks || config.attacks.includes(name);
+  const intrusion: IntrusionCtx = {
+    url: config.url,
+    direct: config.direct ?? [new URL(config.url).origin],
+    signal,
+    add: (kind, outcome) => ctx.outcomes.add(kind, outcome),
+    paced: (kind, perSecond, fire) => paced(ctx, kind, perSecond, fire),
+    legacyInitialize: (url, principal) => legacyInitialize(ctx, url, principal),
+    holdSession: (sessionId, url, principal) => void ctx.held.sessions.set(sessionId, { url, principal }),
+  };
+  // The honest legacy client of `sessions` is listening before any attack starts.
+  const sessions = on('sessions') ? sessionsAttack(intrusion, ctx.intrusions) : undefined;
+  const begin = (): Promise<unknown> => {
+    const loops: Array<Promise<void>> = [];
+    if (on('parked')) for (let i = 0; i < PARKED_IN_FLIGHT; i++) loops.push(parkedSlot(ctx, 'parked calls (distinct callers)', () => `attacker-park-${next()}`, { elicitation: {} }));
+    if (on('caps')) {
+      for (let c = 0; c < CAPS_SETS; c++) {
+        for (let i = 0; i < PER_CAPS_SET; i++) loops.push(parkedSlot(ctx, 'parked calls (one caller, 4 capability sets)', () => 'attacker-caps', { elicitation: {}, experimental: { [`k${c}`]: {} } }));
       }
-      await paced(ctx, 'legacy initialize', LEGACY_PER_SECOND, () => legacyInitialize(ctx));
-    })(),
-  );
-  if (on('oversized')) loops.push(paced(ctx, 'oversized body (8 MiB)', OVERSIZED_PER_SECOND, () => oversizedPost(ctx)));
-  if (on('names')) loops.push(paced(ctx, 'made-up tool names', NAMES_PER_SECOND, () => madeUpTool(ctx)));
-  if (on('slowloris')) for (let i = 0; i < SLOWLORIS_SOCKETS; i++) loops.push(slowloris(ctx));
-  return { done: Promise.allSettled(loops), report: () => {
+    }
+    if (on('listens')) for (let i = 0; i < LISTENS_OPEN; i++) loops.push(listenSlot(ctx));
+    if (on('legacy')) loops.push(
+      (async () => {
+        // The burst first (a few dozen at a time), then the trickle.
+        for (let sent = 0; sent < LEGACY_BURST && !signal.aborted; sent += LEGACY_BURST_AT_ONCE) {
+          const wave = Array.from({ length: LEGACY_BURST_AT_ONCE }, () => legacyInitialize(ctx).then((o) => ctx.outcomes.add('legacy initialize (burst)', o), (e: unknown) => void (signal.aborted || ctx.outcomes.add('legacy initialize (burst)', errorOutcome(e)))));
+          await Promise.all(wave);
+        }
+        await paced(ctx, 'legacy initialize', LEGACY_PER_SECOND, () => legacyInitialize(ctx));
+      })(),
+    );
+    if (on('oversized')) loops.push(paced(ctx, 'oversized body (8 MiB)', OVERSIZED_PER_SECOND, () => oversizedPost(ctx)));
+    if (on('names')) loops.push(paced(ctx, 'made-up tool names', NAMES_PER_SECOND, () => madeUpTool(ctx)));
+    if (on('slowloris')) for (let i = 0; i < SLOWLORIS_SOCKETS; i++) loops.push(slowloris(ctx));
+    const failed = (kind: string) => (e: unknown) => void (signal.aborted || ctx.outcomes.add(kind, `stopped: ${errorOutcome(e)}`));
+    if (on('ssrf')) loops.push(ssrfAttack(intrusion, ctx.intrusions).catch(failed('ssrf')));
+    if (on('hops')) loops.push(hopsAttack(intrusion).catch(failed('hops')));
+    if (sessions) loops.push(sessions.done.catch(failed('sessions')));
+    if (on('bigids')) loops.push(bigIdsAttack(intrusion).catch(failed('bigids')));
+    return Promise.allSettled(loops);
+  };
+  return {
+    done: (sessions?.ready ?? Promise.resolve()).then(begin),
+    release: () => release(ctx),
+    report: () => {
       const cpu = process.cpuUsage();
-      return { outcomes: ctx.outcomes.byKind, slowlorisClosedAfterS: ctx.slowlorisClosedAfterS, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
+      return { outcomes: ctx.outcomes.byKind, slowlorisClosedAfterS: ctx.slowlorisClosedAfterS, cpuSeconds: (cpu.user + cpu.system) / 1e6, intrusions: ctx.intrusions };
     },
   };
 }
 
 /** How long the attackers get to wind down after `stop` before they report anyway. */
-const WIND_DOWN_MS = 10_000;
+const WIND_DOWN_MS = 20_000;
 
 // ---- the honest clients (run by soak.ts itself) ----
 
@@ -501,6 +603,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const running = attack(config, controller.signal);
   await new Promise<void>((resolve) => controller.signal.addEventListener('abort', () => resolve(), { once: true }));
   await Promise.race([running.done, sleep(WIND_DOWN_MS)]);
+  await Promise.race([running.release(), sleep(WIND_DOWN_MS)]);
   clearTimeout(deadline);
   if (process.connected) process.send!({ type: 'report', report: running.report() }, () => process.exit(0));
   else process.exit(0);
