@@ -262,7 +262,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
           if (owner !== undefined) return forwarding.forward(owner, request, undefined, { session: sessionId });
         }
       }
-      if (sessionId && config.legacy.size > 0) return config.legacy.handle(request);
+      if (sessionId) return config.legacy.handle(request);
       return new Response(null, { status: 405, headers: { allow: 'POST' } });
     }
     if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });

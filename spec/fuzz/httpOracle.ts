@@ -136,7 +136,8 @@ export function expectHttp(input: HttpInput): Expected {
   const origin = header('origin');
   if ((origin !== null && !originAllowed(origin)) || (header('host') !== null && !hostAllowed(header('host')!))) return { kind: 'error', status: 403, code: -32600, id: undefined };
   const session = header('mcp-session-id');
-  if (input.method === 'GET' || input.method === 'DELETE') return session ? { kind: 'empty', status: [405, 404] } : { kind: 'empty', status: [405] };
+  // A session named (held or not) is looked up, and one not held is 404; none named is 405.
+  if (input.method === 'GET' || input.method === 'DELETE') return session ? { kind: 'empty', status: [404] } : { kind: 'empty', status: [405] };
   if (input.method !== 'POST') return { kind: 'empty', status: [405] };
   const tooLarge = Buffer.byteLength(input.body) > input.maxBodyBytes;
   // Both wrong: which is found first depends on whether the length was declared (then the size is known at once).
