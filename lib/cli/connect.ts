@@ -7,7 +7,8 @@
  * translated, a modern one gets the messages untouched). A modern host may fall back to
  * `initialize` on the same pipe (when our first answer was slower than it waits): it is then served
  * as a legacy host and late answers to what it gave up on are dropped. A server command is started
- * as soon as the arguments are read, while the rest loads. stdout carries protocol messages only.
+ * as soon as the arguments are read, while the rest loads. stdout carries protocol messages only,
+ * each id as the host wrote it (`exactIds.ts`: an id past 2^53 comes back unchanged).
  * With `--oauth`, every request to an HTTP server goes through `authorizedFetch` and a
  * `SignInProvider`: the sign-in starts at the server's first 401, and the host's request waits for it.
  */
@@ -20,7 +21,8 @@ import { internalError, parseError } from '../core/errors.ts';
 import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
 import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { RelayTelemetry } from '../observe/relayTelemetry.ts';
-import { frame, LineFramer } from '../transport/lineFramer.ts';
+import { LineFramer } from '../transport/lineFramer.ts';
+import { exactJson, holdExactIds } from '../transport/exactIds.ts';
 import { startAhead } from '../transport/spawnChild.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
@@ -179,7 +181,7 @@ class Connection {
       }
       this.#options.trace?.('us', 'client', message);
       this.#observed?.answered(message as JsonRpcMessage);
-      batched(frame(message));
+      batched(`${exactJson(message)}\n`);
     };
     const done = new Promise<number>((resolve) => (this.#finish = resolve));
     const framer = new LineFramer((line) => this.#fromHost(line));
@@ -205,7 +207,7 @@ class Connection {
   #fromHost(line: string): void {
     let message: unknown;
     try {
-      message = JSON.parse(line);
+      message = holdExactIds(JSON.parse(line), line);
     } catch {
       this.#options.trace?.('client', 'us', `(not JSON) ${line.slice(0, 200)}`);
       this.#write!(errorResponse(null, parseError('the line is not JSON')));

@@ -149,10 +149,12 @@ export function nestedBeyond(text: string, value: unknown, maxDepth = DEFAULT_MA
 }
 
 /**
- * Decodes one JSON-RPC message from text: `-32700` for invalid JSON or nesting beyond `maxDepth`,
- * then `classify()`.
+ * Decodes one JSON-RPC message from text: `-32700` for invalid JSON or nesting beyond `maxDepth`
+ * (default 64), then `classify()`. `rewrite`, when given, rewrites the decoded value (given the
+ * text it came from) before it is classified: the fronts that answer callers hold the ids a
+ * JavaScript number would change this way.
  */
-export function parseMessage(text: string, options: { maxDepth?: number } = {}): Outcome<Classified, ClassifyFailure> {
+export function parseMessage(text: string, options: { maxDepth?: number; rewrite?: (value: unknown, text: string) => unknown } = {}): Outcome<Classified, ClassifyFailure> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -161,7 +163,7 @@ export function parseMessage(text: string, options: { maxDepth?: number } = {}):
   }
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   if (nestedBeyond(text, value, maxDepth)) return fail({ ...parseError(`nesting deeper than ${maxDepth}`), id: null });
-  return classify(value);
+  return classify(options.rewrite ? options.rewrite(value, text) : value);
 }
 
 /** Builds a result response. */

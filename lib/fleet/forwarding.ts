@@ -17,6 +17,7 @@ import { HOP_HEADER, type ForwardedFor, type Forwarding, type HopRequest } from 
 import { stateOwner } from '../state/requestState.ts';
 import type { Keyring } from '../state/keyring.ts';
 import type { FleetDirectory, ReplicaRecord } from './directory.ts';
+import { exactJson, holdExactIds } from '../transport/exactIds.ts';
 import type { HopSecrets } from './hopSecrets.ts';
 
 /** How a fleet forwards. */
@@ -109,17 +110,17 @@ interface Reply {
  */
 function goneReply(what: ForwardedFor, owner: string, why: string): Reply {
   const json = { 'content-type': 'application/json' };
-  if ('call' in what) return { status: 400, headers: json, body: JSON.stringify(ownerGoneError(what.call, owner, why)) };
+  if ('call' in what) return { status: 400, headers: json, body: exactJson(ownerGoneError(what.call, owner, why)) };
   if ('session' in what) return { status: 404, headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } }) };
   const body = errorResponse(what.handedOver, { code: ErrorCode.InternalError, message: `Internal error: this replica is draining and the one it handed the request to is gone (${why}); send the request again` });
-  return { status: 503, headers: { ...json, 'retry-after': '0' }, body: JSON.stringify(body) };
+  return { status: 503, headers: { ...json, 'retry-after': '0' }, body: exactJson(body) };
 }
 
 /** The answer when the directory cannot be asked where `owner` is: 503, to be sent again shortly. */
 function unreachableReply(what: ForwardedFor, owner: string): Reply {
   const id = 'call' in what ? what.call : 'handedOver' in what ? what.handedOver : null;
   const body = errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the fleet's directory (its Redis) cannot be reached to find replica ${owner}, which holds this; send it again shortly` });
-  return { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: JSON.stringify(body) };
+  return { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: exactJson(body) };
 }
 
 const asResponse = (reply: Reply): Response => new Response(reply.body, { status: reply.status, headers: reply.headers });
@@ -139,7 +140,7 @@ function brokenEvents(what: ForwardedFor, ids: readonly RequestId[], owner: stri
       ? ownerGoneError(id, owner, why)
       : errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the replica serving this request is gone (${why}); send it again${'session' in what ? ' in a new session' : ''}` }),
   );
-  return gone.map((m) => `event: message\ndata: ${JSON.stringify(m)}\n\n`).join('');
+  return gone.map((m) => `event: message\ndata: ${exactJson(m)}\n\n`).join('');
 }
 
 /** How long after a first look finds no owner the directory is looked at again. */
@@ -232,10 +233,10 @@ function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswere
 const httpAgent = new HttpAgent({ keepAlive: true, timeout: 4000 });
 const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: 4000 });
 
-/** The id of the answer an event's data carries, if it is one. */
+/** The id of the answer an event's data carries, if it is one (held exactly, as `requestIds` holds the body's). */
 function answered(data: string): RequestId | undefined {
   try {
-    const message = JSON.parse(data) as { id?: RequestId; method?: string };
+    const message = holdExactIds(JSON.parse(data), data) as { id?: RequestId; method?: string };
     return message.method === undefined ? message.id : undefined;
   } catch {
     return undefined;
@@ -246,7 +247,7 @@ function answered(data: string): RequestId | undefined {
 function requestIds(body: string | undefined): RequestId[] {
   if (body === undefined) return [];
   try {
-    const parsed = JSON.parse(body) as unknown;
+    const parsed = holdExactIds(JSON.parse(body), body);
     return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => (isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number') ? [m['id']] : []));
   } catch {
     return [];

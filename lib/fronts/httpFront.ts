@@ -33,6 +33,7 @@ import {
   type OriginPolicy,
 } from '../transport/httpEdge.ts';
 import { nodeSse, viaFetch, webRequest, writeEmpty, writeJson, writeWebResponse } from '../transport/nodeHttp.ts';
+import { exactJson } from '../transport/exactIds.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import type { ProtectedResource } from './protectedResource.ts';
 import { errorAnswer, HOP_HEADER, type Forwarding, type HopRequest, type Served } from './served.ts';
@@ -273,22 +274,22 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     // another replica goes there. A plain call is neither: it pays for neither check's serialising.
     if (forwarding && r.kind !== 'reply') {
       if (hop !== null) {
-        if (!(await forwarding.verifyHop(hop, hopRequest(request, r.kind === 'serve' ? null : sessionId, JSON.stringify(r.kind === 'serve' ? r.rpc : r.parsed))))) return forbiddenHop();
+        if (!(await forwarding.verifyHop(hop, hopRequest(request, r.kind === 'serve' ? null : sessionId, exactJson(r.kind === 'serve' ? r.rpc : r.parsed))))) return forbiddenHop();
       } else if (r.kind === 'legacy-handle' && sessionId) {
         const owner = forwarding.sessionOwner(sessionId);
-        if (owner !== undefined) return forwarding.forward(owner, request, JSON.stringify(r.parsed), { session: sessionId });
+        if (owner !== undefined) return forwarding.forward(owner, request, exactJson(r.parsed), { session: sessionId });
       } else if (r.kind === 'serve') {
         const owner = forwarding.ownerOf(r.rpc);
         if (owner !== undefined) {
           const span = forwardedSpan(r.rpc, header, owner);
-          return forwarding.forward(owner, request, JSON.stringify(r.rpc), { call: r.rpc.id }).finally(() => span.end());
+          return forwarding.forward(owner, request, exactJson(r.rpc), { call: r.rpc.id }).finally(() => span.end());
         }
       }
       // New work reaching a replica that drains goes to one that does not (the balancer sends
       // some until it notices), so no client sees this replica go.
       if (hop === null && draining() && handedOver(r)) {
         const peer = await forwarding.readyPeer();
-        if (peer !== undefined) return forwarding.forward(peer, request, JSON.stringify(r.kind === 'serve' ? r.rpc : r.parsed), { handedOver: r.kind === 'serve' ? r.rpc.id : null });
+        if (peer !== undefined) return forwarding.forward(peer, request, exactJson(r.kind === 'serve' ? r.rpc : r.parsed), { handedOver: r.kind === 'serve' ? r.rpc.id : null });
       }
     }
     switch (r.kind) {
@@ -356,7 +357,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (owner !== undefined && forwarding?.forwardCall) {
       const span = forwardedSpan(rpc, header, owner);
       res.once('close', () => span.end());
-      return forwarding.forwardCall(owner, req, res, JSON.stringify(rpc), rpc.id);
+      return forwarding.forwardCall(owner, req, res, exactJson(rpc), rpc.id);
     }
     if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
       // Forwarded through the Web handler, which streams the owner's answer and carries a close.

@@ -12,6 +12,7 @@ import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
 import { jsonError, jsonResponse, refusalResponse } from '../transport/httpEdge.ts';
+import { holdsExactIds, withExactIds } from '../transport/exactIds.ts';
 import { describeFailure, failureOf } from '../core/upstreamFailure.ts';
 import type { HeaderSource } from '../observe/traceContext.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
@@ -122,6 +123,10 @@ export class LegacyHttpSessions {
 
   /** Serves a request that belongs to an existing legacy session (by `Mcp-Session-Id`) of its own principal. */
   handle(request: Request, parsedBody?: unknown): Promise<Response> {
+    return exactAnswers(this.#handle(request, parsedBody), parsedBody);
+  }
+
+  #handle(request: Request, parsedBody?: unknown): Promise<Response> {
     // Refusing new work (a replica that drains), a session takes no new request: its client is
     // told the session is gone and initializes again (elsewhere); what is under way (answers to
     // the server's requests, the calls they belong to, the GET stream) goes on to its end.
@@ -198,7 +203,11 @@ export class LegacyHttpSessions {
   }
 
   /** Opens a legacy session for an `initialize` and serves it. */
-  async open(request: Request, parsedBody: unknown): Promise<Response> {
+  open(request: Request, parsedBody: unknown): Promise<Response> {
+    return exactAnswers(this.#openInTurn(request, parsedBody), parsedBody);
+  }
+
+  async #openInTurn(request: Request, parsedBody: unknown): Promise<Response> {
     if (this.#closed) return jsonError(503, ErrorCode.InternalError, 'The server is shutting down');
     if (this.#refusing) return jsonError(503, ErrorCode.InternalError, 'This replica is draining: initialize again');
     // In turn with the pool's openings (until its initialize is answered, a session is booting a
@@ -322,6 +331,14 @@ async function closeSession(s: LegacySession): Promise<void> {
 }
 
 function noop(): void {}
+
+/**
+ * The SDK's answer to a POSTed body, with the ids the client wrote that a JavaScript number would
+ * change written back as it wrote them (they went through the session held as strings).
+ */
+function exactAnswers(response: Promise<Response>, body: unknown): Promise<Response> {
+  return body !== undefined && holdsExactIds(body) ? response.then(withExactIds) : response;
+}
 
 /** The ids of the requests in a POSTed body. */
 function requestIds(body: unknown): RequestId[] {

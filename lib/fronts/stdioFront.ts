@@ -4,7 +4,8 @@
  * a legacy `initialize` opens one legacy session relayed untouched to the pipe the wrap opens (a
  * client that falls back to it after modern requests gets no late answers to those). A wrap that
  * serves legacy sessions only relays everything to its session. `notifications/cancelled` cancels
- * the modern request it names; end of input shuts down cleanly.
+ * the modern request it names; end of input shuts down cleanly. Ids a JavaScript number would change
+ * are answered as the client wrote them (`exactIds.ts`).
  */
 import type { Readable, Writable } from 'node:stream';
 import { claimedEra } from '../core/era.ts';
@@ -13,7 +14,8 @@ import { closedReason, describeFailure, upstreamUnavailable, type UpstreamFailur
 import { isRecord } from '../core/primitives.ts';
 import { Cancellation } from '../signals.ts';
 import { IdTable } from '../core/idTable.ts';
-import { frame, LineFramer } from '../transport/lineFramer.ts';
+import { LineFramer } from '../transport/lineFramer.ts';
+import { exactJson, holdExactIds } from '../transport/exactIds.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
 import { LONE, type Transport } from '../transport/transport.ts';
 import type { Served } from './served.ts';
@@ -79,9 +81,9 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
   let legacyOpening: Promise<Transport | undefined> | undefined;
   let ended = false;
   const batched = turnBatcher(output);
-  /** `lone`: the one request in flight is answered, so nothing else is due this turn. */
+  /** `lone`: the one request in flight is answered, so nothing else is due this turn. Ids go out as the client wrote them. */
   const write = (message: JsonRpcMessage, lone?: boolean) => {
-    if (output.writable) batched(frame(message), lone);
+    if (output.writable) batched(`${exactJson(message)}\n`, lone);
   };
 
   /** Requests of the legacy session the upstream has not answered: answered with an error if it goes. */
@@ -163,7 +165,7 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
   };
 
   const onLine = (line: string) => {
-    const parsed = parseMessage(line);
+    const parsed = parseMessage(line, { rewrite: holdExactIds });
     if (!parsed.ok) {
       write(errorResponse(parsed.error.id, parsed.error));
       return;

@@ -7,6 +7,7 @@ import { isIP } from 'node:net';
 import { parseMessage, type Classified, type ClassifyFailure, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { limitAnswer, type LimitRefusal } from '../core/limits.ts';
 import { readBounded } from './messageBound.ts';
+import { exactJson, holdExactIds } from './exactIds.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 import { ErrorCode } from '../core/errors.ts';
 import { DEFAULTS } from '../defaults.ts';
@@ -122,9 +123,12 @@ export function bodyHeaderFailure(header: HeaderGetter, limits: EdgeLimits = {})
   return undefined;
 }
 
-/** Decodes and classifies a body's text (bounded nesting); a parse failure is a 400. */
+/**
+ * Decodes and classifies a body's text (bounded nesting), its ids held exactly (see `exactIds.ts`);
+ * a parse failure is a 400.
+ */
 export function parseBody(text: string, limits: EdgeLimits = {}): Outcome<Classified, BodyFailure> {
-  const parsed = parseMessage(text, limits.maxDepth === undefined ? {} : { maxDepth: limits.maxDepth });
+  const parsed = parseMessage(text, limits.maxDepth === undefined ? { rewrite: holdExactIds } : { maxDepth: limits.maxDepth, rewrite: holdExactIds });
   return parsed.ok ? ok(parsed.value) : fail({ ...parsed.error, status: 400 });
 }
 
@@ -154,9 +158,9 @@ export function bodyFailureMessage(failure: BodyFailure): JsonRpcMessage {
   return { jsonrpc: '2.0', ...(failure.id === null ? {} : { id: failure.id }), error: { code: failure.code, message: failure.message } } as JsonRpcMessage;
 }
 
-/** A JSON response. */
+/** A JSON response (a caller's ids as it wrote them). */
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+  return new Response(exactJson(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
 /** A JSON-RPC error response without an id. */
@@ -245,7 +249,7 @@ export function sseResponse(produce: (writer: SseWriter) => void, options: { onC
         },
         send(message) {
           if (closed) return;
-          controller.enqueue(encoder.encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`));
+          controller.enqueue(encoder.encode(`event: message\ndata: ${exactJson(message)}\n\n`));
         },
         comment(text) {
           if (!closed) controller.enqueue(encoder.encode(`: ${text}\n\n`));

@@ -10,6 +10,7 @@ import { limitAnswer, limitRefusal } from '../core/limits.ts';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { SseWriter } from './httpEdge.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { exactJson } from './exactIds.ts';
 
 /** Options of {@link serveNodeHttp}: where to listen, and the bounds on connections and their timing. */
 export interface NodeHttpOptions {
@@ -123,9 +124,9 @@ export async function serveNodeHttp(handler: FetchHandler | HttpHandler, options
   };
 }
 
-/** Answers with a JSON body (and `headers`, such as `Retry-After`). */
+/** Answers with a JSON body (and `headers`, such as `Retry-After`), a caller's ids as it wrote them. */
 export function writeJson(res: ServerResponse, status: number, body: unknown, headers?: Readonly<Record<string, string>>): void {
-  const text = JSON.stringify(body);
+  const text = exactJson(body);
   res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
@@ -187,7 +188,7 @@ export function nodeSse(res: ServerResponse, options: { onCancel?: () => void; k
     send(message: JsonRpcMessage) {
       if (closed) return;
       start();
-      res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      res.write(`event: message\ndata: ${exactJson(message)}\n\n`);
     },
     comment(text: string) {
       if (closed) return;

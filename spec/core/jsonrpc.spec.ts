@@ -60,6 +60,15 @@ p('should bound nesting depth without overflowing the stack', () => {
   assert.is(nestingDepth(JSON.parse(deep)), 5000);
   assert.ok(parseMessage(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { a: { b: { c: [1] } } } })).ok);
 });
+p('should classify what `rewrite` makes of the decoded value, given its text, and only of valid JSON', () => {
+  const text = '{"jsonrpc":"2.0","id":1,"method":"x"}';
+  const seen: string[] = [];
+  const rewrite = (value: unknown, from: string) => (seen.push(from), { ...(value as object), id: 'two' });
+  const r = okValue(parseMessage(text, { rewrite }));
+  assert.equal(r.kind === 'request' ? r.message.id : undefined, 'two');
+  assert.not.ok(parseMessage('{"jsonrpc":', { rewrite }).ok);
+  assert.equal(seen, [text]);
+});
 p.run();
 
 const e = suite('errorResponse');

@@ -4,8 +4,8 @@
  * the replica that opened it, and its POSTs (the client's calls and its answers to the server's
  * requests), its GET stream and its DELETE are forwarded there from whichever replica they land
  * on: tools, progress, elicitation, sampling, roots and resource updates work as on one process,
- * and a closed session is gone. A session whose replica is gone answers 404 (its client
- * initializes again, as the spec says).
+ * and a closed session is gone, and an id past 2^53 comes back byte for byte. A session whose
+ * replica is gone answers 404 (its client initializes again, as the spec says).
  */
 import { Client as Client132 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as Http132 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -105,6 +105,21 @@ for (const version of ['1.32.2', '1.17.5'] as const) {
     }
   });
 }
+
+legacy("should echo ids past 2^53 byte for byte, on the session's replica and forwarded to it", async () => {
+  const init = JSON.stringify(INIT).replace('"id":1', '"id":9007199254740993');
+  const opened = await fetch(`${replicas[0]!.origin}/mcp`, { method: 'POST', headers: HEADERS, body: init });
+  const sessionId = opened.headers.get('mcp-session-id')!;
+  assert.match(await opened.text(), '"id":9007199254740993}');
+  const session = { ...HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-06-18' };
+  await (await fetch(`${replicas[1]!.origin}/mcp`, { method: 'POST', headers: session, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })).body?.cancel();
+  const before = await forwardedIn(replicas);
+  const listed = await fetch(`${replicas[1]!.origin}/mcp`, { method: 'POST', headers: session, body: '{"jsonrpc":"2.0","id":1208925819614629174706176,"method":"tools/list"}' });
+  assert.is(listed.status, 200);
+  assert.match(await listed.text(), '"id":1208925819614629174706176}');
+  assert.ok((await forwardedIn(replicas)) > before, 'forwarded to the replica of the session');
+  await (await fetch(`${replicas[0]!.origin}/mcp`, { method: 'DELETE', headers: session })).body?.cancel();
+});
 
 legacy('should refuse a forged hop and answer 404 for a session of a replica that is gone', async () => {
   // A session opened on the first replica directly, then that replica stops.
