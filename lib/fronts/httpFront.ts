@@ -156,10 +156,22 @@ function pathOf(url: string): string {
 
 const BAD_HOST = 'Invalid Request: the Host header names no valid host';
 
-/** The Web `Request` for a Node request; `undefined` when its Host header makes no URL (`localhost:x` passes the loopback check). */
-function asWebRequest(req: IncomingMessage, body?: string): Request | undefined {
+/**
+ * The Web `Request` for a Node request; `undefined` when its Host header makes no URL (`localhost:x`
+ * passes the loopback check). With `res`, its signal aborts when the client leaves before the
+ * answer is written whole, as the Web listener's requests do.
+ */
+function asWebRequest(req: IncomingMessage, body?: string, res?: ServerResponse): Request | undefined {
+  let signal: AbortSignal | undefined;
+  if (res) {
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort();
+    });
+    signal = controller.signal;
+  }
   try {
-    return webRequest(req, body);
+    return webRequest(req, body, signal);
   } catch {
     return undefined;
   }
@@ -337,7 +349,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
           // Handed to a ready replica through the Web handler.
           return throughWeb(req, res, text);
         }
-        const request = asWebRequest(req, text);
+        const request = asWebRequest(req, text, res);
         if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
         const answer = r.kind === 'legacy-open' ? config.legacy.open(request, r.parsed) : config.legacy.handle(request, r.parsed);
         void answer.then((response) => writeWebResponse(res, response)).catch(() => res.destroy());

@@ -267,6 +267,15 @@ export class LegacyHttpSessions {
       },
     });
     const inFlight = new Map<RequestId, unknown>();
+    // A client that leaves before its initialize is answered opened nothing: its session (and the
+    // server process it may hold) is closed, not kept until it idles out.
+    const initializeId = isRecord(parsedBody) && parsedBody['method'] === 'initialize' ? (parsedBody['id'] as RequestId | undefined) : undefined;
+    const abandoned = (): void => {
+      if (initializeId === undefined || !inFlight.has(initializeId)) return;
+      if (sessionId) this.#table.delete(sessionId);
+      void front.close().catch(() => {});
+      void upstream.close().catch(() => {});
+    };
     const observed = this.#source.observe?.('tcp');
     front.onmessage = (raw, extra) => {
       const message = raw as JsonRpcMessage;
@@ -282,6 +291,7 @@ export class LegacyHttpSessions {
       const related = (extra as MessageExtra | undefined)?.relatedRequestId ?? relatedCall(message, inFlight);
       const answered = !('method' in message) && message.id !== undefined && message.id !== null ? message.id : undefined;
       if (answered !== undefined) inFlight.delete(answered);
+      if (answered !== undefined && answered === initializeId) request.signal.removeEventListener('abort', abandoned);
       if (credentials && credentials.verdicts.size > 0) {
         const said = answered ?? related;
         if (said !== undefined) credentials.verdicts.get(said)?.(message);
@@ -300,8 +310,10 @@ export class LegacyHttpSessions {
       void upstream.close();
     };
     await front.start();
+    request.signal.addEventListener('abort', abandoned, { once: true });
     const verdict = credentials ? this.#verdict(credentials, parsedBody, request.signal) : undefined;
     let response = await front.handleRequest(request, { parsedBody });
+    if (request.signal.aborted) abandoned();
     const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
     if (refused) {
       // Not signed in: the client signs in and initializes again; nothing of this session is kept.
