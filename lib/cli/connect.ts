@@ -120,6 +120,9 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   return bridge.run(io.input ?? process.stdin, io.output ?? process.stdout).finally(() => signIn.abort());
 }
 
+/** The longest a signalled bridge waits for its last answers to be written before it leaves. */
+const SIGNAL_EXIT_MS = 50;
+
 interface ConnectionOptions {
   readonly say: (text: string) => void;
   readonly trace?: Trace;
@@ -191,10 +194,18 @@ class Connection {
       // The host is done sending: what it still waits for may arrive, for a while; then we stop.
       void this.#sending.then(() => this.#drained(this.#options.graceMs ?? DEFAULTS.drainGraceMs)).then(() => this.#stop(0));
     });
+    // A host that stops us waits a moment at most before it kills us (Claude Code: 100–400 ms):
+    // what it still waits for is answered at once, the answers are written out, and we leave; the
+    // server processes we started are ended as this process exits.
     const onSignal = () => {
-      void this.#stop(0);
-      // A host that signals will not wait long: past this, leave at once (our children are stopped on exit).
-      setTimeout(() => process.exit(0), 1500).unref();
+      this.#failPending('the bridge is shutting down');
+      this.#observed?.closed('the bridge is shutting down');
+      this.#finished = true;
+      batched.flush();
+      const leave = () => process.exit(0);
+      setTimeout(leave, SIGNAL_EXIT_MS).unref();
+      if ((output as NodeJS.WritableStream & { writable?: boolean }).writable === false) return leave();
+      output.write('', leave);
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
