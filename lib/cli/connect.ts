@@ -212,6 +212,10 @@ class Connection {
     return done.finally(() => {
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
+      // Stopped while the host still holds its end open (the server failed): no more reading, so
+      // the command can exit with its code.
+      input.removeAllListeners('data');
+      (input as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
     });
   }
 
@@ -290,16 +294,26 @@ class Connection {
     const upstream = this.#upstream;
     const side = era === 'legacy' ? 'modern or legacy server' : 'server';
     const current = () => generation === this.#generation && !this.#finished;
+    const where = 'url' in upstream ? upstream.url : [upstream.command.command, ...(upstream.command.args ?? [])].join(' ');
     let transport: Transport;
     if (era === 'legacy') {
       const { wrapLegacyClient } = await import('../wrap/legacyClient/wrapLegacyClient.ts');
+      let bridge: ReturnType<typeof wrapLegacyClient>;
       if ('url' in upstream) {
-        transport = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) });
+        bridge = wrapLegacyClient({ url: upstream.url, headers: upstream.headers, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) });
       } else {
         const child = new StdioChildTransport(upstream.command);
         this.#child = child;
-        transport = wrapLegacyClient(child);
+        bridge = wrapLegacyClient(child);
       }
+      // The server cannot be reached: the host is answered with the error, told once on stderr,
+      // and the bridge stops (exit 1, the upstream failed), as it does for a modern host.
+      bridge.events.on('unreachable', ({ reason }) => {
+        if (!current()) return;
+        this.#options.say(`the server cannot be reached: ${reason}`);
+        setImmediate(() => void this.#stop(1));
+      });
+      transport = bridge;
     } else {
       const { wrapModernClient } = await import('../wrap/modernClient/wrapModernClient.ts');
       const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) } : upstream.command;
@@ -324,7 +338,6 @@ class Connection {
       this.#options.say(failure ? `the server closed the connection: ${failure.detail}` : 'the server closed the connection');
       void this.#stop(1);
     };
-    const where = 'url' in upstream ? upstream.url : [upstream.command.command, ...(upstream.command.args ?? [])].join(' ');
     try {
       await transport.start();
     } catch (e) {

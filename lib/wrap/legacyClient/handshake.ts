@@ -38,6 +38,8 @@ export interface HandshakeContext {
   readonly session: BridgeSession;
   readonly defaultLogLevel?: LoggingLevel | undefined;
   readonly legacyVersions?: readonly LegacyVersion[] | undefined;
+  /** Told why, when the upstream cannot be reached at all (the client is answered with an error). */
+  readonly unreachable?: ((reason: string) => void) | undefined;
 }
 
 /** The upstream's discover result, its refusal as an `initialize` error, or `legacy`. */
@@ -57,11 +59,17 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
     } catch (e) {
       if (e instanceof UpstreamHttpError && (e.status === 401 || e.status === 403)) return fail(refusalToInitializeError({ status: e.status }));
       if (e instanceof UpstreamHttpError && e.status >= 400 && e.status < 500) return 'legacy';
-      return fail(internalError(`the upstream MCP server is unavailable: ${e instanceof Error ? e.message : String(e)}`));
+      const reason = e instanceof Error ? e.message : String(e);
+      ctx.unreachable?.(reason);
+      return fail(internalError(`the upstream MCP server is unavailable: ${reason}`));
     }
     // An error while the upstream is gone (its process exited) is ours: no era follows from it.
     const gone = 'error' in answer ? ctx.upstream.gone : undefined;
-    if (gone !== undefined) return fail(upstreamUnavailable(`it ${closedReason(gone.failure, 'before it answered initialize')}`, gone.failure));
+    if (gone !== undefined) {
+      const reason = `it ${closedReason(gone.failure, 'before it answered initialize')}`;
+      ctx.unreachable?.(reason);
+      return fail(upstreamUnavailable(reason, gone.failure));
+    }
     const verdict = discoverVerdict('result' in answer ? { result: answer.result } : { error: answer.error });
     if (verdict.era === 'legacy') return 'legacy';
     if (verdict.era === 'modern-refused') {

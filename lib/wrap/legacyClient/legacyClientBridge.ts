@@ -49,6 +49,8 @@ export type LegacyClientBridgeEvents = {
   passthrough: { upstream: string };
   /** An upstream failure outside any request. */
   error: Error;
+  /** The upstream could not be reached when the client initialized (the client was answered with an error). */
+  unreachable: { reason: string };
 };
 
 const NO_ANSWER = Symbol('no answer');
@@ -189,6 +191,7 @@ export class LegacyClientBridge implements SdkTransport {
       session: this.#session,
       defaultLogLevel: this.#options.defaultLogLevel,
       legacyVersions: this.#options.legacyVersions,
+      unreachable: (reason) => this.events.emit('unreachable', { reason }),
     });
     if (answer === 'legacy') {
       await this.#relay(request);
@@ -211,7 +214,9 @@ export class LegacyClientBridge implements SdkTransport {
         this.events.emit('passthrough', { upstream: this.upstream.describe });
         return pipe;
       } catch (e) {
-        this.#emit(errorResponse(initialize.id, internalError(`the upstream legacy server is unavailable: ${e instanceof Error ? e.message : String(e)}`)));
+        const reason = e instanceof Error ? e.message : String(e);
+        this.events.emit('unreachable', { reason });
+        this.#emit(errorResponse(initialize.id, internalError(`the upstream legacy server is unavailable: ${reason}`)));
         return undefined;
       }
     })();
