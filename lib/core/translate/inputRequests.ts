@@ -158,7 +158,36 @@ function declares(caps: JsonObject, required: ModernClientCapabilities): boolean
 export function checkInputCapability(input: Pick<InputRequest, 'method' | 'params'>, caps: ModernClientCapabilities | JsonObject): Outcome<void> {
   const required = requiredCapabilities(input);
   if (declares(caps, required)) return ok(undefined);
-  return fail(missingCapability(required as JsonObject, `The request needs the client capability ${JSON.stringify(required)} for ${input.method}`));
+  return fail(missingCapability(required as JsonObject, missingCapabilityText(input.method, required)));
+}
+
+/**
+ * Why a call cannot go on, in words a person reading the host's log understands: what the server
+ * asked the client to do, and the capability it did not declare (the exact need is in `data`).
+ */
+function missingCapabilityText(method: string, required: ModernClientCapabilities): string {
+  const need = required as Record<string, unknown>;
+  const parts = (name: string) => Object.keys(isRecord(need[name]) ? (need[name] as JsonObject) : {});
+  let asked: string;
+  let declared: string;
+  switch (method) {
+    case 'sampling/createMessage': {
+      const extra = parts('sampling');
+      asked = `write a reply with its language model${extra.includes('tools') ? ', with tools' : ''}${extra.includes('context') ? ', with context from its other servers' : ''}`;
+      declared = ['sampling', ...extra.map((e) => `sampling.${e}`)].join(' and ');
+      break;
+    }
+    case 'elicitation/create': {
+      const url = parts('elicitation').includes('url');
+      asked = url ? 'send the user to a web page' : 'ask the user to fill in a form';
+      declared = url ? 'elicitation.url' : 'elicitation';
+      break;
+    }
+    default:
+      asked = 'list its roots (the folders or files it lets servers work on)';
+      declared = 'roots';
+  }
+  return `The client cannot do what this call needs: the server asked it to ${asked} (${method}), and the client did not declare the ${declared} capability`;
 }
 
 /** True when a legacy client declared what an input request needs (checked before pushing to it). */
