@@ -64,6 +64,11 @@ export const DEFAULTS = {
   initializeTimeoutMs: 30_000,
   /** How long a probe waits for its answer. */
   probeTimeoutMs: 3000,
+  /**
+   * How long a probe waits for a stdio server that has said nothing at all yet (fetched by npx, a
+   * container booting): silence is not an era, so it waits for a first word this long.
+   */
+  probeStartMs: 60_000,
   /** How long a probe's verdict is cached. */
   verdictTtlMs: 10 * MINUTE,
 } as const;

@@ -323,6 +323,7 @@ class Connection {
         cache: false,
         legacy: { roots: this.#options.roots },
       });
+      modern.events.on('waiting', (e) => current() && this.#options.say(e.reason));
       modern.events.on('verdict', (e) => current() && this.#options.say(`the server speaks the ${e.verdict.era} era${e.verdict.era === 'modern' ? ` (${e.verdict.version}): messages pass unchanged` : ': messages are translated'}`));
       transport = modern;
     }

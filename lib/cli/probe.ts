@@ -61,6 +61,11 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
   const events = createProbeEvents();
   events.on('probe', (e) => steps.push({ step: 'probe', method: e.method, version: e.version }));
   events.on('fallback', (e) => steps.push({ step: 'fallback', from: e.from, to: e.to, reason: e.reason }));
+  events.on('waiting', (e) => {
+    steps.push({ step: 'waiting', reason: e.reason });
+    // What it waits for is said as it waits (stderr: stdout is the report).
+    process.stderr.write(`mcp-dual-era probe: ${e.reason}\n`);
+  });
   try {
     const report = await inspectServer(target, { ...(timeout !== undefined ? { timeoutMs: timeout } : {}), events });
     if (values.json) process.stdout.write(`${JSON.stringify({ ...report, ...(values.steps ? { steps } : {}) })}\n`);
@@ -69,6 +74,7 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
     if (values.json) process.stdout.write(`${JSON.stringify({ target: 'url' in target ? target.url : [target.command, ...(target.args ?? [])].join(' '), error: message, ...(values.steps ? { steps } : {}) })}\n`);
+    else if (values.steps) for (const step of steps) process.stdout.write(`  step  ${Object.entries(step).map(([k, v]) => `${k}=${String(v)}`).join(' ')}\n`);
     process.stderr.write(`mcp-dual-era probe: ${message}\n`);
     return 1;
   }

@@ -57,11 +57,15 @@ class Rpc {
   readonly #transport: Transport;
   readonly #timeoutMs: number;
   readonly #waiting = new Map<RequestId, (message: JsonRpcMessage | undefined) => void>();
+  readonly #born = Date.now();
+  readonly #onWaiting: ((reason: string) => void) | undefined;
   #next = 0;
 
-  constructor(transport: Transport, timeoutMs: number) {
+  /** `onWaiting` is told, as it waits, that a server process has not said a word yet. */
+  constructor(transport: Transport, timeoutMs: number, onWaiting?: (reason: string) => void) {
     this.#transport = transport;
     this.#timeoutMs = timeoutMs;
+    this.#onWaiting = onWaiting;
     transport.onmessage = (message) => this.#receive(message);
     transport.onerror = () => {};
     transport.onclose = () => {
@@ -84,7 +88,16 @@ class Rpc {
   request(method: string, params: JsonObject = {}): Promise<JsonObject> {
     const id = `inspect-${++this.#next}`;
     return new Promise<JsonObject>((resolve, reject) => {
-      const timer = setTimeout(() => settle(undefined), this.#timeoutMs);
+      // A server process that has not said a word yet is still starting: it is waited for (up to
+      // `probeStartMs` from its start), and that is said; silence after it spoke is no answer.
+      const onTimer = () => {
+        const waited = Date.now() - this.#born;
+        const transport = this.#transport;
+        if (!(transport instanceof StdioChildTransport) || transport.spoke || waited >= DEFAULTS.probeStartMs) return settle(undefined);
+        this.#onWaiting?.(`the server has said nothing in ${Math.round(waited / 1000)} s: waiting for it to start (up to ${Math.round(DEFAULTS.probeStartMs / 1000)} s) to answer ${method}`);
+        timer = setTimeout(onTimer, Math.min(this.#timeoutMs, DEFAULTS.probeStartMs - waited));
+      };
+      let timer = setTimeout(onTimer, this.#timeoutMs);
       const settle = (message: JsonRpcMessage | undefined) => {
         clearTimeout(timer);
         this.#waiting.delete(id);
@@ -152,6 +165,7 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
   const probed = await probe(target, { cache: false, keepProcess: true, timeoutMs, clientInfo, ...(options.events ? { events: options.events } : {}) });
   const probeMs = performance.now() - started;
   const verdict = probed.verdict;
+  const onWaiting = (reason: string) => options.events?.emit('waiting', { target: describeTarget(target), waitedMs: 0, reason });
   const http = isHttpTarget(target);
   const closing: Array<Transport> = [];
   try {
@@ -160,13 +174,13 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
       const transport: Transport = http ? new ModernHttpClientTransport({ url: target.url, ...httpOptions(target) }) : probed.process!;
       closing.push(transport);
       if (http) await transport.start();
-      const rpc = new Rpc(transport, timeoutMs);
+      const rpc = new Rpc(transport, timeoutMs, onWaiting);
       const meta = { [MetaKey.protocolVersion]: verdict.version, [MetaKey.clientInfo]: clientInfo, [MetaKey.clientCapabilities]: {} };
       const ask = (method: string, params: JsonObject) => rpc.request(method, { ...params, _meta: meta });
       const discover = verdict.discover ?? (await ask('server/discover', {}));
       const capabilities = isRecord(discover['capabilities']) ? (discover['capabilities'] as JsonObject) : {};
       const meta2 = isRecord(discover['_meta']) ? discover['_meta'] : {};
-      const legacy = await legacyHandshake(target, timeoutMs, clientInfo);
+      const legacy = await legacyHandshake(target, timeoutMs, clientInfo, onWaiting);
       report = {
         transport: http ? 'streamable-http' : 'stdio',
         kind: legacy ? 'dual-era' : 'modern-only',
@@ -182,7 +196,7 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
         : (probed.process ?? new StdioChildTransport(target));
       closing.push(transport);
       if (http || !probed.process) await transport.start();
-      const rpc = new Rpc(transport, timeoutMs);
+      const rpc = new Rpc(transport, timeoutMs, onWaiting);
       const init = await rpc.request('initialize', { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo });
       await rpc.notify('notifications/initialized');
       const capabilities = isRecord(init['capabilities']) ? (init['capabilities'] as JsonObject) : {};
@@ -219,13 +233,13 @@ function withInfo(info: ServerReport['serverInfo']): { serverInfo?: NonNullable<
 }
 
 /** Whether a modern server also takes a legacy `initialize`: the version it agreed on, if so. */
-async function legacyHandshake(target: ProbeTarget, timeoutMs: number, clientInfo: NonNullable<InspectOptions['clientInfo']>): Promise<string | undefined> {
+async function legacyHandshake(target: ProbeTarget, timeoutMs: number, clientInfo: NonNullable<InspectOptions['clientInfo']>, onWaiting?: (reason: string) => void): Promise<string | undefined> {
   const transport: Transport = isHttpTarget(target)
     ? new LegacyHttpClientTransport({ url: target.url, mode: 'streamable', ...httpOptions(target) })
     : new StdioChildTransport({ ...target, stderr: 'ignore' });
   try {
     await transport.start();
-    const rpc = new Rpc(transport, timeoutMs);
+    const rpc = new Rpc(transport, timeoutMs, onWaiting);
     const init = await rpc.request('initialize', { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo });
     return isLegacyVersion(init['protocolVersion']) ? init['protocolVersion'] : undefined;
   } catch {

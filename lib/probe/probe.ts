@@ -48,6 +48,8 @@ export type ProbeEvents = {
   verdict: { target: string; verdict: Verdict; source: VerdictSource; roundTrips: number };
   /** A verdict known beforehand proved wrong; the target is probed again. */
   reprobe: { target: string; was: Verdict; reason: string };
+  /** The probe is waiting, and for what (a server that has not said a word yet). */
+  waiting: { target: string; waitedMs: number; reason: string };
 };
 
 /** Options of {@link probe}. */
@@ -60,8 +62,16 @@ export interface ProbeOptions {
   readonly cache?: VerdictCache | false;
   /** How long a verdict stays in the cache (default 10 minutes). */
   readonly ttlMs?: number;
-  /** How long to wait for an answer to the probe (default 3 s). On stdio the silence means legacy; over HTTP it is an error. */
+  /**
+   * How long to wait for an answer to the probe (default 3 s). On stdio, silence from a server that
+   * has spoken means legacy; over HTTP it is an error.
+   */
   readonly timeoutMs?: number;
+  /**
+   * stdio: how long a server that has not said a word yet is waited for (default 60 s): it is
+   * still starting, which is no era; past this the probe fails (the server did not start).
+   */
+  readonly startTimeoutMs?: number;
   /** Who is asking, in the probe's `_meta` (default the adapter). */
   readonly clientInfo?: Implementation;
   /** The modern versions to offer, newest preferred (default every modern version this library speaks). */
@@ -146,7 +156,9 @@ function readUnsupported(error: WireError, sent: ModernVersion, ours: readonly M
 /**
  * Finds out which era a server speaks. stdio: `server/discover` on a spawned process (a
  * DiscoverResult sharing a version → modern; `-32022` naming a shared version → one retry; any other
- * error, the process exiting, or silence for `timeoutMs` → legacy). HTTP: see the module header;
+ * error, an answer to `initialize`, the process exiting, or silence for `timeoutMs` after it has
+ * spoken → legacy; a process that has said nothing yet is waited for, up to `startTimeoutMs`, and
+ * also sent `initialize`, so a server that ignores `server/discover` is known by its answer). HTTP: see the module header;
  * 401/403, 5xx, redirects and network or TLS errors throw instead of falling back.
  */
 export async function probe(target: ProbeTarget, options: ProbeOptions = {}): Promise<ProbeResult> {
@@ -174,28 +186,56 @@ export async function probe(target: ProbeTarget, options: ProbeOptions = {}): Pr
 
 // ── stdio ───────────────────────────────────────────────────────────────────
 
-type Heard = { kind: 'answer'; message: JsonRpcMessage } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'aborted' };
+type Heard = { kind: 'answer'; message: JsonRpcMessage; to: 'discover' | 'initialize' } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'silent' } | { kind: 'aborted' };
 
 async function probeStdio(target: StdioChildOptions, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
   const child = new StdioChildTransport(target);
   let exited = false;
-  let waiting: { id: RequestId; settle: (heard: Heard) => void } | undefined;
+  let waiting: { ids: Map<RequestId, 'discover' | 'initialize'>; settle: (heard: Heard) => void } | undefined;
   child.onexit = () => {
     exited = true;
     waiting?.settle({ kind: 'exit' });
   };
   child.onmessage = (message) => {
-    if (waiting && 'id' in message && message.id === waiting.id && !('method' in message)) waiting.settle({ kind: 'answer', message });
+    const to = waiting && 'id' in message && !('method' in message) ? waiting.ids.get(message.id as RequestId) : undefined;
+    // `initialize` refused says nothing of the era (a modern server refuses it): server/discover's answer will.
+    if (to === 'initialize' && 'error' in message) return;
+    if (to) waiting!.settle({ kind: 'answer', message, to });
   };
   child.onerror = () => {};
   await child.start();
+  const started = Date.now();
   // A process started ahead may have exited before the probe came to it.
   if (!child.running) exited = true;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const startMs = Math.max(timeoutMs, options.startTimeoutMs ?? DEFAULTS.probeStartMs);
+  /** Whether the probe sent `initialize` too (to a server silent past the bound): its process is then not handed on. */
+  let initializeSent = false;
+  /**
+   * Asks `request` and waits for its answer. A server silent past `timeoutMs` that has not said a
+   * word yet is still starting, not a verdict: it is also sent `initialize` (whichever it answers
+   * tells its era; a legacy server that ignores `server/discover` answers that) and waited for,
+   * saying so, until it speaks or `startMs` have passed since it was started.
+   */
   const ask = (request: JsonRpcRequest): Promise<Heard> =>
     new Promise<Heard>((resolve) => {
       if (exited) return resolve({ kind: 'exit' });
-      const timer = setTimeout(() => settle({ kind: 'timeout' }), timeoutMs);
+      let timer: ReturnType<typeof setTimeout>;
+      const onTimer = () => {
+        const waited = Date.now() - started;
+        if (child.spoke) return settle({ kind: 'timeout' });
+        if (waited >= startMs) return settle({ kind: 'silent' });
+        if (!initializeSent) {
+          initializeSent = true;
+          const id = `mcp-dual-era-probe-${++probeIds}`;
+          waiting?.ids.set(id, 'initialize');
+          options.events?.emit('probe', { target: name, method: 'initialize', attempt: 1, version: LATEST_LEGACY_VERSION });
+          child.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO } }).catch(() => settle({ kind: 'exit' }));
+        }
+        options.events?.emit('waiting', { target: name, waitedMs: waited, reason: `the server has said nothing in ${Math.round(waited / 1000)} s: waiting for it to start (up to ${Math.round(startMs / 1000)} s), its first answer tells its era` });
+        timer = setTimeout(onTimer, Math.min(timeoutMs, startMs - waited));
+      };
+      timer = setTimeout(onTimer, timeoutMs);
       const onAbort = () => settle({ kind: 'aborted' });
       options.signal?.addEventListener('abort', onAbort, { once: true });
       const settle = (heard: Heard) => {
@@ -204,7 +244,7 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
         waiting = undefined;
         resolve(heard);
       };
-      waiting = { id: request.id, settle };
+      waiting = { ids: new Map([[request.id, 'discover']]), settle };
       child.send(request).catch(() => settle({ kind: 'exit' }));
     });
 
@@ -219,8 +259,10 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
       const heard = await ask(discoverRequest(id, version, options));
       roundTrips++;
       if (heard.kind === 'aborted') throw new AdapterError('cancelled', 'the probe was cancelled');
+      if (heard.kind === 'silent') throw new AdapterError('upstream-error', `the server said nothing in ${Math.round(startMs / 1000)} s: it did not start (no answer to server/discover or initialize)`);
       if (heard.kind === 'exit') reading = { kind: 'legacy', reason: 'the server exited on server/discover' };
       else if (heard.kind === 'timeout') reading = { kind: 'legacy', reason: `no answer to server/discover within ${timeoutMs} ms` };
+      else if (heard.to === 'initialize') reading = { kind: 'legacy', reason: "the server answered initialize, and not server/discover" };
       else {
         const c = classify(heard.message);
         if (c.ok && c.value.kind === 'result') reading = readDiscover(c.value.message.result, versions);
@@ -242,7 +284,8 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
   waiting = undefined;
   const verdict: Verdict = reading.kind === 'modern' ? { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) } : { era: 'legacy' };
   if (reading.kind === 'legacy') options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
-  if (!options.keepProcess || exited) {
+  // A legacy server the probe sent `initialize` is not handed on: its session would begin twice.
+  if (!options.keepProcess || exited || (initializeSent && verdict.era === 'legacy')) {
     await child.close().catch(() => {});
     return { verdict, source: 'probe', roundTrips };
   }

@@ -126,18 +126,40 @@ stdio('should find server-everything legacy from its -32601 in one round trip, w
   assert.is(result.process, undefined, 'without keepProcess the process is closed');
 });
 
-stdio('should take silence as legacy after the timeout and keep the same process running', async () => {
+stdio('should know a server that ignores server/discover as legacy by its answer to initialize, not by a timer', async () => {
   const { events, seen } = record();
-  const started = Date.now();
   const result = await probe(quirky('silent'), { cache: false, events, timeoutMs: 400, keepProcess: true });
   try {
     assert.equal(result.verdict, { era: 'legacy' });
-    assert.ok(Date.now() - started >= 400);
-    assert.match(seen.find(([t]) => t === 'fallback')![1].reason, 'no answer to server/discover within 400 ms');
-    assert.ok(result.process?.pid, 'the silent process is kept for initialize');
+    assert.equal(seen.filter(([t]) => t === 'probe').map(([, e]) => e.method), ['server/discover', 'initialize']);
+    assert.match(seen.find(([t]) => t === 'fallback')![1].reason, 'the server answered initialize, and not server/discover');
+    // Its session began with the probe's initialize: it is not handed on to begin another.
+    assert.is(result.process, undefined);
   } finally {
     await result.process?.close();
   }
+});
+
+stdio('should wait for a server that has not said a word yet, saying so, and take its era from its answer', async () => {
+  const { events, seen } = record();
+  const slowModern: ProbeTarget = { command: process.execPath, args: ['--import', 'tsx', resolve(FIXTURES, 'slowStart.mjs'), resolve(FIXTURES, 'modernStdioMain.ts')], env: { SLOW_START_MS: '2500' }, stderr: 'ignore' };
+  const result = await probe(slowModern, { cache: false, events, timeoutMs: 500 });
+  assert.equal(result.verdict.era, 'modern', JSON.stringify(seen));
+  const waiting = seen.filter(([t]) => t === 'waiting').map(([, e]) => e.reason as string);
+  assert.ok(waiting.length >= 1, 'it said what it waits for');
+  assert.match(waiting[0]!, 'the server has said nothing in');
+});
+
+stdio('should fail, not call it legacy, when the server says nothing at all within the start bound', async () => {
+  const { events, seen } = record();
+  const mute: ProbeTarget = { command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000)'], stderr: 'ignore' };
+  const failed = await probe(mute, { cache: false, events, timeoutMs: 300, startTimeoutMs: 2000 }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.ok(failed instanceof AdapterError, `rejected: ${String(failed)}`);
+  assert.match((failed as Error).message, 'the server said nothing in 2 s: it did not start');
+  assert.not.ok(seen.some(([t]) => t === 'verdict'), 'no verdict');
 });
 
 stdio('should take a server that exits on the probe as legacy and hand over no dead process', async () => {

@@ -108,7 +108,7 @@ caps('should allow what the request declared and answer -32021 with requiredCapa
   assert.ok(t.legacyClientAllows({ method: 'roots/list' }, { roots: { listChanged: true } }));
 });
 caps('should say what the client lacks in words a person reading the host log understands', () => {
-  const said = (input: { method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list'; params?: unknown }, have: object = {}) => failure(t.checkInputCapability(input as never, have)).message;
+  const said = (input: { method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list'; params?: unknown }, have: object = {}) => failure(t.checkInputCapability(input as never, have as never)).message;
   assert.is(said({ method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } }), 'The client cannot do what this call needs: the server asked it to write a reply with its language model (sampling/createMessage), and the client did not declare the sampling capability');
   assert.is(said({ method: 'sampling/createMessage', params: sampling.params }, { sampling: {} }), 'The client cannot do what this call needs: the server asked it to write a reply with its language model, with tools (sampling/createMessage), and the client did not declare the sampling and sampling.tools capability');
   assert.is(said({ method: 'roots/list' }), 'The client cannot do what this call needs: the server asked it to list its roots (the folders or files it lets servers work on) (roots/list), and the client did not declare the roots capability');
