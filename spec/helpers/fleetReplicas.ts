@@ -11,6 +11,7 @@ import { resolve } from 'node:path';
 import { builtCli } from './built.ts';
 import { EVERYTHING } from './everything.ts';
 import type { SpecFleet } from './fleetRedis.ts';
+import { servingUrl } from './servingUrl.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -31,21 +32,9 @@ const EVERYTHING_UPSTREAM: readonly string[] = [process.execPath, EVERYTHING, 's
 /** Starts a replica with `extra` options of `serve` (before `--`), in front of `upstream` (the legacy server command after `--`; none with `--upstream <url>` in `extra`). */
 export async function startReplica(fleet: SpecFleet, extra: readonly string[] = [], upstream: readonly string[] = EVERYTHING_UPSTREAM): Promise<Replica> {
   const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--fleet', fleet.url, '--fleet-name', fleet.name, ...extra, ...(upstream.length > 0 ? ['--', ...upstream] : [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    child.stderr!.on('data', (c: Buffer) => {
-      log += c.toString();
-      const m = /serving .* at (http:\/\/\S+)/.exec(log);
-      if (m) resolveUrl(m[1]!);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${log}`)));
-    timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`a replica did not say where it serves within ${READY_MS / 1000} s: ${log}`));
-    }, READY_MS);
-  }).finally(() => clearTimeout(timer));
-  return { child, url, origin: new URL(url).origin, log: () => log };
+  const serving = servingUrl(child, READY_MS);
+  const url = await serving.url;
+  return { child, url, origin: new URL(url).origin, log: serving.log };
 }
 
 /** Stops a replica (SIGINT: at once, no drain) unless it has exited. */

@@ -50,46 +50,32 @@ roots('should not declare roots upstream when neither the wrap nor the client ha
   }
 });
 
-roots("should let a modern client's tool call that needs roots get the client's own, as an input round", async () => {
-  const wrap = fastmcpWrap();
+/** fastmcp's `workspace` tool called by a modern client with roots of its own, over HTTP: the roots it saw, and how often the client was asked. */
+async function workspaceThrough(wrap: LegacyServerWrap): Promise<{ roots: string[]; asked: number }> {
   const http = await serveNodeHttp(wrap, { port: 0 });
   const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } });
-  let listed = 0;
+  let asked = 0;
   client.setRequestHandler('roots/list', async () => {
-    listed++;
+    asked++;
     return { roots: CLIENTS };
   });
   try {
     await client.connect(new ModernHttpTransport(new URL(`${http.origin}/mcp`)) as never);
     const result = await client.callTool({ name: 'workspace', arguments: {} });
-    assert.equal(JSON.parse(textOf(result)), ['file:///home/ada/project']);
-    assert.is(listed, 1, 'the client was asked once');
+    return { roots: JSON.parse(textOf(result)) as string[], asked };
   } finally {
     await client.close();
     await http.close();
     await wrap.close();
   }
+}
+
+roots("should let a modern client's tool call that needs roots get the client's own, as an input round", async () => {
+  assert.equal(await workspaceThrough(fastmcpWrap()), { roots: ['file:///home/ada/project'], asked: 1 });
 });
 
 roots("should give fastmcp the wrap roots over a modern client's own: the operator's answer wins", async () => {
-  const wrap = fastmcpWrap(CONFIGURED);
-  const http = await serveNodeHttp(wrap, { port: 0 });
-  const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } });
-  let listed = 0;
-  client.setRequestHandler('roots/list', async () => {
-    listed++;
-    return { roots: CLIENTS };
-  });
-  try {
-    await client.connect(new ModernHttpTransport(new URL(`${http.origin}/mcp`)) as never);
-    const result = await client.callTool({ name: 'workspace', arguments: {} });
-    assert.equal(JSON.parse(textOf(result)), ['file:///srv/configured']);
-    assert.is(listed, 0, 'the client was not asked');
-  } finally {
-    await client.close();
-    await http.close();
-    await wrap.close();
-  }
+  assert.equal(await workspaceThrough(fastmcpWrap(CONFIGURED)), { roots: ['file:///srv/configured'], asked: 0 });
 });
 
 roots.run();

@@ -16,6 +16,7 @@ import * as assert from 'uvu/assert';
 import { builtCli } from '../../helpers/built.ts';
 import { ROOT, textOf } from '../../helpers/everything.ts';
 import { PINNED } from '../../helpers/modernClient.ts';
+import { servingUrl } from '../../helpers/servingUrl.ts';
 
 const FIXTURE = [process.execPath, '--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')];
 
@@ -49,15 +50,7 @@ pass.after(() => {
 
 pass('should serve a modern client over HTTP, beside a legacy client', async () => {
   serving = spawn(process.execPath, [builtCli(), 'serve', '--modern', '--port', '0', '--', ...FIXTURE], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    serving!.stderr!.on('data', (c: Buffer) => {
-      err += c.toString();
-      const m = /serving .* at (http:\/\/\S+)/.exec(err);
-      if (m) resolveUrl(m[1]!);
-    });
-    serving!.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-  });
+  const url = await servingUrl(serving).url;
   const discover = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
