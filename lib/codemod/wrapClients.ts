@@ -6,7 +6,6 @@
  */
 import type * as TS from 'typescript';
 import { ts } from './typescript.ts';
-import { quoteOf } from './edits.ts';
 import { propertyOf, propertyValue, type FileRewrite } from './fileRewrite.ts';
 import { boundIdentifier, connectCallOf, importedClass } from './wiring.ts';
 
@@ -61,13 +60,6 @@ function usesOf(f: FileRewrite, node: TS.NewExpression): { connect?: TS.CallExpr
   return { ...(connect ? { connect } : {}), others: refs.filter((r) => !connect || r !== connect.arguments[0]), wrapped, variable };
 }
 
-function transportType(f: FileRewrite): string {
-  const taken = f.imported.has('Transport') || f.freshName('Transport') !== 'Transport';
-  const alias = taken ? f.freshName('McpDualEraTransport') : 'Transport';
-  f.need(ROOT_ENTRY, taken ? `Transport as ${alias}` : 'Transport', true);
-  return alias;
-}
-
 function stdio(f: FileRewrite, node: TS.NewExpression): void {
   const { connect, wrapped: done } = usesOf(f, node);
   if (done) return;
@@ -76,10 +68,8 @@ function stdio(f: FileRewrite, node: TS.NewExpression): void {
     return;
   }
   const arg = connect.arguments[0]!;
-  // The SDK's transport typings and ours spell messages differently: a cast (a JSDoc one in JavaScript).
-  const quote = quoteOf(f.text);
-  const wrapped = f.model.typescript ? `${arg.getText(f.sf)} as ${transportType(f)}` : `/** @type {import(${quote}${ROOT_ENTRY}${quote}).Transport} */ (${arg.getText(f.sf)})`;
-  f.replace(arg, `wrapLegacyClient(${wrapped})`);
+  // wrapLegacyClient takes the SDK's own transport as it is (no cast, in TypeScript or JavaScript).
+  f.replace(arg, `wrapLegacyClient(${arg.getText(f.sf)})`);
   f.need(ROOT_ENTRY, 'wrapLegacyClient');
   f.rewrote(connect, 'client over stdio: client.connect(transport) → client.connect(wrapLegacyClient(transport))');
 }

@@ -14,13 +14,27 @@ import type { Transport } from '../../transport/transport.ts';
 import { LegacyClientBridge, type LegacyClientBridgeOptions } from './legacyClientBridge.ts';
 
 /** Where the modern server is: an HTTP endpoint, a pipe to it, or a ready upstream. */
-export type ModernServerTarget = string | URL | ModernHttpUpstreamOptions | Transport | ModernUpstream;
+export type ModernServerTarget = string | URL | ModernHttpUpstreamOptions | Transport | ForeignTransport | ModernUpstream;
+
+/**
+ * A transport of the SDKs' own (the v1 SDK's `StdioClientTransport`, `StreamableHTTPClientTransport`
+ * and their kin), taken as it is with no cast: its messages are JSON-RPC, as ours are; only their
+ * typings differ.
+ */
+export interface ForeignTransport {
+  start(): Promise<void>;
+  send(message: never, options?: never): Promise<void>;
+  close(): Promise<void>;
+  onmessage?: ((message: never, extra?: never) => void) | undefined;
+  onerror?: ((error: Error) => void) | undefined;
+  onclose?: (() => void) | undefined;
+}
 
 function isUpstream(target: object): target is ModernUpstream {
   return 'legacyPipe' in target && 'request' in target;
 }
 
-function isTransport(target: object): target is Transport {
+function isTransport(target: object): target is Transport | ForeignTransport {
   return 'send' in target && 'start' in target && 'close' in target;
 }
 
@@ -28,7 +42,8 @@ function isTransport(target: object): target is Transport {
 export function modernUpstream(target: ModernServerTarget): ModernUpstream {
   if (typeof target === 'string' || target instanceof URL) return new ModernHttpUpstream({ url: target });
   if (isUpstream(target)) return target;
-  if (isTransport(target)) return new ModernPipeUpstream(target);
+  // A foreign transport's messages are JSON-RPC as ours are: only its typings differ.
+  if (isTransport(target)) return new ModernPipeUpstream(target as Transport);
   return new ModernHttpUpstream(target);
 }
 
