@@ -26,5 +26,5 @@ export { StdioChildTransport, type StdioChildOptions } from './transport/stdioCh
 export { LegacyHttpClientTransport, type LegacyHttpClientOptions } from './transport/legacyHttpClient.ts';
 export type { MessageExtra, Transport } from './transport/transport.ts';
 export type { ServeMetrics } from './observe/serveMetrics.ts';
-export type { RequestTelemetry } from './observe/requestTelemetry.ts';
+export type { AccessEntry, RequestTelemetry } from './observe/requestTelemetry.ts';
 export { wrapModernServer, type ModernBackend, type ModernServerWrap, type WrapModernServerOptions } from './wrap/modernServer/wrapModernServer.ts';

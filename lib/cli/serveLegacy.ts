@@ -10,6 +10,7 @@ import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
 import { Cancellation } from '../signals.ts';
 import { startAhead } from '../transport/spawnChild.ts';
 import type { LegacyServerWrap, WrapLegacyServerOptions, WrapStats } from '../wrap/legacyServer/wrapLegacyServer.ts';
+import type { AccessEntry } from '../observe/requestTelemetry.ts';
 import { listenerLimits, type LimitKey, type Limits } from './limits.ts';
 import { listenFailure, readHttpUrl, readRoots, serverProcess } from './options.ts';
 import { Server as NetServer } from 'node:net';
@@ -141,6 +142,8 @@ function wrapOptions(backend: Backend, settings: LegacySettings, context: ServeC
     requestTimeoutMs: limits['request-timeout-ms'],
     health: true,
     ...(values.metrics ? { metrics: true } : {}),
+    // With JSON logs, an access line per request served (one JSON object, as every line).
+    ...(values['log-format'] === 'json' ? { accessLog: (e: AccessEntry) => context.log.info('request', accessFields(e)) } : {}),
     http: {
       ...(values.path ? { path: values.path } : {}),
       maxBodyBytes: limits['body-bytes'],
@@ -390,4 +393,9 @@ async function describeUpstream(wrap: LegacyServerWrap): Promise<{ ok: true; val
   if (wrap.backend.passesAuthorization && (answer.status === 401 || answer.status === 403)) return { ok: true, value: `at ${wrap.backend.describe}, which asks callers to sign in (HTTP ${answer.status}): each caller's credentials are passed to it` };
   if ('error' in message) return { ok: false, error: message.error.message };
   return { ok: true, value: describeInit(wrap.pool.sessions()[0]?.session.initializeResult) };
+}
+
+/** An access entry as the JSON log's fields (snake case, as the log's `trace_id`). */
+function accessFields(e: AccessEntry): Record<string, unknown> {
+  return { method: e.method, ...(e.name !== undefined ? { name: e.name } : {}), era: e.era, outcome: e.outcome, ...(e.code !== undefined ? { code: e.code } : {}), duration_ms: e.durationMs, ...(e.traceId ? { trace_id: e.traceId } : {}), principal: e.principal };
 }

@@ -3,6 +3,7 @@
  * metrics on, its count and duration. A front's request gets one when an OpenTelemetry SDK is
  * registered or metrics are on (`observe()`); otherwise none, and nothing here runs.
  */
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { JsonRpcRequest, JsonRpcResponse } from '../core/jsonrpc.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
@@ -10,7 +11,37 @@ import { MetaKey } from '../core/era.ts';
 import { Attr } from './conventions.ts';
 import { contextOf, otel, RequestSpan, tracingRegistered, type UpstreamSpan } from './requestSpan.ts';
 import type { ServeMetrics } from './serveMetrics.ts';
-import { traceCarrier, type TraceCarrier } from './traceContext.ts';
+import { traceCarrier, traceIdOf, type TraceCarrier } from './traceContext.ts';
+
+/** One line of the access log: a request served, as an operator reads it. */
+export interface AccessEntry {
+  readonly method: string;
+  /** The tool or prompt name, or the resource URI, when the request names one. */
+  readonly name?: string;
+  /** The era the client spoke. */
+  readonly era: 'modern' | 'legacy';
+  /** complete, input_required (an MRTR round), error, or none (a listen the client left). */
+  readonly outcome: 'complete' | 'input_required' | 'error' | 'none';
+  /** The JSON-RPC error code, for an error. */
+  readonly code?: number;
+  readonly durationMs: number;
+  /** The W3C trace id the request carried (or was given), when it has one. */
+  readonly traceId?: string;
+  /** Who asked, as a short hash of the principal (never the credentials themselves). */
+  readonly principal: string;
+}
+
+/** Where a request's access line goes, what it says before the answer, and the trace it carried. */
+interface AccessSink {
+  readonly write: (entry: AccessEntry) => void;
+  readonly base: Omit<AccessEntry, 'outcome' | 'code' | 'durationMs' | 'traceId'>;
+  readonly carried: string | undefined;
+}
+
+/** A principal as the access log names it: the first 12 hex digits of its SHA-256. */
+export function principalHash(principal: string): string {
+  return createHash('sha256').update(principal).digest('hex').slice(0, 12);
+}
 
 /** How a request got its upstream session. */
 export type SessionUse = 'reused' | 'opened' | 'waited';
@@ -21,12 +52,15 @@ export class RequestTelemetry {
   readonly #metrics: ServeMetrics | undefined;
   readonly #method: string;
   readonly #started = performance.now();
+  readonly #access: AccessSink | undefined;
 
-  constructor(span: RequestSpan, method: string, metrics: ServeMetrics | undefined) {
+  constructor(span: RequestSpan, method: string, metrics: ServeMetrics | undefined, access?: AccessSink) {
     this.span = span;
     this.#method = method;
     this.#metrics = metrics;
+    this.#access = access;
   }
+
 
   /** How the request got its upstream session, and how long it waited for it (ms) when it was not free at once. */
   session(use: SessionUse, waitedMs = 0): void {
@@ -51,10 +85,16 @@ export class RequestTelemetry {
     return this.span.upstream(method, params);
   }
 
-  /** Ends the request's span and counts it. */
+  /** Ends the request's span, counts it, and writes its access line. */
   end(message: JsonRpcResponse | undefined, failure?: unknown): void {
+    const seconds = (performance.now() - this.#started) / 1000;
+    const traceId = this.#access ? (traceIdOf(this.span.traceparent()) ?? traceIdOf(this.#access.carried)) : undefined;
     this.span.end(message, failure);
-    this.#metrics?.served(this.#method, message, (performance.now() - this.#started) / 1000);
+    this.#metrics?.served(this.#method, message, seconds);
+    const access = this.#access;
+    if (!access) return;
+    const outcome = !message ? 'none' : 'error' in message ? 'error' : isRecord(message.result) && message.result['resultType'] === 'input_required' ? 'input_required' : 'complete';
+    access.write({ ...access.base, outcome, ...(message && 'error' in message ? { code: message.error.code } : {}), durationMs: Math.round(seconds * 10_000) / 10, ...(traceId ? { traceId } : {}) });
   }
 }
 
@@ -67,6 +107,10 @@ export interface ObserveOptions {
   readonly serverEra: 'modern' | 'legacy' | undefined;
   /** The trace context of the call a retry continues, when the retry carries none of its own. */
   readonly continued?: (requestState: string) => string | undefined;
+  /** Where the access log's line for the request goes, when it is kept (with `principal`). */
+  readonly access?: ((entry: AccessEntry) => void) | undefined;
+  /** Who asked (hashed in the access log). */
+  readonly principal?: string | undefined;
 }
 
 /**
@@ -76,7 +120,7 @@ export interface ObserveOptions {
  */
 export function observe(request: JsonRpcRequest, options: ObserveOptions): RequestTelemetry | undefined {
   const tracing = tracingRegistered();
-  if (!tracing && !options.metrics) return undefined;
+  if (!tracing && !options.metrics && !options.access) return undefined;
   const params = request.params as JsonObject | undefined;
   const meta = params?.['_meta'];
   let carrier: TraceCarrier | undefined = tracing ? traceCarrier(meta) : undefined;
@@ -89,5 +133,13 @@ export function observe(request: JsonRpcRequest, options: ObserveOptions): Reque
     { method: request.method, params, id: request.id, transport: options.transport, clientEra: options.clientEra, serverEra: options.serverEra, protocolVersion: typeof version === 'string' ? version : undefined },
     carrier,
   );
-  return new RequestTelemetry(span, request.method, options.metrics);
+  const access = options.access ? { write: options.access, base: accessBase(request, options), carried: isRecord(meta) && typeof meta['traceparent'] === 'string' ? meta['traceparent'] : carrier?.traceparent } : undefined;
+  return new RequestTelemetry(span, request.method, options.metrics, access);
+}
+
+/** What an access line says of `request` before it is answered. */
+function accessBase(request: JsonRpcRequest, options: ObserveOptions): Omit<AccessEntry, 'outcome' | 'code' | 'durationMs' | 'traceId'> {
+  const params = request.params;
+  const named = isRecord(params) ? (typeof params['name'] === 'string' ? params['name'] : typeof params['uri'] === 'string' ? params['uri'] : undefined) : undefined;
+  return { method: request.method, ...(named !== undefined ? { name: named.slice(0, 256) } : {}), era: options.clientEra, principal: principalHash(options.principal ?? 'anonymous') };
 }

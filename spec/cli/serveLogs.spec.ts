@@ -85,6 +85,20 @@ s('should write every event of a session as one JSON object a line, with the tra
     assert.ok(said.some((m) => m.startsWith('mcp-dual-era: upstream trip-desk 1.0.0 speaks 2025-11-25')), said.join('\n'));
     assert.ok(said.some((m) => m.startsWith('mcp-dual-era: metrics at http://')), said.join('\n'));
     assert.ok(said.includes('mcp-dual-era: shutting down'));
+    // The access log: a line per request served, with what an operator reads (not the credentials).
+    const access = all.filter((l) => l['msg'] === 'request');
+    assert.equal(
+      access.map((l) => [l['method'], l['name'], l['era'], l['outcome'], l['trace_id']]),
+      [
+        ['tools/call', 'book_table', 'modern', 'input_required', TRACE_ID],
+        ['tools/call', 'book_table', 'modern', 'complete', TRACE_ID],
+      ],
+      JSON.stringify(access),
+    );
+    for (const l of access) {
+      assert.type(l['duration_ms'], 'number');
+      assert.match(l['principal'], /^[0-9a-f]{12}$/);
+    }
     // --verbose: each message as a debug line with who sent it to whom and the message itself.
     const messages = all.filter((l) => l['level'] === 'debug');
     for (const l of messages) assert.is(l['msg'], `${l['from']} → ${l['to']}`);

@@ -34,7 +34,7 @@ import { errorAnswer, withTelemetry, type Answer, type ModernContext, type Serve
 import type { Fleet } from '../../fleet/fleet.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
 import { DEFAULTS } from '../../defaults.ts';
-import { observe } from '../../observe/requestTelemetry.ts';
+import { observe, type AccessEntry } from '../../observe/requestTelemetry.ts';
 import { withHeaderTrace } from '../../observe/traceContext.ts';
 import { ServeMetrics } from '../../observe/serveMetrics.ts';
 import { RelayTelemetry } from '../../observe/relayTelemetry.ts';
@@ -101,6 +101,12 @@ export interface WrapLegacyServerOptions {
    * are recorded whenever an OpenTelemetry SDK is registered in the process.
    */
   readonly metrics?: boolean;
+  /**
+   * The access log: told of every modern request served, once it is answered (method, tool,
+   * prompt or resource, era, outcome and error code, duration, trace id, a hash of the principal).
+   * `serve --log-format json` writes it, one JSON line per request.
+   */
+  readonly accessLog?: (entry: AccessEntry) => void;
 }
 
 /** What a wrap holds right now: counts only, cheap to read (health checks, leak checks). */
@@ -351,6 +357,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       clientEra: 'modern',
       serverEra: 'legacy',
       ...(inputs.traceOf ? { continued: (state: string) => inputs.traceOf!(state) } : {}),
+      ...(options.accessLog ? { access: options.accessLog, principal: ctx.principal } : {}),
     });
     const answer = serveOne(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx);
     void answer.then(served, served);
