@@ -63,18 +63,20 @@ function humanLog(options: LogOptions): Log {
 const REMEMBERED_TRACES = 1024;
 
 /**
- * The trace id of each message shown: a request's from its `_meta.traceparent`, an answer's from
- * the request it answers (remembered by the pair of parties and the id, a bounded number of them).
+ * The trace id of each message shown: a request's from its `_meta.traceparent` (or, without one
+ * there, the `traceparent` it came with, an HTTP header), an answer's from the request it answers
+ * (remembered by the pair of parties and the id, a bounded number of them).
  */
 class TraceIds {
   readonly #byRequest = new Map<string, string>();
 
-  of(from: string, to: string, message: unknown): string | undefined {
+  of(from: string, to: string, message: unknown, carried?: string): string | undefined {
     if (!isRecord(message)) return undefined;
     const id = message['id'];
-    if (typeof id !== 'string' && typeof id !== 'number') return isRecord(message['params']) ? metaTrace(message['params']) : undefined;
+    const own = () => (isRecord(message['params']) ? metaTrace(message['params']) : undefined) ?? (carried === undefined ? undefined : traceIdOf(carried));
+    if (typeof id !== 'string' && typeof id !== 'number') return own();
     if ('method' in message) {
-      const traceId = isRecord(message['params']) ? metaTrace(message['params']) : undefined;
+      const traceId = own();
       if (traceId !== undefined) {
         this.#byRequest.set(`${from}\u0000${to}\u0000${id}`, traceId);
         if (this.#byRequest.size > REMEMBERED_TRACES) this.#byRequest.delete(this.#byRequest.keys().next().value!);
@@ -109,8 +111,8 @@ function jsonLog(options: LogOptions, { pino, stdTimeFunctions, destination }: P
   // The server's own lines are shown as they are in the human format (--quiet does not hide them).
   const server = logger.child({ source: 'server' }, { level: 'info' });
   const trace: Trace | undefined = options.verbose
-    ? (from, to, message) => {
-        const traceId = ids.of(from, to, message);
+    ? (from, to, message, carried) => {
+        const traceId = ids.of(from, to, message, carried?.traceparent);
         logger.debug({ from, to, message, ...(traceId !== undefined ? { trace_id: traceId } : {}) }, `${from} → ${to}`);
       }
     : undefined;

@@ -10,7 +10,8 @@ import { mediaType } from '../transport/sse.ts';
 import { LineFramer } from '../transport/lineFramer.ts';
 
 /** Shows one message that went from `from` to `to`. */
-export type Trace = (from: string, to: string, message: unknown) => void;
+/** Shows one message going `from` → `to`; `carried` is the trace context it came with beside it (an HTTP request's headers). */
+export type Trace = (from: string, to: string, message: unknown, carried?: { readonly traceparent?: string }) => void;
 
 /** A tracer writing to stderr; colour when stderr is a terminal (and `NO_COLOR` is not set). */
 export function stderrTrace(out: NodeJS.WriteStream = process.stderr): Trace {
@@ -29,7 +30,7 @@ export function upstreamTrace(trace: Trace): (direction: 'sent' | 'received', me
 }
 
 /** Each message of a JSON body (a batch is shown message by message). */
-function traceJsonText(text: string, from: string, to: string, trace: Trace): void {
+function traceJsonText(text: string, from: string, to: string, trace: Trace, carried?: { readonly traceparent?: string }): void {
   if (text.trim() === '') return;
   let value: unknown;
   try {
@@ -38,7 +39,7 @@ function traceJsonText(text: string, from: string, to: string, trace: Trace): vo
     trace(from, to, `(not JSON) ${text.slice(0, 200)}`);
     return;
   }
-  for (const message of Array.isArray(value) ? value : [value]) trace(from, to, message);
+  for (const message of Array.isArray(value) ? value : [value]) trace(from, to, message, carried);
 }
 
 /** The same response, its body tapped as it streams: JSON at its end, SSE event by event. */
@@ -86,7 +87,8 @@ export function tracingHandler(handler: (request: Request) => Promise<Response>,
     let forward = request;
     if (request.method === 'POST') {
       const text = await request.text();
-      traceJsonText(text, client, us, trace);
+      const traceparent = request.headers.get('traceparent');
+      traceJsonText(text, client, us, trace, traceparent === null ? undefined : { traceparent });
       forward = new Request(request.url, { method: 'POST', headers: request.headers, body: text, signal: request.signal });
     }
     return tappedResponse(await handler(forward), us, client, trace);

@@ -8,6 +8,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { builtCli } from '../helpers/built.ts';
+import { servingUrl } from '../helpers/servingUrl.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
@@ -116,6 +118,27 @@ s('should write every event of a session as one JSON object a line, with the tra
     const handshake = about('us', 'server', (m) => m['method'] === 'initialize');
     assert.ok(handshake.length >= 1);
     for (const l of handshake) assert.is(l['trace_id'], undefined);
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  }
+});
+
+s('should give the trace id of a traceparent sent as an HTTP header to the lines about its request', async () => {
+  const child = spawn(process.execPath, [builtCli(), 'serve', '--log-format', 'json', '--verbose', '--port', '0', '--', TSX, EXAMPLE], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const serving = servingUrl(child);
+  try {
+    const url = await serving.url;
+    const headerTrace = 'a3ce929d0e0e47364bf92f3577b34da6';
+    const { traceparent: _, ...untraced } = META;
+    const answer = await fetch(url, { method: 'POST', headers: { ...HEADERS, 'mcp-method': 'tools/list', traceparent: `00-${headerTrace}-00f067aa0ba902b7-01` }, body: JSON.stringify({ jsonrpc: '2.0', id: 'listed', method: 'tools/list', params: { _meta: untraced } }) });
+    assert.is(answer.status, 200);
+    await answer.text();
+    child.kill('SIGTERM');
+    await exited(child);
+    const all = lines(serving.log());
+    const about = all.filter((l) => l['message']?.['id'] === 'listed');
+    assert.equal(about.map((l) => [l['from'], l['to'], l['trace_id']]), [['client', 'us', headerTrace], ['us', 'client', headerTrace]], JSON.stringify(about));
+    assert.equal(all.filter((l) => l['msg'] === 'request').map((l) => [l['method'], l['trace_id']]), [['tools/list', headerTrace]]);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
   }
