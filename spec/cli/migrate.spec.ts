@@ -77,6 +77,8 @@ cli('should apply the changes with --write, then find nothing to do', async () =
   assert.is(server(), fixture('wrap-stdio-server.output.ts'));
   const pkg = JSON.parse(readFileSync(join(project.dir, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
   assert.equal(Object.keys(pkg.dependencies), ['@modelcontextprotocol/sdk', 'mcp-dual-era']);
+  // Run from a checkout, the dependency is the checkout itself: installable before the package is published.
+  assert.is(pkg.dependencies['mcp-dual-era'], `file:${ROOT}`);
   const again = await migrateCli(['--write', 'src'], project.dir);
   assert.is(again.code, 0);
   assert.match(again.stdout, '2 files looked at; nothing to change.');
