@@ -14,7 +14,7 @@ import { StreamableHTTPClientTransport as LegacyHttp } from '@modelcontextprotoc
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { migrate } from '../../lib/codemod/migrate.ts';
-import { EVERYTHING, textOf } from '../helpers/everything.ts';
+import { EVERYTHING, ROOT, textOf } from '../helpers/everything.ts';
 import { createProject, migrateCli, startListening, type Project } from '../helpers/migratedProject.ts';
 import { PINNED } from '../helpers/modernClient.ts';
 
@@ -65,7 +65,8 @@ e2e('should rewire the stdio, Streamable HTTP and HTTP+SSE entry points and add 
   assert.match(rewrite('dist/transports/stdio.js'), 'serveStdio(wrapLegacyServer');
   assert.match(rewrite('dist/transports/streamableHttp.js'), 'Streamable HTTP with sessions: POST, GET, DELETE /mcp');
   assert.match(rewrite('dist/transports/sse.js'), 'HTTP+SSE kept; a Streamable HTTP endpoint /mcp');
-  assert.match(rewrite('package.json'), 'dependency mcp-dual-era ^');
+  // Run from this checkout: the checkout itself, installable before the package is on the registry.
+  assert.match(rewrite('package.json'), `dependency mcp-dual-era file:${ROOT}`);
   const markers = report.files.find((f) => f.file === 'dist/transports/streamableHttp.js')!.markers.map((m) => m.code);
   assert.equal(markers, ['session-cleanup', 'event-store']);
 });
