@@ -65,7 +65,8 @@ export class FleetStateKeys {
    * own; states sealed before stay open on every replica, whichever started when.
    */
   async refresh(keyring: Keyring): Promise<void> {
-    const listed = new Set((await this.read()).map((k) => k.id));
+    let keys = await this.read();
+    const listed = new Set(keys.map((k) => k.id));
     const lacking = keyring.keys.filter((k) => !listed.has(k.id));
     if (lacking.length > 0) {
       // Oldest first, each pushed before those already listed: the list's newest keeps sealing.
@@ -73,8 +74,9 @@ export class FleetStateKeys {
         `for i = #ARGV, 1, -1 do local id = cjson.decode(ARGV[i]).id local present = false for _, v in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do if cjson.decode(v).id == id then present = true end end if not present then redis.call('LPUSH', KEYS[1], ARGV[i]) end end redis.call('LTRIM', KEYS[1], -${KEPT}, -1) return 1`,
         { keys: [this.#list], arguments: lacking.map(encode) },
       );
+      keys = await this.read();
     }
     const known = new Set(keyring.ids);
-    for (const key of await this.read()) if (!known.has(key.id)) keyring.add(key);
+    for (const key of keys) if (!known.has(key.id)) keyring.add(key);
   }
 }

@@ -171,10 +171,9 @@ function hopMessage(from: string, to: string, at: number, nonce: string, names: 
   return `hop\n${from}\n${to}\n${at}\n${nonce}\n${request.method}\n${request.path}\n${request.sessionId ?? ''}\n${headers}\n${digest}`;
 }
 
-/** The path and query of a request target (`/mcp?x=1`), whatever form the request line had. */
-function pathAndQuery(requestTarget: string | undefined): string {
-  const url = new URL(requestTarget ?? '/', 'http://request-target.invalid');
-  return `${url.pathname}${url.search}`;
+/** The path and query a hop's target carries (`/mcp?x=1`), as its signature covers them. */
+function pathOf(target: URL): string {
+  return `${target.pathname}${target.search}`;
 }
 
 /**
@@ -407,8 +406,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       });
       const carried = new Map<string, string>();
       headers.forEach((value, name) => carried.set(name, value));
-      const path = pathAndQuery(request.url);
-      const signed = { method: request.method, path, sessionId: 'session' in what ? what.session : null, body: body ?? '' };
+      const signed = { method: request.method, sessionId: 'session' in what ? what.session : null, body: body ?? '' };
       const controller = new AbortController();
       let lostOwner = false;
       const stopWatching = watchOwner(owner, () => {
@@ -425,8 +423,9 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       let answer: Response;
       for (let attempt = 0; ; attempt++) {
         try {
-          headers.set(HOP_HEADER, hopValue(record.id, signed, carried));
-          answer = await fetch(hopTarget(record.advertise, path), { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
+          const target = hopTarget(record.advertise, request.url);
+          headers.set(HOP_HEADER, hopValue(record.id, { ...signed, path: pathOf(target) }, carried));
+          answer = await fetch(target, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
           break;
         } catch (e) {
           const again = 'handedOver' in what && attempt === 0 && !controller.signal.aborted ? await freshPeer(record.advertise) : undefined;
@@ -470,7 +469,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
         const target = hopTarget(record.advertise, req.url);
-        headers[HOP_HEADER] = hopValue(record.id, { method: 'POST', path: `${target.pathname}${target.search}`, sessionId: null, body }, new Map(Object.entries(headers)));
+        headers[HOP_HEADER] = hopValue(record.id, { method: 'POST', path: pathOf(target), sessionId: null, body }, new Map(Object.entries(headers)));
         headers['content-length'] = String(Buffer.byteLength(body));
         let lostOwner = false;
         let settled = false;

@@ -107,10 +107,8 @@ export interface ObserveOptions {
   readonly serverEra: 'modern' | 'legacy' | undefined;
   /** The trace context of the call a retry continues, when the retry carries none of its own. */
   readonly continued?: (requestState: string) => string | undefined;
-  /** Where the access log's line for the request goes, when it is kept (with `principal`). */
-  readonly access?: ((entry: AccessEntry) => void) | undefined;
-  /** Who asked (hashed in the access log). */
-  readonly principal?: string | undefined;
+  /** Where the access log's line for the request goes, when it is kept, and who asked (hashed there). */
+  readonly access?: { readonly write: (entry: AccessEntry) => void; readonly principal: string } | undefined;
 }
 
 /**
@@ -133,13 +131,13 @@ export function observe(request: JsonRpcRequest, options: ObserveOptions): Reque
     { method: request.method, params, id: request.id, transport: options.transport, clientEra: options.clientEra, serverEra: options.serverEra, protocolVersion: typeof version === 'string' ? version : undefined },
     carrier,
   );
-  const access = options.access ? { write: options.access, base: accessBase(request, options), carried: isRecord(meta) && typeof meta['traceparent'] === 'string' ? meta['traceparent'] : carrier?.traceparent } : undefined;
+  const access = options.access ? { write: options.access.write, base: accessBase(request, options.clientEra, options.access.principal), carried: isRecord(meta) && typeof meta['traceparent'] === 'string' ? meta['traceparent'] : carrier?.traceparent } : undefined;
   return new RequestTelemetry(span, request.method, options.metrics, access);
 }
 
 /** What an access line says of `request` before it is answered. */
-function accessBase(request: JsonRpcRequest, options: ObserveOptions): Omit<AccessEntry, 'outcome' | 'code' | 'durationMs' | 'traceId'> {
+function accessBase(request: JsonRpcRequest, era: AccessEntry['era'], principal: string): Omit<AccessEntry, 'outcome' | 'code' | 'durationMs' | 'traceId'> {
   const params = request.params;
   const named = isRecord(params) ? (typeof params['name'] === 'string' ? params['name'] : typeof params['uri'] === 'string' ? params['uri'] : undefined) : undefined;
-  return { method: request.method, ...(named !== undefined ? { name: named.slice(0, 256) } : {}), era: options.clientEra, principal: principalHash(options.principal ?? 'anonymous') };
+  return { method: request.method, ...(named !== undefined ? { name: named.slice(0, 256) } : {}), era, principal: principalHash(principal) };
 }

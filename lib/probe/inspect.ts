@@ -16,6 +16,7 @@ import { StdioChildTransport } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { describeTarget, isHttpTarget, probe, type HttpTarget, type ProbeOptions, type ProbeTarget } from './probe.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { startupTimer, waitingReason } from './startupTimer.ts';
 import { readPages } from '../core/readPages.ts';
 
 /** The three kinds of server the compatibility matrix knows. */
@@ -90,16 +91,12 @@ class Rpc {
     return new Promise<JsonObject>((resolve, reject) => {
       // A server process that has not said a word yet is still starting: it is waited for (up to
       // `probeStartMs` from its start), and that is said; silence after it spoke is no answer.
-      const onTimer = () => {
-        const waited = Date.now() - this.#born;
-        const transport = this.#transport;
-        if (!(transport instanceof StdioChildTransport) || transport.spoke || waited >= DEFAULTS.probeStartMs) return settle(undefined);
-        this.#onWaiting?.(`the server has said nothing in ${Math.round(waited / 1000)} s: waiting for it to start (up to ${Math.round(DEFAULTS.probeStartMs / 1000)} s) to answer ${method}`);
-        timer = setTimeout(onTimer, Math.min(this.#timeoutMs, DEFAULTS.probeStartMs - waited));
-      };
-      let timer = setTimeout(onTimer, this.#timeoutMs);
+      const cancel = startupTimer(this.#transport, { timeoutMs: this.#timeoutMs, startMs: DEFAULTS.probeStartMs, startedAt: this.#born }, {
+        waiting: (waited) => this.#onWaiting?.(waitingReason(waited, DEFAULTS.probeStartMs, ` to answer ${method}`)),
+        expired: () => settle(undefined),
+      });
       const settle = (message: JsonRpcMessage | undefined) => {
-        clearTimeout(timer);
+        cancel();
         this.#waiting.delete(id);
         if (message && 'result' in message) resolve(message.result as JsonObject);
         else reject(new AdapterError('protocol', message && 'error' in message ? `${method}: ${message.error.message} (${message.error.code})` : `${method}: no answer`));

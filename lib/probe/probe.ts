@@ -18,6 +18,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES, readBounded } from '../transport/messageBoun
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import { processVerdictCache, type Verdict, type VerdictCache } from './verdictCache.ts';
 import { DEFAULTS } from '../defaults.ts';
+import { startupTimer, waitingReason } from './startupTimer.ts';
 
 export type { Verdict } from './verdictCache.ts';
 
@@ -130,6 +131,11 @@ function discoverRequest(id: RequestId, version: string, options: ProbeOptions):
   };
 }
 
+/** The legacy `initialize` a probe sends (the newest legacy version, no capabilities). */
+function legacyInitializeRequest(id: RequestId, options: ProbeOptions): JsonRpcRequest {
+  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO } };
+}
+
 /** What one answer to `server/discover` says. */
 type Reading = { kind: 'modern'; version: ModernVersion; discover?: JsonObject } | { kind: 'retry'; version: ModernVersion } | { kind: 'legacy'; reason: string; streamable?: boolean };
 
@@ -220,26 +226,23 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
   const ask = (request: JsonRpcRequest): Promise<Heard> =>
     new Promise<Heard>((resolve) => {
       if (exited) return resolve({ kind: 'exit' });
-      let timer: ReturnType<typeof setTimeout>;
-      const onTimer = () => {
-        const waited = Date.now() - started;
-        if (child.spoke) return settle({ kind: 'timeout' });
-        if (waited >= startMs) return settle({ kind: 'silent' });
-        if (!initializeSent) {
-          initializeSent = true;
-          const id = `mcp-dual-era-probe-${++probeIds}`;
-          waiting?.ids.set(id, 'initialize');
-          options.events?.emit('probe', { target: name, method: 'initialize', attempt: 1, version: LATEST_LEGACY_VERSION });
-          child.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO } }).catch(() => settle({ kind: 'exit' }));
-        }
-        options.events?.emit('waiting', { target: name, waitedMs: waited, reason: `the server has said nothing in ${Math.round(waited / 1000)} s: waiting for it to start (up to ${Math.round(startMs / 1000)} s), its first answer tells its era` });
-        timer = setTimeout(onTimer, Math.min(timeoutMs, startMs - waited));
-      };
-      timer = setTimeout(onTimer, timeoutMs);
+      const cancel = startupTimer(child, { timeoutMs, startMs, startedAt: started }, {
+        waiting: (waited) => {
+          if (!initializeSent) {
+            initializeSent = true;
+            const id = `mcp-dual-era-probe-${++probeIds}`;
+            waiting?.ids.set(id, 'initialize');
+            options.events?.emit('probe', { target: name, method: 'initialize', attempt: 1, version: LATEST_LEGACY_VERSION });
+            child.send(legacyInitializeRequest(id, options)).catch(() => settle({ kind: 'exit' }));
+          }
+          options.events?.emit('waiting', { target: name, waitedMs: waited, reason: waitingReason(waited, startMs, ', its first answer tells its era') });
+        },
+        expired: (silent) => settle({ kind: silent ? 'silent' : 'timeout' }),
+      });
       const onAbort = () => settle({ kind: 'aborted' });
       options.signal?.addEventListener('abort', onAbort, { once: true });
       const settle = (heard: Heard) => {
-        clearTimeout(timer);
+        cancel();
         options.signal?.removeEventListener('abort', onAbort);
         waiting = undefined;
         resolve(heard);
@@ -428,7 +431,7 @@ async function legacyHttpMode(target: HttpTarget, name: string, options: ProbeOp
   options.events?.emit('probe', { target: name, method: 'initialize', attempt: 1, version: LATEST_LEGACY_VERSION });
   try {
     await transport.start();
-    await transport.send({ jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO } });
+    await transport.send(legacyInitializeRequest(id, options));
     const answer = await answered;
     if ('error' in answer && answer.error) throw refuse(`${new URL(target.url).href} is neither a modern nor a legacy MCP endpoint: ${answer.error.message}`, answer.error);
     const mode = transport.mode ?? 'streamable';

@@ -357,7 +357,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       clientEra: 'modern',
       serverEra: 'legacy',
       ...(inputs.traceOf ? { continued: (state: string) => inputs.traceOf!(state) } : {}),
-      ...(options.accessLog ? { access: options.accessLog, principal: ctx.principal } : {}),
+      ...(options.accessLog ? { access: { write: options.accessLog, principal: ctx.principal } } : {}),
     });
     const answer = serveOne(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx);
     void answer.then(served, served);
