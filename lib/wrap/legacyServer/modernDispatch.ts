@@ -186,14 +186,6 @@ export function ownRoots(options: Pick<ModernDispatchOptions, 'roots'>): boolean
   return options.roots !== undefined && options.roots.length > 0;
 }
 
-/**
- * Whether the server's `roots/list` during a call is answered with the wrap's own roots: whenever
- * it has some, they are the operator's answer, over the roots the caller declared.
- */
-function localRoots(options: Pick<ModernDispatchOptions, 'roots'>): boolean {
-  return ownRoots(options);
-}
-
 /** The wrap's own roots as a `roots/list` answer. */
 function rootsAnswer(options: ModernDispatchOptions): RpcOutcome {
   return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
@@ -277,7 +269,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
   const key = keyFor(ctx.principal, up.envelope, ownRoots(options), passedAuthorization(ctx, options));
-  const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, localRoots(options)) : undefined;
+  const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, ownRoots(options)) : undefined;
   const r: PendingRequest = { request, ctx, options, up, key, target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false }, holder };
   let session: UpstreamSession | undefined;
   try {
@@ -367,8 +359,8 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     if (!translated.ok) return errorAnswer(request.id, translated.error);
     return { message: resultResponse(request.id, translated.value.result), status: 200 };
   };
-  const local = localRoots(options);
-  // A call that cannot carry rounds has the server's `roots/list` answered with the wrap's own roots (or refused).
+  const local = ownRoots(options);
+  // The server's `roots/list` is answered with the wrap's own roots when it has some; without, a call that cannot carry rounds refuses it.
   const roots = r.holder !== undefined ? { holders: options.holders!, key: r.key, holder: r.pushable ? r.holder : WRAP_ROOTS, refresh: r.pushable, alone: r.pushable && rootsAlone(r) } : undefined;
   const call = bindCall(session, method, up.request.params, reservation, local ? options : undefined, ctx.telemetry, roots);
   if (!r.pushable) return callPlain(r, call, finish);
@@ -391,10 +383,8 @@ async function callPlain(r: PendingRequest, call: (hooks: CallHooks) => Promise<
   const outcome = await call({
     signal: deadline.signal,
     ...streamHooks({ envelope: r.up.envelope, notify: ctx.notify }),
-    onPush: async (push) => {
-      if (push.method === 'roots/list' && ownRoots(options)) return rootsAnswer(options);
-      return { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } };
-    },
+    // (The server's `roots/list` is answered by the wrap's own roots, when it has some, in `bindCall`.)
+    onPush: async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }),
   });
   deadline.dispose();
   if (deadline.timedOut) return errorAnswer(request.id, internalError(`the upstream server did not answer ${request.method} within ${options.requestTimeoutMs ?? 300000} ms`));

@@ -9,15 +9,15 @@ import { ANONYMOUS } from '../../transport/httpEdge.ts';
 import { keyText, type SessionKey } from '../../session/sessionKey.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 
-/** The holder of the wrap's own roots (`--roots`, answered for callers that declared none). */
+/** The holder of the wrap's own roots (`--roots`, answered for every caller when given). */
 export const WRAP_ROOTS = '\u0000wrap';
 
 /** Most keys whose holders are remembered (the oldest is forgotten first). */
 const MAX_KEYS = 1024;
 
 /**
- * Whose roots a caller gives: the wrap's own when it declared none (`local`), else its principal's
- * (`ANONYMOUS` for callers without credentials, which cannot be told apart).
+ * Whose roots a caller's calls give: the wrap's own when it has some (`local`), else the caller's
+ * principal's (`ANONYMOUS` for callers without credentials, which cannot be told apart).
  */
 export function rootsHolderOf(principal: string, local: boolean): string {
   return local ? WRAP_ROOTS : principal;
