@@ -116,6 +116,11 @@ export class LegacyHttpSessions {
     return this.#table.size;
   }
 
+  /** Whether a request is being served on a session after its `initialize` (a client already served, at work). */
+  get working(): boolean {
+    return this.#table.working;
+  }
+
   /** Requests being served on the sessions now. */
   get active(): number {
     return this.#table.active;

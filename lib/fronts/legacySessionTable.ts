@@ -77,6 +77,12 @@ export class LegacySessionTable<S> {
     return n;
   }
 
+  /** Whether a request is being served on a session in use (not its `initialize`: a client already served, at work). */
+  get working(): boolean {
+    for (const row of this.#rows.values()) if (row.active > 0 && row.used && row.session !== undefined) return true;
+    return false;
+  }
+
   get max(): number {
     return Math.max(1, this.#limits.max ?? DEFAULTS.legacySessions);
   }

@@ -1,12 +1,12 @@
 /**
- * A gate that lets a bounded number of openings through at once, the rest waiting in line for a
- * bounded time: starting an upstream server costs a process boot, and a crowd of new callers must
- * not spend every core on boots while the callers already served wait. First come, first served
- * while the line is short; newest first once it is long (a burst of openings then times out at
- * its back while a caller who comes after it is served at once, instead of everyone waiting in
- * vain behind it). Callers the wrap already knows (served before) may wait in a line served
- * first: a flood of strangers cannot keep a known caller from a new session. Not a limit on what
- * is open, only on what is opening.
+ * A gate that lets a bounded number of openings through at once, the rest waiting in line, first
+ * come first served: starting an upstream server costs a process boot, and a crowd of new callers
+ * must not spend every core on boots while the callers already served wait. A caller in line waits
+ * its `ms` plus the boots ahead of it (the line moves one boot at a time: a caller behind thirty
+ * others is not refused for the time their boots take). Callers the wrap already knows (served
+ * before) may wait in a line served first: a flood of strangers cannot keep a known caller from a
+ * new session. While callers already served are at work (`working`), each place rests after use,
+ * so that strangers' boots leave them the cores. Not a limit on what is open, only on what is opening.
  */
 import { availableParallelism } from 'node:os';
 import { AdapterError } from '../core/errors.ts';
@@ -32,11 +32,16 @@ export function defaultOpenings(): number {
 /** Upstream connections opened at once to a server reached over HTTP: opening one boots nothing here. */
 export const HTTP_OPENINGS = 16;
 
+/** How long a boot is taken to last before one has been seen. */
+const FIRST_BOOT_MS = 500;
+
 /**
- * At most `size` holders at once, the others waiting their turn; and each place, once given back,
- * rests twice as long as it was held (in use a third of its time at the most), so that a crowd's
- * openings boot servers on a third of a core each at the most, leaving the rest to the servers
- * already serving. A known caller has one more place of its own, and takes a resting place at once.
+ * At most `size` holders at once, the others waiting their turn in the order they came. While
+ * callers already served are at work, each place, once given back, rests twice as long as it was
+ * held (in use a third of its time at the most), so that a crowd's openings boot servers on a
+ * third of a core each at the most, leaving the rest to the servers already serving; with nobody
+ * at work, boots go at full speed. A known caller has one more place of its own, and takes a
+ * resting place at once.
  */
 export class Gate {
   readonly size: number;
@@ -50,11 +55,19 @@ export class Gate {
   /** The places resting (counted as held), oldest first. */
   readonly #resting: Array<ReturnType<typeof setTimeout>> = [];
   readonly #rest: boolean;
+  readonly #working: () => boolean;
+  /** How long a place is held, lately (a moving average): what a turn in line costs. */
+  #bootMs = FIRST_BOOT_MS;
 
-  /** `rest: false` gives a place back at once (for tests and in-process servers, whose openings cost nothing). */
-  constructor(size: number, options: { rest?: boolean } = {}) {
+  /**
+   * `rest: false` gives a place back at once (for tests and in-process servers, whose openings
+   * cost nothing). `working`: whether callers already served are at work now (calls in flight on
+   * their sessions): places rest only then (default: always).
+   */
+  constructor(size: number, options: { rest?: boolean; working?: () => boolean } = {}) {
     this.size = Math.max(1, size);
     this.#rest = options.rest ?? true;
+    this.#working = options.working ?? always;
   }
 
   /** Openings under way. */
@@ -68,8 +81,18 @@ export class Gate {
   }
 
   /**
+   * How long the turns of `ahead` callers in line take, as boots have gone lately (their rests
+   * included while callers already served are at work).
+   */
+  #turnsOf(ahead: number): number {
+    const cycle = this.#rest && this.#working() ? this.#bootMs * (1 + REST) : this.#bootMs;
+    return Math.ceil(ahead / this.size) * cycle;
+  }
+
+  /**
    * Passes the gate: resolves with the function that gives the place back (idempotent), or with
-   * `undefined` when no place came within `ms`. Rejects when `signal` aborts while waiting.
+   * `undefined` when no place came within `ms` plus the time the turns of those ahead of it in
+   * line take. Rejects when `signal` aborts while waiting.
    * `known`: whether the caller is one already known, asked again whenever a place frees (a caller
    * served meanwhile becomes known): known callers are served first, the one whose last turn was
    * longest ago (`who` names the caller) before the others, then first come first served.
@@ -106,10 +129,15 @@ export class Gate {
         done();
         reject(new AdapterError('closed', 'the request was cancelled while waiting to open an upstream session'));
       };
-      const timer = setTimeout(() => {
-        done();
-        resolve(undefined);
-      }, Math.max(0, ms));
+      // The wait covers the boots of those ahead (a known caller has only known callers ahead).
+      const ahead = known() ? this.#line.filter((w) => w.known()).length : this.#line.length;
+      const timer = setTimeout(
+        () => {
+          done();
+          resolve(undefined);
+        },
+        Math.max(0, ms) + this.#turnsOf(ahead + 1),
+      );
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#line.push(waiter);
     });
@@ -130,7 +158,8 @@ export class Gate {
       if (holds > 0) this.#holding.set(who, holds);
       else this.#holding.delete(who);
       const held = performance.now() - since;
-      if (!this.#rest || held < 1 || this.#line.some((w) => w.known())) return this.#free();
+      this.#bootMs += (held - this.#bootMs) / 4;
+      if (!this.#rest || held < 1 || this.#line.some((w) => w.known()) || !this.#working()) return this.#free();
       const rest = setTimeout(() => {
         this.#resting.splice(this.#resting.indexOf(rest), 1);
         this.#free();
@@ -150,13 +179,16 @@ export class Gate {
     if (known) return known.turn();
     // The place known callers have beside the others is theirs alone.
     if (this.#held >= this.size) return;
-    // A long line is served from its newest end: its oldest would likely time out waiting anyway.
-    (line.length > this.size ? line[line.length - 1] : line[0])?.turn();
+    line[0]?.turn();
   }
 }
 
 function never(): boolean {
   return false;
+}
+
+function always(): boolean {
+  return true;
 }
 
 /**
@@ -198,9 +230,12 @@ export class Openings {
   readonly acquaintances: Acquaintances;
   readonly #backend: Pick<Backend, 'claimWarm'>;
 
+  /** What tells whether callers already served are at work (see `working`). */
+  readonly #work = new Set<() => boolean>();
+
   /** `size`: openings at once (default half the cores, each may boot a server process; 16 for a server reached over HTTP). */
   constructor(backend: Pick<Backend, 'claimWarm' | 'share'> & Partial<Pick<Backend, 'kind'>>, options: { size?: number } = {}) {
-    this.gate = new Gate(options.size ?? (backend.kind === 'http' ? HTTP_OPENINGS : defaultOpenings()));
+    this.gate = new Gate(options.size ?? (backend.kind === 'http' ? HTTP_OPENINGS : defaultOpenings()), { working: () => this.#working() });
     this.acquaintances = new Acquaintances();
     this.#backend = backend;
     backend.share?.(this.gate);
@@ -214,6 +249,20 @@ export class Openings {
     const known = this.acquaintances.knows(principal);
     if ((known || this.gate.waiting === 0) && this.#backend.claimWarm?.()) return Promise.resolve(noop);
     return this.gate.enter(ms, signal, () => this.acquaintances.knows(principal), principal);
+  }
+
+  /**
+   * Adds what tells whether callers already served are at work (a pool's sessions, a wrap's
+   * legacy sessions): while any is, the gate's places rest after use. Returns what removes it.
+   */
+  working(busy: () => boolean): () => void {
+    this.#work.add(busy);
+    return () => this.#work.delete(busy);
+  }
+
+  #working(): boolean {
+    for (const busy of this.#work) if (busy()) return true;
+    return false;
   }
 
   /** Records that `principal` was served: its next openings go first. */

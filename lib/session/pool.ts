@@ -19,7 +19,7 @@ import { PushCopies } from './pushCopies.ts';
 import { UpstreamSession } from './upstreamSession.ts';
 import type { RpcOutcome } from './callHooks.ts';
 import { DEFAULTS } from '../defaults.ts';
-import { beingOpened, busy, roomFor, type Entry, type Room } from './poolRoom.ts';
+import { beingOpened, busy, EVICTABLE_AFTER_MS, roomFor, type Entry, type Room } from './poolRoom.ts';
 import { keyText, type SessionKey } from './sessionKey.ts';
 import { Waiters } from './waiters.ts';
 
@@ -112,12 +112,16 @@ export class SessionPool {
   readonly #copies: PushCopies | undefined;
   /** Lets a few openings through at a time. */
   readonly openings: Openings;
+  /** When each session was opened: one opened a while ago with a call in flight is a served caller at work. */
+  readonly #openedAt = new WeakMap<UpstreamSession, number>();
+  readonly #unwatch: () => void;
 
   constructor(backend: Backend, options: SessionPoolOptions = {}) {
     this.backend = backend;
     this.options = options;
     this.openings = options.opening instanceof Openings ? options.opening : new Openings(backend, options.opening === undefined ? {} : { size: options.opening });
     this.#copies = backend.kind === 'http' ? new PushCopies(() => this.size) : undefined;
+    this.#unwatch = this.openings.working(() => this.#atWork());
     const idle = options.idleMs ?? DEFAULTS.sessionIdleMs;
     this.#sweeper = setInterval(() => this.#sweep(idle), Math.max(1000, Math.min(idle, 60_000)));
     this.#sweeper.unref();
@@ -128,6 +132,16 @@ export class SessionPool {
     let n = 0;
     for (const e of this.#entries.values()) n += e.sessions.length + e.opening;
     return n;
+  }
+
+  /**
+   * Whether callers already served are at work: a call in flight on a session opened before the
+   * last moments (a session just opened carries the first call of the caller it was opened for).
+   */
+  #atWork(): boolean {
+    const before = Date.now() - EVICTABLE_AFTER_MS;
+    for (const e of this.#entries.values()) for (const s of e.sessions) if (s.inFlight > 0 && (this.#openedAt.get(s) ?? 0) <= before) return true;
+    return false;
   }
 
   /** Sessions in all: the configured bound, or fewer if the backend allows fewer. */
@@ -354,6 +368,7 @@ export class SessionPool {
         throw e;
       }
       session.touch(Date.now());
+      this.#openedAt.set(session, Date.now());
       this.options.onSessionOpened?.(key, session);
       return session;
     };
@@ -392,6 +407,7 @@ export class SessionPool {
   /** Closes every session (their calls get errors) and stops the sweeper. Idempotent. */
   async close(): Promise<void> {
     this.#closed = true;
+    this.#unwatch();
     if (this.#sweeper) clearInterval(this.#sweeper);
     this.#sweeper = undefined;
     const sessions = [...this.#entries.values()].flatMap((e) => e.sessions);

@@ -87,14 +87,51 @@ gate('should serve a waiting stranger first once it has become known', async () 
   assert.equal(order[0], 'friend');
 });
 
-gate('should serve the newest of a long line first', async () => {
+gate('should serve a long line in the order it came, each waiting its time plus the turns of those ahead', async () => {
   const g = new Gate(1, { rest: false });
   const holder = await g.enter(1000);
   const order: string[] = [];
-  const waiting = ['w1', 'w2', 'w3'].map((name) => g.enter(2000).then((r) => (order.push(name), r)));
+  // Each waits 100 ms of its own; the turns ahead (a boot each, 150 ms here) come on top.
+  const waiting = ['w1', 'w2', 'w3', 'w4'].map((name) =>
+    g.enter(100).then((r) => {
+      order.push(r ? name : `${name} refused`);
+      setTimeout(() => r?.(), 150);
+      return r;
+    }),
+  );
+  await sleep(150);
   holder!();
-  for (const w of [...waiting].reverse()) (await w)?.();
-  assert.equal(order, ['w3', 'w2', 'w1'], 'a line longer than the gate is served from its newest end');
+  await Promise.all(waiting);
+  assert.equal(order, ['w1', 'w2', 'w3', 'w4'], 'served first come first served, none refused though the last waited about 600 ms');
+});
+
+gate('should refuse a caller whose turn does not come within its time plus the turns ahead', async () => {
+  const g = new Gate(1, { rest: false });
+  const holder = await g.enter(1000);
+  const started = performance.now();
+  // No place is ever given back: the turn ahead is taken to last a boot (half a second before one was seen).
+  assert.is(await g.enter(100), undefined);
+  const waited = performance.now() - started;
+  assert.ok(waited >= 550 && waited < 1500, `refused after ${Math.round(waited)} ms`);
+  holder!();
+});
+
+gate('should rest places only while callers already served are at work', async () => {
+  let working = false;
+  const g = new Gate(1, { working: () => working });
+  const first = await g.enter(1000);
+  await sleep(100);
+  first!();
+  let started = performance.now();
+  const idle = await g.enter(1000);
+  assert.ok(idle && performance.now() - started < 50, 'nobody at work: no rest');
+  await sleep(100);
+  working = true;
+  idle!();
+  started = performance.now();
+  const busy = await g.enter(1000);
+  assert.ok(busy && performance.now() - started >= 150, `somebody at work: the place rested ${Math.round(performance.now() - started)} ms`);
+  busy!();
 });
 
 gate.run();

@@ -315,6 +315,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     backend.passesAuthorization && backend.url
       ? new ProtectedResource({ upstream: backend.url, ...(options.http?.publicUrl !== undefined ? { resource: options.http.publicUrl } : {}) })
       : undefined;
+  // A legacy client's request in progress is a served caller at work: strangers' boots rest meanwhile.
+  const unwatchLegacy = openings.working(() => legacy.working);
   const legacy = new LegacyHttpSessions(source, {
     ...(options.legacySessions ?? {}),
     ...(protectedResource ? { challenge: (upstream: string, requestUrl: string) => protectedResource.challenge(upstream, requestUrl) } : {}),
@@ -445,6 +447,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         await new Promise((r) => setTimeout(r, 0));
         shutdown.abort();
         for (const s of listening) s.abort();
+        unwatchLegacy();
         await Promise.all([pool.close(), legacy.close()]);
         await backend.close?.();
       })();
