@@ -4,7 +4,9 @@
  * a full round against a plain call, memory per parked call), the probe bench (bench/probe.ts),
  * the first-answer bench (bench/first.ts: how long a stdio host waits for our first answer) and
  * the fleet bench (bench/fleet.ts: a retry forwarded between two replicas of `serve --fleet`,
- * plain-call throughput in a fleet, Redis commands per call; on the machine's Redis), each in a
+ * plain-call throughput in a fleet, Redis commands per call; on the machine's Redis) and the callers
+ * bench (bench/callers.ts: 1, 100, 200 and 1,000 distinct callers through `serve`, isolated and
+ * sharing sessions, mcp-proxy and the pass-through), each in a
  * fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
  * `--filter` to the translator and wrap benches (the others are then left out); `--profile`,
  * `--tsx` and `--ref` only concern the wrap bench.
@@ -63,12 +65,13 @@ const BENCHES = [
   { key: 'probe', script: 'probe.ts', node: [], args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
   { key: 'first', script: 'first.ts', node: [], args: quick ? ['--quick'] : [], report: 'first.json', run: !filtered },
   { key: 'fleet', script: 'fleet.ts', node: BENCH_NODE_FLAGS, args: quick ? ['--quick'] : [], report: 'fleet.json', run: !filtered },
+  { key: 'callers', script: 'callers.ts', node: BENCH_NODE_FLAGS, args: quick ? ['--quick'] : [], report: 'callers.json', run: !filtered },
 ] as const;
 
 const PEERS: ReadonlyArray<{ name: string; role: string }> = [
   { name: '@modelcontextprotocol/sdk', role: 'v1 SDK: every legacy server the benches run (echo and push servers) and the legacy clients (direct calls, the connect baseline)' },
-  { name: 'mcp-proxy', role: 'wrap bench: the comparison front on its 2026-07-28 route' },
-  { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server' },
+  { name: 'mcp-proxy', role: 'wrap and callers benches: the comparison front on its 2026-07-28 route' },
+  { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server; callers bench: the server behind every front' },
   { name: '@modelcontextprotocol/client', role: 'v2 SDK client: not driven by the benches (interop specs); for the record' },
   { name: '@modelcontextprotocol/server', role: 'v2 SDK server: not driven by the benches (interop specs); for the record' },
   { name: 'redis', role: "fleet bench: the replicas' Redis client (node-redis), and the bench's MONITOR of their commands" },

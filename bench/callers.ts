@@ -1,5 +1,5 @@
 /**
- * `npm run bench:callers [-- --quick] [-- --callers=1,100,1000] [-- --only=KEYS]`: many distinct
+ * `npm run bench:callers [-- --quick] [-- --callers=1,100,1000] [-- --only=KEYS] [-- --concurrency=N]`: many distinct
  * callers on one front of server-everything (stdio), each caller a made-up bearer token sending one
  * `echo` call, 32 at a time, as a team behind one endpoint would. For each front and each number
  * of callers: how many were answered, the wall time and throughput, p50 and p99, and the upstream
@@ -123,6 +123,7 @@ function serverPids(front: number): number[] {
 
 export interface Wave {
   readonly front: string;
+  readonly label: string;
   readonly callers: number;
   readonly answered: number;
   readonly wallMs: number;
@@ -163,6 +164,7 @@ async function wave(front: Front, started: Started, url: string, callers: number
   const sorted = ascending(times);
   return {
     front: front.key,
+    label: front.label,
     callers,
     answered: times.length,
     wallMs,

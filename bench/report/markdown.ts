@@ -499,6 +499,22 @@ function otherNodes(run: Run, others: readonly Run[]): string {
   ].join('\n');
 }
 
+function callersSection(run: Run): string {
+  const c = run.parts.callers;
+  if (!c) return '_Not measured in this run._';
+  const intro =
+    `Distinct callers (each a bearer token never seen before), one \`echo\` call each, ${c.concurrency} at a time, through each front of ` +
+    'server-everything over stdio: `serve` isolated (a session, so a server process, per caller), `serve --share-sessions`, mcp-proxy ' +
+    "(one shared session) and the pass-through (one server, no translation). Servers: server processes at the wave's peak; MB: the front " +
+    "and everything under it, at the peak. p99 ÷ mcp-proxy: this front's p99 over mcp-proxy's for the same number of callers.";
+  const base = new Map(c.waves.filter((w) => w.front === 'mcp-proxy').map((w) => [w.callers, w.p99Ms]));
+  const rows = c.waves.map((w) => {
+    const b = base.get(w.callers);
+    return [w.label, int.format(w.callers), `${w.answered}/${w.callers}`, int.format(w.perSecond), ms(w.p50Ms), ms(w.p99Ms), b === undefined ? '–' : formatRatio(w.p99Ms / b), int.format(w.servers), int.format(w.memoryMb)];
+  });
+  return `${intro}\n\n${table(['front', 'callers', 'answered', 'calls/s', 'p50 ms', 'p99 ms', 'p99 ÷ mcp-proxy', 'servers', 'MB'], rows, new Set([1, 2, 3, 4, 5, 6, 7, 8]))}`;
+}
+
 /** The whole of bench/RESULTS.md. */
 export function renderResults(run: Run, chartFile: string, others: readonly Run[] = [], othersNote?: string): string {
   const failed = Object.entries(run.exitCodes).filter(([, code]) => code !== 0);
@@ -550,7 +566,11 @@ export function renderResults(run: Run, chartFile: string, others: readonly Run[
     '',
     fleetSection(run),
     '',
+    '## 7. Many callers: distinct callers through one front',
+    '',
+    callersSection(run),
+    '',
   );
-  if (others.length > 0) out.push('## 7. On other Node lines', '', otherNodes(run, others), '', ...(othersNote ? [othersNote, ''] : []));
+  if (others.length > 0) out.push('## 8. On other Node lines', '', otherNodes(run, others), '', ...(othersNote ? [othersNote, ''] : []));
   return out.join('\n');
 }

@@ -30,7 +30,27 @@ export interface Run {
     readonly probe?: ProbePart;
     readonly first?: FirstPart;
     readonly fleet?: FleetPart;
+    readonly callers?: CallersPart;
   };
+}
+
+/** The callers bench (bench/callers.ts): waves of distinct callers, one call each, through each front. */
+export interface CallersPart {
+  readonly callers: readonly number[];
+  readonly concurrency: number;
+  readonly waves: ReadonlyArray<{
+    readonly front: string;
+    readonly label: string;
+    readonly callers: number;
+    readonly answered: number;
+    readonly wallMs: number;
+    readonly perSecond: number;
+    readonly p50Ms: number;
+    readonly p99Ms: number;
+    readonly servers: number;
+    readonly memoryMb: number;
+    readonly failures: Readonly<Record<string, number>>;
+  }>;
 }
 
 export interface Machine {

@@ -51,6 +51,10 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     if (values.stdio) return usage('--pass-authorization serves over HTTP (callers\' Authorization headers): it does not go with --stdio');
     if (values.modern) return usage('--pass-authorization fronts a legacy server (without --modern)');
   }
+  if (values['share-sessions']) {
+    if (values['pass-authorization']) return usage("--share-sessions does not go with --pass-authorization: each caller's token travels on a session of its own");
+    if (values.modern) return usage('--share-sessions fronts a legacy server (without --modern)');
+  }
   if (values.metrics) {
     if (values.stdio) return usage('--metrics serves GET /metrics on the HTTP endpoint: it does not go with --stdio');
     if (values.modern) return usage('--metrics fronts a legacy server (without --modern)');

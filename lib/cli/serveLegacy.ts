@@ -138,6 +138,7 @@ function wrapOptions(backend: Backend, settings: LegacySettings, context: ServeC
       ...(context.limitsGiven.has('sessions-opening') ? { opening: limits['sessions-opening'] } : {}),
     },
     listens: { perPrincipal: limits['listens-per-caller'] },
+    ...(values['share-sessions'] ? { shareSessions: true } : {}),
     legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
     requestTimeoutMs: limits['request-timeout-ms'],
     health: true,

@@ -29,6 +29,10 @@ Options:
   --pass-authorization    with --upstream: each caller's own Authorization header goes to the
                           upstream (a server protected by OAuth, fronted on its public URL): its
                           401 challenges and protected-resource metadata are shown on this endpoint
+  --share-sessions        callers share upstream sessions (a few server processes for everyone,
+                          not one per caller): for a server that keeps nothing per caller; a
+                          call that may ask for input gets one alone while it runs (see the
+                          README's "Many callers" for what crosses callers)
   --public-url <url>      the URL clients reach this endpoint at (behind a proxy); with
                           --pass-authorization, the protected resource tokens are issued for
                           (default: the listen address and path)
@@ -76,6 +80,7 @@ export const SERVE_OPTIONS = {
   'fleet-name': { type: 'string' },
   advertise: { type: 'string' },
   'pass-authorization': { type: 'boolean' },
+  'share-sessions': { type: 'boolean' },
   'public-url': { type: 'string' },
   roots: { type: 'string', multiple: true },
   'cache-ttl': { type: 'string' },

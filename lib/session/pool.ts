@@ -6,6 +6,7 @@
  * waits a bounded time, then gets a refusal naming the limit. Never shares a session between
  * principals; reopens a session whose process died, with backoff.
  */
+import { availableParallelism } from 'node:os';
 import { GiveUp, retry } from '../retry.ts';
 import { AdapterError } from '../core/errors.ts';
 import { limitError, limitRefusal, type LimitRefusal } from '../core/limits.ts';
@@ -25,6 +26,12 @@ import { Waiters } from './waiters.ts';
 
 /** How long a caller that would rather not open a session waits for one to be free before it opens one. */
 const OPEN_PATIENCE_MS = 100;
+
+/**
+ * Calls in flight on every shared session of a key past which another is opened beside them (in
+ * the background, while the calls go on), up to one per core: a server process works on one core.
+ */
+const SPREAD_AT = 16;
 
 /** The bounds of a pool and whom it tells of sessions opened, closed and failed. */
 export interface SessionPoolOptions {
@@ -49,6 +56,12 @@ export interface SessionPoolOptions {
    */
   readonly opening?: number | Openings;
   readonly idleMs?: number;
+  /**
+   * The principal callers' keys are filed under when they share sessions (`shareSessions`): its
+   * sessions are every caller's, so the bounds per principal and per key are the pool's own, and
+   * callers wait their turn to open one as themselves (`AcquireOptions.caller`).
+   */
+  readonly sharedPrincipal?: string;
   readonly protocolVersion?: LegacyVersion;
   /** Attempts to open a session before giving up (with exponential backoff). */
   readonly openAttempts?: number;
@@ -90,6 +103,11 @@ export interface AcquireOptions {
   readonly neverShare?: boolean;
   /** Stops waiting (the acquire rejects). */
   readonly signal?: CancelSignal;
+  /**
+   * Who asks, when the key is filed under another principal (callers sharing sessions): its
+   * openings wait their turn at the gate as this caller's, known or not.
+   */
+  readonly caller?: string;
   /**
    * Set to true when the session was handed over alone (`exclusive`): it is reserved for the
    * caller's call, made with `reserved`, or the caller calls `session.unreserve()`.
@@ -154,11 +172,13 @@ export class SessionPool {
     return Math.max(0, Math.min(this.options.reserve ?? DEFAULTS.sessionReserve, this.max - 1));
   }
 
-  get #perKey(): number {
-    return Math.min(this.options.maxPerKey ?? DEFAULTS.sessionsPerCaller, this.#perPrincipal);
+  #perKey(principal: string): number {
+    if (principal === this.options.sharedPrincipal) return this.max;
+    return Math.min(this.options.maxPerKey ?? DEFAULTS.sessionsPerCaller, this.#perPrincipal(principal));
   }
 
-  get #perPrincipal(): number {
+  #perPrincipal(principal: string): number {
+    if (principal === this.options.sharedPrincipal) return this.max;
     return Math.min(this.options.maxPerPrincipal ?? DEFAULTS.sessionsPerCaller, this.max);
   }
 
@@ -176,7 +196,7 @@ export class SessionPool {
     }
     if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
     const live = entry.sessions;
-    const atBound = live.length + entry.opening >= this.#perKey;
+    const atBound = live.length + entry.opening >= this.#perKey(key.principal);
     if (options.exclusive) {
       let pick: UpstreamSession | undefined;
       for (const s of live) if (!pick || s.pushableInFlight < pick.pushableInFlight) pick = s;
@@ -191,8 +211,13 @@ export class SessionPool {
     }
     // A call that may share goes to the oldest session: one pipe carries the calls of a turn in one
     // write and their answers in few reads (calls spread over several server processes each cost
-    // a turn there and here), and sessions opened for calls that push go idle and close.
-    const pick = live[0];
+    // a turn there and here), and sessions opened for calls that push go idle and close. Callers
+    // sharing sessions go to the least busy one, and open another beside them under load.
+    let pick = live[0];
+    if (pick && key.principal === this.options.sharedPrincipal) {
+      for (const s of live) if (s.inFlight < pick.inFlight) pick = s;
+      if (pick.inFlight >= SPREAD_AT && live.length + entry.opening < availableParallelism() && !beingOpened(entry)) void this.#spread(entry, key);
+    }
     if (pick) pick.touch(Date.now());
     return { entry, pick, enough: pick !== undefined, wait: false, atBound };
   }
@@ -233,7 +258,7 @@ export class SessionPool {
       let refusal: LimitRefusal | undefined;
       if (wait) {
         refusal = atBound
-          ? limitRefusal('sessions-per-capabilities', this.#perKey, `all ${this.#perKey} upstream sessions of this caller and capability set are busy with calls that may ask for input`)
+          ? limitRefusal('sessions-per-capabilities', this.#perKey(key.principal), `all ${this.#perKey(key.principal)} upstream sessions of this caller and capability set are busy with calls that may ask for input`)
           : undefined;
       } else {
         if (!pick && beingOpened(entry) && !exclusive) return this.#waitForOpen(entry, options.signal);
@@ -242,7 +267,7 @@ export class SessionPool {
           // In turn with other openings (counted meanwhile as the principal's); the room is looked
           // at again once the turn came.
           entry.queued++;
-          const through = await this.openings.turn(key.principal, deadline - Date.now(), options.signal).finally(() => entry.queued--);
+          const through = await this.openings.turn(options.caller ?? key.principal, deadline - Date.now(), options.signal).finally(() => entry.queued--);
           if (through) {
             // Waiting for the turn may have made the opening needless: a session came free, or
             // the call was found not to need one alone (its target finished without pushing).
@@ -282,6 +307,19 @@ export class SessionPool {
     }
   }
 
+  /** Opens one more session for a shared key under load, beside those serving it, if there is room. */
+  async #spread(entry: Entry, key: SessionKey): Promise<void> {
+    const room = this.#room(key.principal);
+    if (!room.ok || room.victim) return;
+    entry.queued++;
+    const through = await this.openings.turn(key.principal, this.options.waitMs ?? DEFAULTS.sessionWaitMs).finally(() => entry.queued--).catch(() => undefined);
+    if (!through) return;
+    const again = this.#room(key.principal);
+    if (this.#closed || !again.ok || again.victim) return through();
+    // (A failure to open is told through `onOpenFailed`; the calls go on on the sessions open.)
+    await this.#openIn(entry, key, false, {}, undefined, through).catch(() => {});
+  }
+
   /** Opens a session for `entry` (closing `victim`, an idle session, first), then gives its place at the gate back. */
   async #openIn(entry: Entry, key: SessionKey, exclusive: boolean, options: AcquireOptions, victim: { entry: Entry; session: UpstreamSession } | undefined, through: () => void): Promise<UpstreamSession> {
     if (victim) {
@@ -291,7 +329,7 @@ export class SessionPool {
     entry.opening++;
     try {
       const session = await this.#open(key);
-      this.openings.met(key.principal);
+      this.openings.met(options.caller ?? key.principal);
       entry.sessions.push(session);
       if (options.opened) options.opened.opened = true;
       if (exclusive) {
@@ -318,7 +356,7 @@ export class SessionPool {
   }
 
   #room(principal: string): Room {
-    return roomFor(principal, this.#entries.values(), { max: this.max, reserve: this.reserve, perPrincipal: this.#perPrincipal });
+    return roomFor(principal, this.#entries.values(), { max: this.max, reserve: principal === this.options.sharedPrincipal ? 0 : this.reserve, perPrincipal: this.#perPrincipal(principal) });
   }
 
   /** Drops an entry with nothing in it (an entry per key tried is not kept). */

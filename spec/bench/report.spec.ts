@@ -201,6 +201,17 @@ report('should hold a round through serve --stdio as its own process to the goal
   assert.match(markdown, '| stdio (processes) | once | 15 | ');
   assert.not.match(renderReport(run).markdown, 'stdio (processes)', 'a run without that front does not describe it');
 });
+report('should report the callers waves with answered counts and p99 over mcp-proxy for the same callers', () => {
+  const run = sampleRun();
+  const wave = (front: string, label: string, callers: number, answered: number, p99Ms: number) => ({ front, label, callers, answered, wallMs: 1000, perSecond: answered, p50Ms: p99Ms / 2, p99Ms, servers: 1, memoryMb: 200, failures: {} });
+  const callers = { callers: [1000], concurrency: 32, waves: [wave('wrap-shared', 'serve --share-sessions', 1000, 1000, 75), wave('mcp-proxy', 'mcp-proxy 6.7.19', 1000, 1000, 150), wave('wrap', 'serve (isolated)', 1000, 990, 9000)] };
+  const { markdown } = renderReport({ ...run, parts: { ...run.parts, callers } });
+  assert.match(markdown, '## 7. Many callers: distinct callers through one front');
+  assert.match(markdown, '| serve --share-sessions | 1,000 | 1000/1000 | 1,000 | 37.5 | 75.0 | 0.50× | 1 | 200 |');
+  assert.match(markdown, '| serve (isolated) | 1,000 | 990/1000 |');
+  assert.match(renderReport(run).markdown, /## 7\. Many callers[^\n]*\n\n_Not measured in this run\._/);
+});
+
 report('should mark a quick run and a bench that failed', () => {
   const { markdown, chart } = renderReport({ ...sampleRun(), args: ['--quick'], quick: true, exitCodes: { translate: 0, wrap: 1 } });
   assert.match(markdown, '**Not a full run**');
@@ -227,12 +238,12 @@ report('should list the ratios of a full run on another Node beside this run\'s,
     parts: { ...run.parts, wrap: { ...wrap, comparisons: { ...wrap.comparisons, vsPassthrough: wrap.comparisons.vsPassthrough.map((x) => ({ ...x, throughputRatio: x.concurrency === 1 ? 0.95 : x.throughputRatio })) } } },
   };
   const { markdown } = renderReport(run, [other]);
-  assert.match(markdown, '## 7. On other Node lines');
+  assert.match(markdown, '## 8. On other Node lines');
   assert.match(markdown, `| section | ratio | Node ${run.machine.node} | Node v24.22.3 | goal |  |`);
   // c=1 moved from 0.80× to 0.95×: marked; the mcp-proxy ratio did not move.
   assert.match(markdown, '| Wrapped calls | wrap ÷ pass-through, c=1 | 0.80× (missed) | 0.95× | ≥ 0.85× | apart by more than 10% |');
   assert.match(markdown, '| Wrapped calls | wrap ÷ mcp-proxy, c=1 | 4.00× | 4.00× | ≥ 2.50× |  |');
-  assert.not.match(renderReport(run).markdown, '## 7.', 'no section without another run');
+  assert.not.match(renderReport(run).markdown, '## 8.', 'no section without another run');
 });
 report.run();
 

@@ -112,6 +112,8 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
     [['--limit', 'reserve=-1', '--', 'x'], '--limit reserve must be a whole number of at least 0'],
     [['--modern', '--limit', 'parked-per-caller=3', '--', 'x'], '--limit parked-per-caller does not apply to serve --modern'],
     [['--limit', 'headers-timeout-ms=90000', '--', 'x'], 'headers-timeout-ms must not be above http-request-timeout-ms'],
+    [['--share-sessions', '--pass-authorization', '--upstream', 'http://127.0.0.1:9/mcp'], '--share-sessions does not go with --pass-authorization'],
+    [['--share-sessions', '--modern', '--', 'x'], '--share-sessions fronts a legacy server'],
   ];
   // Usage errors are found before anything starts: checked in process (the exit code is serve's result).
   for (const [args, message] of cases) {
@@ -124,6 +126,7 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
   assert.match(help.stdout, '--state-key-file');
   assert.match(help.stdout, /parked-per-caller\s+16\s+calls one caller may have waiting for input/);
   assert.match(help.stdout, '--clean-env');
+  assert.match(help.stdout, '--share-sessions');
 });
 
 s("should keep our own configuration out of the upstream's environment", async () => {

@@ -16,7 +16,7 @@ import { limitRefusal, type LimitRefusal } from '../../core/limits.ts';
 import { keyText, type SessionKey } from '../../session/sessionKey.ts';
 import { Shares, type Holding } from '../../session/shares.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
-import { keyFor, ownRoots, passedAuthorization, refusedAnswer, unavailable, type ModernDispatchOptions } from './modernDispatch.ts';
+import { callerKey, refusedAnswer, unavailable, type ModernDispatchOptions } from './modernDispatch.ts';
 import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../defaults.ts';
 
@@ -228,7 +228,7 @@ export class ListenHub {
   }
 
   async #serve(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions, envelope: Envelope, filter: SubscriptionFilter): Promise<Answer | undefined> {
-    const key = keyFor(ctx.principal, envelope, ownRoots(options), passedAuthorization(ctx, options));
+    const key = callerKey(ctx, envelope, options);
     let found: UpstreamSession;
     try {
       found = await this.#session(key, options);

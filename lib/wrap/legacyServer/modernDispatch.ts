@@ -8,7 +8,7 @@
 import { resultResponse, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../core/upstreamFailure.ts';
-import { limitAnswer, refusalOf, type LimitRefusal } from '../../core/limits.ts';
+import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../core/limits.ts';
 import type { ModernVersion } from '../../core/era.ts';
 import { canonicalJson, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../../core/translate/context.ts';
@@ -130,7 +130,16 @@ export interface ModernDispatchOptions {
    * given them gets the session alone and has them asked again before it is sent (see `bindCall`).
    */
   readonly holders?: RootsHolders;
+  /**
+   * Callers share upstream sessions (`WrapLegacyServerOptions.shareSessions`): keys are filed
+   * under `SHARED_PRINCIPAL`, and each caller may have `perCaller` calls that need a session
+   * alone (they may push) under way at once; `pushing` counts them.
+   */
+  readonly shared?: { readonly perCaller: number; readonly pushing: Map<string, number> };
 }
+
+/** The principal the keys of callers that share sessions are filed under (no caller's own). */
+export const SHARED_PRINCIPAL = '\u0000shared';
 
 
 interface KnownCapabilities {
@@ -174,6 +183,14 @@ export function keyFor(principal: string, envelope: Envelope, ownRoots = false, 
   }
   const key = { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
   return authorization === undefined ? key : { ...key, authorization };
+}
+
+/**
+ * The pool key of a caller's request: filed under its principal, or under `SHARED_PRINCIPAL` when
+ * callers share sessions.
+ */
+export function callerKey(ctx: ModernContext, envelope: Envelope, options: ModernDispatchOptions): SessionKey {
+  return keyFor(options.shared ? SHARED_PRINCIPAL : ctx.principal, envelope, ownRoots(options), passedAuthorization(ctx, options));
 }
 
 /** The caller's `Authorization` header, when the wrap's backend passes it upstream. */
@@ -268,9 +285,34 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
-  const key = keyFor(ctx.principal, up.envelope, ownRoots(options), passedAuthorization(ctx, options));
+  const key = callerKey(ctx, up.envelope, options);
   const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, ownRoots(options)) : undefined;
   const r: PendingRequest = { request, ctx, options, up, key, target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false }, holder };
+  return options.shared && needsOwnSession(r) ? serveAlone(r, options.shared) : serveRequest(r);
+}
+
+/**
+ * A call that needs a session alone, of a caller sharing sessions with others: within the calls of
+ * its own under way that may push (so that no caller takes every session for itself).
+ */
+function serveAlone(r: PendingRequest, shared: NonNullable<ModernDispatchOptions['shared']>): Promise<Answer> {
+  const caller = r.ctx.principal;
+  const under = shared.pushing.get(caller) ?? 0;
+  if (under >= shared.perCaller) return Promise.resolve(refusedAnswer(r.request.id, limitRefusal('sessions-per-caller', shared.perCaller, `this caller has ${shared.perCaller} calls under way that may ask for input`)));
+  shared.pushing.set(caller, under + 1);
+  const done = (): void => {
+    const left = (shared.pushing.get(caller) ?? 1) - 1;
+    if (left > 0) shared.pushing.set(caller, left);
+    else shared.pushing.delete(caller);
+  };
+  const answer = serveRequest(r);
+  answer.then(done, done);
+  return answer;
+}
+
+/** Serves a request read and keyed: at once on a session at hand, else on the slower path. */
+function serveRequest(r: PendingRequest): Promise<Answer> {
+  const { request, ctx, options } = r;
   let session: UpstreamSession | undefined;
   try {
     session = options.pool.tryAcquire(r.key, acquiring(r));
@@ -307,7 +349,7 @@ function rootsAlone(r: PendingRequest): boolean {
 /** How the call takes a session from the pool (a waiting call adds what it waits with). */
 function acquiring(r: PendingRequest): AcquireOptions {
   const exclusive = needsOwnSession(r);
-  return { exclusive, ...(exclusive && rootsAlone(r) ? { neverShare: true } : {}), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation };
+  return { exclusive, ...(exclusive && rootsAlone(r) ? { neverShare: true } : {}), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation, caller: r.ctx.principal };
 }
 
 /** The tool's input schema is not loaded yet: the server's tool list must be fetched first. */
@@ -392,7 +434,7 @@ async function callPlain(r: PendingRequest, call: (hooks: CallHooks) => Promise<
 }
 
 async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
-  const key = keyFor(ctx.principal, envelope, ownRoots(options), passedAuthorization(ctx, options));
+  const key = callerKey(ctx, envelope, options);
   let init: InitializeResult | undefined;
   try {
     init = options.pool.tryAcquire(key)?.initializeResult ?? options.described?.(key) ?? (await options.pool.acquire(key)).initializeResult!;

@@ -29,7 +29,7 @@ import { ListenHub } from './listen.ts';
 import { RootsHolders, WRAP_ROOTS } from './rootsHolders.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
-import { serveModern, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
+import { serveModern, SHARED_PRINCIPAL, type InputBroker, type ModernDispatchOptions } from './modernDispatch.ts';
 import { errorAnswer, withTelemetry, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
 import type { Fleet } from '../../fleet/fleet.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
@@ -66,6 +66,17 @@ export interface WrapLegacyServerOptions {
    * wait their turn).
    */
   readonly sessions?: { readonly max?: number; readonly perKey?: number; readonly perPrincipal?: number; readonly reserve?: number; readonly waitMs?: number; readonly idleMs?: number; readonly opening?: number };
+  /**
+   * Callers share upstream sessions, for a server that keeps nothing per caller: modern calls of
+   * every caller with the same capability set go to the same few sessions (a call that may push
+   * gets one alone while it runs, so its pushes reach only its caller; each caller's roots are
+   * given to the server again before a call of its that may ask for them), instead of a session
+   * (a server process, over stdio) per caller. What the server keeps per session (state set by
+   * one caller's tools, its subscriptions, what it was told at `initialize`) is then seen by every
+   * caller. Not with a backend that passes each caller's `Authorization` upstream (it would travel on
+   * another caller's session). Default false: each principal has sessions of its own.
+   */
+  readonly shareSessions?: boolean;
   /** `subscriptions/listen` bounds: streams one principal may have open (default 16). */
   readonly listens?: { readonly perPrincipal?: number };
   /**
@@ -231,6 +242,7 @@ class Described {
 export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServerWrap {
   const events = createEmitter<WrapEvents>();
   const backend = toBackend(options.upstream);
+  if (options.shareSessions && backend.passesAuthorization) throw new TypeError("wrapLegacyServer: shareSessions cannot go with a backend that passes each caller's Authorization upstream: a caller's token would serve another caller's calls");
   // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than
   // the pool (made below) less its reserve.
   const shares = new Shares({
@@ -278,6 +290,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.sessions?.perPrincipal !== undefined ? { maxPerPrincipal: options.sessions.perPrincipal } : {}),
     ...(options.sessions?.reserve !== undefined ? { reserve: options.sessions.reserve } : {}),
     ...(options.sessions?.waitMs !== undefined ? { waitMs: options.sessions.waitMs } : {}),
+    ...(options.shareSessions ? { sharedPrincipal: SHARED_PRINCIPAL } : {}),
     onUnrelatedPush: unrelated,
     // A server that asks for roots once, right after `initialized` (fastmcp), asks while the
     // session is opened for a client that declared roots: the client's next call answers it.
@@ -339,6 +352,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(backend.passesAuthorization ? {} : { described: (key: SessionKey) => described.get(key) }),
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
     holders,
+    ...(options.shareSessions ? { shared: { perCaller: options.sessions?.perPrincipal ?? DEFAULTS.sessionsPerCaller, pushing: new Map<string, number>() } } : {}),
   };
   const http = options.http ?? {};
   // What is held now is read from the wrap when scraped.
