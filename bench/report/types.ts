@@ -93,7 +93,7 @@ export type WrapComparison = Comparison;
 export interface WrapPart {
   readonly wrap: { readonly commit: string | null; readonly source: string };
   readonly options: { readonly quick: boolean; readonly slices: number; readonly sliceMs: number; readonly warmupMs: number; readonly startWarmupMs: number; readonly leadInMs?: number; readonly nodeFlags?: readonly string[] };
-  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number; readonly minStdioVsRelay?: number; readonly minObservedVsPlain?: number } };
+  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number; readonly minStdioVsRelay?: number; readonly minObservedVsPlain?: number; readonly minStdioVsTranslatingRelay?: number; readonly minSampledVsPlain?: number } };
   readonly comparisons: {
     readonly vsPassthrough: readonly WrapComparison[];
     readonly vsProxy: readonly WrapComparison[];
@@ -114,6 +114,7 @@ export interface WrapPart {
     readonly stdioLegacyVsRelay?: readonly WrapComparison[];
     /** The wrap over HTTP with spans recorded and metrics on ÷ both off (absent in results from before they existed). */
     readonly observedVsPlain?: readonly WrapComparison[];
+    readonly sampledVsPlain?: readonly WrapComparison[];
     /** The wrap over HTTP with metrics on alone ÷ both off (absent in results from before it was measured). */
     readonly metricsVsPlain?: readonly WrapComparison[];
   };

@@ -14,6 +14,8 @@ const node = process.execPath;
 const MCP_PROXY_BIN = join(root, 'node_modules', 'mcp-proxy', 'dist', 'bin', 'mcp-proxy.mjs');
 /** Registers the OpenTelemetry SDK (spans to memory) in the observed front's process. */
 const OTEL_PRELOAD = pathToFileURL(join(root, 'bench', 'wrap', 'otelMemory.mjs')).href;
+/** The same, sampling 10% of requests. */
+const OTEL_SAMPLED_PRELOAD = pathToFileURL(join(root, 'bench', 'wrap', 'otelSampled.mjs')).href;
 
 /** A started contender: how to drive it and which processes do its work. */
 export interface Running {
@@ -29,7 +31,7 @@ export interface Running {
 }
 
 export interface Contender {
-  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'stdio-translating-relay' | 'wrap-stdio' | 'wrap-stdio-legacy';
+  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-sampled' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'stdio-translating-relay' | 'wrap-stdio' | 'wrap-stdio-legacy';
   readonly label: string;
   readonly describe: string;
   start(programs: Programs): Promise<Running>;
@@ -124,6 +126,13 @@ export const CONTENDERS: readonly Contender[] = [
     describe: 'the same with --metrics and the OpenTelemetry SDK registered (node --import bench/wrap/otelMemory.mjs: spans batched to memory)',
     start: ({ echo, wrapCli, profileFlags }) =>
       httpFront('wrap-http-observed', ['--import', OTEL_PRELOAD, ...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+  },
+  {
+    key: 'wrap-http-sampled',
+    label: 'wrap (HTTP), sampled 10%',
+    describe: 'the same with the OpenTelemetry SDK sampling 10% of requests (node --import bench/wrap/otelSampled.mjs: a parent-based ratio sampler)',
+    start: ({ echo, wrapCli, profileFlags }) =>
+      httpFront('wrap-http-sampled', ['--import', OTEL_SAMPLED_PRELOAD, ...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
   },
   {
     key: 'wrap-http-metrics',

@@ -301,6 +301,9 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return record && record.advertise !== advertise ? record : undefined;
   };
 
+  /** The records `ownerRecord` read lately, by replica. */
+  const records = new Map<string, { record: ReplicaRecord; at: number }>();
+
   /**
    * The directory's record of `owner`, looked at twice a moment apart (a replica that has just
    * started may not have registered yet); `undefined` when it is not in the fleet, or
@@ -308,19 +311,24 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
    * alive, and the caller is told to try again, not that its call is gone.
    */
   const ownerRecord = async (owner: string): Promise<ReplicaRecord | undefined | 'unreachable'> => {
+    // A record read within the last moment is taken as it is: retries of one client's calls come
+    // in bursts, and a replica's address does not change while it lives (a gone one is found out
+    // by the forward itself, as one that died since the lookup would be).
+    const known = records.get(owner);
+    if (known !== undefined && Date.now() - known.at < MEMBER_FRESH_MS) return known.record;
     let failed = false;
     const look = () =>
       fleet.directory.lookup(owner).catch(() => {
         failed = true;
         return undefined;
       });
-    const record = await look();
-    if (record) return record;
-    if (!failed) {
-      await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS));
-      const again = await look();
-      if (again) return again;
+    const record = (await look()) ?? (failed ? undefined : await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS)).then(look));
+    if (record) {
+      if (records.size >= MAX_MEMBERS) records.clear();
+      records.set(owner, { record, at: Date.now() });
+      return record;
     }
+    records.delete(owner);
     return failed ? 'unreachable' : undefined;
   };
 

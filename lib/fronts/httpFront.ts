@@ -177,9 +177,11 @@ function asWebRequest(req: IncomingMessage, body?: string, res?: ServerResponse)
   }
 }
 
-/** A request that says it was forwarded by a replica of the fleet, and was not (or was, once before). */
+/** The answer to a request that says it was forwarded by a replica of the fleet, and was not (or was, once before). */
+const FORBIDDEN_HOP = errorBody(ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet sent to this one, or one taken already');
+
 function forbiddenHop(): Response {
-  return jsonError(403, ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet sent to this one, or one taken already');
+  return jsonResponse(FORBIDDEN_HOP, 403);
 }
 
 /** `request` as a hop's signature covers it, with `body` as the message it carries. */
@@ -338,8 +340,17 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const body = parseBody(text, http);
     if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
     const r = route(body.value, header, null);
-    // A hop of the fleet: the Web handler checks its signature and serves it.
-    if (hop !== undefined && r.kind !== 'reply') return throughWeb(req, res, text);
+    if (hop !== undefined && r.kind !== 'reply') {
+      // A hop of the fleet: a call (a retry its sender found this replica owns) is checked and
+      // served here, on Node's objects, from the body as read; the rest through the Web handler.
+      if (r.kind !== 'serve' || !forwarding) return throughWeb(req, res, text);
+      const signed: HopRequest = { method: 'POST', path: req.url ?? '/', sessionId: null, body: text, header };
+      void forwarding.verifyHop(hop, signed).then(
+        (ok) => (ok ? serveRpc(req, res, header, r, hop) : writeJson(res, 403, FORBIDDEN_HOP)),
+        () => writeJson(res, 500, errorResponse(r.rpc.id, { code: ErrorCode.InternalError, message: 'Internal error' })),
+      );
+      return;
+    }
     switch (r.kind) {
       case 'reply':
         return r.body === undefined ? writeEmpty(res, r.status) : writeJson(res, r.status, r.body);
@@ -356,8 +367,12 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         return;
       }
       case 'serve':
-        break;
+        return serveRpc(req, res, header, r, hop);
     }
+  };
+
+  /** Serves a modern request on Node's objects (forwarding it first when another replica owns what it continues). */
+  const serveRpc = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, r: Extract<Route, { kind: 'serve' }>, hop: string | undefined): void => {
     let principal: string;
     if (http.principal) {
       const request = asWebRequest(req);
@@ -373,7 +388,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
       // Forwarded through the Web handler, which streams the owner's answer and carries a close.
-      return throughWeb(req, res, text);
+      return throughWeb(req, res, exactJson(rpc));
     }
     const gone = new Cancellation();
     const challenge = challengeFor(() => `http://${header('host') ?? 'localhost'}${req.url ?? '/'}`);

@@ -311,13 +311,23 @@ export class SessionPool {
   async #spread(entry: Entry, key: SessionKey): Promise<void> {
     const room = this.#room(key.principal);
     if (!room.ok || room.victim) return;
+    // Counted as being opened from now until it is open (or given up), so that no other is started meanwhile.
     entry.queued++;
-    const through = await this.openings.turn(key.principal, this.options.waitMs ?? DEFAULTS.sessionWaitMs).finally(() => entry.queued--).catch(() => undefined);
-    if (!through) return;
-    const again = this.#room(key.principal);
-    if (this.#closed || !again.ok || again.victim) return through();
+    let through: (() => void) | undefined;
+    try {
+      through = await this.openings.turn(key.principal, this.options.waitMs ?? DEFAULTS.sessionWaitMs);
+    } catch {
+      through = undefined;
+    }
+    const again = through && !this.#closed ? this.#room(key.principal) : undefined;
+    entry.queued--;
+    if (!again?.ok || again.victim) {
+      through?.();
+      this.#forget(entry);
+      return;
+    }
     // (A failure to open is told through `onOpenFailed`; the calls go on on the sessions open.)
-    await this.#openIn(entry, key, false, {}, undefined, through).catch(() => {});
+    await this.#openIn(entry, key, false, {}, undefined, through!).catch(() => {});
   }
 
   /** Opens a session for `entry` (closing `victim`, an idle session, first), then gives its place at the gate back. */

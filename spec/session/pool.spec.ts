@@ -3,6 +3,7 @@
  * openings in turn), and its sessions (reuse per key, reservation, waiters, idle close, an upstream
  * that went away, retries, close). Not the sessions' own calls (upstreamSession.spec.ts).
  */
+import { setMaxListeners } from 'node:events';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
@@ -453,6 +454,37 @@ sessions('should end waiting callers with an error on close, answer calls in fli
   assert.throws(() => p.tryAcquire(k), (e: unknown) => e instanceof AdapterError && e.code === 'closed');
   const late = await rejection(p.acquire(k));
   assert.ok(late instanceof AdapterError && late.code === 'closed', String(late));
+});
+
+sessions('should open another session beside a shared one under load, up to the cores, and keep one per key for a principal of its own', async () => {
+  const shared = pool({ sharedPrincipal: 'everyone', opening: 4 });
+  const own = pool({ opening: 4 });
+  const stop = new AbortController();
+  setMaxListeners(64, stop.signal);
+  try {
+    const load = async (p: SessionPool, principal: string) => {
+      const calls: Array<Promise<RpcOutcome>> = [];
+      for (let i = 0; i < 20; i++) {
+        const s = await p.acquire(key(principal));
+        calls.push(s.call('tools/call', { name: 'wait', arguments: {} }, { signal: stop.signal, pushable: false }));
+      }
+      // One more call after the first twenty: its pick finds them all busy.
+      await p.acquire(key(principal));
+      return calls;
+    };
+    const calls = [...(await load(shared, 'everyone')), ...(await load(own, 'alice'))];
+    assert.ok(await waitFor(() => shared.size === 2, 5000), `${shared.size} shared sessions`);
+    const [first, second] = shared.sessions().map((x) => x.session);
+    assert.is(first!.inFlight, 20);
+    // The next calls go to the least busy session.
+    assert.is(await shared.acquire(key('everyone')), second);
+    assert.is(own.size, 1, 'a principal of its own keeps its calls on one session');
+    stop.abort();
+    await Promise.all(calls);
+  } finally {
+    await shared.close();
+    await own.close();
+  }
 });
 
 sessions.run();
