@@ -6,7 +6,8 @@
  * the fleet bench (bench/fleet.ts: a retry forwarded between two replicas of `serve --fleet`,
  * plain-call throughput in a fleet, Redis commands per call; on the machine's Redis) and the callers
  * bench (bench/callers.ts: 1, 100, 200 and 1,000 distinct callers through `serve`, isolated and
- * sharing sessions, mcp-proxy and the pass-through), each in a
+ * sharing sessions, mcp-proxy and the pass-through), and the front bench (bench/front.ts: the HTTP
+ * front's own CPU and bytes per call, and our own part of tracing every request), each in a
  * fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
  * `--filter` to the translator and wrap benches (the others are then left out); `--profile`,
  * `--tsx` and `--ref` only concern the wrap bench.
@@ -65,6 +66,7 @@ const BENCHES = [
   { key: 'probe', script: 'probe.ts', node: [], args: quick ? ['--quick'] : [], report: 'probe.json', run: !filtered },
   { key: 'first', script: 'first.ts', node: [], args: quick ? ['--quick'] : [], report: 'first.json', run: !filtered },
   { key: 'fleet', script: 'fleet.ts', node: BENCH_NODE_FLAGS, args: quick ? ['--quick'] : [], report: 'fleet.json', run: !filtered },
+  { key: 'front', script: 'front.ts', node: [], args: quick ? ['--quick'] : [], report: 'front.json', run: !filtered },
   { key: 'callers', script: 'callers.ts', node: BENCH_NODE_FLAGS, args: quick ? ['--quick'] : [], report: 'callers.json', run: !filtered },
 ] as const;
 
@@ -74,6 +76,7 @@ const PEERS: ReadonlyArray<{ name: string; role: string }> = [
   { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server; callers bench: the server behind every front' },
   { name: '@modelcontextprotocol/client', role: 'v2 SDK client: not driven by the benches (interop specs); for the record' },
   { name: '@modelcontextprotocol/server', role: 'v2 SDK server: not driven by the benches (interop specs); for the record' },
+  { name: '@opentelemetry/sdk-trace-node', role: "wrap bench: the SDK in the traced fronts' processes (every request, and 10%); front bench: every request traced, against a stand-in" },
   { name: 'redis', role: "fleet bench: the replicas' Redis client (node-redis), and the bench's MONITOR of their commands" },
   { name: 'typescript', role: 'compiles lib/ for the wrap, MRTR, first-answer and fleet benches' },
   { name: 'tsx', role: 'runs the benches (and lib/ for the translator and probe benches)' },

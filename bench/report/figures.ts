@@ -4,7 +4,7 @@
  */
 import type { Run } from './types.ts';
 
-export type Section = 'Translator' | 'Wrapped calls' | 'MRTR' | 'Probe' | 'Cached probe' | 'First answer' | 'Fleet';
+export type Section = 'Translator' | 'Wrapped calls' | 'Tracing' | 'MRTR' | 'Probe' | 'Cached probe' | 'First answer' | 'Fleet';
 
 export interface Figure {
   readonly section: Section;
@@ -15,7 +15,7 @@ export interface Figure {
   readonly goal?: { readonly op: '≥' | '≤'; readonly value: number };
 }
 
-export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'MRTR', 'Probe', 'Cached probe', 'First answer', 'Fleet'];
+export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'Tracing', 'MRTR', 'Probe', 'Cached probe', 'First answer', 'Fleet'];
 
 /** Whether a figure meets its goal; `undefined` when it has none. */
 export function goalHolds(f: Figure): boolean | undefined {
@@ -37,7 +37,7 @@ export const MRTR_WHERE = { 'node-http': 'Node HTTP', stdio: 'stdio', 'stdio-pro
 
 export function figuresOf(run: Run): Figure[] {
   const out: Figure[] = [];
-  const { translate, wrap, mrtr, probe, first, fleet } = run.parts;
+  const { translate, wrap, mrtr, probe, first, fleet, front } = run.parts;
 
   if (translate) {
     const goal = translate.goal;
@@ -117,6 +117,12 @@ export function figuresOf(run: Run): Figure[] {
         out.push({ section: 'First answer', label: `${r.label.split(':')[0]} p50 ÷ ${first.goal.p50Ms} ms, ${t.label}`, value: r.stats.p50Ms / first.goal.p50Ms, better: 'lower', goal: { op: '≤', value: 1 } });
       }
     }
+  }
+
+  if (front?.traced) {
+    const t = front.traced;
+    // Every request traced: our own part of its cost against the time it may take (the SDK's own beside it, no goal).
+    out.push({ section: 'Tracing', label: `our own part of a traced request ÷ ${t.goalOwnUs} µs`, value: Math.max(0, t.ownUsPerCall) / t.goalOwnUs, better: 'lower', goal: { op: '≤', value: 1 } });
   }
 
   if (fleet) {

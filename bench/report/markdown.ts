@@ -526,6 +526,26 @@ function callersSection(run: Run): string {
   return `${intro}\n\n${table(['front', 'callers', 'answered', 'calls/s', 'p50 ms', 'p99 ms', 'p99 ÷ mcp-proxy', 'servers', 'MB'], rows, new Set([1, 2, 3, 4, 5, 6, 7, 8]))}`;
 }
 
+function frontSection(run: Run): string {
+  const f = run.parts.front;
+  if (!f) return '_Not measured in this run._';
+  const row = (label: string, m: { usPerCall: number; bytesPerCall: number }) => [label, m.usPerCall.toFixed(1), int.format(m.bytesPerCall)];
+  const rows = [row('parse + re-serialise only', f.minimal), row('the wrap (`wrap.node`)', f.wrapped)];
+  const t = f.traced;
+  if (t) rows.push(row('every request traced, spans that cost nothing', t.standIn), row('every request traced, the OpenTelemetry SDK', t.sdk));
+  const intro =
+    'What the HTTP front itself costs per modern `tools/call`, with no process, pipe or socket in the way (`npm run bench:front`): CPU time and bytes ' +
+    `allocated per call through \`wrap.node\`, median of ${f.rounds} rounds of ${int.format(f.calls)} calls, against a front that only parses and re-serialises the same ` +
+    'messages; run from TypeScript through tsx, so compare its figures with each other. Then every request traced: first with a stand-in SDK whose ' +
+    'spans record (as far as our code can tell) and cost nothing, with the W3C propagator, then with the OpenTelemetry SDK registered as a user would ' +
+    '(spans batched to memory).';
+  const split = t
+    ? `Tracing every request adds ${(t.sdk.usPerCall - f.wrapped.usPerCall).toFixed(1)} µs a call (${t.spansPerCall.toFixed(0)} spans): our own part ${t.ownUsPerCall.toFixed(1)} µs ` +
+      `(goal ≤ ${t.goalOwnUs} µs: ${t.ownUsPerCall <= t.goalOwnUs ? 'met' : '**missed**'}), the SDK's own ${t.sdkUsPerCall.toFixed(1)} µs (its W3C propagator's ${t.propagatorUsPerCall.toFixed(1)} µs included).`
+    : '';
+  return `${intro}\n\n${table(['front', 'µs/call', 'bytes/call'], rows, new Set([1, 2]))}${split ? `\n\n${split}` : ''}`;
+}
+
 /** The whole of bench/RESULTS.md. */
 export function renderResults(run: Run, chartFile: string, others: readonly Run[] = [], othersNote?: string): string {
   const failed = Object.entries(run.exitCodes).filter(([, code]) => code !== 0);
@@ -581,7 +601,11 @@ export function renderResults(run: Run, chartFile: string, others: readonly Run[
     '',
     callersSection(run),
     '',
+    "## 8. The front's own cost, and tracing",
+    '',
+    frontSection(run),
+    '',
   );
-  if (others.length > 0) out.push('## 8. On other Node lines', '', otherNodes(run, others), '', ...(othersNote ? [othersNote, ''] : []));
+  if (others.length > 0) out.push('## 9. On other Node lines', '', otherNodes(run, others), '', ...(othersNote ? [othersNote, ''] : []));
   return out.join('\n');
 }

@@ -31,6 +31,24 @@ export interface Run {
     readonly first?: FirstPart;
     readonly fleet?: FleetPart;
     readonly callers?: CallersPart;
+    readonly front?: FrontPart;
+  };
+}
+
+/** The front bench (bench/front.ts): CPU time and bytes per call through the HTTP front in one process, and what tracing adds. */
+export interface FrontPart {
+  readonly calls: number;
+  readonly rounds: number;
+  readonly minimal: { readonly usPerCall: number; readonly bytesPerCall: number };
+  readonly wrapped: { readonly usPerCall: number; readonly bytesPerCall: number };
+  readonly traced?: {
+    readonly standIn: { readonly usPerCall: number; readonly bytesPerCall: number };
+    readonly sdk: { readonly usPerCall: number; readonly bytesPerCall: number };
+    readonly spansPerCall: number;
+    readonly ownUsPerCall: number;
+    readonly sdkUsPerCall: number;
+    readonly propagatorUsPerCall: number;
+    readonly goalOwnUs: number;
   };
 }
 

@@ -218,6 +218,21 @@ report('should report the callers waves with answered counts and p99 over mcp-pr
   assert.match(renderReport(run).markdown, /## 7\. Many callers[^\n]*\n\n_Not measured in this run\._/);
 });
 
+report("should hold our own part of a traced request to its goal and report the SDK's own beside it", () => {
+  const run = sampleRun();
+  const m = (usPerCall: number) => ({ usPerCall, bytesPerCall: 1000 });
+  const front = { calls: 30_000, rounds: 7, minimal: m(9), wrapped: m(13), traced: { standIn: m(16), sdk: m(30), spansPerCall: 2, ownUsPerCall: 2, sdkUsPerCall: 15, propagatorUsPerCall: 1, goalOwnUs: 3 } };
+  const withFront: Run = { ...run, parts: { ...run.parts, front } };
+  const figure = figuresOf(withFront).find((f) => f.section === 'Tracing')!;
+  assert.is(figure.label, 'our own part of a traced request ÷ 3 µs');
+  assert.is(goalHolds(figure), true);
+  const missed = figuresOf({ ...run, parts: { ...run.parts, front: { ...front, traced: { ...front.traced, ownUsPerCall: 4 } } } }).find((f) => f.section === 'Tracing')!;
+  assert.is(goalHolds(missed), false);
+  const { markdown } = renderReport(withFront);
+  assert.match(markdown, "## 8. The front's own cost, and tracing");
+  assert.match(markdown, "our own part 2.0 µs (goal ≤ 3 µs: met), the SDK's own 15.0 µs");
+});
+
 report('should mark a quick run and a bench that failed', () => {
   const { markdown, chart } = renderReport({ ...sampleRun(), args: ['--quick'], quick: true, exitCodes: { translate: 0, wrap: 1 } });
   assert.match(markdown, '**Not a full run**');
@@ -244,12 +259,12 @@ report('should list the ratios of a full run on another Node beside this run\'s,
     parts: { ...run.parts, wrap: { ...wrap, comparisons: { ...wrap.comparisons, vsPassthrough: wrap.comparisons.vsPassthrough.map((x) => ({ ...x, throughputRatio: x.concurrency === 1 ? 0.95 : x.throughputRatio })) } } },
   };
   const { markdown } = renderReport(run, [other]);
-  assert.match(markdown, '## 8. On other Node lines');
+  assert.match(markdown, '## 9. On other Node lines');
   assert.match(markdown, `| section | ratio | Node ${run.machine.node} | Node v24.22.3 | goal |  |`);
   // c=1 moved from 0.80× to 0.95×: marked; the mcp-proxy ratio did not move.
   assert.match(markdown, '| Wrapped calls | wrap ÷ pass-through, c=1 | 0.80× (missed) | 0.95× | ≥ 0.85× | apart by more than 10% |');
   assert.match(markdown, '| Wrapped calls | wrap ÷ mcp-proxy, c=1 | 4.00× | 4.00× | ≥ 2.50× |  |');
-  assert.not.match(renderReport(run).markdown, '## 8.', 'no section without another run');
+  assert.not.match(renderReport(run).markdown, '## 9.', 'no section without another run');
 });
 report.run();
 
