@@ -33,6 +33,9 @@ const OPEN_PATIENCE_MS = 100;
  */
 const SPREAD_AT = 16;
 
+/** How long ago a session must have been opened for its use to count as a served caller at work (not the first calls it was opened for). */
+const AT_WORK_OPENED_MS = 2000;
+
 /** The bounds of a pool and whom it tells of sessions opened, closed and failed. */
 export interface SessionPoolOptions {
   /** Sessions in all (default 64). */
@@ -153,12 +156,17 @@ export class SessionPool {
   }
 
   /**
-   * Whether callers already served are at work: a call in flight on a session opened before the
-   * last moments (a session just opened carries the first call of the caller it was opened for).
+   * Whether callers already served are at work: a session opened a while ago with a call in flight
+   * or used within the last second (a session just opened carries the first calls of the caller
+   * it was opened for, and one a stranger used once and left is idle).
    */
   #atWork(): boolean {
-    const before = Date.now() - EVICTABLE_AFTER_MS;
-    for (const e of this.#entries.values()) for (const s of e.sessions) if (s.inFlight > 0 && (this.#openedAt.get(s) ?? 0) <= before) return true;
+    const now = Date.now();
+    const openedBefore = now - AT_WORK_OPENED_MS;
+    const usedSince = now - EVICTABLE_AFTER_MS;
+    for (const e of this.#entries.values()) {
+      for (const s of e.sessions) if ((s.inFlight > 0 || s.lastUsed >= usedSince) && (this.#openedAt.get(s) ?? now) <= openedBefore) return true;
+    }
     return false;
   }
 

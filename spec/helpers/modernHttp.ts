@@ -56,6 +56,9 @@ export async function modernPost(url: string | URL, method: string, params: Reco
  */
 export async function openListen(url: string | URL, options: ModernPostOptions & { readonly notifications?: Record<string, unknown> } = {}): Promise<{ acknowledged: true; close(): void; ended: Promise<Array<Record<string, any>>>; seen: ReadonlyArray<Record<string, any>> } | { acknowledged: false; answer: ModernAnswer }> {
   const controller = new AbortController();
+  // The caller's signal ends the listen too, while it opens as well as once it is open.
+  if (options.signal?.aborted) controller.abort();
+  else options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
   const res = await send(url, 'subscriptions/listen', { notifications: options.notifications ?? { toolsListChanged: true } }, { ...options, signal: controller.signal }, 'listen');
   const contentType = res.headers.get('content-type');
   if (!contentType?.startsWith('text/event-stream')) {

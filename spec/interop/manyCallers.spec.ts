@@ -15,7 +15,7 @@ import { httpBackend } from '../../lib/session/backend.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { everythingBackend, markedProcesses, markedProcessesGone, reapMarked, textOf } from '../helpers/everything.ts';
-import { modernPost, type ModernAnswer } from '../helpers/modernHttp.ts';
+import { modernPost, openListen, type ModernAnswer } from '../helpers/modernHttp.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 
@@ -208,6 +208,33 @@ isolated('should serve every caller of a crowd in turn, idle sessions giving way
   // Alice did not wait for the crowd's boots: at most the boots under way when she came went first.
   assert.ok(aliceAt - aliceStartedAt <= 3, `alice was answered after ${aliceAt - aliceStartedAt} more strangers`);
   assert.ok(own.wrap.pool.sessions().length <= 6);
+});
+
+isolated('should stop a listen or a discover waiting for a session once its client leaves, opening nothing for it', async () => {
+  own = await startWrap({ sessions: { max: 1, waitMs: 8000 } });
+  const url = own.url;
+  // Alice's long call keeps the only session busy.
+  const busy = modernPost(url, 'tools/call', { name: 'trigger-long-running-operation', arguments: { duration: 3, steps: 3 } }, { principal: 'alice', id: 'busy' });
+  await new Promise((r) => setTimeout(r, 500));
+  const leaving = new AbortController();
+  const listen = openListen(url, { principal: 'bob', signal: leaving.signal }).catch((e: unknown) => e);
+  const discover = modernPost(url, 'server/discover', {}, { principal: 'carol', capabilities: { sampling: {} }, signal: leaving.signal }).catch((e: unknown) => e);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.is(own.wrap.stats().listens, 1, 'the listen waits for a session');
+  leaving.abort();
+  await Promise.all([listen, discover]);
+  // Both stop waiting when their clients leave, not when a session comes free 2 s later.
+  const stopped = Date.now() + 1000;
+  while (own.wrap.stats().requests > 1 && Date.now() < stopped) await new Promise((r) => setTimeout(r, 20));
+  assert.is(own.wrap.stats().listens, 0);
+  assert.is(own.wrap.stats().requests, 1, "only alice's call is being served");
+  assert.is((await busy).status, 200);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(
+    own.wrap.pool.sessions().map((s) => s.key.principal),
+    ['auth:Bearer alice'],
+    'no session was opened for the callers that left',
+  );
 });
 
 isolated.run();

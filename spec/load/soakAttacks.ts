@@ -169,7 +169,7 @@ async function parkedSlot(ctx: Ctx, kind: string, principal: () => string, capab
 async function listenSlot(ctx: Ctx): Promise<void> {
   while (!ctx.signal.aborted) {
     try {
-      const l = await openListen(ctx.config.url, { principal: `attacker-listen-${next()}` });
+      const l = await openListen(ctx.config.url, { principal: `attacker-listen-${next()}`, signal: ctx.signal });
       if (!l.acknowledged) {
         ctx.outcomes.add('listens', outcomeOf(l.answer));
         await sleep(retryAfterMs(l.answer), ctx.signal);

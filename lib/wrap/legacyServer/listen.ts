@@ -160,13 +160,14 @@ export class ListenHub {
   }
 
   /** The session that feeds the listens of `key`: the one already feeding them, or one from the pool. */
-  async #session(key: SessionKey, options: ModernDispatchOptions): Promise<UpstreamSession> {
+  async #session(key: SessionKey, options: ModernDispatchOptions, ctx: ModernContext): Promise<UpstreamSession> {
     const known = this.#byKey.get(keyText(key));
     if (known && !known.closed) {
       known.touch(Date.now());
       return known;
     }
-    return options.pool.acquire(key);
+    // A listen whose client leaves while it waits stops waiting (and opens nothing for nobody).
+    return options.pool.acquire(key, { signal: ctx.signal, caller: ctx.principal });
   }
 
   /**
@@ -231,7 +232,7 @@ export class ListenHub {
     const key = callerKey(ctx, envelope, options);
     let found: UpstreamSession;
     try {
-      found = await this.#session(key, options);
+      found = await this.#session(key, options, ctx);
     } catch (e) {
       return unavailable(request, e, ctx);
     }

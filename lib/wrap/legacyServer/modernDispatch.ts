@@ -437,7 +437,7 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
   const key = callerKey(ctx, envelope, options);
   let init: InitializeResult | undefined;
   try {
-    init = options.pool.tryAcquire(key)?.initializeResult ?? options.described?.(key) ?? (await options.pool.acquire(key)).initializeResult!;
+    init = options.pool.tryAcquire(key)?.initializeResult ?? options.described?.(key) ?? (await options.pool.acquire(key, { signal: ctx.signal, caller: ctx.principal })).initializeResult!;
   } catch (e) {
     return unavailable(request, e, ctx);
   }
