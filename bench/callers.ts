@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ascending, percentile } from './shared/stats.ts';
 import { banner, consoleTable, writeResults } from './shared/format.ts';
 import { BENCH_NODE_FLAGS, freePort, start, stop, waitFor, type Started } from './wrap/procs.ts';
+import type { CallersPart } from './report/types.ts';
 
 const require = createRequire(import.meta.url);
 const root = join(import.meta.dirname, '..');
@@ -121,19 +122,8 @@ function serverPids(front: number): number[] {
   });
 }
 
-export interface Wave {
-  readonly front: string;
-  readonly label: string;
-  readonly callers: number;
-  readonly answered: number;
-  readonly wallMs: number;
-  readonly perSecond: number;
-  readonly p50Ms: number;
-  readonly p99Ms: number;
-  readonly servers: number;
-  readonly memoryMb: number;
-  readonly failures: Record<string, number>;
-}
+/** One wave of distinct callers through one front, as the report reads it. */
+type Wave = CallersPart['waves'][number];
 
 async function wave(front: Front, started: Started, url: string, callers: number, tag: string): Promise<Wave> {
   const times: number[] = [];

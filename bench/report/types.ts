@@ -42,6 +42,8 @@ export interface FrontPart {
   readonly minimal: { readonly usPerCall: number; readonly bytesPerCall: number };
   readonly wrapped: { readonly usPerCall: number; readonly bytesPerCall: number };
   readonly traced?: {
+    /** The wrap untraced, measured in turn with the stand-in (the baseline of our own part). */
+    readonly plain?: { readonly usPerCall: number; readonly bytesPerCall: number };
     readonly standIn: { readonly usPerCall: number; readonly bytesPerCall: number };
     readonly sdk: { readonly usPerCall: number; readonly bytesPerCall: number };
     readonly spansPerCall: number;

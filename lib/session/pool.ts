@@ -29,7 +29,7 @@ const OPEN_PATIENCE_MS = 100;
 
 /**
  * Calls in flight on every shared session of a key past which another is opened beside them (in
- * the background, while the calls go on), up to one per core: a server process works on one core.
+ * the background, while the calls go on), up to `SessionPoolOptions.spread`.
  */
 const SPREAD_AT = 16;
 
@@ -65,6 +65,11 @@ export interface SessionPoolOptions {
    * callers wait their turn to open one as themselves (`AcquireOptions.caller`).
    */
   readonly sharedPrincipal?: string;
+  /**
+   * Sessions the quiet calls of a shared key spread over under load (default the cores less one,
+   * at least 1: a server process works on one core, and the wrap takes one of its own).
+   */
+  readonly spread?: number;
   readonly protocolVersion?: LegacyVersion;
   /** Attempts to open a session before giving up (with exponential backoff). */
   readonly openAttempts?: number;
@@ -224,7 +229,7 @@ export class SessionPool {
     let pick = live[0];
     if (pick && key.principal === this.options.sharedPrincipal) {
       for (const s of live) if (s.inFlight < pick.inFlight) pick = s;
-      if (pick.inFlight >= SPREAD_AT && live.length + entry.opening < availableParallelism() && !beingOpened(entry)) void this.#spread(entry, key);
+      if (pick.inFlight >= SPREAD_AT && live.length + entry.opening < (this.options.spread ?? Math.max(1, availableParallelism() - 1)) && !beingOpened(entry)) void this.#spread(entry, key);
     }
     if (pick) pick.touch(Date.now());
     return { entry, pick, enough: pick !== undefined, wait: false, atBound };

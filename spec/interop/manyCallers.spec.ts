@@ -11,13 +11,16 @@ import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { httpBackend } from '../../lib/session/backend.ts';
+import { resolve } from 'node:path';
+import { httpBackend, stdioBackend } from '../../lib/session/backend.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { everythingBackend, markedProcesses, markedProcessesGone, reapMarked, textOf } from '../helpers/everything.ts';
 import { modernPost, openListen, type ModernAnswer } from '../helpers/modernHttp.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
+const TSX = resolve(import.meta.dirname, '../../node_modules/.bin/tsx');
+const PUSH_STDIO = resolve(import.meta.dirname, '../../fixtures/servers/pushServerStdio.ts');
 
 interface Endpoint {
   readonly marker: string;
@@ -166,6 +169,38 @@ shared('should keep each caller within its own calls that may push, and serve th
   const other = await modernPost(url, 'tools/call', { name: 'trigger-long-running-operation', arguments: { duration: 0.2, steps: 1 } }, { principal: 'modest', id: 1 });
   assert.is(other.status, 200, JSON.stringify(other.message));
   for (const a of await Promise.all(held)) assert.is(a.status, 200, JSON.stringify(a.message));
+});
+
+shared("should give each caller its own logs and progress at its own level, none of another's, on shared sessions", async () => {
+  const wrap = wrapLegacyServer({ upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }), shareSessions: true });
+  const http = await serveNodeHttp(wrap, { port: 0 });
+  const url = `${http.origin}/mcp`;
+  const work = (principal: string, steps: number, level: string, id: string) =>
+    modernPost(url, 'tools/call', { name: 'work', arguments: { steps } }, { principal, id, meta: { progressToken: `progress-${id}`, 'io.modelcontextprotocol/logLevel': level } });
+  const logsOf = (a: ModernAnswer) => a.notifications.filter((n) => n['method'] === 'notifications/message').map((n) => n['params']['data'] as string);
+  const progressOf = (a: ModernAnswer) => a.notifications.filter((n) => n['method'] === 'notifications/progress').map((n) => n['params']);
+  try {
+    // Alone on its session, a call gets every log at or above its level.
+    const alone = await work('ann', 4, 'debug', 'alone');
+    assert.equal(logsOf(alone), ['step 1', 'step 2', 'step 3', 'step 4']);
+    // Known not to push, calls of many callers now share a session, with logs at their own levels.
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => work(`caller-${i}`, i % 2 ? 9 : 2, i % 3 ? 'info' : 'debug', `w${i}`)));
+    answers.forEach((a, i) => {
+      const steps = i % 2 ? 9 : 2;
+      assert.match(a.message['result']['content'][0]['text'], `did ${steps} steps`);
+      for (const p of progressOf(a)) assert.ok(p['progressToken'] === `progress-w${i}` && p['total'] === steps, `caller-${i} got progress of another call: ${JSON.stringify(p)}`);
+      assert.is(progressOf(a).length, steps);
+      for (const log of logsOf(a)) {
+        const step = Number(log.slice('step '.length));
+        assert.ok(step <= steps, `caller-${i} (${steps} steps) got another caller's ${log}`);
+        if (i % 3) assert.ok(step % 2 === 1, `caller-${i} asked for info and got ${log}, at debug`);
+      }
+    });
+    assert.ok(wrap.pool.sessions().length <= 2, `${wrap.pool.sessions().length} sessions`);
+  } finally {
+    await http.close();
+    await wrap.close();
+  }
 });
 
 shared("should refuse to share sessions in front of a server that gets each caller's own Authorization", () => {

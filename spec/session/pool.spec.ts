@@ -456,8 +456,8 @@ sessions('should end waiting callers with an error on close, answer calls in fli
   assert.ok(late instanceof AdapterError && late.code === 'closed', String(late));
 });
 
-sessions('should open another session beside a shared one under load, up to the cores, and keep one per key for a principal of its own', async () => {
-  const shared = pool({ sharedPrincipal: 'everyone', opening: 4 });
+sessions('should open another session beside a shared one under load, up to its spread, and keep one per key for a principal of its own', async () => {
+  const shared = pool({ sharedPrincipal: 'everyone', opening: 4, spread: 2 });
   const own = pool({ opening: 4 });
   const stop = new AbortController();
   setMaxListeners(64, stop.signal);
