@@ -158,11 +158,11 @@ const UNSIGNED = /^(?:x-forwarded-.*|forwarded|via|x-real-ip|x-request-id|x-envo
 /** Most hops remembered as taken (each for its window); past it, hops are refused until some expire. */
 const MAX_TAKEN = 100_000;
 
-/** How long a replica found in the directory is taken as a member before it is looked up again. */
-const MEMBER_FRESH_MS = 1000;
+/** How long a replica's record read from the directory is used before it is read again. */
+const RECORD_FRESH_MS = 1000;
 
-/** Most replicas remembered as members at once. */
-const MAX_MEMBERS = 1024;
+/** Most replicas' records remembered at once. */
+const MAX_RECORDS = 1024;
 
 /** What a hop's signature covers: who sent it to whom, when, and the request as it was sent. */
 function hopMessage(from: string, to: string, at: number, nonce: string, names: readonly string[], request: HopRequest): string {
@@ -315,7 +315,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     // in bursts, and a replica's address does not change while it lives (a gone one is found out
     // by the forward itself, as one that died since the lookup would be).
     const known = records.get(owner);
-    if (known !== undefined && Date.now() - known.at < MEMBER_FRESH_MS) return known.record;
+    if (known !== undefined && Date.now() - known.at < RECORD_FRESH_MS) return known.record;
     let failed = false;
     const look = () =>
       fleet.directory.lookup(owner).catch(() => {
@@ -324,7 +324,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       });
     const record = (await look()) ?? (failed ? undefined : await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS)).then(look));
     if (record) {
-      if (records.size >= MAX_MEMBERS) records.clear();
+      if (records.size >= MAX_RECORDS) records.clear();
       records.set(owner, { record, at: Date.now() });
       return record;
     }
@@ -365,17 +365,10 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return true;
   };
 
-  /** Replicas the directory listed lately, with when that was. */
-  const members = new Map<string, number>();
-  /** Whether `replica` is in the fleet's directory now (a member seen within a second counts). */
+  /** Whether `replica` is in the fleet's directory now (its record read within a second counts). */
   const isMember = async (replica: string): Promise<boolean> => {
-    const seen = members.get(replica);
-    if (seen !== undefined && Date.now() - seen < MEMBER_FRESH_MS) return true;
     const record = await ownerRecord(replica);
-    if (!record || record === 'unreachable') return false;
-    if (members.size >= MAX_MEMBERS) members.clear();
-    members.set(replica, Date.now());
-    return true;
+    return record !== undefined && record !== 'unreachable';
   };
 
   return {

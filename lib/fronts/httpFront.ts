@@ -346,7 +346,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
       if (r.kind !== 'serve' || !forwarding) return throughWeb(req, res, text);
       const signed: HopRequest = { method: 'POST', path: req.url ?? '/', sessionId: null, body: text, header };
       void forwarding.verifyHop(hop, signed).then(
-        (ok) => (ok ? serveRpc(req, res, header, r, hop) : writeJson(res, 403, FORBIDDEN_HOP)),
+        (ok) => (ok ? serveRpc(req, res, header, r, text, hop) : writeJson(res, 403, FORBIDDEN_HOP)),
         () => writeJson(res, 500, errorResponse(r.rpc.id, { code: ErrorCode.InternalError, message: 'Internal error' })),
       );
       return;
@@ -367,12 +367,12 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         return;
       }
       case 'serve':
-        return serveRpc(req, res, header, r, hop);
+        return serveRpc(req, res, header, r, text, hop);
     }
   };
 
-  /** Serves a modern request on Node's objects (forwarding it first when another replica owns what it continues). */
-  const serveRpc = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, r: Extract<Route, { kind: 'serve' }>, hop: string | undefined): void => {
+  /** Serves a modern request on Node's objects, read from `text` (forwarding it first when another replica owns what it continues). */
+  const serveRpc = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, r: Extract<Route, { kind: 'serve' }>, text: string, hop: string | undefined): void => {
     let principal: string;
     if (http.principal) {
       const request = asWebRequest(req);
@@ -388,7 +388,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
     if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
       // Forwarded through the Web handler, which streams the owner's answer and carries a close.
-      return throughWeb(req, res, exactJson(rpc));
+      return throughWeb(req, res, text);
     }
     const gone = new Cancellation();
     const challenge = challengeFor(() => `http://${header('host') ?? 'localhost'}${req.url ?? '/'}`);

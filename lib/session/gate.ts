@@ -61,8 +61,8 @@ export class Gate {
 
   /**
    * `rest: false` gives a place back at once (for tests and in-process servers, whose openings
-   * cost nothing). `working`: whether callers already served are at work now (calls in flight on
-   * their sessions): places rest only then (default: always).
+   * cost nothing). `working`: whether callers already served are at work now (their sessions in
+   * use): places rest only then (default: always).
    */
   constructor(size: number, options: { rest?: boolean; working?: () => boolean } = {}) {
     this.size = Math.max(1, size);
