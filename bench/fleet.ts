@@ -29,7 +29,7 @@ import { banner, writeResults } from './shared/format.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { endpointCaller } from './fleet/calls.ts';
 import { countCommands, type CommandsPlan, type CommandsResult } from './fleet/commands.ts';
-import { startServe, type Served } from './fleet/replicas.ts';
+import { startBareHop, startServe, type Served } from './fleet/replicas.ts';
 import { childPids } from './wrap/procs.ts';
 import { forwardedRetry, type RetryResult } from './fleet/retry.ts';
 import { FLEET_GOALS, summaryLines, type FleetResults } from './fleet/summary.ts';
@@ -138,10 +138,13 @@ try {
   console.log(`replica A ${a.replica} at ${a.url.origin}, replica B ${b.replica} at ${b.url.origin}, serve alone at ${alone.url.origin}`);
   const toA = endpointCaller(a.url);
   const toB = endpointCaller(b.url);
-  callers.push(toA, toB);
+  const hop = await startBareHop(a.url);
+  running.push({ label: 'bare hop', url: hop.url, replica: undefined, proc: hop.proc, stop: hop.stop });
+  const toHop = endpointCaller(hop.url);
+  callers.push(toA, toB, toHop);
 
   process.stderr.write(`  1. forwarded against local retries: ${plan.retry.warm + plan.retry.pairs} pairs of rounds…\n`);
-  retry = await forwardedRetry({ call: toA.call, pid: a.proc.pid }, { call: toB.call, pid: b.proc.pid }, plan.retry, nextId, wrong);
+  retry = await forwardedRetry({ call: toA.call, pid: a.proc.pid }, { call: toB.call, pid: b.proc.pid }, plan.retry, nextId, wrong, toHop.call);
   process.stderr.write(`  2. plain-call throughput: ${plan.throughput.rounds} rounds of ${plan.throughput.roundMs} ms per side…\n`);
   const front = (s: Served) => ({ url: s.url, processes: () => childPids(s.proc.pid).length });
   throughput = await plainThroughput(front(a), front(alone), plan.throughput, wrong);

@@ -134,3 +134,23 @@ export function redisConnectionsOf(pid: number, redisPort: number): Set<string> 
   }
   return out;
 }
+
+/** Starts the bare hop (bench/fleet/bareHop.mjs) in front of `origin`; resolves once it listens. */
+export async function startBareHop(origin: URL): Promise<{ url: URL; proc: Started; stop(): Promise<void> }> {
+  const proc = start(process.execPath, [...BENCH_NODE_FLAGS, join(import.meta.dirname, 'bareHop.mjs'), origin.origin], { cwd: root });
+  const port = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`bare hop: not listening after ${STARTUP_MS} ms\n${proc.log()}`)), STARTUP_MS);
+    const look = () => {
+      const found = /listening on (\d+)/.exec(proc.log())?.[1];
+      if (!found) return;
+      clearTimeout(timer);
+      resolve(found);
+    };
+    proc.child.stdout!.on('data', look);
+    proc.child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`bare hop: exited (${code})\n${proc.log()}`));
+    });
+  });
+  return { url: new URL(`http://127.0.0.1:${port}${origin.pathname}`), proc, stop: () => stop(proc, [], () => proc.child.kill('SIGINT')) };
+}

@@ -4,7 +4,9 @@
  * `input_required` with a sealed `requestState`), then its retry, sent to A (resumed locally) or to
  * B (which looks up A in the directory and forwards it there, signed). Local and forwarded rounds
  * alternate, and which of the two goes first alternates too, so drift hits both alike; only the
- * retry is timed. Every answer is checked ("Hello, <name>!"). The CPU time each replica's process
+ * retry is timed. When a bare hop runs in front of A (bench/fleet/bareHop.mjs: Node's HTTP passing
+ * the request on, nothing else), a third round sends its retry there: the floor of any forwarding
+ * on Node, so what forwarding itself adds beside the extra hop is read apart. Every answer is checked ("Hello, <name>!"). The CPU time each replica's process
  * spends on a retry is read from /proc around it (in clock ticks, so a mean over many retries).
  */
 import type { JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
@@ -23,6 +25,11 @@ export interface RetryResult {
   readonly local: Stats;
   /** The retry sent to B, forwarded to A. */
   readonly forwarded: Stats;
+  /** The retry sent through the bare hop to A (when one ran). */
+  readonly bare?: Stats;
+  /** bare − local at p50, and the median over the rounds of forwarded − the bare one next to it, in ms (when a bare hop ran). */
+  readonly bareAddedP50Ms?: number;
+  readonly pairedOverBareMs?: number;
   /** forwarded − local, at p50 and p99, in ms. */
   readonly addedP50Ms: number;
   readonly addedP99Ms: number;
@@ -31,10 +38,16 @@ export interface RetryResult {
   /** forwarded ÷ local at p50. */
   readonly ratioP50: number;
   /** Mean CPU time of replica A's and B's processes per retry (µs), by where the retry went. */
-  readonly cpuUsPerRetry: { readonly local: { readonly a: number; readonly b: number }; readonly forwarded: { readonly a: number; readonly b: number } };
+  readonly cpuUsPerRetry: { readonly local: CpuPair; readonly forwarded: CpuPair; readonly bare?: CpuPair };
 }
 
-type Kind = 'local' | 'forwarded';
+/** CPU time (µs) of replica A's and B's processes. */
+interface CpuPair {
+  readonly a: number;
+  readonly b: number;
+}
+
+type Kind = 'local' | 'forwarded' | 'bare';
 
 const problemOf = (answer: JsonRpcResponse | string, check: (m: JsonRpcResponse | undefined) => string | undefined): string | undefined => (typeof answer === 'string' ? answer : check(answer));
 
@@ -44,9 +57,10 @@ export interface Replica {
   readonly pid: number;
 }
 
-/** Runs `warm` + `pairs` pairs of rounds; `a` parks, `b` forwards to it. */
-export async function forwardedRetry(a: Replica, b: Replica, counts: { warm: number; pairs: number }, nextId: () => number, wrong: Wrong): Promise<RetryResult> {
-  const cpu = { local: { a: 0, b: 0 }, forwarded: { a: 0, b: 0 } };
+/** Runs `warm` + `pairs` sets of rounds; `a` parks, `b` forwards to it, `bare` (if given) passes the retry on to `a`. */
+export async function forwardedRetry(a: Replica, b: Replica, counts: { warm: number; pairs: number }, nextId: () => number, wrong: Wrong, bare?: Call): Promise<RetryResult> {
+  const cpu = { local: { a: 0, b: 0 }, forwarded: { a: 0, b: 0 }, bare: { a: 0, b: 0 } };
+  const sentTo = (kind: Kind): Call => (kind === 'local' ? a.call : kind === 'forwarded' ? b.call : bare!);
   /** One round whose retry goes to `kind`'s replica: the retry's ms and the first call's, or undefined on a wrong answer. */
   const round = async (kind: Kind, measured: boolean): Promise<{ first: number; retry: number } | undefined> => {
     const id = nextId();
@@ -63,7 +77,7 @@ export async function forwardedRetry(a: Replica, b: Replica, counts: { warm: num
     const cpuA = cpuMicros(a.pid) ?? 0;
     const cpuB = cpuMicros(b.pid) ?? 0;
     const t2 = performance.now();
-    const answer = await (kind === 'local' ? a : b).call(retryText(r, got.state, name), 'ask_name');
+    const answer = await sentTo(kind)(retryText(r, got.state, name), 'ask_name');
     const t3 = performance.now();
     if (measured) {
       cpu[kind].a += (cpuMicros(a.pid) ?? cpuA) - cpuA;
@@ -79,20 +93,30 @@ export async function forwardedRetry(a: Replica, b: Replica, counts: { warm: num
   const first: number[] = [];
   const local: number[] = [];
   const forwarded: number[] = [];
+  const bareRetries: number[] = [];
   const added: number[] = [];
+  const overBare: number[] = [];
+  const kinds: Kind[] = bare ? ['local', 'forwarded', 'bare'] : ['local', 'forwarded'];
   for (let i = 0; i < counts.warm + counts.pairs; i++) {
-    const order: Kind[] = i % 2 === 0 ? ['local', 'forwarded'] : ['forwarded', 'local'];
+    // Each kind goes first in turn (and, of two, last in turn), so drift hits them alike.
+    const order = kinds.map((_, k) => kinds[(i + k) % kinds.length]!);
     const got: Partial<Record<Kind, { first: number; retry: number } | undefined>> = {};
     for (const kind of order) got[kind] = await round(kind, i >= counts.warm);
-    if (i < counts.warm || !got.local || !got.forwarded) continue;
+    if (i < counts.warm || !got.local || !got.forwarded || (bare && !got.bare)) continue;
     first.push(got.local.first, got.forwarded.first);
     local.push(got.local.retry);
     forwarded.push(got.forwarded.retry);
     added.push(got.forwarded.retry - got.local.retry);
+    if (got.bare) {
+      bareRetries.push(got.bare.retry);
+      overBare.push(got.forwarded.retry - got.bare.retry);
+    }
   }
   const l = microStats(local);
   const f = microStats(forwarded);
+  const bareStats = bare ? microStats(bareRetries) : undefined;
   return {
+    ...(bareStats ? { bare: bareStats, bareAddedP50Ms: (bareStats.p50Us - l.p50Us) / 1000, pairedOverBareMs: percentile(ascending(overBare), 0.5) } : {}),
     pairs: local.length,
     warm: counts.warm,
     first: microStats(first),
@@ -105,6 +129,7 @@ export async function forwardedRetry(a: Replica, b: Replica, counts: { warm: num
     cpuUsPerRetry: {
       local: { a: cpu.local.a / counts.pairs, b: cpu.local.b / counts.pairs },
       forwarded: { a: cpu.forwarded.a / counts.pairs, b: cpu.forwarded.b / counts.pairs },
+      ...(bare ? { bare: { a: cpu.bare.a / counts.pairs, b: cpu.bare.b / counts.pairs } } : {}),
     },
   };
 }

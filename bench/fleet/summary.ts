@@ -73,8 +73,10 @@ export function summaryLines(r: FleetResults): string[] {
         [
           ['to A, where the call is parked (local)', int.format(x.local.n), us(x.local.p50Us), us(x.local.p99Us), us(x.local.meanUs)],
           ['to B, forwarded to A', int.format(x.forwarded.n), us(x.forwarded.p50Us), us(x.forwarded.p99Us), us(x.forwarded.meanUs)],
+          ...(x.bare ? [['through a bare Node hop to A', int.format(x.bare.n), us(x.bare.p50Us), us(x.bare.p99Us), us(x.bare.meanUs)]] : []),
         ],
       ),
+      ...(x.bare && x.bareAddedP50Ms !== undefined && x.pairedOverBareMs !== undefined ? [`the bare hop alone adds ${ms(x.bareAddedP50Ms)} at p50; forwarding over the bare hop (paired) ${ms(x.pairedOverBareMs)}${x.cpuUsPerRetry.bare ? `; CPU time per bare-hop retry: A ${us(x.cpuUsPerRetry.bare.a)}` : ''}`] : []),
       `CPU time per retry (from /proc): local: A ${us(x.cpuUsPerRetry.local.a)}, B ${us(x.cpuUsPerRetry.local.b)}; forwarded: A ${us(x.cpuUsPerRetry.forwarded.a)}, B ${us(x.cpuUsPerRetry.forwarded.b)}`,
       `added by forwarding: ${ms(x.addedP50Ms)} at p50 (paired ${ms(x.pairedAddedMs)}), ${ms(x.addedP99Ms)} at p99; forwarded ÷ local p50 ${formatRatio(x.ratioP50)}; goal ≤ ${g.maxAddedP50Ms} ms at p50: ${x.addedP50Ms <= g.maxAddedP50Ms ? 'met' : 'NOT met'}`,
     );

@@ -132,6 +132,9 @@ export function figuresOf(run: Run): Figure[] {
       out.push({ section: 'Fleet', label: 'forwarded retry ÷ local retry, p50', value: r.ratioP50, better: 'lower' });
       // What forwarding adds, against the time it may add (nothing added draws no bar).
       out.push({ section: 'Fleet', label: `forwarded retry's added p50 ÷ ${g.maxAddedP50Ms} ms`, value: Math.max(0, r.addedP50Ms) / g.maxAddedP50Ms, better: 'lower', goal: { op: '≤', value: 1 } });
+      // The floor on this machine, and our part over it (no goal of their own).
+      if (r.bare) out.push({ section: 'Fleet', label: `a bare Node hop's added p50 ÷ ${g.maxAddedP50Ms} ms`, value: Math.max(0, r.bare.p50Us - r.local.p50Us) / 1000 / g.maxAddedP50Ms, better: 'lower' });
+      if (r.pairedOverBareMs !== undefined) out.push({ section: 'Fleet', label: `forwarding over the bare hop, paired p50 ÷ ${g.maxAddedP50Ms} ms`, value: Math.max(0, r.pairedOverBareMs) / g.maxAddedP50Ms, better: 'lower' });
     }
     const t = fleet.throughput;
     if (t && Number.isFinite(t.ratio)) out.push({ section: 'Fleet', label: `replica in a fleet ÷ serve alone, plain calls c=${t.concurrency}`, value: t.ratio, better: 'higher', goal: { op: '≥', value: g.minThroughputRatio } });

@@ -334,18 +334,26 @@ function fleetSection(run: Run): string {
       `**A retry forwarded to its owner, against one resumed where it was parked.** Each round's first call goes to A (answered \`input_required\` with a sealed ` +
         '`requestState`, once its round is gathered); its retry goes to A, where the call is parked, or to B, which looks A up in the directory ' +
         '(one Redis GET) and forwards it there signed. One call at a time; local and forwarded rounds alternate, and which of the two goes first alternates ' +
-        `too, so drift hits both; ${int.format(r.pairs)} pairs after ${r.warm} unmeasured. Only the retry is timed. Goal: at most ${g.maxAddedP50Ms} ms added at p50.`,
+        `too, so drift hits both; ${int.format(r.pairs)} pairs after ${r.warm} unmeasured. Only the retry is timed. Goal: at most ${g.maxAddedP50Ms} ms added at p50.` +
+        (r.bare
+          ? ' A third round, in turn with the other two, sends its retry through a bare hop to A (bench/fleet/bareHop.mjs: a Node process that passes each request on to A over kept-alive connections and streams the answer back, and does nothing else): ' +
+            'what any forwarding through a Node process costs on this machine, so that what ours adds beside it is read apart.'
+          : ''),
       '',
       table(
         ['retry', 'n', 'p50', 'p99', 'mean', 'added p50', 'added p99', 'goal'],
         [
           [FLEET_PHASES.local, int.format(r.local.n), us(r.local.p50Us), us(r.local.p99Us), us(r.local.meanUs), '–', '–', ''],
           [FLEET_PHASES.forwarded, int.format(r.forwarded.n), us(r.forwarded.p50Us), us(r.forwarded.p99Us), us(r.forwarded.meanUs), signedMs(r.addedP50Ms), signedMs(r.addedP99Ms), `${mark(r.addedP50Ms <= g.maxAddedP50Ms)} ≤ ${g.maxAddedP50Ms} ms`],
+          ...(r.bare ? [['retry through a bare Node hop to A', int.format(r.bare.n), us(r.bare.p50Us), us(r.bare.p99Us), us(r.bare.meanUs), signedMs((r.bare.p50Us - r.local.p50Us) / 1000), signedMs((r.bare.p99Us - r.local.p99Us) / 1000), '']] : []),
         ],
         new Set([1, 2, 3, 4, 5, 6]),
       ),
       '',
-      `Forwarded ÷ local at p50: ${formatRatio(r.ratioP50)}; the median over the pairs of forwarded − local: ${signedMs(r.pairedAddedMs)}. For scale, the first call of a round: p50 ${us(r.first.p50Us)}.`,
+      `Forwarded ÷ local at p50: ${formatRatio(r.ratioP50)}; the median over the pairs of forwarded − local: ${signedMs(r.pairedAddedMs)}. For scale, the first call of a round: p50 ${us(r.first.p50Us)}.` +
+        (r.bare && r.pairedOverBareMs !== undefined
+          ? ` The bare hop alone adds ${signedMs((r.bare.p50Us - r.local.p50Us) / 1000)} at p50: no forwarding through a second Node process comes in under that here. Ours over the bare hop, the median over the rounds: ${signedMs(r.pairedOverBareMs)} (the directory record read a moment ago, the body passed on as it came, the hop signed and verified).`
+          : ''),
       ...(r.cpuUsPerRetry
         ? [
             '',

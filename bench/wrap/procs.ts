@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
  * V8 flags for every Node process of the wrap bench: the fronts, the servers and the load generator
  * (`bench/all.ts` starts it with them; `npm run bench:wrap` in package.json too). Why: bench/RESULTS.md, section 2.
  */
-export const BENCH_NODE_FLAGS: readonly string[] = ['--no-memory-reducer'];
+export const BENCH_NODE_FLAGS: readonly string[] = ['--no-memory-reducer', ...(process.env['BENCH_PROF'] ? ['--cpu-prof', '--cpu-prof-dir=' + process.env['BENCH_PROF']] : [])];
 
 /** A free TCP port on 127.0.0.1 (bound and released; another process could take it, rarely). */
 export async function freePort(): Promise<number> {

@@ -8,8 +8,9 @@
  * that tells a client to send its call again without requestState, or a legacy session's 404.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { Agent as HttpAgent, request as httpRequest, type ServerResponse } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { ErrorCode } from '../core/errors.ts';
 import { errorResponse, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
@@ -171,6 +172,13 @@ function hopMessage(from: string, to: string, at: number, nonce: string, names: 
   return `hop\n${from}\n${to}\n${at}\n${nonce}\n${request.method}\n${request.path}\n${request.sessionId ?? ''}\n${headers}\n${digest}`;
 }
 
+/** Where a hop goes: its URL, the path its signature covers, and the URL as Node's request options. */
+interface HopTarget {
+  readonly url: URL;
+  readonly path: string;
+  readonly options: ReturnType<typeof urlToHttpOptions>;
+}
+
 /** The path and query a hop's target carries (`/mcp?x=1`), as its signature covers them. */
 function pathOf(target: URL): string {
   return `${target.pathname}${target.search}`;
@@ -304,6 +312,12 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
   /** The records `ownerRecord` read lately, by replica. */
   const records = new Map<string, { record: ReplicaRecord; at: number }>();
 
+  /** The record of `owner` read within the last moment, if one was. */
+  const freshRecord = (owner: string): ReplicaRecord | undefined => {
+    const known = records.get(owner);
+    return known !== undefined && Date.now() - known.at < RECORD_FRESH_MS ? known.record : undefined;
+  };
+
   /**
    * The directory's record of `owner`, looked at twice a moment apart (a replica that has just
    * started may not have registered yet); `undefined` when it is not in the fleet, or
@@ -314,8 +328,8 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     // A record read within the last moment is taken as it is: retries of one client's calls come
     // in bursts, and a replica's address does not change while it lives (a gone one is found out
     // by the forward itself, as one that died since the lookup would be).
-    const known = records.get(owner);
-    if (known !== undefined && Date.now() - known.at < RECORD_FRESH_MS) return known.record;
+    const known = freshRecord(owner);
+    if (known !== undefined) return known;
     let failed = false;
     const look = () =>
       fleet.directory.lookup(owner).catch(() => {
@@ -332,23 +346,46 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return failed ? 'unreachable' : undefined;
   };
 
+  // A hop's nonce makes its signature one of a kind: this process's random part and a count
+  // (drawing random bytes for each hop cost more than signing it).
+  const noncePrefix = randomBytes(9).toString('base64url');
+  let nonces = 0;
+
+  /** Where hops to `advertise` for the request target `requestTarget` go, and the path they sign: worked out once for each pair. */
+  const targets = new Map<string, HopTarget>();
+  const targetOf = (advertise: string, requestTarget: string | undefined): HopTarget => {
+    const key = `${advertise} ${requestTarget ?? ''}`;
+    let known = targets.get(key);
+    if (known === undefined) {
+      const url = hopTarget(advertise, requestTarget);
+      known = { url, path: pathOf(url), options: urlToHttpOptions(url) };
+      if (targets.size >= MAX_RECORDS) targets.clear();
+      targets.set(key, known);
+    }
+    return known;
+  };
+
   /**
    * The hop header's value for `request` sent from this replica to replica `to`, with the headers
    * `carried` (names in lower case): `from.to.at.nonce.signature.names`, the names it signs last.
    */
   const hopValue = (to: string, request: Omit<HopRequest, 'header'>, carried: ReadonlyMap<string, string>): string => {
     const at = Date.now();
-    const nonce = randomBytes(12).toString('base64url');
+    const nonce = `${noncePrefix}${(nonces++).toString(36)}`;
     const names = [...carried.keys()].filter((n) => !UNSIGNED.test(n)).sort();
     const signature = fleet.secrets.sign(hopMessage(fleet.id, to, at, nonce, names, { ...request, header: (n) => carried.get(n) ?? null }));
     return `${fleet.id}.${to}.${at}.${nonce}.${signature}.${names.join(',')}`;
   };
 
   let listedOrLate: Promise<void> | undefined;
+  /** Whether this replica is known to be listed (or has waited for it as long as a hop does). */
+  let listedNow = fleet.listed === undefined;
   /** Settles once this replica is listed, or `LISTED_WAIT_MS` after the first hop waited for it. */
   const whenListed = (): Promise<void> => {
     if (!fleet.listed) return Promise.resolve();
-    return (listedOrLate ??= Promise.race([fleet.listed, new Promise<void>((r) => setTimeout(r, LISTED_WAIT_MS).unref())]));
+    return (listedOrLate ??= Promise.race([fleet.listed, new Promise<void>((r) => setTimeout(r, LISTED_WAIT_MS).unref())]).then(() => {
+      listedNow = true;
+    }));
   };
 
   /** Hops taken, by signature, each with when its window ends (oldest first). */
@@ -369,6 +406,58 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
   const isMember = async (replica: string): Promise<boolean> => {
     const record = await ownerRecord(replica);
     return record !== undefined && record !== 'unreachable';
+  };
+
+  /** Sends the call `body` (request `id`) to its owner at `record`, signed, and passes its answer back on `res`. */
+  const sendCall = (record: ReplicaRecord, owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void => {
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    const { url: target, path, options: to } = targetOf(record.advertise, req.url);
+    headers[HOP_HEADER] = hopValue(record.id, { method: 'POST', path, sessionId: null, body }, new Map(Object.entries(headers)));
+    headers['content-length'] = String(Buffer.byteLength(body));
+    let lostOwner = false;
+    let settled = false;
+    const unanswered = new Set<RequestId>([id as RequestId]);
+    const watch = answerWatch(unanswered);
+    let streamed = false;
+    const finish = (why?: string): void => {
+      if (settled) return;
+      settled = true;
+      stopWatching();
+      res.removeListener('close', onClientGone);
+      if (why === undefined || res.destroyed) return void (res.writableEnded || res.destroyed ? undefined : res.end());
+      ownerGone++;
+      if (!res.headersSent) return writeReply(res, goneReply({ call: id }, owner, why));
+      // A stream that broke off ends with the call's answer, unless it carried it already.
+      res.end(streamed && unanswered.size > 0 ? brokenEvents({ call: id }, [...unanswered], owner, why) : undefined);
+    };
+    const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)({ ...to, method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent }, (answer) => {
+      forwarded++;
+      streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
+      const carried: Record<string, string | string[]> = {};
+      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && CARRIED_BACK.has(name)) carried[name] = value;
+      res.writeHead(answer.statusCode ?? 502, carried);
+      answer.on('data', (chunk: Buffer) => {
+        if (streamed) watch(chunk);
+        if (!res.write(chunk)) {
+          answer.pause();
+          res.once('drain', () => answer.resume());
+        }
+      });
+      answer.on('end', () => finish());
+      answer.on('aborted', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
+      answer.on('error', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
+    });
+    const stopWatching = watchOwner(owner, () => {
+      lostOwner = true;
+      upstream.destroy(new Error('its heartbeat stopped'));
+    });
+    const onClientGone = (): void => {
+      if (!settled) upstream.destroy();
+    };
+    res.once('close', onClientGone);
+    upstream.on('error', (e) => finish(lostOwner ? 'its heartbeat stopped' : `unreachable: ${e.message}`));
+    upstream.end(body);
   };
 
   return {
@@ -424,9 +513,9 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       let answer: Response;
       for (let attempt = 0; ; attempt++) {
         try {
-          const target = hopTarget(record.advertise, request.url);
-          headers.set(HOP_HEADER, hopValue(record.id, { ...signed, path: pathOf(target) }, carried));
-          answer = await fetch(target, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
+          const target = targetOf(record.advertise, request.url);
+          headers.set(HOP_HEADER, hopValue(record.id, { ...signed, path: target.path }, carried));
+          answer = await fetch(target.url, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
           break;
         } catch (e) {
           const again = 'handedOver' in what && attempt === 0 && !controller.signal.aborted ? await freshPeer(record.advertise) : undefined;
@@ -459,6 +548,10 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     },
 
     forwardCall(owner, req, res, body, id) {
+      // Once this replica is listed, a retry of a caller whose owner was looked up a moment ago
+      // goes on at once (the lookups below are made for the first ones).
+      const known = listedNow ? freshRecord(owner) : undefined;
+      if (known !== undefined) return sendCall(known, owner, req, res, body, id);
       void (async () => {
         await whenListed();
         const record = await ownerRecord(owner);
@@ -467,54 +560,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
           ownerGone++;
           return writeReply(res, goneReply({ call: id }, owner, 'it is not in the fleet'));
         }
-        const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-        const target = hopTarget(record.advertise, req.url);
-        headers[HOP_HEADER] = hopValue(record.id, { method: 'POST', path: pathOf(target), sessionId: null, body }, new Map(Object.entries(headers)));
-        headers['content-length'] = String(Buffer.byteLength(body));
-        let lostOwner = false;
-        let settled = false;
-        const unanswered = new Set<RequestId>([id as RequestId]);
-        const watch = answerWatch(unanswered);
-        let streamed = false;
-        const finish = (why?: string): void => {
-          if (settled) return;
-          settled = true;
-          stopWatching();
-          res.removeListener('close', onClientGone);
-          if (why === undefined || res.destroyed) return void (res.writableEnded || res.destroyed ? undefined : res.end());
-          ownerGone++;
-          if (!res.headersSent) return writeReply(res, goneReply({ call: id }, owner, why));
-          // A stream that broke off ends with the call's answer, unless it carried it already.
-          res.end(streamed && unanswered.size > 0 ? brokenEvents({ call: id }, [...unanswered], owner, why) : undefined);
-        };
-        const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent }, (answer) => {
-          forwarded++;
-          streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
-          const carried: Record<string, string | string[]> = {};
-          for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && CARRIED_BACK.has(name)) carried[name] = value;
-          res.writeHead(answer.statusCode ?? 502, carried);
-          answer.on('data', (chunk: Buffer) => {
-            if (streamed) watch(chunk);
-            if (!res.write(chunk)) {
-              answer.pause();
-              res.once('drain', () => answer.resume());
-            }
-          });
-          answer.on('end', () => finish());
-          answer.on('aborted', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
-          answer.on('error', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
-        });
-        const stopWatching = watchOwner(owner, () => {
-          lostOwner = true;
-          upstream.destroy(new Error('its heartbeat stopped'));
-        });
-        const onClientGone = (): void => {
-          if (!settled) upstream.destroy();
-        };
-        res.once('close', onClientGone);
-        upstream.on('error', (e) => finish(lostOwner ? 'its heartbeat stopped' : `unreachable: ${e.message}`));
-        upstream.end(body);
+        sendCall(record, owner, req, res, body, id);
       })().catch(() => {
         if (!res.headersSent) writeReply(res, goneReply({ call: id }, owner, 'it could not be reached'));
         else res.destroy();

@@ -339,6 +339,17 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string, hop: string | undefined): void => {
     const body = parseBody(text, http);
     if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
+    if (hop === undefined && forwarding?.forwardCall && body.value.kind === 'request') {
+      // A retry of a call another replica owns goes there as it came: the owner reads it (its
+      // headers, its envelope, its caller) as it would have read it from the client.
+      const rpc = body.value.message;
+      const owner = forwarding.ownerOf(rpc);
+      if (owner !== undefined) {
+        const span = forwardedSpan(rpc, header, owner);
+        res.once('close', () => span.end());
+        return forwarding.forwardCall(owner, req, res, text, rpc.id);
+      }
+    }
     const r = route(body.value, header, null);
     if (hop !== undefined && r.kind !== 'reply') {
       // A hop of the fleet: a call (a retry its sender found this replica owns) is checked and
@@ -373,23 +384,19 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
 
   /** Serves a modern request on Node's objects, read from `text` (forwarding it first when another replica owns what it continues). */
   const serveRpc = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, r: Extract<Route, { kind: 'serve' }>, text: string, hop: string | undefined): void => {
+    const { rpc, envelope } = r;
+    // (A forwarding that passes calls on from Node's objects has done so before the route.)
+    const owner = hop === undefined && !forwarding?.forwardCall ? forwarding?.ownerOf(rpc) : undefined;
+    if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
+      // Forwarded through the Web handler, which streams the owner's answer and carries a close.
+      return throughWeb(req, res, text);
+    }
     let principal: string;
     if (http.principal) {
       const request = asWebRequest(req);
       if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
       principal = http.principal(request);
     } else principal = principalFromHeaders(header);
-    const { rpc, envelope } = r;
-    const owner = hop === undefined ? forwarding?.ownerOf(rpc) : undefined;
-    if (owner !== undefined && forwarding?.forwardCall) {
-      const span = forwardedSpan(rpc, header, owner);
-      res.once('close', () => span.end());
-      return forwarding.forwardCall(owner, req, res, exactJson(rpc), rpc.id);
-    }
-    if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
-      // Forwarded through the Web handler, which streams the owner's answer and carries a close.
-      return throughWeb(req, res, text);
-    }
     const gone = new Cancellation();
     const challenge = challengeFor(() => `http://${header('host') ?? 'localhost'}${req.url ?? '/'}`);
     if (!r.streams) {

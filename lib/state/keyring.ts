@@ -2,6 +2,9 @@
  * Sealing `requestState`: AES-256-GCM under a rotating keyring. The newest key seals; every key
  * still in the ring opens, so a rotation never breaks a round in flight; a retired key opens
  * nothing. The sealed text names its key and is URL-safe. What goes inside is the caller's business.
+ * A text may carry a label in the clear after its sealed part (a fleet's replica that owns what the
+ * text continues), bound to it as the AAD is: it can be read without the key, and a text whose
+ * label was changed opens nowhere.
  */
 import { createCipheriv, createDecipheriv, randomBytes, randomFillSync } from 'node:crypto';
 import { AdapterError } from '../core/errors.ts';
@@ -15,6 +18,14 @@ export interface StateKey {
 
 const PREFIX = 'mde1';
 const ID = /^[A-Za-z0-9_-]{1,32}$/;
+/** A label a sealed text may carry in the clear (a replica id). */
+const LABEL = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Whether `text` can be a sealed text's label. */
+export const isLabel = (text: string): boolean => LABEL.test(text);
+
+/** What a text's AAD binds: the format, its key, the caller's `aad` and (after a newline, which neither holds) its label. */
+const boundAad = (keyId: string, aad: string, label: string | undefined): Buffer => Buffer.from(label === undefined ? `${PREFIX}.${keyId}.${aad}` : `${PREFIX}.${keyId}.${aad}\n${label}`);
 
 /** Random bytes for the nonces, drawn a block at a time (one draw per nonce costs more than the seal's cipher setup). */
 const NONCES = Buffer.alloc(12 * 256);
@@ -98,18 +109,33 @@ export class Keyring {
     return this.#keys.map((k) => k.id);
   }
 
-  /** Seals bytes under the newest key, bound to `aad` (authenticated, not encrypted). */
-  seal(plaintext: Uint8Array, aad: string): string {
+  /**
+   * Seals bytes under the newest key, bound to `aad` (authenticated, not encrypted); `label`, when
+   * given (1–64 of `[A-Za-z0-9_-]`), is written in the clear at the end of the text and bound too.
+   */
+  seal(plaintext: Uint8Array, aad: string, label?: string): string {
+    if (label !== undefined && !LABEL.test(label)) throw new TypeError(`a sealed text's label is 1 to 64 letters, digits, '_' or '-', not ${JSON.stringify(label)}`);
     const current = this.#keys[this.#keys.length - 1]!;
     const iv = nonce();
     const cipher = createCipheriv('aes-256-gcm', current.key, iv);
-    cipher.setAAD(Buffer.from(`${PREFIX}.${current.id}.${aad}`));
+    cipher.setAAD(boundAad(current.id, aad, label));
     const body = Buffer.concat([cipher.update(plaintext), cipher.final()]);
     const tag = cipher.getAuthTag();
-    const sealed = `${PREFIX}.${current.id}.${Buffer.concat([iv, body, tag]).toString('base64url')}`;
+    const sealed = `${PREFIX}.${current.id}.${Buffer.concat([iv, body, tag]).toString('base64url')}${label === undefined ? '' : `.${label}`}`;
     if (this.#sealed.size >= SEALED_REMEMBERED) this.#sealed.delete(this.#sealed.keys().next().value!);
     this.#sealed.set(sealed, { key: current, aad, plaintext });
     return sealed;
+  }
+
+  /**
+   * The label a sealed text carries, read without opening it: `undefined` for a text without one,
+   * or not in this keyring's format, or under a key this ring does not hold. Whether the label is
+   * the one sealed is known only when the text is opened.
+   */
+  labelOf(sealed: string): string | undefined {
+    const parts = sealed.split('.');
+    if (parts.length !== 4 || parts[0] !== PREFIX || !LABEL.test(parts[3]!)) return undefined;
+    return this.#keys.some((k) => k.id === parts[1]) ? parts[3] : undefined;
   }
 
   /**
@@ -120,7 +146,7 @@ export class Keyring {
     const known = this.#sealed.get(sealed);
     if (known && known.aad === aad && this.#keys.includes(known.key)) return ok(known.plaintext);
     const parts = sealed.split('.');
-    if (parts.length !== 3 || parts[0] !== PREFIX || !/^[A-Za-z0-9_-]+$/.test(parts[2]!)) return fail('malformed');
+    if ((parts.length !== 3 && parts.length !== 4) || parts[0] !== PREFIX || !/^[A-Za-z0-9_-]+$/.test(parts[2]!) || (parts.length === 4 && !LABEL.test(parts[3]!))) return fail('malformed');
     const key = this.#keys.find((k) => k.id === parts[1]);
     if (!key) return fail('unknown-key');
     const raw = Buffer.from(parts[2]!, 'base64url');
@@ -128,7 +154,7 @@ export class Keyring {
     if (raw.length < 12 + 16 || raw.toString('base64url') !== parts[2]) return fail('malformed');
     try {
       const decipher = createDecipheriv('aes-256-gcm', key.key, raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(`${PREFIX}.${key.id}.${aad}`));
+      decipher.setAAD(boundAad(key.id, aad, parts[3]));
       decipher.setAuthTag(raw.subarray(raw.length - 16));
       return ok(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]));
     } catch {

@@ -10,7 +10,7 @@ import { invalidParams, type WireError } from '../core/errors.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 import { canonicalJson, isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
-import type { Keyring } from './keyring.ts';
+import { isLabel, type Keyring } from './keyring.ts';
 import type { UsedStates } from './usedStates.ts';
 
 /** A base64url SHA-256 of `text`, whole (`size` 43) or cut to `size` characters. */
@@ -133,7 +133,9 @@ export function sealState(keyring: Keyring, state: RequestState): string {
   const bytes = Buffer.from(json);
   const read = v.safeParse(SCHEMAS[state.kind], JSON.parse(json));
   if (read.success) readBack.set(bytes, Object.freeze(read.output) as RequestState);
-  return keyring.seal(bytes, AAD[state.kind]);
+  // A fleet's retry is routed by its call's owner, read from the text without deciphering it.
+  const owner = state.kind === 'suspend' ? state.owner : undefined;
+  return keyring.seal(bytes, AAD[state.kind], owner !== undefined && isLabel(owner) ? owner : undefined);
 }
 
 /** A sealed state of `kind` opened and read, or why it is refused (key, integrity, shape). */
@@ -153,11 +155,15 @@ function decode<K extends StateKind>(keyring: Keyring, sealed: string, kind: K):
 }
 
 /**
- * The replica a sealed suspend state names as the owner of its call, when it opens with `keyring`
- * (`undefined` otherwise, or without an owner): what a fleet routes a retry by. No other check is
- * made here; the owner makes them all when the retry reaches it.
+ * The replica a sealed suspend state names as the owner of its call (`undefined` without one):
+ * what a fleet routes a retry by. It is read from the text's label, in the clear, without
+ * deciphering (a text sealed without a label, by an earlier version, is opened with `keyring`).
+ * No other check is made here; the owner makes them all when the retry reaches it, and a label
+ * changed on the way makes the text open nowhere.
  */
 export function stateOwner(keyring: Keyring, sealed: string): string | undefined {
+  const labelled = keyring.labelOf(sealed);
+  if (labelled !== undefined) return labelled;
   const decoded = decode(keyring, sealed, 'suspend');
   return decoded.ok ? decoded.value.owner : undefined;
 }

@@ -90,6 +90,32 @@ fleetSuite('should forward a suspend-mode retry to the replica that parked the c
   assert.match(JSON.stringify(finished.result?.content), 'User provided the requested information!');
 });
 
+fleetSuite('attack: a retry whose state names another owner than the one sealed is refused as altered, and the call stays parked for its caller', async () => {
+  replicas = await Promise.all([start(fleet), start(fleet)]);
+  const [a, b] = replicas as [Replica, Replica];
+  const first = await call(a.url, 1, {});
+  assert.is(first.result?.resultType, 'input_required', JSON.stringify(first));
+  const state: string = first.result.requestState;
+  // The owner is in the clear at the end of the text (what a replica routes by, without the key).
+  const parts = state.split('.');
+  assert.is(parts.length, 4, state);
+  const [key] = Object.keys(first.result.inputRequests);
+  const other = (await call(b.url, 2, {})).result.requestState.split('.')[3] as string;
+  assert.is.not(other, parts[3]);
+  const forged = [...parts.slice(0, 3), other].join('.');
+  // Sent to A (the real owner) or to B (which the forged label names): refused as altered, on either.
+  for (const [url, id] of [[a.url, 3], [b.url, 4]] as const) {
+    const refused = await call(url, id, { requestState: forged, inputResponses: { [key!]: ANSWER } });
+    assert.is(refused.error?.code, -32602, JSON.stringify(refused));
+    assert.match(refused.error.message, 'requestState is not valid: it was altered or is not ours');
+  }
+  // The label taken off: refused too. The honest retry, sent to B, still reaches the parked call on A.
+  const bare = await call(b.url, 5, { requestState: parts.slice(0, 3).join('.'), inputResponses: { [key!]: ANSWER } });
+  assert.is(bare.error?.code, -32602, JSON.stringify(bare));
+  const done = await call(b.url, 6, { requestState: state, inputResponses: { [key!]: ANSWER } });
+  assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
+});
+
 fleetSuite('should drain on SIGTERM: unready, new calls handed to a ready replica, parked calls served to their end, then exit', async () => {
   replicas = await Promise.all([start(fleet), start(fleet)]);
   const [a, b] = replicas as [Replica, Replica];

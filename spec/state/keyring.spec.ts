@@ -239,4 +239,35 @@ k('should open a text it sealed lately only as deciphering it would: the same aa
   assert.equal(twin.open(sealed, AAD), { ok: false, error: 'tampered' });
 });
 
+k('should carry a label in the clear, read without opening, and bound to the text', () => {
+  const key = { id: 'k1', key: randomBytes(32) };
+  const sealer = new Keyring([key]);
+  const sealed = sealer.seal(PLAINTEXT, AAD, 'replica_A-1');
+  assert.match(sealed, /^mde1\.k1\.[A-Za-z0-9_-]+\.replica_A-1$/);
+  // Another replica of the fleet (same keys, nothing remembered) reads the label and opens the text.
+  const other = new Keyring([key]);
+  assert.is(other.labelOf(sealed), 'replica_A-1');
+  assert.is(failure(other, sealed), 'opened');
+  // No label, an unknown key, or not this format: no label read.
+  assert.is(other.labelOf(sealer.seal(PLAINTEXT, AAD)), undefined);
+  assert.is(new Keyring().labelOf(sealed), undefined);
+  assert.is(other.labelOf('mde2.k1.AAAA.replica'), undefined);
+  assert.throws(() => sealer.seal(PLAINTEXT, AAD, 'has.dot'), (e: unknown) => e instanceof TypeError);
+});
+
+k('attack: a label changed, taken off or put on makes the text open nowhere', () => {
+  const key = { id: 'k1', key: randomBytes(32) };
+  const sealer = new Keyring([key]);
+  const other = new Keyring([key]);
+  const sealed = sealer.seal(PLAINTEXT, AAD, 'owner-a');
+  const body = sealed.slice(0, sealed.lastIndexOf('.'));
+  for (const altered of [`${body}.owner-b`, body, `${sealer.seal(PLAINTEXT, AAD)}.owner-a`]) {
+    assert.is(failure(other, altered), 'tampered', altered);
+    // The keyring that sealed it remembers only the exact text.
+    assert.is(failure(sealer, altered), 'tampered', altered);
+  }
+  assert.is(failure(other, `${body}.bad label`), 'malformed');
+  assert.is(failure(other, `${sealed}.more`), 'malformed');
+});
+
 k.run();
