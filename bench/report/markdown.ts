@@ -540,11 +540,12 @@ function frontSection(run: Run): string {
   const row = (label: string, m: { usPerCall: number; bytesPerCall: number }) => [label, m.usPerCall.toFixed(1), int.format(m.bytesPerCall)];
   const rows = [row('parse + re-serialise only', f.minimal), row('the wrap (`wrap.node`)', f.wrapped)];
   const t = f.traced;
+  if (f.metrics) rows.push(row('metrics on (`--metrics`), no SDK registered', f.metrics));
   if (t) rows.push(row('every request traced, spans that cost nothing', t.standIn), row('every request traced, the OpenTelemetry SDK', t.sdk));
   const intro =
     'What the HTTP front itself costs per modern `tools/call`, with no process, pipe or socket in the way (`npm run bench:front`): CPU time and bytes ' +
     `allocated per call through \`wrap.node\`, median of ${f.rounds} rounds of ${int.format(f.calls)} calls, against a front that only parses and re-serialises the same ` +
-    'messages; run from TypeScript through tsx, so compare its figures with each other. Then every request traced: first with a stand-in SDK whose ' +
+    'messages; run from TypeScript through tsx, so compare its figures with each other. Then metrics on, no SDK registered (in turn with the wrap untraced), and every request traced: first with a stand-in SDK whose ' +
     'spans record (as far as our code can tell) and cost nothing, with the W3C propagator, in turn round by round with the wrap untraced (our own ' +
     "part: the difference, less the propagator's own work timed apart), then with the OpenTelemetry SDK registered as a user would (spans batched " +
     'to memory: the rest is the SDK\'s own).';
@@ -552,7 +553,8 @@ function frontSection(run: Run): string {
     ? `Tracing every request adds ${(t.sdk.usPerCall - (t.plain ?? f.wrapped).usPerCall).toFixed(1)} µs a call (${t.spansPerCall.toFixed(0)} spans): our own part ${t.ownUsPerCall.toFixed(1)} µs ` +
       `(goal ≤ ${t.goalOwnUs} µs: ${t.ownUsPerCall <= t.goalOwnUs ? 'met' : '**missed**'}), the SDK's own ${t.sdkUsPerCall.toFixed(1)} µs (its W3C propagator's ${t.propagatorUsPerCall.toFixed(1)} µs included).`
     : '';
-  return `${intro}\n\n${table(['front', 'µs/call', 'bytes/call'], rows, new Set([1, 2]))}${split ? `\n\n${split}` : ''}`;
+  const metrics = f.metrics && t?.plain ? `Metrics on add ${(f.metrics.usPerCall - t.plain.usPerCall).toFixed(1)} µs a call. ` : '';
+  return `${intro}\n\n${table(['front', 'µs/call', 'bytes/call'], rows, new Set([1, 2]))}${split || metrics ? `\n\n${metrics}${split}` : ''}`;
 }
 
 /** The whole of bench/RESULTS.md. */

@@ -41,6 +41,8 @@ export interface FrontPart {
   readonly rounds: number;
   readonly minimal: { readonly usPerCall: number; readonly bytesPerCall: number };
   readonly wrapped: { readonly usPerCall: number; readonly bytesPerCall: number };
+  /** The wrap with metrics on and no SDK registered, measured in turn with `traced.plain`. */
+  readonly metrics?: { readonly usPerCall: number; readonly bytesPerCall: number };
   readonly traced?: {
     /** The wrap untraced, measured in turn with the stand-in (the baseline of our own part). */
     readonly plain?: { readonly usPerCall: number; readonly bytesPerCall: number };

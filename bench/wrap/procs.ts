@@ -10,6 +10,7 @@ import { createServer } from 'node:net';
 /**
  * V8 flags for every Node process of the wrap bench: the fronts, the servers and the load generator
  * (`bench/all.ts` starts it with them; `npm run bench:wrap` in package.json too). Why: bench/RESULTS.md, section 2.
+ * BENCH_PROF=DIR adds `--cpu-prof` into DIR: a profile of each process a bench starts.
  */
 export const BENCH_NODE_FLAGS: readonly string[] = ['--no-memory-reducer', ...(process.env['BENCH_PROF'] ? ['--cpu-prof', '--cpu-prof-dir=' + process.env['BENCH_PROF']] : [])];
 

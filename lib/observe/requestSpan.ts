@@ -124,18 +124,32 @@ export interface UpstreamSpan {
 
 const UNTRACED_END = (): void => {};
 
+/** The one span every untraced request shares: the API's non-recording span, whose methods do nothing. */
+let untracedSpan: Span | undefined;
+
 /** The span of one request served. */
 export class RequestSpan {
   readonly #span: Span;
-  /** The context the request's child spans start in. */
-  readonly context: Context;
+  readonly #parent: Context;
+  #context: Context | undefined;
   readonly #serverEra: 'modern' | 'legacy' | undefined;
   #ended = false;
 
   private constructor(span: Span, parent: Context, serverEra: 'modern' | 'legacy' | undefined) {
     this.#span = span;
-    this.context = otel().trace.setSpan(parent, span);
+    this.#parent = parent;
     this.#serverEra = serverEra;
+  }
+
+  /** The context the request's child spans start in (made when first asked for: a span not recorded never needs it). */
+  get context(): Context {
+    return (this.#context ??= otel().trace.setSpan(this.#parent, this.#span));
+  }
+
+  /** The span of a request observed while no SDK is registered (metrics or the access log on): nothing to record, nothing asked of the API. */
+  static untraced(): RequestSpan {
+    const { trace, INVALID_SPAN_CONTEXT, ROOT_CONTEXT } = otel();
+    return new RequestSpan((untracedSpan ??= trace.wrapSpanContext(INVALID_SPAN_CONTEXT)), ROOT_CONTEXT, undefined);
   }
 
   /** Starts the span of a request whose caller's trace context is `carrier` (a root span without one). */

@@ -127,10 +127,12 @@ export function observe(request: JsonRpcRequest, options: ObserveOptions): Reque
     if (traceparent !== undefined) carrier = { traceparent };
   }
   const version = isRecord(meta) ? meta[MetaKey.protocolVersion] : undefined;
-  const span = RequestSpan.start(
-    { method: request.method, params, id: request.id, transport: options.transport, clientEra: options.clientEra, serverEra: options.serverEra, protocolVersion: typeof version === 'string' ? version : undefined },
-    carrier,
-  );
+  const span = tracing
+    ? RequestSpan.start(
+        { method: request.method, params, id: request.id, transport: options.transport, clientEra: options.clientEra, serverEra: options.serverEra, protocolVersion: typeof version === 'string' ? version : undefined },
+        carrier,
+      )
+    : RequestSpan.untraced();
   const access = options.access ? { write: options.access.write, base: accessBase(request, options.clientEra, options.access.principal), carried: isRecord(meta) && typeof meta['traceparent'] === 'string' ? meta['traceparent'] : carrier?.traceparent } : undefined;
   return new RequestTelemetry(span, request.method, options.metrics, access);
 }
