@@ -21,7 +21,7 @@ export type { JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest,
 export type { Implementation, LoggingLevel } from './core/primitives.ts';
 export { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeEvents, type LegacyClientBridgeOptions } from './wrap/legacyClient/legacyClientBridge.ts';
 export { type ForeignTransport, type ModernServerTarget, type WrapLegacyClientOptions, wrapLegacyClient } from './wrap/legacyClient/wrapLegacyClient.ts';
-export { authorizedFetch, type AuthorizedFetchOptions, type InteractiveOAuthClientProvider } from './auth/authorizedFetch.ts';
+export { authorizedFetch, type AuthorizationResponse, type AuthorizedFetchOptions, type InteractiveOAuthClientProvider } from './auth/authorizedFetch.ts';
 export { ModernHttpUpstream, type ModernHttpUpstreamOptions } from './transport/modernHttpUpstream.ts';
 export { ModernPipeUpstream, type ModernUpstream, type UpstreamCallOptions, UpstreamHttpError } from './transport/modernUpstream.ts';
 export { createMemoryPair } from './transport/memory.ts';

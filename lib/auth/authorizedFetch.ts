@@ -1,16 +1,22 @@
 /**
  * `authorizedFetch`: a `fetch` for an MCP client's transport that sends the user's OAuth token,
- * refreshes it before it expires, and on a 401 (or a 403 `insufficient_scope`) runs the v1 SDK's
- * `auth()` (discovery, registration, PKCE and token requests are all the SDK's), waits for the
- * sign-in when the provider can, and sends the request again, once. Runtime-neutral: browser,
- * callback listener and files are the provider's.
+ * refreshes it before it expires, and on a 401 (or a 403 `insufficient_scope`) runs the SDK's
+ * `auth()` (`@modelcontextprotocol/client`: discovery with the RFC 8414 issuer check, registration
+ * or a client ID metadata document, PKCE, the RFC 9207 `iss` check of the authorization response,
+ * token requests, credentials bound to their issuer), waits for the sign-in when the provider can,
+ * and sends the request again. Runtime-neutral: browser, callback listener and files are the provider's.
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { OAuthClientProvider, OAuthTokens } from '@modelcontextprotocol/client';
 import { AdapterError } from '../core/errors.ts';
 
 /** How long a sign-in may wait for the user (and the browser's callback) by default: 5 minutes. */
 export const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
+
+/** What the authorization response brought back: the code, and the issuer it named (RFC 9207), if it named one. */
+export interface AuthorizationResponse {
+  readonly code: string;
+  readonly iss?: string | undefined;
+}
 
 /**
  * An SDK `OAuthClientProvider` that can also wait for the code of the sign-in it redirected to
@@ -19,8 +25,13 @@ export const SIGN_IN_TIMEOUT_MS = 5 * 60_000;
 export interface InteractiveOAuthClientProvider extends OAuthClientProvider {
   /** Readies the redirect target (say, a loopback listener) before `auth()` may register or redirect. */
   prepareAuthorization?(): void | Promise<void>;
-  /** The authorization code of the sign-in `redirectToAuthorization` began; rejects when it failed or `signal` ends the wait. */
-  waitForAuthorizationCode(signal: AbortSignal): Promise<string>;
+  /**
+   * The authorization response of the sign-in `redirectToAuthorization` began: its code, with the
+   * `iss` it carried (checked against the authorization server's issuer before the code is
+   * redeemed); a bare code is taken as a response without `iss`. Rejects when the sign-in failed
+   * or `signal` ends the wait.
+   */
+  waitForAuthorizationCode(signal: AbortSignal): Promise<string | AuthorizationResponse>;
   /** Releases what `prepareAuthorization` readied; called after every authorization, however it ended. */
   finishAuthorization?(): void | Promise<void>;
 }
@@ -44,10 +55,16 @@ export interface AuthorizedFetchOptions {
   readonly now?: () => number;
 }
 
-type SdkAuth = typeof import('@modelcontextprotocol/sdk/client/auth.js');
+type SdkAuth = typeof import('@modelcontextprotocol/client');
 let sdkAuth: Promise<SdkAuth> | undefined;
 /** The SDK's OAuth client, loaded when first needed (an unprotected server never needs it). */
-const loadSdk = () => (sdkAuth ??= import('@modelcontextprotocol/sdk/client/auth.js'));
+const loadSdk = () => (sdkAuth ??= import('@modelcontextprotocol/client'));
+
+/**
+ * How many sign-ins one provider makes for the same scope a 403 `insufficient_scope` asks for: a
+ * server that still refuses once the user granted it is not asked again (no sign-in loop).
+ */
+export const MAX_STEP_UPS = 1;
 
 /** What a refusal asks for. */
 interface Need {
@@ -55,6 +72,8 @@ interface Need {
   readonly resourceMetadataUrl?: URL;
   /** A 403 `insufficient_scope`, not a 401. */
   readonly insufficientScope: boolean;
+  /** A new authorization even with a refresh token at hand (a refresh cannot widen the scope). */
+  readonly reauthorize?: boolean;
 }
 
 /** How an authorization ended: tokens refreshed (or a non-interactive grant), or a sign-in completed. */
@@ -62,6 +81,8 @@ type Authorized = 'refreshed' | 'signed-in';
 
 /** The authorization in progress per provider: concurrent requests share it, whichever fetch they came through. */
 const flights = new WeakMap<OAuthClientProvider, Promise<Authorized>>();
+/** The step-ups each provider made, by the scope they asked for. */
+const stepUps = new WeakMap<OAuthClientProvider, Map<string, number>>();
 /** When an access token with `expires_in` but no stored `expires_at` was first seen, per provider. */
 const firstSeen = new WeakMap<OAuthClientProvider, { token: string; at: number; life: number }>();
 
@@ -96,7 +117,8 @@ function replayable(input: Parameters<typeof fetch>[0], init: RequestInit | unde
 /**
  * A `fetch` that authorizes every request to `serverUrl` with the provider's tokens:
  *
- * - every request carries `Authorization: Bearer <access token>` from `provider.tokens()`;
+ * - every request carries `Authorization: Bearer <access token>` from `provider.tokens()` (with a
+ *   provider that has `dpop()`, a DPoP-bound token goes as `Authorization: DPoP` with a fresh proof);
  * - a token that expires within a tenth of its life (at most 60 s), by its `expires_at` (epoch
  *   milliseconds, kept by providers such as `SignInProvider`) or else from `expires_in` counted from
  *   when it was first seen, is refreshed first through the SDK's `auth()` when there is a refresh token;
@@ -104,16 +126,24 @@ function replayable(input: Parameters<typeof fetch>[0], init: RequestInit | unde
  *   URL on another origin than the 401 came from is refused with an `AdapterError` and never
  *   fetched; otherwise `auth()` refreshes or, when the refresh token is refused, starts a sign-in. A
  *   provider that can wait for the code ({@link InteractiveOAuthClientProvider}) is waited for
- *   (`signInTimeoutMs`, default 5 minutes), the code is exchanged with `auth()`, and the request
- *   sent again, once. A 401 right after a fresh sign-in is returned as it is;
- * - a 403 with `error="insufficient_scope"` drops the tokens and signs in again once, with the scope asked for;
+ *   (`signInTimeoutMs`, default 5 minutes), the code is exchanged with `auth()` (after the
+ *   response's `iss` is checked against the authorization server's issuer), and the request sent
+ *   again. A 401 right after a fresh sign-in is returned as it is;
+ * - a token the server refuses may mean it moved to another authorization server: its resource
+ *   metadata is read again before the refresh or sign-in, which go where it names now (with a
+ *   registration of its own there: credentials are kept by issuer, and never sent to another);
+ * - a 403 with `error="insufficient_scope"` signs in again (no refresh: it cannot widen a scope)
+ *   for the scope the token has and the one asked for together, once per scope
+ *   ({@link MAX_STEP_UPS}): a server that still refuses gets its 403 back, with no sign-in loop;
  * - concurrent requests share one refresh or sign-in per provider.
  *
  * With a plain SDK provider, whose `redirectToAuthorization` sends the user away by itself, there
  * is no code to wait for: the request fails with the SDK's `UnauthorizedError`, as the SDK's own
- * transports do; call `auth(provider, { serverUrl, authorizationCode })` once the code is back,
- * then send again. Failures of discovery, registration or token requests reject with an
- * `AdapterError` that says why.
+ * transports do; call `auth(provider, { serverUrl, authorizationCode, iss })` once the code is back,
+ * then send again. A provider with no redirect URL (the SDK's `ClientCredentialsProvider`,
+ * `PrivateKeyJwtProvider`) gets its tokens from `auth()` at once. Failures of discovery (an
+ * authorization server whose metadata names another issuer among them), registration or token
+ * requests reject with an `AdapterError` that says why.
  */
 export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string | URL, options: AuthorizedFetchOptions = {}): typeof fetch {
   const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -148,7 +178,7 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
     const base = { serverUrl, fetchFn: authFetch, ...(need.resourceMetadataUrl ? { resourceMetadataUrl: need.resourceMetadataUrl } : {}) };
     try {
       await interactive?.prepareAuthorization?.();
-      const first = await auth(provider, { ...base, ...(need.scope ? { scope: need.scope } : {}) });
+      const first = await auth(provider, { ...base, ...(need.scope ? { scope: need.scope } : {}), ...(need.reauthorize ? { forceReauthorization: true } : {}) });
       if (first === 'AUTHORIZED') return 'refreshed';
       if (!interactive) {
         throw new UnauthorizedError(
@@ -157,15 +187,16 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
       }
       const timeout = AbortSignal.timeout(timeoutMs);
       const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-      let code: string;
+      let answer: string | AuthorizationResponse;
       try {
-        code = await interactive.waitForAuthorizationCode(signal);
+        answer = await interactive.waitForAuthorizationCode(signal);
       } catch (e) {
         if (timeout.aborted) throw new AdapterError('timeout', `no sign-in to ${server} within ${Math.round(timeoutMs / 1000)} s`, { cause: e });
         if (options.signal?.aborted) throw new AdapterError('cancelled', `the sign-in to ${server} was cancelled`, { cause: e });
         throw e;
       }
-      if ((await auth(provider, { ...base, authorizationCode: code })) !== 'AUTHORIZED') throw new AdapterError('upstream-error', `the sign-in to ${server} ended without tokens`);
+      const { code, iss } = typeof answer === 'string' ? { code: answer, iss: undefined } : answer;
+      if ((await auth(provider, { ...base, authorizationCode: code, ...(iss !== undefined ? { iss } : {}) })) !== 'AUTHORIZED') throw new AdapterError('upstream-error', `the sign-in to ${server} ended without tokens`);
       return 'signed-in';
     } catch (e) {
       if (e instanceof UnauthorizedError || e instanceof AdapterError) throw e;
@@ -205,8 +236,14 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
     return { insufficientScope: response.status === 403, ...(challenge.scope ? { scope: challenge.scope } : {}), ...(metadata ? { resourceMetadataUrl: metadata } : {}) };
   };
 
+  /** What sends a request to the server: with a DPoP provider, under the DPoP scheme with a fresh proof each time its token is DPoP-bound. */
+  let dpopSend: Promise<typeof fetch> | undefined;
+  const sender = (): typeof fetch | Promise<typeof fetch> =>
+    typeof provider.dpop !== 'function' ? send : (dpopSend ??= loadSdk().then(({ withDpopFromProvider }) => withDpopFromProvider(provider)(send as never) as unknown as typeof fetch));
+
   return async (input, init) => {
     const request = replayable(input, init);
+    const out = await sender();
     const running = flights.get(provider);
     if (running) await within(running, request.signal);
     let tokens = await provider.tokens();
@@ -215,27 +252,43 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
       tokens = await provider.tokens();
     }
     let sent = tokens?.access_token;
-    let response = await send(...request.build(sent));
+    let response = await out(...request.build(sent));
     let last: Authorized | 'changed' | undefined;
-    let scopeAsked = false;
     for (let rounds = 0; ; rounds++) {
-      const need = await needOf(response, request.url);
+      let need = await needOf(response, request.url);
       if (!need) return response;
-      if (need.insufficientScope ? scopeAsked : last === 'signed-in' || rounds >= 2) return response;
-      scopeAsked ||= need.insufficientScope;
-      const current = (await provider.tokens())?.access_token;
-      if (!need.insufficientScope && last === undefined && current !== undefined && current !== sent) {
-        // Another request refreshed or signed in while this one was out: its token may do.
-        last = 'changed';
-      } else {
-        // A token the server still refuses (or one without the scope asked) is not refreshed again: a new sign-in.
-        if (need.insufficientScope || last !== undefined) await provider.invalidateCredentials?.('tokens');
+      if (need.insufficientScope) {
+        // A step-up asks for what the token has and what the server wants (a new sign-in, not a
+        // refresh), once for each scope: a server that still refuses is answered as it answered.
+        const { computeScopeUnion } = await loadSdk();
+        const scope = computeScopeUnion((await provider.tokens())?.scope, need.scope);
+        const made = stepUps.get(provider) ?? new Map<string, number>();
+        const key = scope ?? '';
+        if ((made.get(key) ?? 0) >= MAX_STEP_UPS || rounds >= 3) return response;
+        made.set(key, (made.get(key) ?? 0) + 1);
+        stepUps.set(provider, made);
+        need = { ...need, ...(scope !== undefined ? { scope } : {}), reauthorize: true };
         last = await within(authorize(need), request.signal);
+      } else {
+        if (last === 'signed-in' || rounds >= 2) return response;
+        const current = (await provider.tokens())?.access_token;
+        if (last === undefined && current !== undefined && current !== sent) {
+          // Another request refreshed or signed in while this one was out: its token may do.
+          last = 'changed';
+        } else {
+          // A token the server refuses: it may have moved to another authorization server
+          // (SEP-2352), so its resource metadata is read again and the refresh or sign-in goes
+          // where it names now (credentials are kept by issuer: another one registers anew there).
+          if (sent !== undefined) await provider.invalidateCredentials?.('discovery');
+          // One just refreshed and still refused is not refreshed again: a new sign-in.
+          if (last !== undefined) await provider.invalidateCredentials?.('tokens');
+          last = await within(authorize(need), request.signal);
+        }
       }
       if (!request.again) return response;
       await response.body?.cancel().catch(() => {});
       sent = (await provider.tokens())?.access_token;
-      response = await send(...request.build(sent));
+      response = await out(...request.build(sent));
     }
   };
 }

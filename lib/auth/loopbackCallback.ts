@@ -1,12 +1,14 @@
 /**
  * The redirect target of a sign-in: an HTTP listener on 127.0.0.1 (a free port, or the one given)
- * that takes the browser's `GET /callback?code=…&state=…`, answers it with a short page, and hands
- * the code to whoever waits for it, only when `state` is the one of the sign-in in progress. It
- * exchanges nothing: the code goes to the SDK's `auth()`. Started for a sign-in, closed after it.
+ * that takes the browser's `GET /callback?code=…&state=…[&iss=…]`, answers it with a short page,
+ * and hands the code (with the `iss` it carried, for the RFC 9207 check) to whoever waits for it,
+ * only when `state` is the one of the sign-in in progress. It exchanges nothing: the code goes to
+ * the SDK's `auth()`. Started for a sign-in, closed after it.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AdapterError } from '../core/errors.ts';
+import type { AuthorizationResponse } from './authorizedFetch.ts';
 
 /** Where to listen. */
 export interface LoopbackCallbackOptions {
@@ -19,8 +21,8 @@ export interface LoopbackCallbackOptions {
 /** One sign-in: its state, and the code once the browser brings it. */
 interface Attempt {
   readonly state: string;
-  readonly code: Promise<string>;
-  resolve(code: string): void;
+  readonly code: Promise<AuthorizationResponse>;
+  resolve(response: AuthorizationResponse): void;
   reject(error: Error): void;
   settled: boolean;
 }
@@ -70,9 +72,9 @@ export class LoopbackCallback {
   /** Begins a sign-in: from now on, only a callback carrying `state` is taken (an earlier sign-in is given up). */
   expect(state: string): void {
     this.#attempt?.reject(new AdapterError('cancelled', 'a newer sign-in took over'));
-    let resolve!: (code: string) => void;
+    let resolve!: (response: AuthorizationResponse) => void;
     let reject!: (error: Error) => void;
-    const code = new Promise<string>((res, rej) => {
+    const code = new Promise<AuthorizationResponse>((res, rej) => {
       resolve = res;
       reject = rej;
     });
@@ -93,13 +95,13 @@ export class LoopbackCallback {
     this.#attempt = attempt;
   }
 
-  /** The code of the sign-in in progress, once the browser brings it; rejects when the sign-in failed or `signal` ends the wait. */
-  waitForCode(signal?: AbortSignal): Promise<string> {
+  /** The code of the sign-in in progress (and its `iss`), once the browser brings it; rejects when the sign-in failed or `signal` ends the wait. */
+  waitForCode(signal?: AbortSignal): Promise<AuthorizationResponse> {
     const attempt = this.#attempt;
     if (!attempt) return Promise.reject(new AdapterError('state', 'no sign-in is in progress'));
     if (!signal) return attempt.code;
     if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise<string>((resolve, reject) => {
+    return new Promise<AuthorizationResponse>((resolve, reject) => {
       const onAbort = () => reject(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       attempt.code.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
@@ -135,7 +137,8 @@ export class LoopbackCallback {
     }
     const code = url.searchParams.get('code');
     if (!code) return send(400, 'Sign-in failed', 'The callback carries no authorization code.');
-    attempt.resolve(code);
+    const iss = url.searchParams.get('iss');
+    attempt.resolve(iss === null ? { code } : { code, iss });
     return send(200, 'Signed in', 'mcp-dual-era is signed in. You may close this window.');
   }
 

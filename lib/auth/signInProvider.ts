@@ -1,15 +1,16 @@
 /**
- * `SignInProvider`: the SDK's `OAuthClientProvider` for a person at a terminal. Registration,
- * tokens (with `expires_at`), PKCE verifier and discovery state live in a per-user folder per server
- * (oauthStore.ts); a sign-in is printed on stderr, opened in the browser unless told not to, and
- * comes back to a loopback listener (loopbackCallback.ts). It sends no OAuth request: `auth()` does.
+ * `SignInProvider`: the SDK's `OAuthClientProvider` (`@modelcontextprotocol/client`) for a person
+ * at a terminal. Registrations and tokens (with `expires_at`), each kept under the authorization
+ * server's issuer they belong to, the PKCE verifier and the discovery state live in a per-user
+ * folder per server (oauthStore.ts); a sign-in is printed on stderr, opened in the browser unless
+ * told not to, and comes back to a loopback listener (loopbackCallback.ts). It sends no OAuth
+ * request: `auth()` does.
  */
 import { randomBytes } from 'node:crypto';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import type { OAuthDiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { DpopSession, OAuthClientInformationContext, OAuthClientMetadata, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
 import { AdapterError } from '../core/errors.ts';
 import { checkAuthorizationUrl } from './authorizationUrl.ts';
-import type { InteractiveOAuthClientProvider } from './authorizedFetch.ts';
+import type { AuthorizationResponse, InteractiveOAuthClientProvider } from './authorizedFetch.ts';
 import { LoopbackCallback } from './loopbackCallback.ts';
 import { defaultOAuthDir, normalizeServerUrl, OAuthStore } from './oauthStore.ts';
 import { openBrowser } from './openBrowser.ts';
@@ -32,9 +33,39 @@ export interface SignInProviderOptions {
   readonly scope?: string;
   /** The clock, for `expires_at` (default `Date.now`). */
   readonly now?: () => number;
+  /**
+   * An HTTPS URL where this client's metadata document is published (a client ID metadata
+   * document): an authorization server that takes them uses it as the client ID, and nothing is
+   * registered. Its `redirect_uris` must name the loopback callback (`http://127.0.0.1/callback`,
+   * any port).
+   */
+  readonly clientMetadataUrl?: string;
+  /**
+   * A client registered beforehand with the authorization server: its ID (and secret, for a
+   * confidential client). Nothing is registered, and the sign-in uses it at whichever
+   * authorization server the MCP server names unless `issuer` says which one it belongs to.
+   */
+  readonly client?: { readonly id: string; readonly secret?: string; readonly issuer?: string };
+  /** Ask for DPoP-bound tokens (RFC 9449): each request then carries a proof made with a key this process holds. */
+  readonly dpop?: boolean;
 }
 
+/** What a file of credentials keyed by issuer holds: each issuer's, and which was saved last. */
+interface ByIssuer<T> {
+  readonly v: 2;
+  readonly latest: string;
+  readonly entries: Readonly<Record<string, T>>;
+}
+
+/** The key of credentials whose issuer is not known (saved before issuers were kept). */
+const NO_ISSUER = '';
+
 const FILES = { client: 'client.json', tokens: 'tokens.json', verifier: 'verifier.json', discovery: 'discovery.json' } as const;
+
+/** Whether two issuer identifiers name the same authorization server (a trailing `/` aside). */
+function sameIssuer(a: string, b: string): boolean {
+  return a.replace(/\/$/, '') === b.replace(/\/$/, '');
+}
 
 /** The loopback callback's port named in a redirect URI of ours, if it is one. */
 function loopbackPort(uri: unknown): number | undefined {
@@ -48,11 +79,15 @@ function loopbackPort(uri: unknown): number | undefined {
 }
 
 /**
- * An `OAuthClientProvider` (SDK v1) that keeps a user's credentials for one server in files only
- * they can read (folders 0700, files 0600, replaced atomically), signs in through the browser and a
- * loopback callback on 127.0.0.1, and can wait for that callback (`waitForAuthorizationCode`), so
- * `authorizedFetch` completes a sign-in by itself. Registers as the public client `mcp-dual-era`
- * (authorization code and refresh token grants, no client secret). Authorization URLs that fail
+ * An `OAuthClientProvider` that keeps a user's credentials for one server in files only they can
+ * read (folders 0700, files 0600, replaced atomically), each registration and token set under the
+ * issuer of the authorization server it came from (a server that moves to another one gets a
+ * registration and a sign-in there, and the old credentials never go to the new server); signs in
+ * through the browser and a loopback callback on 127.0.0.1, and can wait for that callback
+ * (`waitForAuthorizationCode`, which brings the response's `iss` too), so `authorizedFetch`
+ * completes a sign-in by itself. Registers as the public native client `mcp-dual-era`
+ * (authorization code and refresh token grants, no client secret), or uses a client ID metadata
+ * document, or a client registered beforehand. Authorization URLs that fail
  * `checkAuthorizationUrl` are neither printed nor opened.
  */
 export class SignInProvider implements InteractiveOAuthClientProvider {
@@ -64,16 +99,52 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
   #callback: LoopbackCallback | undefined;
   /** The state of the sign-in being started. */
   #state: string | undefined;
+  /** The client ID metadata document's URL, when one is used. */
+  readonly clientMetadataUrl?: string;
+  /** The DPoP session of this provider (one key for its life), when DPoP is asked for. */
+  readonly dpop?: () => Promise<DpopSession>;
 
   constructor(options: SignInProviderOptions) {
     this.#options = options;
     this.serverUrl = normalizeServerUrl(options.serverUrl);
     this.store = new OAuthStore(options.dir ?? defaultOAuthDir(), options.serverUrl);
+    if (options.clientMetadataUrl !== undefined) this.clientMetadataUrl = options.clientMetadataUrl;
+    if (options.dpop) {
+      let session: Promise<DpopSession> | undefined;
+      this.dpop = () => (session ??= import('@modelcontextprotocol/client').then(({ DpopSession }) => DpopSession.create()));
+    }
+  }
+
+  /** A file of credentials by issuer (one written before issuers were kept reads as the entry of no issuer). */
+  #byIssuer<T>(file: string): ByIssuer<T> | undefined {
+    const held = this.store.read<ByIssuer<T> | (T & { issuer?: unknown })>(file);
+    if (!held || typeof held !== 'object') return undefined;
+    if ((held as ByIssuer<T>).v === 2 && typeof (held as ByIssuer<T>).entries === 'object') return held as ByIssuer<T>;
+    const issuer = typeof (held as { issuer?: unknown }).issuer === 'string' ? ((held as { issuer: string }).issuer) : NO_ISSUER;
+    return { v: 2, latest: issuer, entries: { [issuer]: held as T } };
+  }
+
+  /** The entry of `ctx`'s issuer (or, without one, the one saved last); the entry of no issuer when there is none of its own. */
+  #entry<T>(file: string, ctx: OAuthClientInformationContext | undefined): T | undefined {
+    const held = this.#byIssuer<T>(file);
+    if (!held) return undefined;
+    if (!ctx) return held.entries[held.latest];
+    return held.entries[ctx.issuer] ?? held.entries[NO_ISSUER];
+  }
+
+  #saveEntry<T extends { issuer?: string | undefined }>(file: string, value: T, ctx: OAuthClientInformationContext | undefined): void {
+    const issuer = ctx?.issuer ?? value.issuer ?? NO_ISSUER;
+    const held = this.#byIssuer<T>(file);
+    const entries: Record<string, T> = { ...held?.entries, [issuer]: value };
+    // Once an issuer is known, what was kept without one was this issuer's.
+    if (issuer !== NO_ISSUER) delete entries[NO_ISSUER];
+    this.store.write(file, { v: 2, latest: issuer, entries } satisfies ByIssuer<T>);
   }
 
   /** The port registered before, if any. */
   #registeredPort(): number | undefined {
-    const uris = this.store.read<{ redirect_uris?: unknown }>(FILES.client)?.redirect_uris;
+    const held = this.#byIssuer<{ redirect_uris?: unknown }>(FILES.client);
+    const uris = held?.entries[held.latest]?.redirect_uris;
     return Array.isArray(uris) ? loopbackPort(uris[0]) : undefined;
   }
 
@@ -84,12 +155,15 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
   }
 
   get clientMetadata(): OAuthClientMetadata {
+    const client = this.#options.client;
     return {
       client_name: 'mcp-dual-era',
       redirect_uris: [this.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
-      token_endpoint_auth_method: 'none',
+      // A program on the user's machine, coming back to a loopback redirect (SEP-837).
+      application_type: 'native',
+      token_endpoint_auth_method: client?.secret !== undefined ? 'client_secret_basic' : 'none',
       ...(this.#options.scope ? { scope: this.#options.scope } : {}),
     };
   }
@@ -101,26 +175,37 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
     return this.#state;
   }
 
-  /** The registration, unless it was made for another callback URL than the one listening (then the SDK registers again). */
-  clientInformation(): OAuthClientInformationMixed | undefined {
-    const info = this.store.read<OAuthClientInformationMixed & { redirect_uris?: unknown }>(FILES.client);
+  /**
+   * The client registered beforehand; else the registration kept for `ctx`'s authorization server,
+   * unless it was made for another callback URL than the one listening (then the SDK registers again).
+   */
+  clientInformation(ctx?: OAuthClientInformationContext): StoredOAuthClientInformation | undefined {
+    const client = this.#options.client;
+    if (client) {
+      if (client.issuer !== undefined && ctx && !sameIssuer(client.issuer, ctx.issuer)) return undefined;
+      return { client_id: client.id, ...(client.secret !== undefined ? { client_secret: client.secret } : {}), ...(client.issuer !== undefined ? { issuer: client.issuer } : ctx ? { issuer: ctx.issuer } : {}) };
+    }
+    const info = this.#entry<StoredOAuthClientInformation & { redirect_uris?: unknown }>(FILES.client, ctx);
     if (!info) return undefined;
-    if (this.#callback && Array.isArray(info.redirect_uris) && !info.redirect_uris.includes(this.#callback.url.href)) return undefined;
+    if (this.#callback && this.clientMetadataUrl === undefined && Array.isArray(info.redirect_uris) && !info.redirect_uris.includes(this.#callback.url.href)) return undefined;
     return info;
   }
 
-  saveClientInformation(info: OAuthClientInformationMixed): void {
-    this.store.write(FILES.client, info);
+  /** Keeps a registration under its authorization server's issuer (a client registered beforehand is not written). */
+  saveClientInformation(info: StoredOAuthClientInformation, ctx?: OAuthClientInformationContext): void {
+    if (this.#options.client) return;
+    this.#saveEntry(FILES.client, info, ctx);
   }
 
-  tokens(): OAuthTokens | undefined {
-    return this.store.read<OAuthTokens>(FILES.tokens);
+  /** The tokens of `ctx`'s authorization server (without one, those saved last: what a request carries). */
+  tokens(ctx?: OAuthClientInformationContext): StoredOAuthTokens | undefined {
+    return this.#entry<StoredOAuthTokens>(FILES.tokens, ctx);
   }
 
-  /** Keeps the tokens as given, with `expires_at` (epoch milliseconds) when they say `expires_in`. */
-  saveTokens(tokens: OAuthTokens): void {
+  /** Keeps the tokens under their issuer, with `expires_at` (epoch milliseconds) when they say `expires_in`. */
+  saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     const now = (this.#options.now ?? Date.now)();
-    this.store.write(FILES.tokens, { ...tokens, ...(typeof tokens.expires_in === 'number' ? { expires_at: now + tokens.expires_in * 1000 } : {}) });
+    this.#saveEntry(FILES.tokens, { ...tokens, ...(typeof tokens.expires_in === 'number' ? { expires_at: now + tokens.expires_in * 1000 } : {}) }, ctx);
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -183,8 +268,8 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
     if (this.#options.browser !== false) (this.#options.opener ?? openBrowser)(url.href);
   }
 
-  /** The code the browser brings back to the callback, for the sign-in just begun. */
-  waitForAuthorizationCode(signal: AbortSignal): Promise<string> {
+  /** The code the browser brings back to the callback (with the `iss` it carried), for the sign-in just begun. */
+  waitForAuthorizationCode(signal: AbortSignal): Promise<AuthorizationResponse> {
     if (!this.#callback) return Promise.reject(new AdapterError('state', 'no sign-in is in progress'));
     return this.#callback.waitForCode(signal);
   }

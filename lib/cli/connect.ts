@@ -9,13 +9,13 @@
  * as a legacy host and late answers to what it gave up on are dropped. A server command is started
  * as soon as the arguments are read, while the rest loads. stdout carries protocol messages only,
  * each id as the host wrote it (`exactIds.ts`: an id past 2^53 comes back unchanged).
- * With `--oauth`, every request to an HTTP server goes through `authorizedFetch` and a
- * `SignInProvider`: the sign-in starts at the server's first 401, and the host's request waits for it.
+ * With `--oauth`, every request to an HTTP server goes through `authorizedFetch` and the provider
+ * the sign-in options describe (oauthOptions.ts): the sign-in starts at the server's first 401, and
+ * the host's request waits for it.
  */
-import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { oauthProvider } from './oauthOptions.ts';
 import { authorizedFetch, SIGN_IN_TIMEOUT_MS } from '../auth/authorizedFetch.ts';
-import { SignInProvider } from '../auth/signInProvider.ts';
 import { claimedEra, type Era } from '../core/era.ts';
 import { internalError, parseError } from '../core/errors.ts';
 import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
@@ -69,9 +69,6 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   if (!roots.ok) return usage(roots.message);
   const trace = values.verbose ? stderrTrace() : undefined;
   const oauth = values.oauth === true;
-  if (!oauth && (values['no-browser'] || values['oauth-dir'] !== undefined || values['callback-port'] !== undefined)) return usage('--no-browser, --oauth-dir and --callback-port go with --oauth');
-  const callbackPort = values['callback-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['callback-port']) ? Number(values['callback-port']) : Number.NaN;
-  if (callbackPort !== undefined && !(callbackPort >= 1 && callbackPort <= 65535)) return usage(`--callback-port must be a port number from 1 to 65535, not ${values['callback-port']}`);
   if (oauth && Object.keys(headers.value).some((name) => name.toLowerCase() === 'authorization')) return usage('--oauth sends its own Authorization header: leave out --header Authorization');
   // Ends a sign-in still waiting when the bridge stops.
   const signIn = new AbortController();
@@ -79,21 +76,16 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   if (command.length > 0) {
     if (positionals.length > 0) return usage(`name either a URL or a command after --, not both`);
     if (oauth) return usage('--oauth signs in to an HTTP server: give its URL, not a command');
+    const stray = await oauthProvider(values, new URL('http://127.0.0.1/'));
+    if (!stray.ok) return usage(stray.message);
     upstream = { command: { ...serverProcess(command, env.value, values.cwd, values), stderr: 'inherit', shutdownGraceMs: 300, ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
   } else if (positionals.length === 1) {
     const url = readHttpUrl(positionals[0]!, 'the server');
     if (!url.ok) return usage(`${url.message} (a command goes after --)`);
     let fetch: typeof globalThis.fetch | undefined;
-    if (oauth) {
-      const provider = new SignInProvider({
-        serverUrl: url.value,
-        browser: !values['no-browser'],
-        output: process.stderr,
-        ...(values['oauth-dir'] !== undefined ? { dir: resolve(values['oauth-dir']) } : {}),
-        ...(callbackPort !== undefined ? { callbackPort } : {}),
-      });
-      fetch = authorizedFetch(provider, url.value, { signal: signIn.signal });
-    }
+    const provider = await oauthProvider(values, url.value);
+    if (!provider.ok) return usage(provider.message);
+    if (provider.value) fetch = authorizedFetch(provider.value, url.value, { signal: signIn.signal });
     // Traced outside the authorization: each message once, and never a token request or its answer.
     if (trace) fetch = tracingFetch('us', 'server', trace, fetch);
     upstream = { url: url.value.href, headers: headers.value, ...(fetch ? { fetch } : {}) };

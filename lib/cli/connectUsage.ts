@@ -20,6 +20,27 @@ Connect options:
                           ~/.config/mcp-dual-era/oauth)
   --callback-port <port>  with --oauth: the 127.0.0.1 port the browser returns to (default the one
                           used before, else a free one)
+  --client-metadata-url <url>
+                          with --oauth: the https URL where this client's metadata document is
+                          published; an authorization server that takes client ID metadata
+                          documents uses it as the client ID (nothing is registered). Its
+                          redirect_uris must name http://127.0.0.1/callback
+  --client-id <id>        with --oauth: a client registered beforehand with the authorization
+                          server (nothing is registered)
+  --client-secret-env <VAR>
+                          with --client-id: the environment variable holding its secret (a
+                          confidential client; never given on the command line)
+  --issuer <url>          with --client-id: the authorization server it was registered with; its
+                          credentials go to no other
+  --grant client-credentials
+                          with --oauth and --client-id: no person signs in; the program's own
+                          credentials (--client-secret-env, or --private-key-file) get the token
+  --private-key-file <pem>
+                          with --grant client-credentials: sign a client assertion with this key
+                          (private_key_jwt) instead of sending a secret
+  --signing-alg <alg>     with --private-key-file: ES256 (default), RS256, PS256, EdDSA, …
+  --dpop                  with --oauth: ask for DPoP-bound tokens (RFC 9449); every request then
+                          carries a fresh proof made with a key this process holds
   --host-era <era>        legacy, modern or auto (default: from the host's first request)
   --server-era <era>      modern, legacy or auto (default: probe the server; modern hosts only)
   --timeout <ms>          how long the probe waits for an answer (default 3000; with --oauth
@@ -43,6 +64,14 @@ export const CONNECT_OPTIONS = {
   'no-browser': { type: 'boolean' },
   'oauth-dir': { type: 'string' },
   'callback-port': { type: 'string' },
+  'client-metadata-url': { type: 'string' },
+  'client-id': { type: 'string' },
+  'client-secret-env': { type: 'string' },
+  issuer: { type: 'string' },
+  grant: { type: 'string' },
+  'private-key-file': { type: 'string' },
+  'signing-alg': { type: 'string' },
+  dpop: { type: 'boolean' },
   'host-era': { type: 'string' },
   'server-era': { type: 'string' },
   timeout: { type: 'string' },

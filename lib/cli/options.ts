@@ -4,7 +4,7 @@
  * message to give the user.
  */
 
-type Read<T> = { ok: true; value: T } | { ok: false; message: string };
+export type Read<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** `--header 'Name: value'` (repeatable). */
 export function readHeaders(list: readonly string[] | undefined): Read<Record<string, string>> {

@@ -10,10 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { auth, UnauthorizedError, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
-import { Client } from '@modelcontextprotocol/client';
+import { auth, Client, UnauthorizedError, type OAuthClientInformationMixed, type OAuthClientMetadata, type OAuthClientProvider, type OAuthTokens } from '@modelcontextprotocol/client';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authorizedFetch } from '../../lib/auth/authorizedFetch.ts';
@@ -205,6 +203,34 @@ f('should refuse resource_metadata on another origin than the 401, and fetch not
   assert.equal(elsewhere.hits, [], 'nothing was fetched from the other origin');
   assert.equal(opened, []);
   assert.is(provider.tokens(), undefined);
+});
+
+f('attack: an authorization response naming another issuer (a mix-up) is refused before its code is redeemed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mcp-oauth-fetch-'));
+  dirs.push(dir);
+  const browserErrors: unknown[] = [];
+  // The browser comes back with the code, and an `iss` of the attacker's authorization server (RFC 9207).
+  const provider = new SignInProvider({
+    serverUrl: legacy.url,
+    dir,
+    output: { write: () => true },
+    opener: (url) => {
+      authorizationCode(url)
+        .then(({ redirect }) => {
+          redirect.searchParams.set('iss', 'https://evil.example.com');
+          return fetch(redirect).then((r) => r.body?.cancel());
+        })
+        .catch((e: unknown) => browserErrors.push(e));
+    },
+  });
+  const issued = as.issuedTokens();
+  let error: unknown;
+  await initialize(authorizedFetch(provider, legacy.url), legacy.url).catch((e: unknown) => (error = e));
+  assert.instance(error, Error);
+  assert.match((error as Error).message, /sign-in to .* failed: .*issuer/i);
+  assert.is(as.issuedTokens(), issued, 'the code never reached the token endpoint');
+  assert.is(provider.tokens(), undefined);
+  assert.equal(browserErrors, []);
 });
 
 f('should neither print nor open an authorization URL with shell metacharacters that an authorization server names', async () => {

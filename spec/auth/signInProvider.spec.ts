@@ -16,12 +16,15 @@ import { LoopbackCallback } from '../../lib/auth/loopbackCallback.ts';
 const SERVER = 'https://mcp.example.com/mcp';
 const mode = (path: string) => statSync(path).mode & 0o777;
 
-let root = '';
+const roots: string[] = [];
 const fresh = () => {
-  root = mkdtempSync(join(tmpdir(), 'mcp-oauth-provider-'));
+  const root = mkdtempSync(join(tmpdir(), 'mcp-oauth-provider-'));
+  roots.push(root);
   return join(root, 'oauth');
 };
-const cleanup = () => rmSync(root, { recursive: true, force: true });
+const cleanup = () => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+};
 
 function provider(dir: string, options: Partial<SignInProviderOptions> = {}): SignInProvider {
   return new SignInProvider({ serverUrl: SERVER, dir, browser: false, output: { write: () => true }, ...options });
@@ -137,6 +140,7 @@ p('should register as the public client mcp-dual-era with its loopback callback'
       redirect_uris: [signIn.redirectUrl],
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
+      application_type: 'native',
       token_endpoint_auth_method: 'none',
     });
     // A registration made for another callback URL is not offered: the SDK registers again.
@@ -147,6 +151,55 @@ p('should register as the public client mcp-dual-era with its loopback callback'
   } finally {
     await signIn.finishAuthorization();
   }
+});
+
+p('should keep registrations and tokens under the issuer they came from, and give a request the last saved', () => {
+  const signIn = provider(fresh());
+  const a = { issuer: 'https://as-a.example.com' };
+  const b = { issuer: 'https://as-b.example.com' };
+  signIn.saveClientInformation({ client_id: 'at-a', issuer: a.issuer }, a);
+  signIn.saveTokens({ access_token: 'token-a', token_type: 'Bearer', issuer: a.issuer }, a);
+  signIn.saveClientInformation({ client_id: 'at-b', issuer: b.issuer }, b);
+  signIn.saveTokens({ access_token: 'token-b', token_type: 'Bearer', issuer: b.issuer }, b);
+  assert.is(signIn.clientInformation(a)?.client_id, 'at-a');
+  assert.is(signIn.clientInformation(b)?.client_id, 'at-b');
+  assert.is(signIn.tokens(a)?.access_token, 'token-a');
+  assert.is(signIn.tokens(b)?.access_token, 'token-b');
+  // An authorization server never seen gets none of them; a request (no issuer) carries the last saved.
+  assert.is(signIn.clientInformation({ issuer: 'https://as-c.example.com' }), undefined);
+  assert.is(signIn.tokens({ issuer: 'https://as-c.example.com' }), undefined);
+  assert.is(signIn.tokens()?.access_token, 'token-b');
+});
+
+p('should read credentials kept before issuers were, as belonging to the first issuer that asks, and keep them under it', () => {
+  const dir = fresh();
+  const signIn = provider(dir);
+  // What an earlier version wrote: the registration and the tokens as they are.
+  signIn.store.write('client.json', { client_id: 'old-client' });
+  signIn.store.write('tokens.json', { access_token: 'old-token', token_type: 'Bearer' });
+  const a = { issuer: 'https://as-a.example.com' };
+  assert.is(signIn.clientInformation(a)?.client_id, 'old-client');
+  assert.is(signIn.tokens()?.access_token, 'old-token');
+  // The SDK stamps them with their issuer and saves them: from then on they are that issuer's only.
+  signIn.saveClientInformation({ client_id: 'old-client', issuer: a.issuer }, a);
+  assert.is(signIn.clientInformation({ issuer: 'https://as-b.example.com' }), undefined);
+  assert.is(signIn.clientInformation(a)?.client_id, 'old-client');
+});
+
+p('should offer a client ID metadata document, a client registered beforehand (to its issuer only) and one DPoP session', async () => {
+  const cimd = provider(fresh(), { clientMetadataUrl: 'https://client.example.com/mcp-dual-era.json' });
+  assert.is(cimd.clientMetadataUrl, 'https://client.example.com/mcp-dual-era.json');
+  assert.is(cimd.dpop, undefined);
+  const pre = provider(fresh(), { client: { id: 'pre-1', secret: 's3cret', issuer: 'https://as-a.example.com/' } });
+  assert.equal(pre.clientInformation({ issuer: 'https://as-a.example.com' }), { client_id: 'pre-1', client_secret: 's3cret', issuer: 'https://as-a.example.com/' });
+  assert.is(pre.clientInformation({ issuer: 'https://elsewhere.example.com' }), undefined, 'its secret goes to no other authorization server');
+  assert.is(pre.clientMetadata.token_endpoint_auth_method, 'client_secret_basic');
+  pre.saveClientInformation({ client_id: 'registered' });
+  assert.not.ok(existsSync(join(pre.store.dir, 'client.json')), 'a client registered beforehand is not written');
+  const dpop = provider(fresh(), { dpop: true });
+  const session = await dpop.dpop!();
+  assert.ok(session.thumbprint.length > 20);
+  assert.is(await dpop.dpop!(), session, 'one key for the provider');
 });
 
 p('should listen again on the port registered before, so the registration stays good', async () => {
@@ -199,10 +252,11 @@ p('should refuse a callback whose state does not match, and take the code of the
     assert.match(await forged.text(), /does not belong to the sign-in in progress/);
     const missing = await fetch(callbackWith(callback, { code: 'forged-code' }));
     assert.is(missing.status, 400);
-    const good = await fetch(callbackWith(callback, { code: 'the-code', state }));
+    const good = await fetch(callbackWith(callback, { code: 'the-code', state, iss: 'https://as.example.com' }));
     assert.is(good.status, 200);
     assert.match(await good.text(), /Signed in.*You may close this window/s);
-    assert.is(await code, 'the-code', 'the forged code never reached the sign-in');
+    // The code, with the issuer the response named (what auth() checks before redeeming it).
+    assert.equal(await code, { code: 'the-code', iss: 'https://as.example.com' }, 'the forged code never reached the sign-in');
     const again = await fetch(callbackWith(callback, { code: 'late', state }));
     assert.is(again.status, 400, 'a finished sign-in takes nothing more');
     await again.text();

@@ -20,6 +20,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OAuthStore, serverFolderName } from '../../lib/auth/oauthStore.ts';
+import { SignInProvider } from '../../lib/auth/signInProvider.ts';
+import { oauthProvider, type OAuthValues } from '../../lib/cli/oauthOptions.ts';
 import { startAuthServer, type AuthServer } from '../../fixtures/servers/oauth/authServer.ts';
 import { startProtectedLegacyServer, type ProtectedLegacyServer } from '../../fixtures/servers/oauth/protectedLegacyHttp.ts';
 import { startProtectedModernServer, type ProtectedModernServer } from '../../fixtures/servers/oauth/protectedModernHttp.ts';
@@ -121,7 +123,7 @@ c('should take a v1 host to the protected modern-only server once the printed si
     assert.equal(browser.errors, []);
     assert.match(browser.stderr, /^Sign in at: http:\/\/127\.0\.0\.1:\d+\/authorize\?\S+$/m);
     const folder = join(sharedDir, serverFolderName(modern.url));
-    const clientId = new OAuthStore(sharedDir, modern.url).read<{ client_id: string }>('client.json')!.client_id;
+    const clientId = latest<{ client_id: string }>(new OAuthStore(sharedDir, modern.url), 'client.json').client_id;
     assert.is(textOf(await client.callTool({ name: 'whoami', arguments: {} })), clientId);
     assert.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'signed in' } })), 'signed in');
     assert.is(textOf(await client.callTool({ name: 'confirm', arguments: { question: 'Go on?' } })), 'confirmed: true');
@@ -167,12 +169,12 @@ c('should take a pinned modern host to the protected legacy server, elicitation 
   try {
     assert.is(client.getNegotiatedProtocolVersion(), '2026-07-28');
     assert.is(browser.urls.length, 1, browser.stderr);
-    const clientId = new OAuthStore(dir, legacy.url).read<{ client_id: string }>('client.json')!.client_id;
+    const clientId = latest<{ client_id: string }>(new OAuthStore(dir, legacy.url), 'client.json').client_id;
     assert.is(textOf(await client.callTool({ name: 'whoami', arguments: {} })), clientId);
     assert.is(textOf(await client.callTool({ name: 'confirm', arguments: { question: 'Go on?' } })), 'confirmed: true');
     const tokens = join(dir, serverFolderName(legacy.url), 'tokens.json');
     assert.is(mode(tokens), 0o600);
-    const token = new OAuthStore(dir, legacy.url).read<{ access_token: string }>('tokens.json')!.access_token;
+    const token = latest<{ access_token: string }>(new OAuthStore(dir, legacy.url), 'tokens.json').access_token;
     assert.ok(legacy.seenTokens().includes(token), 'the legacy server saw the stored token');
   } finally {
     await client.close();
@@ -180,6 +182,14 @@ c('should take a pinned modern host to the protected legacy server, elicitation 
 });
 
 c.run();
+
+/** The entry saved last in a file of credentials kept by issuer (what a request carries). */
+function latest<T>(store: OAuthStore, file: string): T {
+  const held = store.read<{ v: number; latest: string; entries: Record<string, T> }>(file);
+  assert.is(held?.v, 2, `${file} keeps its credentials by issuer`);
+  assert.ok(held!.latest.startsWith('http://127.0.0.1:'), `${file} names the issuer: ${held!.latest}`);
+  return held!.entries[held!.latest]!;
+}
 
 const e = suite('mcp-dual-era connect --oauth: expiry');
 e.before(async () => {
@@ -204,7 +214,8 @@ e('should refresh an expired token silently, and ask for a new sign-in when the 
 
     // The refresh token is refused too (the stored one replaced by one the server never issued).
     const store = new OAuthStore(dir, modern.url);
-    store.write('tokens.json', { ...store.read<Record<string, unknown>>('tokens.json'), refresh_token: 'refused' });
+    const held = store.read<{ latest: string; entries: Record<string, Record<string, unknown>> }>('tokens.json')!;
+    store.write('tokens.json', { ...held, entries: { ...held.entries, [held.latest]: { ...held.entries[held.latest], refresh_token: 'refused' } } });
     as.revokeAll();
     assert.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'three' } })), 'three');
     assert.is(browser.urls.length, 2, 'a second sign-in URL was printed and followed');
@@ -271,9 +282,47 @@ r('should refuse --oauth with a command, with --header Authorization, and its op
   assert.is(header.code, 2);
   assert.match(header.err, '--oauth sends its own Authorization header');
   assert.is(alone.code, 2);
-  assert.match(alone.err, '--no-browser, --oauth-dir and --callback-port go with --oauth');
+  assert.match(alone.err, '--no-browser goes with --oauth');
   assert.is(port.code, 2);
   assert.match(port.err, '--callback-port must be a port number from 1 to 65535, not 99999');
+});
+
+r('should read the sign-in options into the provider they describe, and refuse those that do not go together', async () => {
+  const url = new URL('https://mcp.example.com/mcp');
+  const env = { MCP_SECRET: 's3cret', EMPTY: '' };
+  const refused = async (values: OAuthValues) => {
+    const read = await oauthProvider(values, url, env);
+    return read.ok ? 'accepted' : read.message;
+  };
+  assert.is(await refused({ dpop: true }), '--dpop goes with --oauth');
+  assert.is(await refused({ 'client-id': 'c', 'client-secret-env': 'MCP_SECRET' }), '--client-id, --client-secret-env go with --oauth');
+  assert.match(await refused({ oauth: true, 'client-secret-env': 'MCP_SECRET' }), '--client-secret-env goes with --client-id');
+  assert.match(await refused({ oauth: true, 'client-id': 'c', 'client-secret-env': 'UNSET_VARIABLE' }), '--client-secret-env names UNSET_VARIABLE, which is not set (or empty)');
+  assert.match(await refused({ oauth: true, 'client-id': 'c', 'client-secret-env': 'EMPTY' }), 'which is not set (or empty)');
+  assert.match(await refused({ oauth: true, 'client-metadata-url': 'http://client.example.com/doc.json' }), '--client-metadata-url must be an https URL with a path');
+  assert.match(await refused({ oauth: true, 'client-metadata-url': 'https://client.example.com/' }), '--client-metadata-url must be an https URL with a path');
+  assert.match(await refused({ oauth: true, grant: 'client-credentials' }), '--grant client-credentials needs --client-id');
+  assert.match(await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c' }), 'needs one of --client-secret-env and --private-key-file');
+  assert.match(await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c', 'client-secret-env': 'MCP_SECRET', 'no-browser': true }), '--no-browser is for a person');
+  assert.match(await refused({ oauth: true, grant: 'password' }), '--grant is authorization-code');
+  assert.match(await refused({ oauth: true, 'private-key-file': '/nowhere.pem' }), 'goes with --grant client-credentials');
+  assert.match(await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c', 'private-key-file': '/nowhere.pem' }), '--private-key-file /nowhere.pem cannot be read');
+  assert.match(await refused({ oauth: true, issuer: 'https://as.example.com' }), '--issuer names the authorization server');
+  // What is accepted: a person's sign-in with a metadata document, a pre-registered confidential client, and a program's own credentials.
+  const signIn = await oauthProvider({ oauth: true, 'client-metadata-url': 'https://client.example.com/mcp.json', 'client-id': 'pre', 'client-secret-env': 'MCP_SECRET', issuer: 'https://as.example.com/', dpop: true, 'oauth-dir': mkdtempSync(join(tmpdir(), 'mde-oauth-options-')) }, url, env);
+  assert.ok(signIn.ok && signIn.value instanceof SignInProvider);
+  if (signIn.ok && signIn.value instanceof SignInProvider) {
+    assert.is(signIn.value.clientMetadataUrl, 'https://client.example.com/mcp.json');
+    assert.equal(signIn.value.clientInformation({ issuer: 'https://as.example.com' }), { client_id: 'pre', client_secret: 's3cret', issuer: 'https://as.example.com/' });
+    assert.type(signIn.value.dpop, 'function');
+    rmSync(signIn.value.store.dir, { recursive: true, force: true });
+  }
+  const machine = await oauthProvider({ oauth: true, grant: 'client-credentials', 'client-id': 'svc', 'client-secret-env': 'MCP_SECRET' }, url, env);
+  assert.ok(machine.ok && machine.value !== undefined);
+  if (machine.ok && machine.value) {
+    assert.is(machine.value.redirectUrl, undefined, 'no browser, no redirect');
+    assert.is((await machine.value.clientInformation())?.client_id, 'svc');
+  }
 });
 
 r.run();

@@ -3,7 +3,9 @@
  * 2026-07-28, fixtures/conformance/modernClient.ts) on a `wrapModernClient` transport must pass
  * every client scenario that applies, one at a time — at 2025-11-25, whose scenario servers are
  * legacy (the wrap translates), and at 2026-07-28, whose servers are modern (the wrap passes
- * through, routing headers included). Every other client scenario a revision lists must be in
+ * through, routing headers included). Every authorization scenario (`auth/*`, the extension ones
+ * too) signs in through the wrap's `authProvider` the way a user would configure it (see the
+ * fixture), several at a time. Every other client scenario a revision lists must be in
  * fixtures/conformance/clientBaseline.json with its reason.
  */
 import { spawn } from 'node:child_process';
@@ -38,6 +40,30 @@ function conformance(args: readonly string[]): Promise<{ code: number | null; ou
   });
 }
 
+/** How many authorization scenarios run at once. */
+const AT_ONCE = 4;
+
+/** Why a run did not pass (`undefined` when it did): its tally and the end of its output. */
+function failure(scenario: string, run: { code: number | null; output: string }): string | undefined {
+  const tally = /Passed: (\d+)\/(\d+), (\d+) failed/u.exec(run.output);
+  if (tally && tally[3] === '0' && Number(tally[1]) > 0 && run.output.includes('OVERALL: PASSED') && run.code === 0) return undefined;
+  return `${scenario}: ${tally ? tally[0] : 'no tally'} (exit ${run.code})\n${run.output.slice(-2500)}`;
+}
+
+/** `work` on every item, `width` at a time; the results in the items' order. */
+async function inTurns<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const at = next++;
+      results[at] = await work(items[at]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+  return results;
+}
+
 /** The client scenarios `list --client --requirements` names, scored or not. */
 async function listedClientScenarios(revision: string): Promise<string[]> {
   const { output } = await conformance(['list', '--client', '--requirements', revision]);
@@ -50,11 +76,12 @@ async function listedClientScenarios(revision: string): Promise<string[]> {
 for (const [revision, applicable] of Object.entries(APPLICABLE)) {
   const c = suite(`conformance suite, client mode at ${revision}, through wrapModernClient`);
 
+  let listed: string[] = [];
   c('should account for every client scenario: applicable, or baselined with a reason', async () => {
-    const listed = await listedClientScenarios(revision);
+    listed = await listedClientScenarios(revision);
     assert.ok(listed.includes('tools_call') && listed.length >= 20, `unexpected listing: ${JSON.stringify(listed)}`);
     const baseline = BASELINE[revision] ?? {};
-    for (const name of listed) assert.ok(applicable.includes(name) || name in baseline, `${name} is neither applicable nor in fixtures/conformance/clientBaseline.json`);
+    for (const name of listed) assert.ok(applicable.includes(name) || name.startsWith('auth/') || name in baseline, `${name} is neither applicable nor in fixtures/conformance/clientBaseline.json`);
     for (const name of Object.keys(baseline)) {
       assert.ok(listed.includes(name), `${name} is baselined but no longer listed: remove it`);
       assert.not.ok(applicable.includes(name), `${name} is both applicable and baselined`);
@@ -64,15 +91,21 @@ for (const [revision, applicable] of Object.entries(APPLICABLE)) {
 
   for (const scenario of applicable) {
     c(`should pass ${scenario}`, async () => {
-      const run = await conformance(['client', '--command', CLIENT, '--scenario', scenario, '--spec-version', revision, '--timeout', '60000']);
-      const tally = /Passed: (\d+)\/(\d+), (\d+) failed/u.exec(run.output);
-      assert.ok(tally, run.output.slice(-2000));
-      assert.is(tally![3], '0', run.output.slice(-3000));
-      assert.ok(Number(tally![1]) > 0);
-      assert.match(run.output, 'OVERALL: PASSED');
-      assert.is(run.code, 0, run.output.slice(-2000));
+      const problem = failure(scenario, await conformance(['client', '--command', CLIENT, '--scenario', scenario, '--spec-version', revision, '--timeout', '60000']));
+      assert.is(problem, undefined, problem);
     });
   }
+
+  c('should sign in through the wrap in every authorization scenario not baselined', async () => {
+    const baseline = BASELINE[revision] ?? {};
+    const auth = (listed.length > 0 ? listed : await listedClientScenarios(revision)).filter((name) => name.startsWith('auth/') && !(name in baseline));
+    assert.ok(auth.length >= 14, `unexpected listing: ${JSON.stringify(auth)}`);
+    // The extension scenarios (client credentials, DPoP, enterprise-managed) are run at every revision on request (--force).
+    const problems = await inTurns(auth, AT_ONCE, async (scenario) =>
+      failure(scenario, await conformance(['client', '--command', CLIENT, '--scenario', scenario, '--spec-version', revision, '--timeout', '60000', '--force'])),
+    );
+    assert.equal(problems.filter((p) => p !== undefined), [], `${problems.filter((p) => p !== undefined).length} of ${auth.length} authorization scenarios failed`);
+  });
 
   c.run();
 }

@@ -5,7 +5,7 @@
  * for a spawned process), or a ready `ModernUpstream`. Runtime-neutral: spawning lives elsewhere.
  * With an OAuth provider, every HTTP request to the server goes through `authorizedFetch`.
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import { authorizedFetch } from '../../auth/authorizedFetch.ts';
 import { AdapterError } from '../../core/errors.ts';
 import { ModernHttpUpstream, type ModernHttpUpstreamOptions } from '../../transport/modernHttpUpstream.ts';

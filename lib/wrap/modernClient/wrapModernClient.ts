@@ -6,7 +6,7 @@
  * pushes turned into MRTR rounds, logs, progress, subscriptions and cancellation are translated.
  * With an OAuth provider, every HTTP request to the server (the probe's too) is authorized.
  */
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import { authorizedFetch, SIGN_IN_TIMEOUT_MS } from '../../auth/authorizedFetch.ts';
 import type { Emitter } from '../../events.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
