@@ -89,6 +89,14 @@ const firstSeen = new WeakMap<OAuthClientProvider, { token: string; at: number; 
 /** Refresh this long before expiry: a tenth of the token's life, at most a minute. */
 const MAX_MARGIN_MS = 60_000;
 
+/** An error as a person reads it: its message, and what it says it was caused by (fetch's `fetch failed` names no more). */
+function described(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = e.cause as { code?: unknown; message?: unknown } | undefined;
+  const why = cause === undefined ? undefined : typeof cause.code === 'string' ? `${cause.code}${typeof cause.message === 'string' && !cause.message.includes(cause.code) ? `: ${cause.message}` : ''}` : typeof cause.message === 'string' ? cause.message : undefined;
+  return why ? `${e.message} (${why})` : e.message;
+}
+
 /** `promise`, or the reason of `signal` once it aborts (the promise goes on for others). */
 function within<T>(promise: Promise<T>, signal: AbortSignal | null | undefined): Promise<T> {
   if (!signal) return promise;
@@ -200,7 +208,7 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
       return 'signed-in';
     } catch (e) {
       if (e instanceof UnauthorizedError || e instanceof AdapterError) throw e;
-      throw new AdapterError('upstream-error', `the sign-in to ${server} failed: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new AdapterError('upstream-error', `the sign-in to ${server} failed: ${described(e)}`, { cause: e });
     } finally {
       await interactive?.finishAuthorization?.();
     }

@@ -21,6 +21,9 @@ const BUNDLE = join(ROOT, 'node_modules/.cache/mcp-dual-era/conformanceLegacyCli
 const CLIENT = `${process.execPath} ${BUNDLE}`;
 const BASELINE = join(ROOT, 'fixtures/conformance/client-baseline.yml');
 
+/** The scenarios the baseline names (a line `  - name` each). */
+const BASELINED = new Set([...readFileSync(BASELINE, 'utf8').matchAll(/^\s+- (\S+)\s*$/gmu)].map((m) => m[1]!));
+
 const REQUIRED = ['tools_call', 'request-metadata', 'sep-2322-client-request-state', 'http-standard-headers', 'http-custom-headers', 'http-invalid-tool-headers'];
 
 interface ClientRun {
@@ -88,10 +91,28 @@ c('should pass the core client scenarios through wrapLegacyClient, with only bas
     assert.is(result!.failed, 0, `${name} failed:\n${run.details.get(name) ?? run.output.slice(-3000)}`);
     assert.ok(result!.passed > 0, name);
   }
-  assert.match(run.output, 'Baseline check passed');
+  const unexpected = [...run.scenarios].filter(([name, r]) => r.failed > 0 && !BASELINED.has(name)).map(([name]) => `${name}:\n${run.details.get(name) ?? ''}`);
+  assert.match(run.output, 'Baseline check passed', `${unexpected.join('\n\n')}\n${run.output.slice(-2000)}`);
   assert.is(run.code, 0, run.output.slice(-3000));
   const passed = [...run.scenarios].filter(([, r]) => r.failed === 0).length;
   process.stdout.write(`  conformance client 2026-07-28: ${passed} of ${run.scenarios.size} scenarios pass\n`);
+});
+
+c('should sign in through wrapLegacyClient in every authorization scenario but workload identity federation, four at a time', async () => {
+  const auth = [...BASELINED].filter((name) => name.startsWith('auth/') && name !== 'auth/wif-jwt-bearer');
+  assert.ok(auth.length >= 25, `unexpected baseline: ${JSON.stringify(auth)}`);
+  const problems: string[] = [];
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < auth.length) {
+      const scenario = auth[next++]!;
+      const run = await runClientSuite(['--scenario', scenario, '--spec-version', '2026-07-28', '--timeout', '60000', '--force'], { MCP_DUAL_ERA_SIGN_IN: '1' });
+      const result = run.scenarios.get(scenario);
+      if (!result || result.failed > 0 || result.passed === 0) problems.push(`${scenario}: ${result ? `${result.passed} passed, ${result.failed} failed` : 'no tally'}\n${run.details.get(scenario) ?? run.output.slice(-1500)}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, lane));
+  assert.equal(problems, [], `${problems.length} of ${auth.length} authorization scenarios failed`);
 });
 
 c.run();
