@@ -6,6 +6,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { namesCommand, startTarget } from '../../examples/startTarget.mjs';
@@ -14,6 +15,18 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+
+/** A TCP port free on 127.0.0.1 a moment ago. */
+function freePort(): Promise<number> {
+  return new Promise((done, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 
 const start = suite('npm start (examples/start.ts)');
@@ -83,24 +96,31 @@ start('should serve the example with options only, and run the command with one'
   assert.ok(namesCommand(['--help']) && namesCommand(['--version']));
   assert.not.ok(namesCommand([]));
   assert.not.ok(namesCommand(['--port', '3021']));
-  // `npm start -- --port <n>` serves the example there.
-  const port = String(20_000 + (process.pid % 20_000));
-  const child = spawn(process.execPath, [resolve(ROOT, 'examples/start.mjs'), '--port', port], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  child.stderr.setEncoding('utf8');
-  try {
-    await new Promise<void>((done, reject) => {
-      child.stderr.on('data', (c: string) => {
-        err += c;
-        if (err.includes('Ctrl-C stops it')) done();
+  // `npm start -- --port <n>` serves the example there (a port found free; another process may take
+  // it before the example listens, which the example says, and then another is tried).
+  for (let attempt = 1; ; attempt++) {
+    const port = String(await freePort());
+    const child = spawn(process.execPath, [resolve(ROOT, 'examples/start.mjs'), '--port', port], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.setEncoding('utf8');
+    try {
+      await new Promise<void>((done, reject) => {
+        child.stderr.on('data', (c: string) => {
+          err += c;
+          if (err.includes('Ctrl-C stops it')) done();
+        });
+        child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
       });
-      child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
-    });
-    assert.match(err, `serving `);
-    assert.match(err, `at http://127.0.0.1:${port}/mcp`);
-  } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+      assert.match(err, `serving `);
+      assert.match(err, `at http://127.0.0.1:${port}/mcp`);
+      return;
+    } catch (e) {
+      if (attempt < 3 && err.includes(`port ${port} is in use`)) continue;
+      throw e;
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
+    }
   }
 });
 
