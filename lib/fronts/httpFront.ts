@@ -339,7 +339,7 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string, hop: string | undefined): void => {
     const body = parseBody(text, http);
     if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
-    if (hop === undefined && forwarding?.forwardCall && body.value.kind === 'request') {
+    if (hop === undefined && forwarding && body.value.kind === 'request') {
       // A retry of a call another replica owns goes there as it came: the owner reads it (its
       // headers, its envelope, its caller) as it would have read it from the client.
       const rpc = body.value.message;
@@ -382,13 +382,12 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     }
   };
 
-  /** Serves a modern request on Node's objects, read from `text` (forwarding it first when another replica owns what it continues). */
+  /** Serves a modern request on Node's objects, read from `text` (handing it to another replica first while this one drains). */
   const serveRpc = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, r: Extract<Route, { kind: 'serve' }>, text: string, hop: string | undefined): void => {
     const { rpc, envelope } = r;
-    // (A forwarding that passes calls on from Node's objects has done so before the route.)
-    const owner = hop === undefined && !forwarding?.forwardCall ? forwarding?.ownerOf(rpc) : undefined;
-    if (forwarding && hop === undefined && (owner !== undefined || (draining() && handedOver(r)))) {
-      // Forwarded through the Web handler, which streams the owner's answer and carries a close.
+    // (A retry another replica owns went there before the route, in `answerNode`.)
+    if (forwarding && hop === undefined && draining() && handedOver(r)) {
+      // Handed to a ready replica through the Web handler, which streams its answer and carries a close.
       return throughWeb(req, res, text);
     }
     let principal: string;

@@ -159,7 +159,7 @@ export interface Forwarding {
    * The same for a retry read on Node's own objects (the HTTP front's fast path): forwarded with
    * Node's HTTP client, the answer written on `res` as it comes. `body` is the message as sent on.
    */
-  forwardCall?(owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void;
+  forwardCall(owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void;
   /**
    * Whether `hop` (the header's value) proves that a replica of this fleet sent `request` to this
    * one, as it arrived, and has not sent it before: the first arrival is served, a replay refused.

@@ -2,16 +2,35 @@
  * Runs the official MCP conformance suite (server scenarios) against an endpoint in a child
  * process, on Node 20 through the hooks in spec/helpers/conformance/, and parses what it prints:
  * each scenario's passed and failed checks, and which scenarios it did not score. And the
- * endpoint most runs score: `mcp-dual-era serve` in front of the conformance fixture server.
+ * endpoint most runs score: `mcp-dual-era serve` in front of the conformance fixture server. For
+ * client mode, a client fixture bundled once into a command that starts fast.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { build } from 'esbuild';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
+
+const bundles = new Map<string, Promise<string>>();
+/**
+ * The command that runs the client fixture `entry` (TypeScript), bundled once per process into
+ * node_modules/.cache/mcp-dual-era/`name`.mjs: the suite starts the client for every scenario, and
+ * a bundle starts much faster than tsx.
+ */
+export function bundledClient(entry: string, name: string): Promise<string> {
+  let command = bundles.get(name);
+  if (!command) {
+    const outfile = join(ROOT, 'node_modules/.cache/mcp-dual-era', `${name}.mjs`);
+    mkdirSync(join(ROOT, 'node_modules/.cache/mcp-dual-era'), { recursive: true });
+    command = build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile, logLevel: 'silent' }).then(() => `${process.execPath} ${outfile}`);
+    bundles.set(name, command);
+  }
+  return command;
+}
 
 /** One run of the suite: its exit code, everything it printed, and the parsed results. */
 export interface Run {

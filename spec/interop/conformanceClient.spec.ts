@@ -9,25 +9,19 @@
  * fixtures/conformance/clientBaseline.json with its reason.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { build } from 'esbuild';
+import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { bundledClient } from '../helpers/conformanceRun.ts';
+import { inTurns } from '../helpers/inTurns.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
 // Many runs start the client: a prebuilt bundle (built once, first thing) starts faster than tsx.
-const BUNDLE = join(ROOT, 'node_modules/.cache/mcp-dual-era/conformanceModernClient.mjs');
-const CLIENT = `${process.execPath} ${BUNDLE}`;
-let built: Promise<unknown> | undefined;
-const bundled = () =>
-  (built ??= (async () => {
-    mkdirSync(dirname(BUNDLE), { recursive: true });
-    await build({ entryPoints: [join(ROOT, 'fixtures/conformance/modernClient.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: BUNDLE, logLevel: 'silent' });
-  })());
+const CLIENT = join(ROOT, 'fixtures/conformance/modernClient.ts');
 const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/clientBaseline.json'), 'utf8')) as Record<string, Record<string, string>>;
 /** The client scenarios a wrapped modern client is expected to pass, per revision. */
 const APPLICABLE: Record<string, readonly string[]> = {
@@ -36,7 +30,6 @@ const APPLICABLE: Record<string, readonly string[]> = {
 };
 
 async function conformance(args: readonly string[]): Promise<{ code: number | null; output: string }> {
-  await bundled();
   const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-client-'));
   return new Promise((done) => {
     const child = spawn(process.execPath, ['--import', HOOK, SUITE, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -50,6 +43,11 @@ async function conformance(args: readonly string[]): Promise<{ code: number | nu
   });
 }
 
+/** The client in `scenario` at `revision`. */
+async function clientRun(scenario: string, revision: string, ...extra: string[]): Promise<{ code: number | null; output: string }> {
+  return conformance(['client', '--command', await bundledClient(CLIENT, 'conformanceModernClient'), '--scenario', scenario, '--spec-version', revision, '--timeout', '60000', ...extra]);
+}
+
 /** How many authorization scenarios run at once. */
 const AT_ONCE = 4;
 
@@ -58,20 +56,6 @@ function failure(scenario: string, run: { code: number | null; output: string })
   const tally = /Passed: (\d+)\/(\d+), (\d+) failed/u.exec(run.output);
   if (tally && tally[3] === '0' && Number(tally[1]) > 0 && run.output.includes('OVERALL: PASSED') && run.code === 0) return undefined;
   return `${scenario}: ${tally ? tally[0] : 'no tally'} (exit ${run.code})\n${run.output.slice(-2500)}`;
-}
-
-/** `work` on every item, `width` at a time; the results in the items' order. */
-async function inTurns<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < items.length) {
-      const at = next++;
-      results[at] = await work(items[at]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
-  return results;
 }
 
 /** The client scenarios `list --client --requirements` names, scored or not. */
@@ -101,7 +85,7 @@ for (const [revision, applicable] of Object.entries(APPLICABLE)) {
 
   for (const scenario of applicable) {
     c(`should pass ${scenario}`, async () => {
-      const problem = failure(scenario, await conformance(['client', '--command', CLIENT, '--scenario', scenario, '--spec-version', revision, '--timeout', '60000']));
+      const problem = failure(scenario, await clientRun(scenario, revision));
       assert.is(problem, undefined, problem);
     });
   }
@@ -112,7 +96,7 @@ for (const [revision, applicable] of Object.entries(APPLICABLE)) {
     assert.ok(auth.length >= 14, `unexpected listing: ${JSON.stringify(auth)}`);
     // The extension scenarios (client credentials, DPoP, enterprise-managed) are run at every revision on request (--force).
     const problems = await inTurns(auth, AT_ONCE, async (scenario) =>
-      failure(scenario, await conformance(['client', '--command', CLIENT, '--scenario', scenario, '--spec-version', revision, '--timeout', '60000', '--force'])),
+      failure(scenario, await clientRun(scenario, revision, '--force')),
     );
     assert.equal(problems.filter((p) => p !== undefined), [], `${problems.filter((p) => p !== undefined).length} of ${auth.length} authorization scenarios failed`);
   });

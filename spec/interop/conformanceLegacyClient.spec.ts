@@ -6,19 +6,19 @@
  * fixtures/conformance/client-baseline.yml. Without the wrap the same client fails `tools_call`.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { build } from 'esbuild';
+import { bundledClient } from '../helpers/conformanceRun.ts';
+import { inTurns } from '../helpers/inTurns.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
 // The suite starts every scenario's client at once: a prebuilt bundle keeps 39 cold starts cheap.
-const BUNDLE = join(ROOT, 'node_modules/.cache/mcp-dual-era/conformanceLegacyClient.mjs');
-const CLIENT = `${process.execPath} ${BUNDLE}`;
+let CLIENT = '';
 const BASELINE = join(ROOT, 'fixtures/conformance/client-baseline.yml');
 
 /** The scenarios the baseline names (a line `  - name` each). */
@@ -71,8 +71,7 @@ function runClientSuite(args: string[], env: Record<string, string> = {}): Promi
 const c = suite('conformance suite, client mode, 2026-07-28');
 
 c.before(async () => {
-  mkdirSync(join(ROOT, 'node_modules/.cache/mcp-dual-era'), { recursive: true });
-  await build({ entryPoints: [join(ROOT, 'fixtures/clients/conformanceLegacyClient.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: BUNDLE, logLevel: 'silent' });
+  CLIENT = await bundledClient(join(ROOT, 'fixtures/clients/conformanceLegacyClient.ts'), 'conformanceLegacyClient');
 });
 
 c('should fail tools_call with the v1 client alone: it sends no MCP-Protocol-Version header', async () => {
@@ -101,17 +100,12 @@ c('should pass the core client scenarios through wrapLegacyClient, with only bas
 c('should sign in through wrapLegacyClient in every authorization scenario but workload identity federation, four at a time', async () => {
   const auth = [...BASELINED].filter((name) => name.startsWith('auth/') && name !== 'auth/wif-jwt-bearer');
   assert.ok(auth.length >= 25, `unexpected baseline: ${JSON.stringify(auth)}`);
-  const problems: string[] = [];
-  let next = 0;
-  const lane = async (): Promise<void> => {
-    while (next < auth.length) {
-      const scenario = auth[next++]!;
-      const run = await runClientSuite(['--scenario', scenario, '--spec-version', '2026-07-28', '--timeout', '60000', '--force'], { MCP_DUAL_ERA_SIGN_IN: '1' });
-      const result = run.scenarios.get(scenario);
-      if (!result || result.failed > 0 || result.passed === 0) problems.push(`${scenario}: ${result ? `${result.passed} passed, ${result.failed} failed` : 'no tally'}\n${run.details.get(scenario) ?? run.output.slice(-1500)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: 4 }, lane));
+  const results = await inTurns(auth, 4, async (scenario) => {
+    const run = await runClientSuite(['--scenario', scenario, '--spec-version', '2026-07-28', '--timeout', '60000', '--force'], { MCP_DUAL_ERA_SIGN_IN: '1' });
+    const result = run.scenarios.get(scenario);
+    return !result || result.failed > 0 || result.passed === 0 ? `${scenario}: ${result ? `${result.passed} passed, ${result.failed} failed` : 'no tally'}\n${run.details.get(scenario) ?? run.output.slice(-1500)}` : undefined;
+  });
+  const problems = results.filter((p) => p !== undefined);
   assert.equal(problems, [], `${problems.length} of ${auth.length} authorization scenarios failed`);
 });
 

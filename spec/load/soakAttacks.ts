@@ -19,6 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { latencyStats, type LatencyStats } from '../../bench/measure.ts';
 import { textOf } from '../helpers/everything.ts';
 import { modernPost, openListen, type ModernAnswer } from '../helpers/modernHttp.ts';
+import { inTurns } from '../helpers/inTurns.ts';
 import { bigIdsAttack, hopsAttack, sessionsAttack, ssrfAttack, type IntrusionCounts, type IntrusionCtx } from './soakIntrusions.ts';
 
 /** What the attacker process is told (as JSON, its one argument). */
@@ -306,18 +307,10 @@ async function slowloris(ctx: Ctx): Promise<void> {
   }
 }
 
-/** Runs `each` over `items`, `RELEASE_AT_ONCE` at a time. */
-async function inTurns<T>(items: readonly T[], each: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(Array.from({ length: RELEASE_AT_ONCE }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await each(item);
-  }));
-}
-
 /** Ends what the attackers hold: each parked call retried with `cancel`, each legacy session deleted. */
 async function release(ctx: Ctx): Promise<void> {
   const signal = () => AbortSignal.timeout(10_000);
-  await inTurns([...ctx.held.parked], async (call) => {
+  await inTurns([...ctx.held.parked], RELEASE_AT_ONCE, async (call) => {
     try {
       const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {}, inputResponses: { [call.key]: { action: 'cancel' } }, requestState: call.requestState }, { principal: call.principal, capabilities: call.capabilities, signal: signal(), id: next() });
       ctx.outcomes.add(RELEASED, `parked call retried with cancel: ${outcomeOf(a)}`);
@@ -325,7 +318,7 @@ async function release(ctx: Ctx): Promise<void> {
       ctx.outcomes.add(RELEASED, `parked call retried with cancel: ${errorOutcome(e)}`);
     }
   });
-  await inTurns([...ctx.held.sessions], async ([id, { url, principal }]) => {
+  await inTurns([...ctx.held.sessions], RELEASE_AT_ONCE, async ([id, { url, principal }]) => {
     try {
       const res = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${principal}` }, signal: signal() });
       await res.arrayBuffer();
