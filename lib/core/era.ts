@@ -4,7 +4,7 @@
  * never thrown on.
  */
 import { isRecord, shown } from './primitives.ts';
-import { ErrorCode } from './errors.ts';
+import { ErrorCode, isRecognisedModernError } from './errors.ts';
 
 /** Legacy revisions, oldest first. They negotiate through `initialize`. */
 export const LEGACY_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
@@ -120,7 +120,8 @@ const MODERN_ONLY_METHODS = new Set(['server/discover', 'subscriptions/listen', 
  * The era a message claims. A request claims modern only through
  * `params._meta["io.modelcontextprotocol/protocolVersion"]`; any other request claims legacy.
  * Notifications claim an era only through an era-specific method or a subscription tag; results
- * through `resultType`; errors through era-specific codes.
+ * through `resultType`; errors through era-specific codes (a modern one as `server/discover`'s
+ * verdict recognises it, eraVerdict.ts).
  */
 export function claimedEra(message: unknown): ClaimedEra {
   if (!isRecord(message)) return 'unclaimed';
@@ -138,7 +139,7 @@ export function claimedEra(message: unknown): ClaimedEra {
   if (isRecord(message['result'])) return typeof message['result']['resultType'] === 'string' ? 'modern' : 'unclaimed';
   if (isRecord(message['error']) && typeof message['error']['code'] === 'number') {
     const code = message['error']['code'];
-    if (code === ErrorCode.HeaderMismatch || code === ErrorCode.MissingRequiredClientCapability || code === ErrorCode.UnsupportedProtocolVersion) return 'modern';
+    if (isRecognisedModernError(message['error'] as { code: number; data?: unknown })) return 'modern';
     if (code === ErrorCode.ResourceNotFound || code === ErrorCode.UrlElicitationRequired) return 'legacy';
   }
   return 'unclaimed';

@@ -3,6 +3,7 @@
  * for local (non-wire) failures. One code table for the whole library; translators return these
  * as values, only edges turn them into responses.
  */
+import { isRecord } from './primitives.ts';
 import type { UpstreamFailure } from './upstreamFailure.ts';
 
 /** Every JSON-RPC error code the adapter reads or writes, by name. */
@@ -80,9 +81,24 @@ export function unsupportedVersion(requested: string, supported: readonly string
   });
 }
 
-/** The codes that only a modern (2026-07-28) peer emits with their defined meaning. */
-export function isModernErrorCode(code: number): boolean {
-  return code === ErrorCode.HeaderMismatch || code === ErrorCode.MissingRequiredClientCapability || code === ErrorCode.UnsupportedProtocolVersion;
+/**
+ * Whether an error is one only a modern server gives with that meaning: `-32020`, `-32021` with
+ * `data.requiredCapabilities`, `-32022` with `data.supported`, and on HTTP a `404` with `-32601`.
+ * `-32601` and `-32602` otherwise come from both eras.
+ */
+export function isRecognisedModernError(error: Pick<WireError, 'code' | 'data'>, status?: number): boolean {
+  switch (error.code) {
+    case ErrorCode.HeaderMismatch:
+      return true;
+    case ErrorCode.MissingRequiredClientCapability:
+      return isRecord(error.data) && isRecord(error.data['requiredCapabilities']);
+    case ErrorCode.UnsupportedProtocolVersion:
+      return isRecord(error.data) && Array.isArray(error.data['supported']);
+    case ErrorCode.MethodNotFound:
+      return status === 404;
+    default:
+      return false;
+  }
 }
 
 /**

@@ -5,10 +5,10 @@
  * are cached per command line or endpoint, can be given as a prior or pinned, and every step is
  * reported as an event. It decides; it does not translate.
  */
-import { isLegacyVersion, LATEST_LEGACY_VERSION, MetaKey, MODERN_VERSIONS, pickModernVersion, type ModernVersion } from '../core/era.ts';
-import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
+import { LATEST_LEGACY_VERSION, MetaKey, MODERN_VERSIONS, type ModernVersion } from '../core/era.ts';
+import { AdapterError } from '../core/errors.ts';
 import { classify, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
-import { isRecord, type Implementation, type JsonObject } from '../core/primitives.ts';
+import { isRecord, type Implementation } from '../core/primitives.ts';
 import { ADAPTER_INFO } from '../core/translate/context.ts';
 import { HEADER } from '../core/translate/headers.ts';
 import { createEmitter, type Emitter } from '../events.ts';
@@ -16,6 +16,7 @@ import { LegacyHttpClientTransport, type LegacyHttpMode } from '../transport/leg
 import { mediaType, readSseMessages } from '../transport/sse.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, readBounded } from '../transport/messageBound.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
+import { eraOfDiscoverAnswer, type DiscoverAnswer, type EraVerdict } from '../core/eraVerdict.ts';
 import { processVerdictCache, type Verdict, type VerdictCache } from './verdictCache.ts';
 import { DEFAULTS } from '../defaults.ts';
 import { startupTimer, waitingReason } from './startupTimer.ts';
@@ -136,29 +137,6 @@ function legacyInitializeRequest(id: RequestId, options: ProbeOptions): JsonRpcR
   return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO } };
 }
 
-/** What one answer to `server/discover` says. */
-type Reading = { kind: 'modern'; version: ModernVersion; discover?: JsonObject } | { kind: 'retry'; version: ModernVersion } | { kind: 'legacy'; reason: string; streamable?: boolean };
-
-function readDiscover(result: JsonObject, ours: readonly ModernVersion[]): Reading {
-  const supported = result['supportedVersions'];
-  if (!Array.isArray(supported)) return { kind: 'legacy', reason: 'the answer to server/discover is not a DiscoverResult' };
-  const version = pickModernVersion(supported, ours);
-  if (version) return { kind: 'modern', version, discover: result };
-  return { kind: 'legacy', reason: `the server offers no modern version this client speaks (${supported.map(String).join(', ')})` };
-}
-
-/** -32022: retry once with a shared modern version; otherwise `initialize` is the way left. */
-function readUnsupported(error: WireError, sent: ModernVersion, ours: readonly ModernVersion[], retried: boolean): Reading | undefined {
-  if (error.code !== ErrorCode.UnsupportedProtocolVersion || !isRecord(error.data) || !Array.isArray(error.data['supported'])) return undefined;
-  const supported = error.data['supported'] as unknown[];
-  const version = pickModernVersion(supported, ours);
-  if (version && version !== sent && !retried) return { kind: 'retry', version };
-  if (version === sent) return { kind: 'modern', version };
-  // No modern version to share (or the one retry spent): `initialize` is what is left to try.
-  const offered = supported.map(String).join(', ') || 'nothing';
-  return { kind: 'legacy', reason: supported.some(isLegacyVersion) ? `the server supports ${offered}: legacy versions only reach it through initialize` : `-32022: the server offers ${offered}, no modern version this client speaks` };
-}
-
 /**
  * Finds out which era a server speaks. stdio: `server/discover` on a spawned process (a
  * DiscoverResult sharing a version → modern; `-32022` naming a shared version → one retry; any other
@@ -193,6 +171,25 @@ export async function probe(target: ProbeTarget, options: ProbeOptions = {}): Pr
 // ── stdio ───────────────────────────────────────────────────────────────────
 
 type Heard = { kind: 'answer'; message: JsonRpcMessage; to: 'discover' | 'initialize' } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'silent' } | { kind: 'aborted' };
+
+/** What the stdio probe heard, as the era verdict reads it. */
+function heardAnswer(heard: Exclude<Heard, { kind: 'aborted' }>, timeoutMs: number, startMs: number): DiscoverAnswer {
+  switch (heard.kind) {
+    case 'silent':
+      return { kind: 'silence', spoken: false, ms: startMs };
+    case 'timeout':
+      return { kind: 'silence', spoken: true, ms: timeoutMs };
+    case 'exit':
+      return { kind: 'exit' };
+    case 'answer': {
+      if (heard.to === 'initialize') return { kind: 'other', what: 'the server answered initialize, and not server/discover' };
+      const c = classify(heard.message);
+      if (c.ok && c.value.kind === 'result') return { kind: 'result', result: c.value.message.result };
+      if (c.ok && c.value.kind === 'error') return { kind: 'error', error: c.value.message.error };
+      return { kind: 'other', what: 'the answer to server/discover is not JSON-RPC' };
+    }
+  }
+}
 
 async function probeStdio(target: StdioChildOptions, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
   const child = new StdioChildTransport(target);
@@ -254,7 +251,7 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
   let version = versions[0]!;
   let retried = false;
   let roundTrips = 0;
-  let reading: Reading;
+  let reading: EraVerdict;
   try {
     for (;;) {
       const id = `mcp-dual-era-probe-${++probeIds}`;
@@ -262,19 +259,9 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
       const heard = await ask(discoverRequest(id, version, options));
       roundTrips++;
       if (heard.kind === 'aborted') throw new AdapterError('cancelled', 'the probe was cancelled');
-      if (heard.kind === 'silent') throw new AdapterError('upstream-error', `the server said nothing in ${Math.round(startMs / 1000)} s: it did not start (no answer to server/discover or initialize)`);
-      if (heard.kind === 'exit') reading = { kind: 'legacy', reason: 'the server exited on server/discover' };
-      else if (heard.kind === 'timeout') reading = { kind: 'legacy', reason: `no answer to server/discover within ${timeoutMs} ms` };
-      else if (heard.to === 'initialize') reading = { kind: 'legacy', reason: "the server answered initialize, and not server/discover" };
-      else {
-        const c = classify(heard.message);
-        if (c.ok && c.value.kind === 'result') reading = readDiscover(c.value.message.result, versions);
-        else if (c.ok && c.value.kind === 'error') {
-          const error = c.value.message.error;
-          reading = readUnsupported(error, version, versions, retried) ?? { kind: 'legacy', reason: `server/discover answered ${error.code} ${error.message}` };
-        } else reading = { kind: 'legacy', reason: 'the answer to server/discover is not JSON-RPC' };
-      }
-      if (reading.kind !== 'retry') break;
+      reading = eraOfDiscoverAnswer(heardAnswer(heard, timeoutMs, startMs), { sent: version, ours: versions, retried });
+      if (reading.era === 'unknown') throw new AdapterError('upstream-error', reading.reason);
+      if (reading.era !== 'retry') break;
       retried = true;
       version = reading.version;
     }
@@ -285,8 +272,8 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
   // Whatever the process says about the probe from now on (a late answer) is dropped.
   child.onmessage = undefined;
   waiting = undefined;
-  const verdict: Verdict = reading.kind === 'modern' ? { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) } : { era: 'legacy' };
-  if (reading.kind === 'legacy') options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
+  const verdict: Verdict = reading.era === 'modern' ? { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) } : { era: 'legacy' };
+  if (reading.era === 'legacy' || reading.era === 'unshared') options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
   // A legacy server the probe sent `initialize` is not handed on: its session would begin twice.
   if (!options.keepProcess || exited || (initializeSent && verdict.era === 'legacy')) {
     await child.close().catch(() => {});
@@ -331,12 +318,6 @@ async function readAnswer(res: Response, id: RequestId): Promise<JsonRpcMessage 
   return parsed.value.message;
 }
 
-function isRecognisedModernError(error: WireError, status: number): boolean {
-  if (error.code === ErrorCode.HeaderMismatch) return true;
-  if (error.code === ErrorCode.MissingRequiredClientCapability) return isRecord(error.data) && isRecord(error.data['requiredCapabilities']);
-  return status === 404 && error.code === ErrorCode.MethodNotFound;
-}
-
 async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
   const url = new URL(target.url);
   const fetcher = target.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -350,7 +331,7 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
   let version = versions[0]!;
   let retried = false;
   let roundTrips = 0;
-  let reading: Reading;
+  let reading: EraVerdict;
   for (;;) {
     const id = `mcp-dual-era-probe-${++probeIds}`;
     const headers = new Headers(target.headers);
@@ -368,40 +349,39 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
     }
     roundTrips++;
     const status = res.status;
-    if ((status >= 300 && status < 400) || res.type === 'opaqueredirect') {
-      await res.body?.cancel().catch(() => {});
-      throw refuse(`${url.href} answered the probe with a redirect (HTTP ${status}${res.headers.get('location') ? ` to ${res.headers.get('location')}` : ''}); redirects are not followed`);
-    }
-    if (status === 401 || status === 403 || status >= 500) {
-      await res.body?.cancel().catch(() => {});
-      const what = status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : 'a server error';
-      throw refuse(`${url.href} answered the probe with HTTP ${status} (${what}); not a reason to fall back`);
-    }
+    const redirected = res.type === 'opaqueredirect';
     let answer: JsonRpcMessage | undefined;
-    try {
-      answer = await readAnswer(res, id);
-    } catch {
-      answer = undefined;
+    if (redirected || (status >= 300 && status < 400) || status === 401 || status === 403 || status >= 500) await res.body?.cancel().catch(() => {});
+    else {
+      try {
+        answer = await readAnswer(res, id);
+      } catch {
+        answer = undefined;
+      }
+      // A body that did not come in time is silence, not a legacy answer.
+      if (answer === undefined && signal.aborted) throw silent(signal.reason);
     }
-    // A body that did not come in time is silence, not a legacy answer.
-    if (answer === undefined && signal.aborted) throw silent(signal.reason);
     const c = answer ? classify(answer) : undefined;
-    if (c?.ok && c.value.kind === 'result' && res.ok) reading = readDiscover(c.value.message.result, versions);
-    else if (c?.ok && c.value.kind === 'error') {
-      const error = c.value.message.error;
-      reading =
-        readUnsupported(error, version, versions, retried) ??
-        (isRecognisedModernError(error, status) ? { kind: 'modern', version } : { kind: 'legacy', reason: `server/discover answered HTTP ${status} with ${error.code} ${error.message}`, streamable: true });
-    } else reading = { kind: 'legacy', reason: `server/discover answered HTTP ${status} without a JSON-RPC answer` };
-    if (reading.kind !== 'retry') break;
+    const heard: DiscoverAnswer =
+      c?.ok && c.value.kind === 'result'
+        ? { kind: 'result', result: c.value.message.result, status }
+        : c?.ok && c.value.kind === 'error'
+          ? { kind: 'error', error: c.value.message.error, status }
+          : { kind: 'status', status: redirected ? 302 : status };
+    reading = eraOfDiscoverAnswer(heard, { sent: version, ours: versions, retried });
+    if (reading.era === 'unknown') {
+      const location = res.headers.get('location');
+      throw refuse(`${url.href} answered the probe with ${reading.reason}${location ? ` (to ${location})` : ''}`);
+    }
+    if (reading.era !== 'retry') break;
     retried = true;
     version = reading.version;
   }
-  if (reading.kind === 'modern') return { verdict: { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) }, source: 'probe', roundTrips };
+  if (reading.era === 'modern') return { verdict: { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) }, source: 'probe', roundTrips };
   options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
   // A JSON-RPC error to the POST (not a modern one) is a legacy server answering on Streamable
   // HTTP: that is all an `initialize` would tell. Without one, an `initialize` finds the transport.
-  if (reading.streamable) return { verdict: { era: 'legacy', http: 'streamable' }, source: 'probe', roundTrips };
+  if (reading.era === 'legacy' && reading.streamable) return { verdict: { era: 'legacy', http: 'streamable' }, source: 'probe', roundTrips };
   const legacy = await legacyHttpMode(target, name, options);
   if (legacy.mode === 'sse') options.events?.emit('fallback', { target: name, from: 'streamable', to: 'sse', reason: legacy.reason ?? 'the Streamable HTTP initialize was refused' });
   return { verdict: { era: 'legacy', http: legacy.mode }, source: 'probe', roundTrips };

@@ -45,7 +45,9 @@ claimed('should read notifications, results and errors by their era marks', () =
   assert.is(claimedEra({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }), 'unclaimed');
   assert.is(claimedEra({ jsonrpc: '2.0', id: 1, result: { resultType: 'complete' } }), 'modern');
   assert.is(claimedEra({ jsonrpc: '2.0', id: 1, result: {} }), 'unclaimed');
-  assert.is(claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x' } }), 'modern');
+  assert.is(claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x', data: { supported: ['2026-07-28'], requested: '1' } } }), 'modern');
+  // The same rule as server/discover's verdict: a -32022 without the list of versions is no modern mark.
+  assert.is(claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x' } }), 'unclaimed');
   assert.is(claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'x' } }), 'legacy');
   assert.is(claimedEra('garbage'), 'unclaimed');
 });

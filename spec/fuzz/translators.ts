@@ -14,6 +14,7 @@ import { LEGACY_CLIENT_REQUESTS, LEGACY_SERVER_NOTIFICATIONS } from '../../lib/c
 import { MODERN_SERVER_NOTIFICATIONS } from '../../lib/core/modern/methods.ts';
 import * as translate from '../../lib/core/translate/index.ts';
 import { pickModernVersion } from '../../lib/core/era.ts';
+import { eraOfDiscoverAnswer } from '../../lib/core/eraVerdict.ts';
 import { isRequestId, nestingDepth } from '../../lib/core/jsonrpc.ts';
 import { check, validateMessage, type Revision } from '../helpers/schemas.ts';
 import { loadScenario, scenarioNames, type Scenario } from '../helpers/transcripts.ts';
@@ -22,7 +23,7 @@ import { checkProperty, type RunOptions } from './runner.ts';
 
 const MODERN: Revision = '2026-07-28';
 /** What a call may name: the core's entry points, every translator function, and helpers the core keeps to itself. */
-const ENTRY_POINTS = { ...core, ...translate, isRequestId, nestingDepth, pickModernVersion };
+const ENTRY_POINTS = { ...core, ...translate, isRequestId, nestingDepth, pickModernVersion, eraOfDiscoverAnswer };
 
 /** A call of one entry point, and how to judge its outcome when the input was valid. */
 interface Call {
@@ -334,7 +335,16 @@ function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
     ['envelopeToInitializeParams', fc.tuple(jsonObject, fc.option(implementation, { nil: undefined })).map(([caps, info]) => ({ fn: 'envelopeToInitializeParams', args: [info ? { clientCapabilities: caps, clientInfo: info } : { clientCapabilities: caps }] }))],
     ['sessionMeta', fc.tuple(session, fc.option(jsonObject, { nil: undefined })).map(([se, own]) => ({ fn: 'sessionMeta', args: [se, own] }))],
     ['stampServerInfo', fc.tuple(smallJson, fc.option(implementation, { nil: undefined })).map(([meta, info]) => ({ fn: 'stampServerInfo', args: [meta, info] }))],
-    ['discoverVerdict', fc.oneof(jsonObject.map((result) => ({ result })), anyError.map((error) => ({ error }))).map((answer) => ({ fn: 'discoverVerdict', args: [answer] }))],
+    ['eraOfDiscoverAnswer', fc.tuple(
+      fc.oneof(
+        fc.tuple(smallJson, fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined })).map(([result, status]) => ({ kind: 'result', result, ...(status === undefined ? {} : { status }) })),
+        fc.tuple(anyError, fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined })).map(([error, status]) => ({ kind: 'error', error, ...(status === undefined ? {} : { status }) })),
+        fc.integer({ min: 100, max: 599 }).map((status) => ({ kind: 'status', status })),
+        fc.tuple(fc.boolean(), fc.nat()).map(([spoken, ms]) => ({ kind: 'silence', spoken, ms })),
+        fc.constant({ kind: 'exit' }),
+      ),
+      fc.boolean(),
+    ).map(([answer, retried]) => ({ fn: 'eraOfDiscoverAnswer', args: [answer, { sent: '2026-07-28', retried }] }))],
     ['refusalToInitializeError', fc.oneof(anyError.map((error) => ({ error })), fc.record({ status: fc.integer({ min: 100, max: 599 }), detail: fc.string({ maxLength: 10 }) })).map((refusal) => ({ fn: 'refusalToInitializeError', args: [refusal] }))],
     ['unanswerableInputs', fc.tuple(fc.dictionary(fc.string({ maxLength: 5 }), fc.record({ method: inputMethod, params: jsonObject }), { maxKeys: 3, noNullPrototype: true }), jsonObject).map(([inputs, caps]) => ({ fn: 'unanswerableInputs', args: [inputs, caps] }))],
     ['inputFailure', fc.tuple(anyMethod, fc.string({ maxLength: 10 })).map(([m, why]) => ({ fn: 'inputFailure', args: [m, why] }))],

@@ -56,5 +56,5 @@ export {
 } from './subscriptions.ts';
 export { HEADER, computeHeaders, decodeHeaderValue, encodeHeaderValue, paramHeaders, verifyHeaders, type HeaderLookup, type ParamHeader, type ToolHeaderInfo } from './headers.ts';
 export { assembleBatch, splitBatch, type BatchItem } from './batch.ts';
-export { discoverVerdict, inputFailure, refusalToInitializeError, unanswerableInputs, upstreamErrorToLegacy, type DiscoverVerdict } from './legacyClient.ts';
+export { inputFailure, refusalToInitializeError, unanswerableInputs, upstreamErrorToLegacy } from './legacyClient.ts';
 export { createTaskResultToLegacy, createTaskResultToModern, readLegacyTask, taskToLegacy, taskToModern, toolToModern } from './tasks.ts';

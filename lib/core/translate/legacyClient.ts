@@ -1,7 +1,6 @@
 /**
  * Decisions of an adapter that faces a legacy client and calls a modern server (direction A)
- * which are not a message translation of their own: whether a discover answer means the upstream
- * is modern, the `initialize` error for an upstream that refuses us, which input requests the
+ * which are not a message translation of their own: the `initialize` error for an upstream that refuses us, which input requests the
  * legacy client cannot answer, and how a failed input round ends a call.
  */
 import { ErrorCode, type WireError } from '../errors.ts';
@@ -11,25 +10,6 @@ import type { InputRequests } from '../modern/inputs.ts';
 import { isRecord, type JsonObject } from '../primitives.ts';
 import { errorToLegacy } from './errors.ts';
 import { legacyClientAllows } from './inputRequests.ts';
-
-/** What an answer to `server/discover` says about the upstream. */
-export type DiscoverVerdict =
-  | { readonly era: 'modern'; readonly result: JsonObject }
-  | { readonly era: 'modern-refused'; readonly error: WireError }
-  | { readonly era: 'legacy' };
-
-/**
- * A discover answer → the era verdict. A result or a recognised modern error (`-32020`…`-32022`)
- * means modern; anything else (`-32601`, `-32602`, "not initialized", …) means legacy.
- */
-export function discoverVerdict(answer: { result: JsonObject } | { error: WireError }): DiscoverVerdict {
-  if ('result' in answer) return { era: 'modern', result: answer.result };
-  const code = answer.error.code;
-  if (code === ErrorCode.UnsupportedProtocolVersion || code === ErrorCode.HeaderMismatch || code === ErrorCode.MissingRequiredClientCapability) {
-    return { era: 'modern-refused', error: answer.error };
-  }
-  return { era: 'legacy' };
-}
 
 /**
  * The error a legacy client gets for its `initialize` when a modern upstream refuses us: no shared

@@ -11,7 +11,8 @@ import { fail, ok, type Outcome } from '../../core/outcome.ts';
 import { isRecord, type JsonObject, type LoggingLevel } from '../../core/primitives.ts';
 import { discoverToInitializeResult } from '../../core/translate/discover.ts';
 import { sessionFromInitialize, sessionMeta } from '../../core/translate/envelope.ts';
-import { discoverVerdict, refusalToInitializeError } from '../../core/translate/legacyClient.ts';
+import { refusalToInitializeError } from '../../core/translate/legacyClient.ts';
+import { eraOfDiscoverAnswer, type DiscoverAnswer } from '../../core/eraVerdict.ts';
 import * as v from 'valibot';
 import { UpstreamHttpError, type ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { BridgeSession } from './bridgeSession.ts';
@@ -50,42 +51,50 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
     state.modernVersion = (Array.isArray(cached['supportedVersions']) ? pickModernVersion(cached['supportedVersions']) : undefined) ?? state.modernVersion;
     return ok(cached);
   }
-  // A -32022 naming a modern version we speak is answered by asking again in that version, once.
+  // The era verdict decides (core/eraVerdict.ts): a -32022 naming a modern version we speak is asked again in it, once.
   for (let attempt = 0; ; attempt++) {
     const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: sessionMeta(sessionFromInitialize(params), undefined, state.modernVersion) } };
-    let answer: JsonRpcResponse;
+    let heard: DiscoverAnswer;
     try {
-      answer = await ctx.upstream.request(request);
-    } catch (e) {
-      if (e instanceof UpstreamHttpError && (e.status === 401 || e.status === 403)) return fail(refusalToInitializeError({ status: e.status }));
-      if (e instanceof UpstreamHttpError && e.status >= 400 && e.status < 500) return 'legacy';
-      const reason = e instanceof Error ? e.message : String(e);
-      ctx.unreachable?.(reason);
-      return fail(internalError(`the upstream MCP server is unavailable: ${reason}`));
-    }
-    // An error while the upstream is gone (its process exited) is ours: no era follows from it.
-    const gone = 'error' in answer ? ctx.upstream.gone : undefined;
-    if (gone !== undefined) {
-      const reason = `it ${closedReason(gone.failure, 'before it answered initialize')}`;
-      ctx.unreachable?.(reason);
-      return fail(upstreamUnavailable(reason, gone.failure));
-    }
-    const verdict = discoverVerdict('result' in answer ? { result: answer.result } : { error: answer.error });
-    if (verdict.era === 'legacy') return 'legacy';
-    if (verdict.era === 'modern-refused') {
-      const data = verdict.error.code === ErrorCode.UnsupportedProtocolVersion && isRecord(verdict.error.data) ? verdict.error.data : undefined;
-      const shared = data && Array.isArray(data['supported']) ? pickModernVersion(data['supported']) : undefined;
-      if (attempt === 0 && shared) {
-        state.modernVersion = shared;
-        continue;
+      const answer = await ctx.upstream.request(request);
+      // An error while the upstream is gone (its process exited) is ours: no era follows from it.
+      const gone = 'error' in answer ? ctx.upstream.gone : undefined;
+      if (gone !== undefined) {
+        const reason = `it ${closedReason(gone.failure, 'before it answered initialize')}`;
+        ctx.unreachable?.(reason);
+        return fail(upstreamUnavailable(reason, gone.failure));
       }
-      return fail(refusalToInitializeError({ error: verdict.error }));
+      heard = 'result' in answer ? { kind: 'result', result: answer.result } : { kind: 'error', error: answer.error };
+    } catch (e) {
+      if (!(e instanceof UpstreamHttpError) || (e.status >= 200 && e.status < 300)) return unreachable(e, ctx);
+      heard = { kind: 'status', status: e.status };
     }
-    const versions = Array.isArray(verdict.result['supportedVersions']) ? pickModernVersion(verdict.result['supportedVersions']) : undefined;
-    if (versions) state.modernVersion = versions;
-    ctx.cache.set(verdict.result, ctx.now());
-    return ok(verdict.result);
+    const verdict = eraOfDiscoverAnswer(heard, { sent: state.modernVersion, retried: attempt > 0 });
+    switch (verdict.era) {
+      case 'legacy':
+        return 'legacy';
+      case 'retry':
+        state.modernVersion = verdict.version;
+        continue;
+      case 'unknown':
+        if (verdict.status === 401 || verdict.status === 403) return fail(refusalToInitializeError({ status: verdict.status }));
+        return unreachable(new Error(verdict.reason), ctx);
+      case 'unshared':
+        return fail(refusalToInitializeError({ error: verdict.refusal ?? { code: ErrorCode.UnsupportedProtocolVersion, message: verdict.reason, data: { supported: [...verdict.supported] } } }));
+      case 'modern':
+        if (verdict.refusal || !verdict.discover) return fail(refusalToInitializeError({ error: verdict.refusal ?? internalError('server/discover named no version') }));
+        state.modernVersion = verdict.version;
+        ctx.cache.set(verdict.discover, ctx.now());
+        return ok(verdict.discover);
+    }
   }
+}
+
+/** The upstream could not be asked at all: the client is answered with an error saying why. */
+function unreachable(e: unknown, ctx: HandshakeContext): Outcome<JsonObject, WireError> {
+  const reason = e instanceof Error ? e.message : String(e);
+  ctx.unreachable?.(reason);
+  return fail(internalError(`the upstream MCP server is unavailable: ${reason}`));
 }
 
 /**

@@ -1,19 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { discoverVerdict, inputFailure, refusalToInitializeError, unanswerableInputs, upstreamErrorToLegacy } from '../../../lib/core/translate/legacyClient.ts';
-
-const verdict = suite('discoverVerdict');
-
-verdict('should call a discover result modern', () => {
-  assert.equal(discoverVerdict({ result: { supportedVersions: ['2026-07-28'] } }).era, 'modern');
-});
-
-verdict('should call -32020/-32021/-32022 a modern refusal, anything else legacy', () => {
-  for (const code of [-32020, -32021, -32022]) assert.is(discoverVerdict({ error: { code, message: 'x' } }).era, 'modern-refused');
-  for (const code of [-32601, -32602, -32000, -32004]) assert.is(discoverVerdict({ error: { code, message: 'x' } }).era, 'legacy');
-});
-
-verdict.run();
+import { inputFailure, refusalToInitializeError, unanswerableInputs, upstreamErrorToLegacy } from '../../../lib/core/translate/legacyClient.ts';
 
 const refusal = suite('refusalToInitializeError');
 

@@ -7,6 +7,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { suite } from 'uvu';
+import { z } from 'zod';
 import * as assert from 'uvu/assert';
 import { createModernHandler } from '../../../fixtures/servers/modernHttp.ts';
 import { STATE } from '../../../fixtures/servers/modernServer.ts';
@@ -468,6 +469,26 @@ refusals('should relay a session unchanged when the upstream is a legacy server'
   assert.is(answer['result']['content'][0]['text'], 'legacy');
   const asked = await raw.request('tools/call', { name: 'ask_name', arguments: {} });
   assert.is(asked['result']['content'][0]['text'], 'Hello, Ada!');
+  await bridge.close();
+});
+
+refusals('should relay a session unchanged when a legacy server answers server/discover with a result that is not a DiscoverResult', async () => {
+  // A legacy server with a handler for every method: its answer has no supportedVersions, so it proves
+  // nothing modern (the same verdict as the probe's, core/eraVerdict.ts), and initialize goes to it.
+  const [client, server] = createMemoryPair();
+  const legacy = createPushServer();
+  legacy.server.setRequestHandler(z.object({ method: z.literal('server/discover') }).passthrough(), () => ({}));
+  await legacy.connect(server as never);
+  const bridge = wrapLegacyClient(client);
+  await bridge.start();
+  let passthrough = false;
+  bridge.events.on('passthrough', () => (passthrough = true));
+  const raw = new RawClient(bridge, '2025-11-25');
+  const init = await raw.initialize();
+  assert.equal(init['result']['serverInfo'], { name: 'push-server', version: '1.0.0' });
+  assert.ok(passthrough, 'relayed as a legacy session');
+  const answer = await raw.request('tools/call', { name: 'echo', arguments: { text: 'still legacy' } });
+  assert.is(answer['result']['content'][0]['text'], 'still legacy');
   await bridge.close();
 });
 
