@@ -16,7 +16,7 @@ export {
   type ModernVersion,
 } from './core/era.ts';
 export { AdapterError, type AdapterErrorCode, ErrorCode, type ErrorCodeName, type WireError } from './core/errors.ts';
-export type { UpstreamFailure } from './core/upstreamFailure.ts';
+export type { UpstreamFailure } from './util/upstreamFailure.ts';
 export type { JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResult, RequestId } from './core/jsonrpc.ts';
 export type { Implementation, LoggingLevel } from './core/primitives.ts';
 export { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeEvents, type LegacyClientBridgeOptions } from './wrap/legacyClient/legacyClientBridge.ts';

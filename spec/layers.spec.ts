@@ -1,6 +1,6 @@
 /**
  * The arrows of lib/ point inward only: cli and codemod → wrap → fleet → fronts → probe, session, state →
- * transport → core, with the shared utilities (defaults, signals, events, retry, observe) beside core. This
+ * transport → util → core, with observe and auth beside transport. This
  * reads every import of every source and fails on one that points outward or sideways.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -13,10 +13,7 @@ const LIB = resolve(import.meta.dirname, '../lib');
 /** Each folder's layer; a file may import its own folder and any lower layer. */
 const LAYER: Readonly<Record<string, number>> = {
   core: 0,
-  'defaults.ts': 1,
-  'signals.ts': 1,
-  'events.ts': 1,
-  'retry.ts': 1,
+  util: 0.5,
   observe: 1,
   transport: 2,
   auth: 2,
@@ -66,6 +63,27 @@ layers('should import only its own folder and lower layers', () => {
   }
   assert.ok(imports > 300, `read ${imports} imports`);
   assert.equal(outward, []);
+});
+
+layers('should have no circle of imports among its files', () => {
+  const files = sources(LIB);
+  const arrows = new Map(files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)].map((m) => resolve(dirname(f), m[1]!))]));
+  const circles: string[] = [];
+  // Depth-first, colouring each file: grey while its imports are being followed, black once done.
+  const colour = new Map<string, 'grey' | 'black'>();
+  const path: string[] = [];
+  const visit = (file: string): void => {
+    colour.set(file, 'grey');
+    path.push(file);
+    for (const to of arrows.get(file) ?? []) {
+      if (colour.get(to) === 'grey') circles.push([...path.slice(path.indexOf(to)), to].map((f) => relative(LIB, f)).join(' → '));
+      else if (!colour.has(to) && arrows.has(to)) visit(to);
+    }
+    path.pop();
+    colour.set(file, 'black');
+  };
+  for (const file of files) if (!colour.has(file)) visit(file);
+  assert.equal(circles, []);
 });
 
 layers.run();

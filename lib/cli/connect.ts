@@ -18,7 +18,7 @@ import { oauthProvider } from './oauthOptions.ts';
 import { authorizedFetch, SIGN_IN_TIMEOUT_MS } from '../auth/authorizedFetch.ts';
 import { claimedEra, type Era } from '../core/era.ts';
 import { internalError, parseError } from '../core/errors.ts';
-import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { describeFailure, upstreamUnavailable, type UpstreamFailure } from '../util/upstreamFailure.ts';
 import { errorResponse, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { RelayTelemetry } from '../observe/relayTelemetry.ts';
 import { LineFramer } from '../transport/lineFramer.ts';
@@ -31,7 +31,7 @@ import type { HttpTarget } from '../probe/probe.ts';
 import { CONNECT_OPTIONS, CONNECT_USAGE } from './connectUsage.ts';
 import { readEnv, readHeaders, readHttpUrl, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 type Upstream = { url: string; headers: Record<string, string>; fetch?: typeof fetch } | { command: StdioChildOptions };
 

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EXPLAIN_USAGE } from './explainUsage.ts';
 import { usageError } from './options.ts';
-import { explainTranscript, type ExplainedMessage } from '../core/transcript.ts';
+import { explainTranscript, type ExplainedMessage } from './transcript.ts';
 import { isRecord } from '../core/primitives.ts';
 
 

@@ -4,7 +4,7 @@
  * and numbers: which option of which wrap each one sets is said where the wrap is built.
  */
 import { defaultOpenings } from '../session/gate.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** One settable limit. */
 interface LimitSpec {

@@ -7,7 +7,7 @@
 import { MetaKey, MODERN_VERSIONS } from '../core/era.ts';
 import type { CacheDefaults } from '../core/translate/context.ts';
 import { httpBackend, stdioBackend, type Backend } from '../session/backend.ts';
-import { Cancellation } from '../signals.ts';
+import { Cancellation } from '../util/signals.ts';
 import { startAhead } from '../transport/spawnChild.ts';
 import type { LegacyServerWrap, WrapLegacyServerOptions, WrapStats } from '../wrap/legacyServer/wrapLegacyServer.ts';
 import type { AccessEntry } from '../observe/requestTelemetry.ts';

@@ -121,7 +121,7 @@ const MODERN_ONLY_METHODS = new Set(['server/discover', 'subscriptions/listen', 
  * `params._meta["io.modelcontextprotocol/protocolVersion"]`; any other request claims legacy.
  * Notifications claim an era only through an era-specific method or a subscription tag; results
  * through `resultType`; errors through era-specific codes (a modern one as `server/discover`'s
- * verdict recognises it, eraVerdict.ts).
+ * verdict recognises it, core/verdict.ts).
  */
 export function claimedEra(message: unknown): ClaimedEra {
   if (!isRecord(message)) return 'unclaimed';

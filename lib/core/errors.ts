@@ -4,7 +4,24 @@
  * as values, only edges turn them into responses.
  */
 import { isRecord } from './primitives.ts';
-import type { UpstreamFailure } from './upstreamFailure.ts';
+
+/** The upstream's own account of a failure (every member optional, every one bounded). */
+export interface UpstreamFailure {
+  /** The HTTP status it answered with. */
+  readonly httpStatus?: number;
+  /** The start of the body it answered with, whitespace collapsed. */
+  readonly body?: string;
+  /** The `WWW-Authenticate` challenge of a 401 or 403 (what a client needs to sign in). */
+  readonly challenge?: string;
+  /** The process's exit code. */
+  readonly exitCode?: number;
+  /** The signal that ended the process. */
+  readonly signal?: string;
+  /** The last lines the process wrote to stderr, oldest first. */
+  readonly stderr?: readonly string[];
+  /** The connection's own error (`connect ECONNREFUSED 127.0.0.1:8080`, `spawn x ENOENT`). */
+  readonly network?: string;
+}
 
 /** Every JSON-RPC error code the adapter reads or writes, by name. */
 export const ErrorCode = {

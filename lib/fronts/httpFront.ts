@@ -14,7 +14,7 @@ import { errorResponse, type Classified, type JsonRpcRequest } from '../core/jso
 import { isRemovedInModern } from '../core/legacy/methods.ts';
 import { readEnvelope, type Envelope } from '../core/translate/envelope.ts';
 import { verifyHeaders } from '../core/translate/headers.ts';
-import { Cancellation } from '../signals.ts';
+import { Cancellation } from '../util/signals.ts';
 import {
   bodyFailureMessage,
   bodyHeaderFailure,
@@ -37,7 +37,7 @@ import { exactJson } from '../transport/exactIds.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import type { ProtectedResource } from './protectedResource.ts';
 import { errorAnswer, HOP_HEADER, type Forwarding, type HopRequest, type Served } from './served.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 import type { JsonObject } from '../core/primitives.ts';
 import { RequestSpan } from '../observe/requestSpan.ts';
 import { traceCarrier } from '../observe/traceContext.ts';

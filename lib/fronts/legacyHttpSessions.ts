@@ -13,12 +13,12 @@ import { isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
 import { jsonError, jsonResponse, refusalResponse } from '../transport/httpEdge.ts';
 import { holdsExactIds, withExactIds } from '../transport/exactIds.ts';
-import { describeFailure, failureOf } from '../core/upstreamFailure.ts';
+import { describeFailure, failureOf } from '../util/upstreamFailure.ts';
 import type { HeaderSource } from '../observe/traceContext.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
 import type { Openings } from '../session/gate.ts';
 import { authRefusalOf, type SessionSource } from './served.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 import { sameSubject } from '../auth/tokenSubject.ts';
 
 /**

@@ -10,9 +10,9 @@
  * closes after `idleMs` without a request).
  * Counts and choices only: the sessions themselves are the caller's.
  */
-import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
+import { limitRefusal, type LimitRefusal } from '../util/limits.ts';
 import { sessionNotFound, whileServed } from '../transport/httpEdge.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** The bounds of an endpoint's legacy sessions. */
 export interface LegacySessionLimits {

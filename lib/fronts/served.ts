@@ -5,13 +5,13 @@
  * answer builder only: no I/O here.
  */
 import { ErrorCode, httpStatusForError, type WireError } from '../core/errors.ts';
-import type { UpstreamFailure } from '../core/upstreamFailure.ts';
+import type { UpstreamFailure } from '../util/upstreamFailure.ts';
 import { errorResponse, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from '../core/jsonrpc.ts';
 import type { Envelope } from '../core/translate/envelope.ts';
 import type { HeaderLookup } from '../core/translate/headers.ts';
 import type { Openings } from '../session/gate.ts';
 import type { ConnectContext } from '../session/backend.ts';
-import type { CancelSignal } from '../signals.ts';
+import type { CancelSignal } from '../util/signals.ts';
 import type { Transport } from '../transport/transport.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestTelemetry } from '../observe/requestTelemetry.ts';

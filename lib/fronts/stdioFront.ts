@@ -10,10 +10,10 @@
 import type { Readable, Writable } from 'node:stream';
 import { claimedEra } from '../core/era.ts';
 import { errorResponse, isRequestId, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
-import { closedReason, describeFailure, upstreamUnavailable, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { closedReason, describeFailure, upstreamUnavailable, type UpstreamFailure } from '../util/upstreamFailure.ts';
 import { isRecord } from '../core/primitives.ts';
-import { Cancellation } from '../signals.ts';
-import { IdTable } from '../core/idTable.ts';
+import { Cancellation } from '../util/signals.ts';
+import { IdTable } from '../util/idTable.ts';
 import { LineFramer } from '../transport/lineFramer.ts';
 import { exactJson, holdExactIds } from '../transport/exactIds.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
@@ -21,7 +21,7 @@ import { LONE, type Transport } from '../transport/transport.ts';
 import type { Served } from './served.ts';
 import type { RelayTelemetry } from '../observe/relayTelemetry.ts';
 import { ErrorCode } from '../core/errors.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** Options of {@link serveStdio}. */
 export interface StdioFrontOptions {

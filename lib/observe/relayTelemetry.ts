@@ -16,7 +16,7 @@ import { tracingRegistered, type UpstreamSpan } from './requestSpan.ts';
 import { observe, type RequestTelemetry } from './requestTelemetry.ts';
 import type { ServeMetrics } from './serveMetrics.ts';
 import { withHeaderTrace, type HeaderSource } from './traceContext.ts';
-import { KeyedTable } from '../core/idTable.ts';
+import { KeyedTable } from '../util/idTable.ts';
 
 /** The most requests of one session observed at once. */
 const MAX_OBSERVED = 1024;

@@ -15,9 +15,9 @@ import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
 import { StdioChildTransport } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { describeTarget, isHttpTarget, probe, type HttpTarget, type ProbeOptions, type ProbeTarget } from './probe.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 import { startupTimer, waitingReason } from './startupTimer.ts';
-import { readPages } from '../core/readPages.ts';
+import { readPages } from '../util/readPages.ts';
 
 /** The three kinds of server the compatibility matrix knows. */
 export type ServerKind = 'modern-only' | 'dual-era' | 'legacy';

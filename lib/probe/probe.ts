@@ -11,14 +11,14 @@ import { classify, parseMessage, type JsonRpcMessage, type JsonRpcRequest, type 
 import { isRecord, type Implementation } from '../core/primitives.ts';
 import { ADAPTER_INFO } from '../core/translate/context.ts';
 import { HEADER } from '../core/translate/headers.ts';
-import { createEmitter, type Emitter } from '../events.ts';
+import { createEmitter, type Emitter } from '../util/events.ts';
 import { LegacyHttpClientTransport, type LegacyHttpMode } from '../transport/legacyHttpClient.ts';
 import { mediaType, readSseMessages } from '../transport/sse.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, readBounded } from '../transport/messageBound.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
-import { eraOfDiscoverAnswer, type DiscoverAnswer, type EraVerdict } from '../core/eraVerdict.ts';
+import { eraOfDiscoverAnswer, type DiscoverAnswer, type EraVerdict } from '../core/verdict.ts';
 import { processVerdictCache, type Verdict, type VerdictCache } from './verdictCache.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 import { startupTimer, waitingReason } from './startupTimer.ts';
 
 export type { Verdict } from './verdictCache.ts';

@@ -6,7 +6,7 @@
 import type { WireError } from '../core/errors.ts';
 import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';
 import type { Implementation, JsonObject } from '../core/primitives.ts';
-import type { CancelSignal } from '../signals.ts';
+import type { CancelSignal } from '../util/signals.ts';
 import type { PushCopies } from './pushCopies.ts';
 
 /** What a call, or a push, ends with. */

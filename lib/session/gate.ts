@@ -10,10 +10,9 @@
  */
 import { availableParallelism } from 'node:os';
 import { AdapterError } from '../core/errors.ts';
-import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
-import type { CancelSignal } from '../signals.ts';
-import type { Backend } from './backend.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { limitRefusal, type LimitRefusal } from '../util/limits.ts';
+import type { CancelSignal } from '../util/signals.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** How long a place rests after use, as a multiple of how long it was held: in use a third of its time at the most. */
 const REST = 2;
@@ -220,6 +219,18 @@ export class Acquaintances {
 }
 
 /**
+ * What openings need of where sessions come from (a session backend): its kind, and its warm spare
+ * processes, which start through the same gate and can be claimed by a connect that then boots nothing.
+ */
+export interface WarmSpares {
+  readonly kind?: 'in-process' | 'stdio' | 'http';
+  /** Does its own background starts through `gate`, in turn with a wrap's openings. */
+  share?(gate: Gate): void;
+  /** Claims a process started ahead for the next connect, if one is free. */
+  claimWarm?(): boolean;
+}
+
+/**
  * The turns a wrap's upstream openings take, its pool's and its legacy sessions' alike: at one
  * gate, the callers served lately first; none is needed when a process started ahead can be taken
  * (while strangers wait, only a known caller may take it). The backend's own warm spares start
@@ -228,13 +239,13 @@ export class Acquaintances {
 export class Openings {
   readonly gate: Gate;
   readonly acquaintances: Acquaintances;
-  readonly #backend: Pick<Backend, 'claimWarm'>;
+  readonly #backend: WarmSpares;
 
   /** What tells whether callers already served are at work (see `working`). */
   readonly #work = new Set<() => boolean>();
 
   /** `size`: openings at once (default half the cores, each may boot a server process; 16 for a server reached over HTTP). */
-  constructor(backend: Pick<Backend, 'claimWarm' | 'share'> & Partial<Pick<Backend, 'kind'>>, options: { size?: number } = {}) {
+  constructor(backend: WarmSpares, options: { size?: number } = {}) {
     this.gate = new Gate(options.size ?? (backend.kind === 'http' ? HTTP_OPENINGS : defaultOpenings()), { working: () => this.#working() });
     this.acquaintances = new Acquaintances();
     this.#backend = backend;

@@ -7,19 +7,19 @@
  * principals; reopens a session whose process died, with backoff.
  */
 import { availableParallelism } from 'node:os';
-import { GiveUp, retry } from '../retry.ts';
+import { GiveUp, retry } from '../util/retry.ts';
 import { AdapterError } from '../core/errors.ts';
-import { limitError, limitRefusal, type LimitRefusal } from '../core/limits.ts';
+import { limitError, limitRefusal, type LimitRefusal } from '../util/limits.ts';
 import type { LegacyVersion } from '../core/era.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { JsonObject } from '../core/primitives.ts';
 import type { Backend } from './backend.ts';
-import type { CancelSignal } from '../signals.ts';
+import type { CancelSignal } from '../util/signals.ts';
 import { Openings } from './gate.ts';
 import { PushCopies } from './pushCopies.ts';
 import { UpstreamSession } from './upstreamSession.ts';
 import type { RpcOutcome } from './callHooks.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 import { beingOpened, busy, EVICTABLE_AFTER_MS, roomFor, type Entry, type Room } from './poolRoom.ts';
 import { keyText, type SessionKey } from './sessionKey.ts';
 import { Waiters } from './waiters.ts';

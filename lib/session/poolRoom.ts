@@ -3,7 +3,7 @@
  * principals' openings waiting at the gate, and its bounds. Read only; the pool acts on the answer.
  * Not here: choosing an open session, opening one, waiting.
  */
-import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
+import { limitRefusal, type LimitRefusal } from '../util/limits.ts';
 import type { SessionKey } from './sessionKey.ts';
 import type { UpstreamSession } from './upstreamSession.ts';
 

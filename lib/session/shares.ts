@@ -7,8 +7,8 @@
  * room: its oldest parked call, else its newest listen. This module only counts and chooses; what
  * a release does is the holder's (its `release` callback).
  */
-import { limitRefusal, type LimitRefusal } from '../core/limits.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { limitRefusal, type LimitRefusal } from '../util/limits.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** What is held: a parked call, or the upstream session of a principal's listens. */
 export type HoldingKind = 'parked' | 'listen';

@@ -9,13 +9,13 @@ import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
 import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
-import { closedReason, failureOf, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { closedReason, failureOf, type UpstreamFailure } from '../util/upstreamFailure.ts';
 import { LONE, SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import { isMrtrMethod } from '../core/modern/methods.ts';
-import { DEFAULTS } from '../defaults.ts';
-import type { CancelSignal } from '../signals.ts';
+import { DEFAULTS } from '../util/defaults.ts';
+import type { CancelSignal } from '../util/signals.ts';
 import type { CallHooks, RpcOutcome, UpstreamSessionOptions } from './callHooks.ts';
-import { IdTable } from '../core/idTable.ts';
+import { IdTable } from '../util/idTable.ts';
 
 interface HeldPush {
   readonly settle: (owner: Pending | undefined) => void;

@@ -4,7 +4,7 @@
  * again. Not here: what they look for.
  */
 import { AdapterError } from '../core/errors.ts';
-import type { CancelSignal } from '../signals.ts';
+import type { CancelSignal } from '../util/signals.ts';
 
 const CANCELLED = 'the request was cancelled while waiting for an upstream session';
 

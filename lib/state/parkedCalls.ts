@@ -4,7 +4,7 @@
  * it stays in the process that parked it; a fleet's store also tells the other replicas whose it is.
  * Not here: each principal's fair share (`session/shares.ts`), or what a parked call does.
  */
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** The parked calls of a broker, by id. */
 export interface ParkedCallStore<T> {

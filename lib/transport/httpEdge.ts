@@ -5,12 +5,12 @@
  */
 import { isIP } from 'node:net';
 import { parseMessage, type Classified, type ClassifyFailure, type JsonRpcMessage } from '../core/jsonrpc.ts';
-import { limitAnswer, type LimitRefusal } from '../core/limits.ts';
+import { limitAnswer, type LimitRefusal } from '../util/limits.ts';
 import { readBounded } from './messageBound.ts';
 import { exactJson, holdExactIds } from './exactIds.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 import { ErrorCode } from '../core/errors.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** Bounds on what an HTTP endpoint reads before anything is parsed. */
 export interface EdgeLimits {

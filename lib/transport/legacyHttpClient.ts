@@ -4,7 +4,7 @@
  * or by the spec's fallback probe. It only moves messages, never answers the server. Every request
  * sent gets exactly one answer: the server's, or a synthesised -32603 (also past `maxMessageBytes`).
  */
-import type { UpstreamFailure } from '../core/upstreamFailure.ts';
+import type { UpstreamFailure } from '../util/upstreamFailure.ts';
 import { AdapterError } from '../core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import type { Transport } from './transport.ts';

@@ -8,11 +8,11 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { readSse } from './sse.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, readBounded, tooLargeDetail } from './messageBound.ts';
 import { AdapterError, internalError, type WireError } from '../core/errors.ts';
-import { bodyExcerpt, BODY_EXCERPT_CHARS, MAX_CHALLENGE_CHARS, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { bodyExcerpt, BODY_EXCERPT_CHARS, MAX_CHALLENGE_CHARS, type UpstreamFailure } from '../util/upstreamFailure.ts';
 import { classify, errorResponse, parseMessage, type Classified, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
 import type { MessageExtra } from './transport.ts';
 import type { LegacyHttpClientOptions, LegacyHttpMode } from './legacyHttpClientOptions.ts';
-import { KeyedTable } from '../core/idTable.ts';
+import { KeyedTable } from '../util/idTable.ts';
 
 /** The transport a link serves: where messages and errors go, and how a cancellation is sent. */
 export interface LinkOwner {

@@ -6,7 +6,7 @@
  */
 import { mediaType } from './sse.ts';
 import { readBounded } from './messageBound.ts';
-import { GiveUp, retry } from '../retry.ts';
+import { GiveUp, retry } from '../util/retry.ts';
 import { AdapterError } from '../core/errors.ts';
 import { parseMessage, type JsonRpcMessage, type RequestId } from '../core/jsonrpc.ts';
 import type { MessageExtra } from './transport.ts';

@@ -6,7 +6,7 @@
  */
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 import { isRequestId, type RequestId } from '../core/jsonrpc.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 
 /** The default bound on one message from an upstream: 16 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = DEFAULTS.messageBytes;

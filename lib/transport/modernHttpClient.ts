@@ -12,7 +12,7 @@ import { classify, errorResponse, parseMessage, type JsonRpcMessage, type JsonRp
 import { isRecord } from '../core/primitives.ts';
 import { computeHeaders } from '../core/translate/headers.ts';
 import type { Transport } from './transport.ts';
-import { KeyedTable } from '../core/idTable.ts';
+import { KeyedTable } from '../util/idTable.ts';
 
 /** Options of {@link ModernHttpClientTransport}. */
 export interface ModernHttpClientOptions {

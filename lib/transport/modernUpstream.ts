@@ -10,8 +10,8 @@ import { MetaKey } from '../core/era.ts';
 import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 import { extend, isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from './transport.ts';
-import { KeyedTable } from '../core/idTable.ts';
-import { closedReason, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { KeyedTable } from '../util/idTable.ts';
+import { closedReason, type UpstreamFailure } from '../util/upstreamFailure.ts';
 
 /** Per-call options of a modern upstream request. */
 export interface UpstreamCallOptions {

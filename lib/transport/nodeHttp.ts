@@ -6,10 +6,10 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { limitAnswer, limitRefusal } from '../core/limits.ts';
+import { limitAnswer, limitRefusal } from '../util/limits.ts';
 import type { JsonRpcMessage } from '../core/jsonrpc.ts';
 import type { SseWriter } from './httpEdge.ts';
-import { DEFAULTS } from '../defaults.ts';
+import { DEFAULTS } from '../util/defaults.ts';
 import { exactJson } from './exactIds.ts';
 
 /** Options of {@link serveNodeHttp}: where to listen, and the bounds on connections and their timing. */

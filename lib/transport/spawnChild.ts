@@ -6,7 +6,6 @@
  * process over. Only `node:child_process`: this module is loaded first of all.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { StdioChildOptions } from './stdioChild.ts';
 
 /** A process started ahead, and what happened to it before a transport took it. */
 export interface StartedAhead {
@@ -23,7 +22,23 @@ export interface StartedAhead {
 
 const hold = () => {};
 
-let ahead: { readonly options: StdioChildOptions; readonly started: StartedAhead } | undefined;
+/** What a child process is started from: the command line, its environment and its directory. */
+export interface ChildCommand {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to the environment the child starts from (see `inheritEnv`). */
+  readonly env?: Readonly<Record<string, string>>;
+  /**
+   * What the child's environment starts from: ours (`true`, the default), a basic one (`'basic'`:
+   * the names in `BASIC_ENV`, such as `PATH` and `HOME`), or nothing (`false`).
+   */
+  readonly inheritEnv?: boolean | 'basic';
+  /** Names of ours never passed on (our own secrets, such as the variable holding the requestState key). */
+  readonly withholdEnv?: readonly string[];
+  readonly cwd?: string;
+}
+
+let ahead: { readonly options: ChildCommand; readonly started: StartedAhead } | undefined;
 
 /**
  * What a basic environment keeps of ours (`inheritEnv: 'basic'`): enough to find and run a
@@ -35,7 +50,7 @@ export const BASIC_ENV: readonly string[] =
     : ['HOME', 'LANG', 'LC_ALL', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'USER'];
 
 /** The environment a server process starts with: ours (all, basic or none), less what is withheld, plus `env`. */
-export function childEnv(o: Pick<StdioChildOptions, 'env' | 'inheritEnv' | 'withholdEnv'>): Record<string, string> {
+export function childEnv(o: Pick<ChildCommand, 'env' | 'inheritEnv' | 'withholdEnv'>): Record<string, string> {
   const env: Record<string, string> = {};
   if (o.inheritEnv !== false) {
     const names = o.inheritEnv === 'basic' ? BASIC_ENV : Object.keys(process.env);
@@ -50,7 +65,7 @@ export function childEnv(o: Pick<StdioChildOptions, 'env' | 'inheritEnv' | 'with
 }
 
 /** Starts a server process as `StdioChildTransport` does. */
-export function spawnChild(o: StdioChildOptions): ChildProcess {
+export function spawnChild(o: ChildCommand): ChildProcess {
   return spawn(o.command, [...(o.args ?? [])], { env: childEnv(o), cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
 }
 
@@ -60,10 +75,10 @@ function sameEnv(a: Readonly<Record<string, string>> | undefined, b: Readonly<Re
 }
 
 /** Whether two option sets start the same process. */
-function sameProcess(a: StdioChildOptions, b: StdioChildOptions): boolean {
+function sameProcess(a: ChildCommand, b: ChildCommand): boolean {
   const args = a.args ?? [];
   const other = b.args ?? [];
-  const withheld = (o: StdioChildOptions) => [...(o.withholdEnv ?? [])].sort().join('\u0000');
+  const withheld = (o: ChildCommand) => [...(o.withholdEnv ?? [])].sort().join('\u0000');
   return a.command === b.command && args.length === other.length && args.every((x, i) => x === other[i]) && a.cwd === b.cwd && (a.inheritEnv ?? true) === (b.inheritEnv ?? true) && withheld(a) === withheld(b) && sameEnv(a.env, b.env);
 }
 
@@ -72,7 +87,7 @@ function sameProcess(a: StdioChildOptions, b: StdioChildOptions): boolean {
  * process (at most one waits at a time; another call replaces it). Its output waits in its pipes.
  * If no transport takes it, it is stopped when this process exits.
  */
-export function startAhead(options: StdioChildOptions): void {
+export function startAhead(options: ChildCommand): void {
   if (ahead && sameProcess(ahead.options, options)) return;
   ahead?.started.child.kill('SIGTERM');
   const child = spawnChild(options);
@@ -109,7 +124,7 @@ export function dropAhead(): void {
 }
 
 /** The process started ahead for these options, handed over once; `undefined` when there is none. */
-export function takeAhead(options: StdioChildOptions): StartedAhead | undefined {
+export function takeAhead(options: ChildCommand): StartedAhead | undefined {
   if (!ahead || !sameProcess(ahead.options, options)) return undefined;
   const { started } = ahead;
   ahead = undefined;

@@ -8,29 +8,17 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { AdapterError, internalError } from '../core/errors.ts';
-import { stderrTail, type UpstreamFailure } from '../core/upstreamFailure.ts';
+import { stderrTail, type UpstreamFailure } from '../util/upstreamFailure.ts';
 import { DEFAULT_MAX_DEPTH, errorResponse, isRequestId, nestedBeyond, type JsonRpcMessage } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import { frame, LineFramer } from './lineFramer.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, responseIdOf, tooLargeDetail } from './messageBound.ts';
-import { spawnChild, takeAhead } from './spawnChild.ts';
+import { spawnChild, takeAhead, type ChildCommand } from './spawnChild.ts';
 import { turnBatcher, type TurnWrite } from './turnBatcher.ts';
 import { SENT, type SendOptions, type Transport } from './transport.ts';
 
 /** A server program to start and talk to over its stdin/stdout. */
-export interface StdioChildOptions {
-  readonly command: string;
-  readonly args?: readonly string[];
-  /** Added to the environment the child starts from (see `inheritEnv`). */
-  readonly env?: Readonly<Record<string, string>>;
-  /**
-   * What the child's environment starts from: ours (`true`, the default), a basic one (`'basic'`:
-   * the names in `BASIC_ENV`, such as `PATH` and `HOME`), or nothing (`false`).
-   */
-  readonly inheritEnv?: boolean | 'basic';
-  /** Names of ours never passed on (our own secrets, such as the variable holding the requestState key). */
-  readonly withholdEnv?: readonly string[];
-  readonly cwd?: string;
+export interface StdioChildOptions extends ChildCommand {
   /**
    * Where the child's stderr goes: passed through to ours (default), nowhere, or to a callback.
    * Passed through, what it writes before it first speaks on stdout is held back (up to 16 KiB):

@@ -4,7 +4,7 @@
  * `Server`, v1 or v2. Not a transport itself.
  */
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
-import type { UpstreamFailure } from '../core/upstreamFailure.ts';
+import type { UpstreamFailure } from '../util/upstreamFailure.ts';
 
 /** What a transport knows about a received message beyond the message itself. */
 export interface MessageExtra {

@@ -6,15 +6,16 @@
  * not touched (they are deep-frozen), the output is plain JSON; for valid input the outcome is a
  * success and every message emitted validates against the official schema of its revision.
  */
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import * as core from '../../lib/core/index.ts';
 import { AdapterError } from '../../lib/core/errors.ts';
 import { LEGACY_INPUT_METHODS, type InputMethod } from '../../lib/core/legacy/inputs.ts';
 import { LEGACY_CLIENT_REQUESTS, LEGACY_SERVER_NOTIFICATIONS } from '../../lib/core/legacy/methods.ts';
 import { MODERN_SERVER_NOTIFICATIONS } from '../../lib/core/modern/methods.ts';
-import * as translate from '../../lib/core/translate/index.ts';
 import { pickModernVersion } from '../../lib/core/era.ts';
-import { eraOfDiscoverAnswer } from '../../lib/core/eraVerdict.ts';
+import { eraOfDiscoverAnswer } from '../../lib/core/verdict.ts';
 import { isRequestId, nestingDepth } from '../../lib/core/jsonrpc.ts';
 import { check, validateMessage, type Revision } from '../helpers/schemas.ts';
 import { loadScenario, scenarioNames, type Scenario } from '../helpers/transcripts.ts';
@@ -23,6 +24,9 @@ import { checkProperty, type RunOptions } from './runner.ts';
 
 const MODERN: Revision = '2026-07-28';
 /** What a call may name: the core's entry points, every translator function, and helpers the core keeps to itself. */
+const TRANSLATE_DIR = resolve(import.meta.dirname, '../../lib/core/translate');
+/** Everything the translator's modules export (lib/core/translate/, one concept per file). */
+const translate: Record<string, unknown> = Object.assign({}, ...(await Promise.all(readdirSync(TRANSLATE_DIR).filter((f) => f.endsWith('.ts')).map((f) => import(join(TRANSLATE_DIR, f))))));
 const ENTRY_POINTS = { ...core, ...translate, isRequestId, nestingDepth, pickModernVersion, eraOfDiscoverAnswer };
 
 /** A call of one entry point, and how to judge its outcome when the input was valid. */
@@ -317,6 +321,10 @@ function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
       fn: 'verifyHeaders',
       args: [r, (name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null, schema === undefined ? {} : { tool: { inputSchema: schema } }],
     }))],
+    ['verifyParamHeaders', fc.tuple(fc.oneof(sample(p['modernRequest']!).map((x) => x.message), anyRequest), headerLookup, smallJson).map(([r, h, schema]) => ({
+      fn: 'verifyParamHeaders',
+      args: [r, (name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null, { inputSchema: schema }],
+    }))],
     ['paramHeaders', fc.oneof(smallJson, fc.record({ type: fc.constant('object'), properties: fc.dictionary(fc.string({ maxLength: 5 }), fc.record({ type: fc.oneof(pick(['string', 'integer', 'boolean', 'number', 'object']), smallJson), 'x-mcp-header': fc.oneof(fc.string({ maxLength: 6 }), smallJson) }), { maxKeys: 3, noNullPrototype: true }) })).map((schema) => ({ fn: 'paramHeaders', args: [schema] }))],
     ['encodeHeaderValue', fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.integer(), fc.boolean()).map((value) => ({ fn: 'encodeHeaderValue', args: [value] }))],
     ['decodeHeaderValue', fc.oneof(fc.string({ maxLength: 30 }), fc.string({ maxLength: 20 }).map((s) => `=?base64?${s}?=`)).map((raw) => ({ fn: 'decodeHeaderValue', args: [raw] }))],
@@ -404,7 +412,7 @@ function judge(call: Call): string | undefined {
   return undefined;
 }
 
-/** The translator's exported functions (`lib/core/translate/index.ts`), for the coverage check. */
+/** The translator's exported functions (every module of `lib/core/translate/`), for the coverage check. */
 export function translatorFunctions(): string[] {
   return Object.entries(translate)
     .filter(([, v]) => typeof v === 'function')

@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import { stdioBackend } from '../../lib/session/backend.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
-import { Cancellation } from '../../lib/signals.ts';
+import { Cancellation } from '../../lib/util/signals.ts';
 import { modernRequest } from '../helpers/messages.ts';
 import { textOf } from '../helpers/everything.ts';
 

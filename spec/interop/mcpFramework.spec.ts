@@ -12,7 +12,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTran
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { httpBackend } from '../../lib/session/backend.ts';
-import { Cancellation } from '../../lib/signals.ts';
+import { Cancellation } from '../../lib/util/signals.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { listeningPort, LOOPBACK_PRELOAD, textOf } from '../helpers/everything.ts';

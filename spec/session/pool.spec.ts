@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { AdapterError } from '../../lib/core/errors.ts';
-import { refusalOf } from '../../lib/core/limits.ts';
+import { refusalOf } from '../../lib/util/limits.ts';
 import { inProcessBackend } from '../../lib/session/backend.ts';
 import { SessionPool, type SessionPoolOptions } from '../../lib/session/pool.ts';
 import { EVICTABLE_AFTER_MS } from '../../lib/session/poolRoom.ts';

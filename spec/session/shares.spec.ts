@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { LimitRefusal } from '../../lib/core/limits.ts';
+import type { LimitRefusal } from '../../lib/util/limits.ts';
 import { Shares, type Holding, type HoldingKind } from '../../lib/session/shares.ts';
 
 /** Admits a holding and records its release in `released` (by name); the holding ends when released. */

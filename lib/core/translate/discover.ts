@@ -4,8 +4,8 @@
  * and result `_meta`; instructions pass through.
  */
 import * as v from 'valibot';
-import { MODERN_VERSIONS, MetaKey, negotiateLegacyVersion, type LegacyVersion, type ModernVersion } from '../era.ts';
-import { internalError } from '../errors.ts';
+import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS, MetaKey, negotiateLegacyVersion, type LegacyVersion, type ModernVersion } from '../era.ts';
+import { ErrorCode, internalError, type WireError } from '../errors.ts';
 import { describe } from '../jsonrpc.ts';
 import { InitializeResultSchema, type InitializeResult } from '../legacy/lifecycle.ts';
 import { DiscoverResultSchema, type DiscoverResult } from '../modern/lifecycle.ts';
@@ -62,4 +62,27 @@ export function discoverToInitializeResult(
   const rest = omitKeys(meta, [MetaKey.serverInfo]);
   if (Object.keys(rest).length > 0) out['_meta'] = rest;
   return ok(out as InitializeResult);
+}
+
+/**
+ * The error a legacy client gets for its `initialize` when a modern upstream refuses us: no shared
+ * version (`-32022`, naming what the server supports), or an HTTP status such as 401/403.
+ */
+export function refusalToInitializeError(refusal: { error: WireError } | { status: number; detail?: string }): WireError {
+  if ('status' in refusal) {
+    const why = refusal.status === 401 ? 'requires authorization (HTTP 401)' : refusal.status === 403 ? 'refused access (HTTP 403)' : `answered HTTP ${refusal.status}`;
+    return { code: ErrorCode.InternalError, message: `The upstream MCP server ${why}${refusal.detail ? `: ${refusal.detail}` : ''}`, data: { httpStatus: refusal.status } };
+  }
+  const error = refusal.error;
+  if (error.code === ErrorCode.UnsupportedProtocolVersion) {
+    const data = isRecord(error.data) ? error.data : {};
+    const supported = Array.isArray(data['supported']) ? data['supported'].map(String) : [];
+    const modern = supported.filter((s) => isModernVersion(s));
+    return {
+      code: ErrorCode.InvalidParams,
+      message: `Unsupported protocol version: the upstream MCP server supports ${supported.length > 0 ? supported.join(', ') : 'no version we know'}, and shares no modern version with this adapter${modern.length === 0 && supported.some((s) => (LEGACY_VERSIONS as readonly string[]).includes(s)) ? ' (it offers only legacy versions)' : ''}`,
+      data: { supported, requested: data['requested'] ?? null, upstreamCode: error.code },
+    };
+  }
+  return { code: ErrorCode.InternalError, message: `The upstream MCP server refused the connection: ${error.message}`, data: { upstreamCode: error.code } };
 }

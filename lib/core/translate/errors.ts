@@ -5,6 +5,7 @@
  */
 import { ErrorCode, type WireError } from '../errors.ts';
 import { isRecord, type JsonObject } from '../primitives.ts';
+import { inputFailure } from './inputRequests.ts';
 
 function uriOf(error: WireError, params: JsonObject | undefined): string | undefined {
   if (isRecord(error.data) && typeof error.data['uri'] === 'string') return error.data['uri'];
@@ -41,4 +42,19 @@ export function errorToLegacy(error: WireError, context: { method?: string } = {
     return upstreamData === undefined ? { code: upstreamCode, message: error.message } : { code: upstreamCode, message: error.message, data: upstreamData };
   }
   return error;
+}
+
+/**
+ * An upstream error → what a legacy client gets. `-32021` (the call needs a client capability the
+ * legacy client did not declare) has no legacy code: a `tools/call` ends with an `isError` result
+ * naming the capability, other methods keep the error. The rest goes through `errorToLegacy`
+ * (`-32602` naming a URI on `resources/read` → `-32002`).
+ */
+export function upstreamErrorToLegacy(method: string, error: WireError): { result: JsonObject } | { error: WireError } {
+  if (error.code === ErrorCode.MissingRequiredClientCapability) {
+    const data = isRecord(error.data) ? error.data['requiredCapabilities'] : undefined;
+    const reason = `${error.message}${data === undefined ? '' : ` (required: ${JSON.stringify(data)})`}`;
+    return method === 'tools/call' ? inputFailure(method, reason) : { error };
+  }
+  return { error: errorToLegacy(error, { method }) };
 }

@@ -242,3 +242,19 @@ export function retryRequest(original: JsonRpcRequest, options: { id: RequestId;
   if (options.requestState !== undefined) params['requestState'] = options.requestState;
   return { jsonrpc: '2.0', id: options.id, method: original.method, params };
 }
+
+/** The keys of input requests a legacy client did not declare the capability for. */
+export function unanswerableInputs(inputRequests: InputRequests, capabilities: LegacyClientCapabilities | JsonObject): string[] {
+  return Object.entries(inputRequests)
+    .filter(([, input]) => !legacyClientAllows(input, capabilities))
+    .map(([key]) => key);
+}
+
+/**
+ * How a call ends when an input round cannot complete: `tools/call` gets an `isError` result a
+ * model can read; other methods a JSON-RPC error.
+ */
+export function inputFailure(method: string, reason: string): { result: JsonObject } | { error: WireError } {
+  if (method === 'tools/call') return { result: { content: [{ type: 'text', text: reason }], isError: true } };
+  return { error: { code: ErrorCode.InternalError, message: reason } };
+}

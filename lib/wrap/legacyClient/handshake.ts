@@ -11,12 +11,12 @@ import { fail, ok, type Outcome } from '../../core/outcome.ts';
 import { isRecord, type JsonObject, type LoggingLevel } from '../../core/primitives.ts';
 import { discoverToInitializeResult } from '../../core/translate/discover.ts';
 import { sessionFromInitialize, sessionMeta } from '../../core/translate/envelope.ts';
-import { refusalToInitializeError } from '../../core/translate/legacyClient.ts';
-import { eraOfDiscoverAnswer, type DiscoverAnswer } from '../../core/eraVerdict.ts';
+import { refusalToInitializeError } from '../../core/translate/discover.ts';
+import { eraOfDiscoverAnswer, type DiscoverAnswer } from '../../core/verdict.ts';
 import * as v from 'valibot';
 import { UpstreamHttpError, type ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { BridgeSession } from './bridgeSession.ts';
-import { closedReason, upstreamUnavailable } from '../../core/upstreamFailure.ts';
+import { closedReason, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 
 /** A discover result shared by the sessions of one upstream, valid until `expiresAt`. */
 export class DiscoverCache {
@@ -51,7 +51,7 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
     state.modernVersion = (Array.isArray(cached['supportedVersions']) ? pickModernVersion(cached['supportedVersions']) : undefined) ?? state.modernVersion;
     return ok(cached);
   }
-  // The era verdict decides (core/eraVerdict.ts): a -32022 naming a modern version we speak is asked again in it, once.
+  // The era verdict decides (core/verdict.ts): a -32022 naming a modern version we speak is asked again in it, once.
   for (let attempt = 0; ; attempt++) {
     const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: sessionMeta(sessionFromInitialize(params), undefined, state.modernVersion) } };
     let heard: DiscoverAnswer;

@@ -12,15 +12,15 @@ import { isMrtrMethod } from '../../core/modern/methods.ts';
 import { fail, ok, type Outcome } from '../../core/outcome.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import { requestToModern, type LegacySessionView } from '../../core/translate/envelope.ts';
-import { inputRequestToPush, readInputRequired, resultToInputResponse, retryRequest } from '../../core/translate/inputRequests.ts';
-import { inputFailure, unanswerableInputs, upstreamErrorToLegacy } from '../../core/translate/legacyClient.ts';
+import { upstreamErrorToLegacy } from '../../core/translate/errors.ts';
+import { inputFailure, inputRequestToPush, readInputRequired, resultToInputResponse, retryRequest, unanswerableInputs } from '../../core/translate/inputRequests.ts';
 import { logToLegacy, progressToLegacy } from '../../core/translate/notifications.ts';
 import { resultToLegacy } from '../../core/translate/results.ts';
 import type { ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { BridgeSession } from './bridgeSession.ts';
 import type { LearnedTools } from './learnedTools.ts';
-import { DEFAULTS } from '../../defaults.ts';
-import { KeyedTable } from '../../core/idTable.ts';
+import { DEFAULTS } from '../../util/defaults.ts';
+import { KeyedTable } from '../../util/idTable.ts';
 
 /** What the rounds of a session work with. */
 export interface InputRoundsContext {

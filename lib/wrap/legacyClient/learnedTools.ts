@@ -7,7 +7,7 @@ import type { ModernVersion } from '../../core/era.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import { requestToModern, type LegacySessionView } from '../../core/translate/envelope.ts';
 import type { ModernUpstream } from '../../transport/modernUpstream.ts';
-import { readPages } from '../../core/readPages.ts';
+import { readPages } from '../../util/readPages.ts';
 
 /** Tool input schemas by name. */
 export class LearnedTools {

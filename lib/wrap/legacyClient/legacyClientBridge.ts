@@ -12,7 +12,7 @@ import { classify, errorResponse, type JsonRpcMessage, type JsonRpcNotification,
 import { isRecord, LoggingLevelSchema, type LoggingLevel } from '../../core/primitives.ts';
 import { assembleBatch, splitBatch } from '../../core/translate/batch.ts';
 import * as v from 'valibot';
-import { createEmitter } from '../../events.ts';
+import { createEmitter } from '../../util/events.ts';
 import type { ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { MessageExtra, SdkTransport, Transport, TransportMessage } from '../../transport/transport.ts';
 import { newBridgeSession } from './bridgeSession.ts';

@@ -6,7 +6,7 @@
  */
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
-import { readPages } from '../../core/readPages.ts';
+import { readPages } from '../../util/readPages.ts';
 
 /** The list methods, what each lists and the key of its items' names. */
 const LISTS: Readonly<Record<string, { readonly items: string; readonly name: string; readonly target: string }>> = {

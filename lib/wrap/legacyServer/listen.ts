@@ -12,13 +12,13 @@ import type { SubscriptionFilter } from '../../core/modern/notifications.ts';
 import { serverCapabilitiesToModern } from '../../core/translate/capabilities.ts';
 import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../../core/translate/subscriptions.ts';
 import { readEnvelope, type Envelope } from '../../core/translate/envelope.ts';
-import { limitRefusal, type LimitRefusal } from '../../core/limits.ts';
+import { limitRefusal, type LimitRefusal } from '../../util/limits.ts';
 import { keyText, type SessionKey } from '../../session/sessionKey.ts';
 import { Shares, type Holding } from '../../session/shares.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import { callerKey, refusedAnswer, unavailable, type ModernDispatchOptions } from './modernDispatch.ts';
 import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
-import { DEFAULTS } from '../../defaults.ts';
+import { DEFAULTS } from '../../util/defaults.ts';
 
 interface Listener {
   readonly deliver: (notification: JsonRpcNotification) => void;

@@ -7,8 +7,8 @@
  */
 import { resultResponse, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
-import { failureOf, upstreamUnavailable } from '../../core/upstreamFailure.ts';
-import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../core/limits.ts';
+import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
+import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../util/limits.ts';
 import type { ModernVersion } from '../../core/era.ts';
 import { canonicalJson, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
 import { ADAPTER_INFO, type CacheDefaults } from '../../core/translate/context.ts';
@@ -22,14 +22,14 @@ import { verifyParamHeaders } from '../../core/translate/headers.ts';
 import { isMrtrMethod, modernMethod } from '../../core/modern/methods.ts';
 import type { ToolIndex } from './toolIndex.ts';
 import type { Catalog } from './catalog.ts';
-import { scope } from '../../signals.ts';
+import { scope } from '../../util/signals.ts';
 import { resultToModern } from '../../core/translate/results.ts';
 import type { AcquireOptions, SessionPool } from '../../session/pool.ts';
 import type { SessionKey } from '../../session/sessionKey.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import { authRefusalAnswer, errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
-import { DEFAULTS } from '../../defaults.ts';
+import { DEFAULTS } from '../../util/defaults.ts';
 import type { RequestTelemetry } from '../../observe/requestTelemetry.ts';
 import { performance } from 'node:perf_hooks';
 import { rootsHolderOf, WRAP_ROOTS, type RootsHolders } from './rootsHolders.ts';

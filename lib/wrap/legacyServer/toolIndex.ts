@@ -5,7 +5,7 @@
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import type { Catalog } from './catalog.ts';
-import { readPages } from '../../core/readPages.ts';
+import { readPages } from '../../util/readPages.ts';
 
 /** Tool input schemas by name, per upstream session. */
 export class ToolIndex {

@@ -5,8 +5,8 @@
  * Web `fetch` handler; the stdio front and the Node listener build on the same object.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createEmitter, type Emitter } from '../../events.ts';
-import { scope, type Scope } from '../../signals.ts';
+import { createEmitter, type Emitter } from '../../util/events.ts';
+import { scope, type Scope } from '../../util/signals.ts';
 import { AdapterError, ErrorCode } from '../../core/errors.ts';
 import type { ModernVersion } from '../../core/era.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
@@ -33,7 +33,7 @@ import { serveModern, SHARED_PRINCIPAL, type InputBroker, type ModernDispatchOpt
 import { errorAnswer, withTelemetry, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
 import type { Fleet } from '../../fleet/fleet.ts';
 import { MrtrBroker, type MrtrOptions } from '../mrtr/suspend.ts';
-import { DEFAULTS } from '../../defaults.ts';
+import { DEFAULTS } from '../../util/defaults.ts';
 import { observe, type AccessEntry } from '../../observe/requestTelemetry.ts';
 import { withHeaderTrace } from '../../observe/traceContext.ts';
 import { ServeMetrics } from '../../observe/serveMetrics.ts';

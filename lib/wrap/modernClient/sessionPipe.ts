@@ -10,7 +10,7 @@ import type { Backend } from '../../session/backend.ts';
 import { LegacyHttpClientTransport } from '../../transport/legacyHttpClient.ts';
 import type { StdioChildTransport } from '../../transport/stdioChild.ts';
 import type { Transport } from '../../transport/transport.ts';
-import { KeyedTable } from '../../core/idTable.ts';
+import { KeyedTable } from '../../util/idTable.ts';
 
 let setLevelIds = 0;
 

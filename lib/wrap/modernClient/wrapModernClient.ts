@@ -8,7 +8,7 @@
  */
 import type { OAuthClientProvider } from '@modelcontextprotocol/client';
 import { authorizedFetch, SIGN_IN_TIMEOUT_MS } from '../../auth/authorizedFetch.ts';
-import type { Emitter } from '../../events.ts';
+import type { Emitter } from '../../util/events.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { classify, errorResponse, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
 import { MetaKey } from '../../core/era.ts';
@@ -23,7 +23,7 @@ import { processVerdictCache, type Verdict } from '../../probe/verdictCache.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { adoptingBackend, type PipeHooks } from './sessionPipe.ts';
 import { wrapLegacyServer, type LegacyServerWrap, type WrapLegacyServerOptions } from '../legacyServer/wrapLegacyServer.ts';
-import { KeyedTable } from '../../core/idTable.ts';
+import { KeyedTable } from '../../util/idTable.ts';
 
 /** Options of {@link wrapModernClient}: how to probe, and how to serve a legacy server. */
 export interface WrapModernClientOptions extends Omit<ProbeOptions, 'keepProcess' | 'force' | 'events'> {

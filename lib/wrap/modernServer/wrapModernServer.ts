@@ -14,7 +14,7 @@ import type { LegacySessionLimits } from '../../fronts/legacySessionTable.ts';
 import { errorAnswer, type Answer, type ModernContext, type Served, type SessionSource } from '../../fronts/served.ts';
 import { httpStatusForError } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
-import { closedReason, upstreamUnavailable } from '../../core/upstreamFailure.ts';
+import { closedReason, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 import { RelayTelemetry } from '../../observe/relayTelemetry.ts';
 import type { Fleet } from '../../fleet/fleet.ts';
 import { serveStdio, type RunningStdioFront, type StdioFrontOptions } from '../../fronts/stdioFront.ts';

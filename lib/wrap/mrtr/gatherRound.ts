@@ -12,8 +12,8 @@
  * still counts.
  */
 
-import { DEFAULTS } from '../../defaults.ts';
-import { Cancellation, type CancelSignal } from '../../signals.ts';
+import { DEFAULTS } from '../../util/defaults.ts';
+import { Cancellation, type CancelSignal } from '../../util/signals.ts';
 
 /** Asks the server something it answers after all it wrote before; resolves once answered (or it cannot be). */
 export type Barrier = (signal: CancelSignal) => Promise<unknown>;

@@ -16,8 +16,8 @@ import { InProcessUsedStates, type UsedStates } from '../../state/usedStates.ts'
 import { streamHooks, type PushableCall } from '../legacyServer/modernDispatch.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { missingCapabilityAnswer, missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
-import { scope } from '../../signals.ts';
-import { DEFAULTS } from '../../defaults.ts';
+import { scope } from '../../util/signals.ts';
+import { DEFAULTS } from '../../util/defaults.ts';
 import { RoundBound } from './gatherRound.ts';
 
 export interface ReplayOptions {

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { okValue } from '../../helpers/outcome.ts';
-import * as t from '../../../lib/core/translate/index.ts';
+import * as t from '../../../lib/core/index.ts';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../lib/core/jsonrpc.ts';
 import type { InputMethod } from '../../../lib/core/legacy/inputs.ts';
 import { validateMessage, type Revision } from '../../helpers/schemas.ts';

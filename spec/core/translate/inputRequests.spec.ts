@@ -144,3 +144,18 @@ hostile('should keep an input request whose server-chosen key is __proto__', () 
   assert.equal(validateMessage('2026-07-28', JSON.parse(JSON.stringify({ jsonrpc: '2.0', id: 1, result: r.value })), { method: 'tools/call' }), []);
 });
 hostile.run();
+
+const inputs = suite('unanswerableInputs');
+
+inputs('should list the input requests a legacy client did not declare', () => {
+  const requests = {
+    form: { method: 'elicitation/create', params: { mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: {} } } },
+    url: { method: 'elicitation/create', params: { mode: 'url', message: 'm', url: 'https://example.com' } },
+    llm: { method: 'sampling/createMessage', params: { messages: [], maxTokens: 1 } },
+    roots: { method: 'roots/list' },
+  } as never;
+  assert.equal(t.unanswerableInputs(requests, { elicitation: {}, roots: { listChanged: true } }), ['url', 'llm']);
+  assert.equal(t.unanswerableInputs(requests, { elicitation: { form: {}, url: {} }, sampling: {}, roots: {} }), []);
+});
+
+inputs.run();

@@ -474,7 +474,7 @@ refusals('should relay a session unchanged when the upstream is a legacy server'
 
 refusals('should relay a session unchanged when a legacy server answers server/discover with a result that is not a DiscoverResult', async () => {
   // A legacy server with a handler for every method: its answer has no supportedVersions, so it proves
-  // nothing modern (the same verdict as the probe's, core/eraVerdict.ts), and initialize goes to it.
+  // nothing modern (the same verdict as the probe's, core/verdict.ts), and initialize goes to it.
   const [client, server] = createMemoryPair();
   const legacy = createPushServer();
   legacy.server.setRequestHandler(z.object({ method: z.literal('server/discover') }).passthrough(), () => ({}));

@@ -8,7 +8,7 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { gatherRound } from '../../../lib/wrap/mrtr/gatherRound.ts';
-import type { CancelSignal } from '../../../lib/signals.ts';
+import type { CancelSignal } from '../../../lib/util/signals.ts';
 
 const g = suite('gatherRound');
 

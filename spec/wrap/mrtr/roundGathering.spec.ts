@@ -13,7 +13,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JsonRpcResponse } from '../../../lib/core/jsonrpc.ts';
 import { httpBackend, stdioBackend, type Backend } from '../../../lib/session/backend.ts';
-import { Cancellation } from '../../../lib/signals.ts';
+import { Cancellation } from '../../../lib/util/signals.ts';
 import type { Answer } from '../../../lib/fronts/served.ts';
 import { MrtrBroker } from '../../../lib/wrap/mrtr/suspend.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../../lib/wrap/legacyServer/wrapLegacyServer.ts';

@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JsonRpcMessage, JsonRpcRequest, JsonRpcResponse } from '../../../lib/core/jsonrpc.ts';
 import type { ConnectableServer } from '../../../lib/session/backend.ts';
-import { DEFAULTS } from '../../../lib/defaults.ts';
+import { DEFAULTS } from '../../../lib/util/defaults.ts';
 import { Keyring } from '../../../lib/state/keyring.ts';
 import type { Transport } from '../../../lib/transport/transport.ts';
 import type { ModernContext } from '../../../lib/fronts/served.ts';

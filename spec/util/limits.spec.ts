@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AdapterError, ErrorCode } from '../../lib/core/errors.ts';
-import { limitError, limitExceeded, limitHeaders, limitRefusal, limitStatus, refusalOf } from '../../lib/core/limits.ts';
+import { limitError, limitExceeded, limitHeaders, limitRefusal, limitStatus, refusalOf } from '../../lib/util/limits.ts';
 
 const limits = suite('limitExceeded');
 

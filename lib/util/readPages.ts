@@ -3,7 +3,7 @@
  * `nextCursor` page after page, at most `MAX_PAGES`, and hands each result over. How a page is
  * fetched (an upstream session, a modern upstream) is the caller's: this module does no I/O.
  */
-import type { JsonObject } from './primitives.ts';
+import type { JsonObject } from '../core/primitives.ts';
 
 /** Most pages of one list read. */
 export const MAX_PAGES = 100;

@@ -5,23 +5,23 @@
  * what a legacy peer would see. Stateful (the session, the calls in flight, the pushes of a round,
  * the log level, the subscriptions) and pure: the same transcript always explains the same way.
  */
-import { claimedEra } from './era.ts';
-import type { WireError } from './errors.ts';
-import { classify, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from './jsonrpc.ts';
-import type { InitializeParams } from './legacy/lifecycle.ts';
-import { LEGACY_SERVER_REQUESTS } from './legacy/methods.ts';
-import type { InputMethod } from './legacy/inputs.ts';
-import { isRecord, type Implementation, type JsonObject, type LoggingLevel } from './primitives.ts';
-import type { InputRequests } from './modern/inputs.ts';
-import { discoverToInitializeResult, initializeResultToDiscover } from './translate/discover.ts';
-import { discoverToInitializeRequest, initializeToDiscoverRequest, readEnvelope, requestToLegacy, requestToModern, sessionFromInitialize, type LegacySessionView } from './translate/envelope.ts';
-import { errorToLegacy, errorToModern } from './translate/errors.ts';
-import { inputKeyOf, inputRequestToPush, inputRequiredResult, inputResponseToResult, readInputRequired, resultToInputResponse, retryRequest } from './translate/inputRequests.ts';
-import { cancelToLegacy, cancelToModern, isLegacyOnlyNotification, logToLegacy, logToModern, progressToLegacy, progressToModern } from './translate/notifications.ts';
-import { resultToLegacy, resultToModern } from './translate/results.ts';
-import { filterToLegacySubscriptions, legacySubscriptionsToFilter, notificationFromListen, notificationToListen, readListenFilter } from './translate/subscriptions.ts';
-import type { SubscriptionFilter } from './modern/notifications.ts';
-import { isMrtrMethod } from './modern/methods.ts';
+import { claimedEra } from '../core/era.ts';
+import type { WireError } from '../core/errors.ts';
+import { classify, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
+import type { InitializeParams } from '../core/legacy/lifecycle.ts';
+import { LEGACY_SERVER_REQUESTS } from '../core/legacy/methods.ts';
+import type { InputMethod } from '../core/legacy/inputs.ts';
+import { isRecord, type Implementation, type JsonObject, type LoggingLevel } from '../core/primitives.ts';
+import type { InputRequests } from '../core/modern/inputs.ts';
+import { discoverToInitializeResult, initializeResultToDiscover } from '../core/translate/discover.ts';
+import { discoverToInitializeRequest, initializeToDiscoverRequest, readEnvelope, requestToLegacy, requestToModern, sessionFromInitialize, type LegacySessionView } from '../core/translate/envelope.ts';
+import { errorToLegacy, errorToModern } from '../core/translate/errors.ts';
+import { inputKeyOf, inputRequestToPush, inputRequiredResult, inputResponseToResult, readInputRequired, resultToInputResponse, retryRequest } from '../core/translate/inputRequests.ts';
+import { cancelToLegacy, cancelToModern, isLegacyOnlyNotification, logToLegacy, logToModern, progressToLegacy, progressToModern } from '../core/translate/notifications.ts';
+import { resultToLegacy, resultToModern } from '../core/translate/results.ts';
+import { filterToLegacySubscriptions, legacySubscriptionsToFilter, notificationFromListen, notificationToListen, readListenFilter } from '../core/translate/subscriptions.ts';
+import type { SubscriptionFilter } from '../core/modern/notifications.ts';
+import { isMrtrMethod } from '../core/modern/methods.ts';
 
 /** Who sent a message. */
 export type Side = 'client' | 'server';

@@ -3,7 +3,9 @@
  * the start of its body, or the process's exit code or signal and the last lines of its stderr,
  * each bounded. Pure: the transports gather the facts, this shapes them into words and wire data.
  */
-import { ErrorCode, type WireError } from './errors.ts';
+import { ErrorCode, type UpstreamFailure, type WireError } from '../core/errors.ts';
+
+export type { UpstreamFailure } from '../core/errors.ts';
 
 /** Most characters of an upstream's body kept in a failure. */
 export const BODY_EXCERPT_CHARS = 300;
@@ -12,24 +14,6 @@ export const MAX_CHALLENGE_CHARS = 2048;
 /** Most stderr lines kept in a failure, and most characters of each. */
 export const STDERR_TAIL_LINES = 10;
 export const STDERR_LINE_CHARS = 300;
-
-/** The upstream's own account of a failure (every member optional, every one bounded). */
-export interface UpstreamFailure {
-  /** The HTTP status it answered with. */
-  readonly httpStatus?: number;
-  /** The start of the body it answered with, whitespace collapsed. */
-  readonly body?: string;
-  /** The `WWW-Authenticate` challenge of a 401 or 403 (what a client needs to sign in). */
-  readonly challenge?: string;
-  /** The process's exit code. */
-  readonly exitCode?: number;
-  /** The signal that ended the process. */
-  readonly signal?: string;
-  /** The last lines the process wrote to stderr, oldest first. */
-  readonly stderr?: readonly string[];
-  /** The connection's own error (`connect ECONNREFUSED 127.0.0.1:8080`, `spawn x ENOENT`). */
-  readonly network?: string;
-}
 
 /** The start of a body, whitespace collapsed, at most {@link BODY_EXCERPT_CHARS} characters (with `…` when cut). */
 export function bodyExcerpt(text: string): string {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { IdTable, KeyedTable } from '../../lib/core/idTable.ts';
+import { IdTable, KeyedTable } from '../../lib/util/idTable.ts';
 
 const table = suite('IdTable');
 

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JsonObject } from '../../lib/core/primitives.ts';
-import { MAX_PAGES, readPages, type Page } from '../../lib/core/readPages.ts';
+import { MAX_PAGES, readPages, type Page } from '../../lib/util/readPages.ts';
 
 const s = suite('readPages');
 

@@ -4,8 +4,8 @@
  * (429 for what one caller may hold, 503 for what the whole server has) and how long to wait
  * before trying again (`Retry-After`). Pure: the limits themselves are counted where they live.
  */
-import { AdapterError, ErrorCode, type WireError } from './errors.ts';
-import { errorResponse, type JsonRpcResponse, type RequestId } from './jsonrpc.ts';
+import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
+import { errorResponse, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
 
 /** The limits a request can be refused by. */
 export type LimitName =

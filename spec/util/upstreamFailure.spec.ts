@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BODY_EXCERPT_CHARS, bodyExcerpt, describeFailure, failureOf, STDERR_LINE_CHARS, STDERR_TAIL_LINES, stderrTail, telling, upstreamUnavailable } from '../../lib/core/upstreamFailure.ts';
+import { BODY_EXCERPT_CHARS, bodyExcerpt, describeFailure, failureOf, STDERR_LINE_CHARS, STDERR_TAIL_LINES, stderrTail, telling, upstreamUnavailable } from '../../lib/util/upstreamFailure.ts';
 
 const f = suite('upstreamFailure');
 f('should bound a body excerpt and collapse its whitespace', () => {

@@ -1,11 +1,11 @@
 /**
- * The era verdict on every answer a server can give to `server/discover` (core/eraVerdict.ts): the
+ * The era verdict on every answer a server can give to `server/discover` (core/verdict.ts): the
  * one rule the probe, the legacy-client handshake and `claimedEra` follow.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { claimedEra } from '../../lib/core/era.ts';
-import { eraOfDiscoverAnswer, type DiscoverAnswer, type DiscoverAsked, type EraVerdict } from '../../lib/core/eraVerdict.ts';
+import { eraOfDiscoverAnswer, type DiscoverAnswer, type DiscoverAsked, type EraVerdict } from '../../lib/core/verdict.ts';
 import { isRecognisedModernError } from '../../lib/core/errors.ts';
 
 const sent = '2026-07-28';

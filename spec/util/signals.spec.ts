@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Cancellation, DeadlineList, scope } from '../lib/signals.ts';
+import { Cancellation, DeadlineList, scope } from '../../lib/util/signals.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
