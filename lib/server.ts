@@ -15,7 +15,7 @@ export type { CallHooks, RpcOutcome } from './session/callHooks.ts';
 export type { CacheDefaults, CachePolicy } from './core/translate/context.ts';
 export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fronts/stdioFront.ts';
 export { MrtrBroker, type MrtrOptions } from './wrap/mrtr/suspend.ts';
-export type { InputBroker, PushableCall } from './wrap/legacyServer/modernDispatch.ts';
+export type { InputBroker, PushableCall } from './wrap/mrtr/broker.ts';
 export type { Answer, Forwarding, ModernContext, Served, SessionSource } from './fronts/served.ts';
 export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer, type ConnectContext, type HttpBackendOptions, type StdioBackendOptions } from './session/backend.ts';
 export { Keyring, type StateKey } from './state/keyring.ts';

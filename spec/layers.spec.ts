@@ -86,4 +86,23 @@ layers('should have no circle of imports among its files', () => {
   assert.equal(circles, []);
 });
 
+layers('should have no circle among the folders within a layer (wrap/mrtr imports nothing from wrap/legacyServer)', () => {
+  const folderOf = (path: string): string => dirname(relative(LIB, path));
+  const arrows = new Map<string, Set<string>>();
+  // A barrel (index.ts) re-exports its folder's insides: it is the folder's door, not an arrow out of it.
+  for (const file of sources(LIB).filter((f) => !f.endsWith('/index.ts'))) {
+    const from = folderOf(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)) {
+      const to = folderOf(resolve(dirname(file), m[1]!));
+      if (to !== from && areaOf(resolve(LIB, to, 'x')) === areaOf(file)) (arrows.get(from) ?? arrows.set(from, new Set()).get(from)!).add(to);
+    }
+  }
+  assert.ok(arrows.get('wrap/legacyServer')?.has('wrap/mrtr'), 'the wrap of a legacy server uses the MRTR broker');
+  assert.not.ok(arrows.get('wrap/mrtr')?.has('wrap/legacyServer'), 'the MRTR broker is a seam of its own');
+  const circles: string[] = [];
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean => [...(arrows.get(from) ?? [])].some((n) => n === to || (!seen.has(n) && (seen.add(n), reaches(n, to, seen))));
+  for (const [from, tos] of arrows) for (const to of tos) if (reaches(to, from)) circles.push(`${from} → ${to}`);
+  assert.equal(circles, []);
+});
+
 layers.run();

@@ -12,7 +12,7 @@ import type { Envelope } from '../../core/translate/envelope.ts';
 import { checkInputCapability, inputKeyOf, pushToInputRequest } from '../../core/translate/inputRequests.ts';
 import type { Holding } from '../../session/shares.ts';
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
-import { deliverLog, deliverProgress, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { deliverLog, deliverProgress, type PushableCall } from './broker.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 

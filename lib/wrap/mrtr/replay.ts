@@ -13,7 +13,7 @@ import type { RpcOutcome } from '../../session/callHooks.ts';
 import type { Keyring } from '../../state/keyring.ts';
 import { openState, paramsDigest, principalTag, pushDigest, sealState, type RecordedAnswer } from '../../state/requestState.ts';
 import { InProcessUsedStates, type UsedStates } from '../../state/usedStates.ts';
-import { streamHooks, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import { streamHooks, type PushableCall } from './broker.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { missingCapabilityAnswer, missingCapabilityOutcome } from './missingCapabilityAnswer.ts';
 import { scope } from '../../util/signals.ts';

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode, invalidParams, type WireError } from '../../core/errors.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import { inputRequiredResult, inputResponseToResult, urlElicitationToInputRequired, type KeyedPush } from '../../core/translate/inputRequests.ts';
-import { limitRefusal } from '../../util/limits.ts';
+import { limitAnswer, limitRefusal } from '../../util/limits.ts';
 import { Shares } from '../../session/shares.ts';
 import { Keyring } from '../../state/keyring.ts';
 import { InProcessParkedCalls, type ParkedCallStore } from '../../state/parkedCalls.ts';
@@ -17,7 +17,7 @@ import { DeadlineList } from '../../util/signals.ts';
 import { ReplayRunner } from './replay.ts';
 import { ParkedCall, type PendingPush, type TargetMemory } from './parkedCall.ts';
 import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
-import { refusedAnswer, type InputBroker, type PushableCall } from '../legacyServer/modernDispatch.ts';
+import type { InputBroker, PushableCall } from './broker.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
 import { RoundBound } from './gatherRound.ts';
@@ -162,7 +162,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     if (state !== undefined) return this.#resume(call, state);
     if (this.#parked.full) {
       const maxParked = this.#options.maxParked ?? DEFAULTS.parked;
-      return Promise.resolve(refusedAnswer(call.request.id, limitRefusal('parked', maxParked, `${maxParked} calls are waiting for input`)));
+      return Promise.resolve(limitAnswer(limitRefusal('parked', maxParked, `${maxParked} calls are waiting for input`), call.request.id));
     }
     const p = new ParkedCall(this, call);
     this.#start(p, call.call);
@@ -267,7 +267,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       const admitted = this.#shares.admit('parked', p.principal, () => this.#drop(p, 'it was released to make room for other callers', true), () => !p.busy);
       if (!('end' in admitted)) {
         this.#drop(p, 'too many calls are waiting for input', true);
-        return refusedAnswer(call.request.id, admitted);
+        return limitAnswer(admitted, call.request.id);
       }
       p.holding = admitted;
       p.id = randomUUID();

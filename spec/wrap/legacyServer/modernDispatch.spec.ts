@@ -11,7 +11,8 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../../../lib/core/json
 import type { InitializeResult } from '../../../lib/core/legacy/lifecycle.ts';
 import { inProcessBackend } from '../../../lib/session/backend.ts';
 import { SessionPool } from '../../../lib/session/pool.ts';
-import { serveModern, type InputBroker, type ModernDispatchOptions, type PushableCall } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
+import { serveModern, type ModernDispatchOptions } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
+import type { InputBroker, PushableCall } from '../../../lib/wrap/mrtr/broker.ts';
 import type { Answer, ModernContext } from '../../../lib/fronts/served.ts';
 import { ToolIndex } from '../../../lib/wrap/legacyServer/toolIndex.ts';
 import { waitFor } from '../../helpers/everything.ts';
