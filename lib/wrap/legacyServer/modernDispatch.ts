@@ -221,6 +221,11 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   const key = callerKey(ctx, up.envelope, options);
   const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, ownRoots(options)) : undefined;
   const r: PendingRequest = { request, ctx, options, up, key, target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false }, holder };
+  // A retry reaches the broker before any session is taken: the call it resumes holds its own.
+  if (r.pushable && up.retry !== undefined) {
+    const resumed = options.inputs!.resume?.({ request, legacy: up, ctx, target, timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs, finishOn: (session) => finisher(r, session) });
+    if (resumed) return resumed;
+  }
   return options.shared && needsOwnSession(r) ? serveAlone(r, options.shared) : serveRequest(r);
 }
 
@@ -264,9 +269,6 @@ function serveRequest(r: PendingRequest): Promise<Answer> {
 function needsOwnSession(r: PendingRequest): boolean {
   if (!r.pushable) return false;
   const inputs = r.options.inputs!;
-  // A retry that resumes a parked call sends nothing upstream: it needs no session of its own
-  // (and must not wait for one: the parked calls hold them).
-  if (r.up.retry?.requestState !== undefined && !(inputs.replays?.(r.target) ?? false)) return false;
   return rootsAlone(r) || !(inputs.quiet?.(r.target) ?? !(inputs.pushes?.(r.target) ?? false));
 }
 
@@ -326,14 +328,7 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     }
   }
   const method = request.method;
-  const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
-  const finish = (outcome: RpcOutcome): Answer => {
-    if ('error' in outcome) return authRefusalAnswer(request.id, failureOf(outcome.error.data), ctx.challenge) ?? errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
-    options.catalog?.note(method, outcome.result);
-    const translated = resultToModern(method, outcome.result, toModern);
-    if (!translated.ok) return errorAnswer(request.id, translated.error);
-    return { message: resultResponse(request.id, translated.value.result), status: 200 };
-  };
+  const finish = finisher(r, session);
   const local = ownRoots(options);
   // The server's `roots/list` is answered with the wrap's own roots when it has some; without, a call that cannot carry rounds refuses it.
   const roots = r.holder !== undefined ? { holders: options.holders!, key: r.key, holder: r.pushable ? r.holder : WRAP_ROOTS, refresh: r.pushable, alone: r.pushable && rootsAlone(r) } : undefined;
@@ -341,7 +336,7 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
   if (!r.pushable) return callPlain(r, call, finish);
   const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs });
   if (!reservation.reserved) return answer;
-  // A retry that resumed a parked call sent nothing on this session: its reservation is given back.
+  // A call the broker answered without sending it (refused: too many calls parked) gives its reservation back.
   return answer.then((a) => {
     if (reservation.reserved) {
       reservation.reserved = false;
@@ -349,6 +344,20 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     }
     return a;
   });
+}
+
+/** How an upstream outcome on `session` becomes the answer to `r`'s request. */
+function finisher(r: PendingRequest, session: UpstreamSession): (outcome: RpcOutcome) => Answer {
+  const { request, ctx, options, up } = r;
+  const method = request.method;
+  const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
+  return (outcome) => {
+    if ('error' in outcome) return authRefusalAnswer(request.id, failureOf(outcome.error.data), ctx.challenge) ?? errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
+    options.catalog?.note(method, outcome.result);
+    const translated = resultToModern(method, outcome.result, toModern);
+    if (!translated.ok) return errorAnswer(request.id, translated.error);
+    return { message: resultResponse(request.id, translated.value.result), status: 200 };
+  };
 }
 
 /** A call no push can become input for (not `tools/call`, `prompts/get` or `resources/read`, or no broker). */

@@ -22,6 +22,13 @@ export interface InputBroker {
    * an `input_required` answer when the call was parked.
    */
   run(call: PushableCall): Promise<Answer>;
+  /**
+   * Resumes the suspended call a retry continues, before any upstream session is taken for it (the
+   * parked call holds its own, and a retry that answers its pushes sends nothing new upstream).
+   * Undefined when the broker runs retries of `retry.target` as calls of their own (replay mode):
+   * they then take a session and go through `run`.
+   */
+  resume?(retry: RetryCall): Promise<Answer> | undefined;
   /** True when calls to `target` (`tools/call:name`, `prompts/get:name`, `resources/read:uri`) have pushed before. */
   pushes?(target: string): boolean;
   /**
@@ -52,6 +59,21 @@ export interface PushableCall {
   readonly target: string;
   /** How long the call may run upstream (time parked waiting for the retry does not count). */
   readonly timeoutMs: number;
+}
+
+/** A retry of a pushable call (it carries `requestState`), before it has an upstream session. */
+export interface RetryCall {
+  /** The retry being served. */
+  readonly request: JsonRpcRequest;
+  /** Its legacy form, with `retry` read off its envelope. */
+  readonly legacy: LegacyRequest;
+  readonly ctx: ModernContext;
+  /** `method:name` of what is called. */
+  readonly target: string;
+  /** How long the call may run upstream from here. */
+  readonly timeoutMs: number;
+  /** Turns an outcome of the call on `session` (the one the parked call holds) into the answer to `request`. */
+  readonly finishOn: (session: UpstreamSession) => (outcome: RpcOutcome) => Answer;
 }
 
 /** `method:name` for a pushable request: what `pushes()` is asked about. */

@@ -91,6 +91,8 @@ export class ParkedCall implements CallHooks {
    */
   trace: string | undefined;
   readonly #targets: TargetMemory;
+  /** The upstream session the call runs on, held from its first request until it ends. */
+  readonly session: PushableCall['session'];
   /** Lets go of the upstream session the call holds. */
   readonly #releaseSession: () => void;
 
@@ -99,6 +101,7 @@ export class ParkedCall implements CallHooks {
     this.principal = call.ctx.principal;
     this.method = call.request.method;
     this.params = call.request.params;
+    this.session = call.session;
     this.#releaseSession = call.session.hold();
     this.envelope = call.legacy.envelope;
     this.notify = call.ctx.notify;

@@ -17,7 +17,7 @@ import { DeadlineList } from '../../util/signals.ts';
 import { ReplayRunner } from './replay.ts';
 import { ParkedCall, type PendingPush, type TargetMemory } from './parkedCall.ts';
 import { missingCapabilityAnswer } from './missingCapabilityAnswer.ts';
-import type { InputBroker, PushableCall } from './broker.ts';
+import type { InputBroker, PushableCall, RetryCall } from './broker.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
 import { RoundBound } from './gatherRound.ts';
@@ -61,6 +61,9 @@ export interface MrtrOptions {
   /** This replica's id in a fleet: sealed into each state as the owner of the parked call. */
   readonly replica?: string;
 }
+
+/** What serving one request of a call needs: the request, its context, the call's session and how its outcome is answered. */
+type Serving = Pick<PushableCall, 'request' | 'ctx' | 'session' | 'finish' | 'timeoutMs'>;
 
 /** `#next`: gather the round's pushes for a moment, then park. */
 const COLLECT = Symbol('collect');
@@ -159,7 +162,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   run(call: PushableCall): Promise<Answer> {
     if (this.#replay && this.replays(call.target)) return this.#replay.run(call);
     const state = call.legacy.retry?.requestState;
-    if (state !== undefined) return this.#resume(call, state);
+    if (state !== undefined) return this.#resume({ ...call, finishOn: () => call.finish }, state);
     if (this.#parked.full) {
       const maxParked = this.#options.maxParked ?? DEFAULTS.parked;
       return Promise.resolve(limitAnswer(limitRefusal('parked', maxParked, `${maxParked} calls are waiting for input`), call.request.id));
@@ -184,7 +187,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
    * wake-ups rather than an async loop: a call that finishes without pushing (most) costs one
    * promise here.
    */
-  #serve(p: ParkedCall, call: PushableCall): Promise<Answer> {
+  #serve(p: ParkedCall, call: Serving): Promise<Answer> {
     return new Promise<Answer>((resolve, reject) => {
       const signal = call.ctx.signal;
       p.expired = false;
@@ -229,7 +232,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   }
 
   /** What the request being served for `p` gets now: an answer, or a wait (for an event, or while a round is gathered). */
-  #next(p: ParkedCall, call: PushableCall): Answer | typeof COLLECT | typeof WAIT_FOR_EVENT {
+  #next(p: ParkedCall, call: Serving): Answer | typeof COLLECT | typeof WAIT_FOR_EVENT {
     const signal = call.ctx.signal;
     if (p.capabilityError) {
       const error = p.capabilityError;
@@ -258,7 +261,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   }
 
   /** Parks the call and answers with an `input_required` round. */
-  #park(p: ParkedCall, call: PushableCall, urlError?: WireError): Answer {
+  #park(p: ParkedCall, call: Serving, urlError?: WireError): Answer {
     p.round++;
     p.busy = false;
     p.notify = noop;
@@ -310,14 +313,20 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     return { message: { jsonrpc: '2.0', id: call.request.id, result: result.value }, status: 200 };
   }
 
-  async #resume(call: PushableCall, sealed: string): Promise<Answer> {
-    const id = call.request.id;
+  resume(retry: RetryCall): Promise<Answer> | undefined {
+    const state = retry.legacy.retry?.requestState;
+    if (state === undefined || this.replays(retry.target)) return undefined;
+    return this.#resume(retry, state);
+  }
+
+  async #resume(retry: RetryCall, sealed: string): Promise<Answer> {
+    const id = retry.request.id;
     let found: ParkedCall | undefined;
     const opened = await openState(this.keyring, sealed, {
       kind: 'suspend',
-      principal: call.ctx.principal,
-      method: call.request.method,
-      params: call.request.params,
+      principal: retry.ctx.principal,
+      method: retry.request.method,
+      params: retry.request.params,
       now: this.#now(),
       round: async (state) => (found = await this.#parked.get(state.callId))?.round,
     });
@@ -327,7 +336,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     // resumed the call since it was found, or it was released.
     if (p.released !== undefined) return errorAnswer(id, stateRefusal('gone'));
     if (p.busy || p.round !== opened.value.round) return errorAnswer(id, stateRefusal('stale-round'));
-    const responses = call.legacy.retry?.inputResponses ?? {};
+    const responses = retry.legacy.retry?.inputResponses ?? {};
     if (!isRecord(responses)) return errorAnswer(id, invalidParams('inputResponses must be an object'));
     const answers: Array<[PendingPush, JsonObject]> = [];
     if (!p.rerun) {
@@ -341,20 +350,21 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     p.busy = true;
     clearTimeout(p.timer);
     this.#parked.delete(p.id);
-    call.ctx.telemetry?.continues(p.trace, opened.value.round + 1);
-    p.envelope = call.legacy.envelope;
-    p.notify = call.ctx.notify;
+    retry.ctx.telemetry?.continues(p.trace, opened.value.round + 1);
+    p.envelope = retry.legacy.envelope;
+    p.notify = retry.ctx.notify;
     if (p.rerun) {
+      // The call is run again from the start, on the session it holds.
       const rerun = p.rerun;
       p.rerun = undefined;
-      this.#start(p, call.call ?? rerun);
+      this.#start(p, rerun);
     } else {
       for (const [pending, result] of answers) {
         for (const [key, value] of p.pending!) if (value === pending) p.pending!.delete(key);
         pending.resolve({ result });
       }
     }
-    return this.#serve(p, call);
+    return this.#serve(p, { request: retry.request, ctx: retry.ctx, session: p.session, finish: retry.finishOn(p.session), timeoutMs: retry.timeoutMs });
   }
 
   /**

@@ -13,6 +13,7 @@ import { inProcessBackend } from '../../../lib/session/backend.ts';
 import { SessionPool } from '../../../lib/session/pool.ts';
 import { serveModern, type ModernDispatchOptions } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
 import type { InputBroker, PushableCall } from '../../../lib/wrap/mrtr/broker.ts';
+import { MrtrBroker } from '../../../lib/wrap/mrtr/suspend.ts';
 import type { Answer, ModernContext } from '../../../lib/fronts/served.ts';
 import { ToolIndex } from '../../../lib/wrap/legacyServer/toolIndex.ts';
 import { waitFor } from '../../helpers/everything.ts';
@@ -341,6 +342,32 @@ d('should run a pushable call through the input broker, on a session reserved fo
     assert.is(listed.tools.length, 3);
     assert.is(runs.length, 1, 'a list is not run through the broker');
   } finally {
+    await f.close();
+  }
+});
+
+d('should hand a retry to the broker before the pool: the parked call it resumes holds its own session', async () => {
+  const broker = new MrtrBroker({ collectMs: 0 });
+  const f = fixture({ inputs: broker, requestTimeoutMs: 4_000 });
+  const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+  try {
+    const first = resultOf(await f.serve(modernRequest('tools/call', { name: 'ask_name' }, caps)));
+    assert.is(first.resultType, 'input_required');
+    assert.is(broker.parked, 1);
+    const [key] = Object.keys(first.inputRequests);
+    const taken: string[] = [];
+    const tryAcquire = f.pool.tryAcquire.bind(f.pool);
+    const acquire = f.pool.acquire.bind(f.pool);
+    f.pool.tryAcquire = ((...args: Parameters<SessionPool['tryAcquire']>) => (taken.push('tryAcquire'), tryAcquire(...args))) as SessionPool['tryAcquire'];
+    f.pool.acquire = ((...args: Parameters<SessionPool['acquire']>) => (taken.push('acquire'), acquire(...args))) as SessionPool['acquire'];
+    const retry = modernRequest('tools/call', { name: 'ask_name', requestState: first.requestState, inputResponses: { [key!]: { action: 'accept', content: { name: 'Ada' } } } }, caps);
+    const done = resultOf(await f.serve(retry));
+    assert.equal(done.content, [{ type: 'text', text: 'Hello, Ada!' }]);
+    assert.equal(taken, [], 'the retry took nothing from the pool');
+    assert.is(f.pool.sessions().length, 1, 'the call ran on the one session it was parked with');
+    assert.is(f.pool.sessions()[0]!.session.pushableInFlight, 0, 'no reservation is left behind');
+  } finally {
+    broker.close();
     await f.close();
   }
 });
