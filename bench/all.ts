@@ -161,8 +161,8 @@ if (args.length === 0 && otherNode) {
   } else console.log(`no main run (${relative(root, LATEST)}) to put this one beside: run npm run bench first, then npm run bench:report`);
 } else if (args.length === 0) {
   const written = writeReport(run, undefined, readOtherNodeRuns(run));
-  const readme = updateReadme(join(root, 'README.md'), run);
-  console.log(`wrote ${relative(root, written.results)} and ${relative(root, written.chart)}${readme ? ', and the speed table in README.md' : ''}`);
+  const readme = updateReadme(join(root, 'docs/speed.md'), run);
+  console.log(`wrote ${relative(root, written.results)} and ${relative(root, written.chart)}${readme ? ', and the speed table in docs/speed.md' : ''}`);
 } else {
   console.log(`a run with options leaves bench/RESULTS.md as it is; npm run bench:report writes it from this run`);
 }

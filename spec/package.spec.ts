@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import type * as TS from 'typescript';
 import { ts } from '../lib/codemod/typescript.ts';
 import { ROOT } from './helpers/everything.ts';
-import { codeBlocks, documentedNames, README, relativeLinks } from './helpers/readme.ts';
+import { codeBlocks, docText, documentedNames, relativeLinks } from './helpers/readme.ts';
 
 const OWN = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; exports: Record<string, unknown> };
 const ENTRIES = Object.keys(OWN.exports)
@@ -106,8 +106,9 @@ process.stdout.write(JSON.stringify(out));
     const missing = [...names].filter((name) => !exported[specifier]!.includes(name));
     assert.equal(missing, [], `${specifier} lacks ${missing.join(', ')}`);
   }
-  // The translator section imports from `mcp-dual-era/core`: its names are there in the installed package.
-  const translator = README.slice(README.indexOf('\n## The translator'));
+  // The translator's guide imports from `mcp-dual-era/core`: its names are there in the installed package.
+  const design = docText('docs/design.md');
+  const translator = design.slice(design.indexOf('\n## The translator'));
   const core = codeBlocks(translator).find((b) => b.lang === 'ts')!;
   const coreNames = [...core.code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'mcp-dual-era\/core'/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
   assert.ok(coreNames.length > 0, 'the translator section imports names');

@@ -23,7 +23,7 @@ declare const errorResponse: typeof import('mcp-dual-era/core').errorResponse;
 
 const snippets = packageSnippets();
 /** Each snippet as a file named after its line in the README, beside the prelude. */
-const files = Object.fromEntries([['prelude.d.ts', PRELUDE], ...snippets.map((s) => [`README.md-line-${s.line}.ts`, s.code])]);
+const files = Object.fromEntries([['prelude.d.ts', PRELUDE], ...snippets.map((s) => [`${s.file.replace(/[/.]/g, '-')}-line-${s.line}.ts`, s.code])]);
 
 const t = suite("the README's TypeScript snippets");
 

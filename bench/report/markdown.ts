@@ -462,7 +462,7 @@ export function renderReadmeWrap(run: Run): string {
   const others = figuresOf(run).filter((f) => (f.section === 'MRTR' && f.goal && /collectMs 15(,|$)/.test(f.label)) || (f.section === 'Probe' && f.label.startsWith('fresh probe ÷')));
   const otherRows = others.map((f) => [f.label.replace(', collectMs 15', '').replace(MRTR_HOISTED, ', server with its schema built once'), `${formatRatio(f.value)}${f.goal ? ` ${goalHolds(f) ? '✓' : '✗'}` : ''}`, f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–']);
   return [
-    `From the full run of ${runDate(run)} at commit \`${runCommit(run)}\` (${run.machine.cores} × ${run.machine.cpuModel}; all of [bench/RESULTS.md](bench/RESULTS.md)). ` +
+    `From the full run of ${runDate(run)} at commit \`${runCommit(run)}\` (${run.machine.cores} × ${run.machine.cpuModel}; all of [bench/RESULTS.md](../bench/RESULTS.md)). ` +
       'Calls per second and p50 latency of modern `tools/call` requests, one closed-loop load generator, every answer checked:',
     '',
     table(['contender', ...concs.flatMap((conc) => [`c=${conc} calls/s`, `c=${conc} p50`])], rows, new Set(concs.flatMap((_, i) => [1 + 2 * i, 2 + 2 * i]))),

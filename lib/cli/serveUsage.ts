@@ -16,7 +16,7 @@ Options:
   --allowed-origin <o>    accept this Origin (repeatable; default loopback origins)
   --allowed-host <h>      accept this Host (repeatable; default loopback names)
   --mrtr <mode>           suspend (default: park the call between rounds) or replay (stateless:
-                          re-run the call each round; see the README for the caveat)
+                          re-run the call each round; see docs/serving.md for the caveat)
   --state-key-env <VAR>   requestState key (32 bytes, base64 or hex) from this environment variable
   --state-key-file <f>    requestState key from this file (without either: a random key per
                           process, so retries cannot cross processes or restarts); for a rotation,
@@ -32,7 +32,7 @@ Options:
   --share-sessions        callers share upstream sessions (a few server processes for everyone,
                           not one per caller): for a server that keeps nothing per caller; a
                           call that may ask for input gets one alone while it runs (see the
-                          README's "Many callers" for what crosses callers)
+                          docs/robustness.md, "Many callers", for what crosses)
   --public-url <url>      the URL clients reach this endpoint at (behind a proxy); with
                           --pass-authorization, the protected resource tokens are issued for
                           (default: the listen address and path)
@@ -50,7 +50,7 @@ Options:
   --clean-env             start the upstream's environment from a basic one (PATH, HOME, USER,
                           LOGNAME, SHELL, TERM, LANG, LC_ALL, TMPDIR) instead of ours
   --metrics               Prometheus metrics at GET /metrics on the HTTP endpoint's host and port
-                          (requests, durations, sessions, parked calls; see the README)
+                          (requests, durations, sessions, parked calls; see docs/operating.md)
   --log-format <f>        human (default) or json: one JSON object a line on stderr, with the
                           trace id on the lines about a traced request
   --verbose               every message on both sides, in both eras, on stderr
