@@ -106,6 +106,18 @@ type Route =
   | { readonly kind: 'serve'; readonly rpc: JsonRpcRequest; readonly envelope: Envelope; readonly streams: boolean };
 
 /**
+ * What the front does with a POSTed message, decided once for the Web and the Node adapters alike:
+ * a route of its own (answer, serve, a legacy session's), or a step of the fleet before it: pass it
+ * to the replica that owns its call or session, check a hop's signature first, or hand new work to
+ * a ready replica while this one drains (`then` when none is ready).
+ */
+type Decision =
+  | Route
+  | { readonly kind: 'forward'; readonly owner: string; readonly call?: JsonRpcRequest; readonly session?: string; readonly parsed: unknown }
+  | { readonly kind: 'verify-hop'; readonly hop: string; readonly then: Exclude<Route, { kind: 'reply' }> }
+  | { readonly kind: 'hand-over'; readonly then: Exclude<Route, { kind: 'reply' }> };
+
+/**
  * How long a streamed answer's head waits for its first message: a request refused at once (a
  * limit, with `Retry-After`) is then answered as JSON with its own status, not inside a stream.
  */
@@ -235,6 +247,33 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const handedOver = (r: Route): boolean =>
     r.kind === 'legacy-open' || (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.rpc.params?.['requestState'] === undefined);
 
+  /**
+   * The one decision on a POSTed message (see `Decision`). A retry of a call another replica owns
+   * goes there as it came, before anything else is read of it: the owner reads it (its headers, its
+   * envelope, its caller) as it would have from the client. A plain call touches none of the fleet's
+   * checks.
+   */
+  const decide = (message: Classified, header: HeaderGetter, sessionId: string | null, hop: string | null): Decision => {
+    if (forwarding && hop === null && sessionId === null && message.kind === 'request') {
+      const owner = forwarding.ownerOf(message.message);
+      if (owner !== undefined) return { kind: 'forward', owner, call: message.message, parsed: message.message };
+    }
+    const r = route(message, header, sessionId);
+    if (!forwarding || r.kind === 'reply') return r;
+    if (hop !== null) return { kind: 'verify-hop', hop, then: r };
+    if (r.kind === 'legacy-handle' && sessionId) {
+      const owner = forwarding.sessionOwner(sessionId);
+      if (owner !== undefined) return { kind: 'forward', owner, session: sessionId, parsed: r.parsed };
+    } else if (r.kind === 'serve' && sessionId !== null) {
+      const owner = forwarding.ownerOf(r.rpc);
+      if (owner !== undefined) return { kind: 'forward', owner, call: r.rpc, parsed: r.rpc };
+    }
+    // New work reaching a replica that drains goes to one that does not (the balancer sends some
+    // until it notices), so no client sees this replica go.
+    if (draining() && handedOver(r)) return { kind: 'hand-over', then: r };
+    return r;
+  };
+
   /** Whether `pathname` is one of the health or metrics endpoints this front serves. */
   const isProbe = (pathname: string): boolean => (config.health !== undefined && (pathname === '/healthz' || pathname === '/readyz')) || (config.metrics !== undefined && pathname === '/metrics');
 
@@ -283,43 +322,43 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (request.method !== 'POST') return new Response(null, { status: 405, headers: { allow: 'POST' } });
     const body = await readBody(request, http);
     if (!body.ok) return jsonResponse(bodyFailureMessage(body.error), body.error.status);
-    const r = route(body.value, header, sessionId);
-    // A hop is served here only when a replica of the fleet signed it; a request that belongs to
-    // another replica goes there. A plain call is neither: it pays for neither check's serialising.
-    if (forwarding && r.kind !== 'reply') {
-      if (hop !== null) {
-        if (!(await forwarding.verifyHop(hop, hopRequest(request, r.kind === 'serve' ? null : sessionId, exactJson(r.kind === 'serve' ? r.rpc : r.parsed))))) return forbiddenHop();
-      } else if (r.kind === 'legacy-handle' && sessionId) {
-        const owner = forwarding.sessionOwner(sessionId);
-        if (owner !== undefined) return forwarding.forward(owner, request, exactJson(r.parsed), { session: sessionId });
-      } else if (r.kind === 'serve') {
-        const owner = forwarding.ownerOf(r.rpc);
-        if (owner !== undefined) {
-          const span = forwardedSpan(r.rpc, header, owner);
-          return forwarding.forward(owner, request, exactJson(r.rpc), { call: r.rpc.id }).finally(() => span.end());
+    return carryOut(decide(body.value, header, sessionId, hop), request, header, sessionId);
+  };
+
+  /** Carries a decision out on a Web `Request`. */
+  const carryOut = async (d: Decision, request: Request, header: HeaderGetter, sessionId: string | null): Promise<Response> => {
+    switch (d.kind) {
+      case 'forward':
+        if (d.call) {
+          const span = forwardedSpan(d.call, header, d.owner);
+          return forwarding!.forward(d.owner, request, exactJson(d.parsed), { call: d.call.id }).finally(() => span.end());
         }
+        return forwarding!.forward(d.owner, request, exactJson(d.parsed), { session: d.session! });
+      case 'verify-hop': {
+        // A hop is served here only when a replica of the fleet signed it.
+        const r = d.then;
+        const signed = hopRequest(request, r.kind === 'serve' ? null : sessionId, exactJson(r.kind === 'serve' ? r.rpc : r.parsed));
+        return (await forwarding!.verifyHop(d.hop, signed)) ? carryOut(r, request, header, sessionId) : forbiddenHop();
       }
-      // New work reaching a replica that drains goes to one that does not (the balancer sends
-      // some until it notices), so no client sees this replica go.
-      if (hop === null && draining() && handedOver(r)) {
-        const peer = await forwarding.readyPeer();
-        if (peer !== undefined) return forwarding.forward(peer, request, exactJson(r.kind === 'serve' ? r.rpc : r.parsed), { handedOver: r.kind === 'serve' ? r.rpc.id : null });
+      case 'hand-over': {
+        const r = d.then;
+        const peer = await forwarding!.readyPeer();
+        if (peer === undefined) return carryOut(r, request, header, sessionId);
+        return forwarding!.forward(peer, request, exactJson(r.kind === 'serve' ? r.rpc : r.parsed), { handedOver: r.kind === 'serve' ? r.rpc.id : null });
       }
-    }
-    switch (r.kind) {
       case 'reply':
-        return r.body === undefined ? new Response(null, { status: r.status }) : jsonResponse(r.body, r.status);
+        return d.body === undefined ? new Response(null, { status: d.status }) : jsonResponse(d.body, d.status);
       case 'legacy-handle':
-        return config.legacy.handle(request, r.parsed);
+        return config.legacy.handle(request, d.parsed);
       case 'legacy-open':
-        return config.legacy.open(request, r.parsed);
+        return config.legacy.open(request, d.parsed);
       case 'serve':
         break;
     }
     const principal = http.principal ? http.principal(request) : principalFromHeaders(header);
-    const { rpc, envelope } = r;
+    const { rpc, envelope } = d;
     const challenge = challengeFor(() => request.url);
-    if (!r.streams) {
+    if (!d.streams) {
       const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header, challenge });
       return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });
     }
@@ -339,57 +378,47 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const answerNode = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, text: string, hop: string | undefined): void => {
     const body = parseBody(text, http);
     if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
-    if (hop === undefined && forwarding && body.value.kind === 'request') {
-      // A retry of a call another replica owns goes there as it came: the owner reads it (its
-      // headers, its envelope, its caller) as it would have read it from the client.
-      const rpc = body.value.message;
-      const owner = forwarding.ownerOf(rpc);
-      if (owner !== undefined) {
-        const span = forwardedSpan(rpc, header, owner);
+    const d = decide(body.value, header, null, hop ?? null);
+    switch (d.kind) {
+      case 'forward': {
+        // A retry another replica owns goes there as it came (a session's requests never come this way).
+        const span = forwardedSpan(d.call!, header, d.owner);
         res.once('close', () => span.end());
-        return forwarding.forwardCall(owner, req, res, text, rpc.id);
+        return forwarding!.forwardCall(d.owner, req, res, text, d.call!.id);
       }
-    }
-    const r = route(body.value, header, null);
-    if (hop !== undefined && r.kind !== 'reply') {
-      // A hop of the fleet: a call (a retry its sender found this replica owns) is checked and
-      // served here, on Node's objects, from the body as read; the rest through the Web handler.
-      if (r.kind !== 'serve' || !forwarding) return throughWeb(req, res, text);
-      const signed: HopRequest = { method: 'POST', path: req.url ?? '/', sessionId: null, body: text, header };
-      void forwarding.verifyHop(hop, signed).then(
-        (ok) => (ok ? serveRpc(req, res, header, r, text, hop) : writeJson(res, 403, FORBIDDEN_HOP)),
-        () => writeJson(res, 500, errorResponse(r.rpc.id, { code: ErrorCode.InternalError, message: 'Internal error' })),
-      );
-      return;
-    }
-    switch (r.kind) {
+      case 'verify-hop': {
+        // A hop of the fleet: a call (a retry its sender found this replica owns) is checked and
+        // served here, on Node's objects, from the body as read; the rest through the Web handler.
+        const r = d.then;
+        if (r.kind !== 'serve') return throughWeb(req, res, text);
+        const signed: HopRequest = { method: 'POST', path: req.url ?? '/', sessionId: null, body: text, header };
+        void forwarding!.verifyHop(d.hop, signed).then(
+          (ok) => (ok ? serveRpc(req, res, header, r) : writeJson(res, 403, FORBIDDEN_HOP)),
+          () => writeJson(res, 500, errorResponse(r.rpc.id, { code: ErrorCode.InternalError, message: 'Internal error' })),
+        );
+        return;
+      }
+      case 'hand-over':
+        // Handed to a ready replica through the Web handler, which streams its answer and carries a close.
+        return throughWeb(req, res, text);
       case 'reply':
-        return r.body === undefined ? writeEmpty(res, r.status) : writeJson(res, r.status, r.body);
+        return d.body === undefined ? writeEmpty(res, d.status) : writeJson(res, d.status, d.body);
       case 'legacy-handle':
       case 'legacy-open': {
-        if (r.kind === 'legacy-open' && forwarding && draining()) {
-          // Handed to a ready replica through the Web handler.
-          return throughWeb(req, res, text);
-        }
         const request = asWebRequest(req, text, res);
         if (!request) return writeJson(res, 400, errorBody(ErrorCode.InvalidRequest, BAD_HOST));
-        const answer = r.kind === 'legacy-open' ? config.legacy.open(request, r.parsed) : config.legacy.handle(request, r.parsed);
+        const answer = d.kind === 'legacy-open' ? config.legacy.open(request, d.parsed) : config.legacy.handle(request, d.parsed);
         void answer.then((response) => writeWebResponse(res, response)).catch(() => res.destroy());
         return;
       }
       case 'serve':
-        return serveRpc(req, res, header, r, text, hop);
+        return serveRpc(req, res, header, d);
     }
   };
 
-  /** Serves a modern request on Node's objects, read from `text` (handing it to another replica first while this one drains). */
-  const serveRpc = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, r: Extract<Route, { kind: 'serve' }>, text: string, hop: string | undefined): void => {
+  /** Serves a modern request on Node's objects. */
+  const serveRpc = (req: IncomingMessage, res: ServerResponse, header: HeaderGetter, r: Extract<Route, { kind: 'serve' }>): void => {
     const { rpc, envelope } = r;
-    // (A retry another replica owns went there before the route, in `answerNode`.)
-    if (forwarding && hop === undefined && draining() && handedOver(r)) {
-      // Handed to a ready replica through the Web handler, which streams its answer and carries a close.
-      return throughWeb(req, res, text);
-    }
     let principal: string;
     if (http.principal) {
       const request = asWebRequest(req);
