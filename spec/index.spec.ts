@@ -15,6 +15,7 @@ import { documentedNames } from './helpers/readme.ts';
 const ENTRIES: Record<string, () => Promise<Record<string, unknown>>> = {
   'mcp-dual-era': () => import('../lib/index.ts'),
   'mcp-dual-era/server': () => import('../lib/server.ts'),
+  'mcp-dual-era/server/advanced': () => import('../lib/serverAdvanced.ts'),
   'mcp-dual-era/client': () => import('../lib/client.ts'),
   'mcp-dual-era/codemod': () => import('../lib/codemod/index.ts'),
   'mcp-dual-era/core': () => import('../lib/core/index.ts'),

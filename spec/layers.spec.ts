@@ -27,6 +27,7 @@ const LAYER: Readonly<Record<string, number>> = {
   codemod: 6,
   'index.ts': 7,
   'server.ts': 7,
+  'serverAdvanced.ts': 7,
   'client.ts': 7,
 };
 

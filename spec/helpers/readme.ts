@@ -34,7 +34,7 @@ export function docText(file: string): string {
   return doc.text;
 }
 
-const SPECIFIER = String.raw`mcp-dual-era(?:\/[a-z]+)?`;
+const SPECIFIER = String.raw`mcp-dual-era(?:\/[a-z]+)*`;
 const NAME = String.raw`[A-Za-z_$][\w$]*`;
 
 function add(into: Map<string, Set<string>>, specifier: string, names: Iterable<string>): void {
