@@ -7,19 +7,18 @@
  * unreachable, or its heartbeat stopped while it answered) ends in one defined answer: the error
  * that tells a client to send its call again without requestState, or a legacy session's 404.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { urlToHttpOptions } from 'node:url';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { urlToHttpOptions } from 'node:url';
-import { ErrorCode } from '../core/errors.ts';
-import { errorResponse, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
-import { isRecord } from '../core/primitives.ts';
+import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';
 import { HOP_HEADER, type ForwardedFor, type Forwarding, type HopRequest } from '../fronts/served.ts';
 import { stateOwner } from '../state/requestState.ts';
 import type { Keyring } from '../state/keyring.ts';
 import type { FleetDirectory, ReplicaRecord } from './directory.ts';
-import { exactJson, holdExactIds } from '../transport/exactIds.ts';
 import type { HopSecrets } from './hopSecrets.ts';
+import { CARRIED_BACK, hopMessage, hopTarget, NOT_CARRIED, pathOf, UNSIGNED, type HopTarget } from './hops.ts';
+import { answerWatch, asResponse, brokenEvents, goneReply, passedOn, requestIds, unreachableReply, writeReply, type Reply } from './forwardReplies.ts';
 
 /** How a fleet forwards. */
 export interface ForwardingOptions {
@@ -66,95 +65,14 @@ export interface FleetForwarding extends Forwarding {
   counts(): ForwardCounts;
 }
 
-/**
- * Where a hop goes: the owner's advertised origin, with only the path and query of the request
- * target. A request line in absolute form (`POST http://elsewhere:4299/mcp HTTP/1.1`, which HTTP/1.1
- * servers accept) names a host of the caller's choosing: it never chooses where the caller's
- * request, its headers and a hop signature are sent.
- */
-export function hopTarget(advertise: string, requestTarget: string | undefined): URL {
-  const asked = new URL(requestTarget ?? '/', 'http://request-target.invalid');
-  const target = new URL(advertise);
-  target.pathname = asked.pathname;
-  target.search = asked.search;
-  return target;
-}
-
-/** Headers not carried to the owner: the hop's own, and those of this connection. */
-const NOT_CARRIED = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'origin', HOP_HEADER]);
-
-/** Headers of the owner's answer carried back to the client. */
-const CARRIED_BACK = new Set(['content-type', 'cache-control', 'retry-after', 'mcp-session-id', 'allow', 'www-authenticate']);
-
 /** The separator between a legacy session id's owner and its own part (replica ids never hold it). */
 const SESSION_SEPARATOR = '.';
-
-/** The error a call's client is told when the call its state names cannot be reached. */
-function ownerGoneError(id: JsonRpcRequest['id'], owner: string, why: string) {
-  return errorResponse(id, {
-    code: ErrorCode.InvalidParams,
-    message: `requestState refers to a call on a replica that is gone (${why}): send the original request again, without requestState`,
-    data: { reason: 'owner-gone', owner, retryWithoutRequestState: true },
-  });
-}
-
-/** A defined answer of the forwarding itself (the owner gone), before it is written. */
-interface Reply {
-  readonly status: number;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: string;
-}
-
-/**
- * The answer when the owner is gone: the call's defined error, a legacy session's 404 (its client
- * initializes again), or for new work handed over by a draining replica, 503 (send it again).
- */
-function goneReply(what: ForwardedFor, owner: string, why: string): Reply {
-  const json = { 'content-type': 'application/json' };
-  if ('call' in what) return { status: 400, headers: json, body: exactJson(ownerGoneError(what.call, owner, why)) };
-  if ('session' in what) return { status: 404, headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } }) };
-  const body = errorResponse(what.handedOver, { code: ErrorCode.InternalError, message: `Internal error: this replica is draining and the one it handed the request to is gone (${why}); send the request again` });
-  return { status: 503, headers: { ...json, 'retry-after': '0' }, body: exactJson(body) };
-}
-
-/** The answer when the directory cannot be asked where `owner` is: 503, to be sent again shortly. */
-function unreachableReply(what: ForwardedFor, owner: string): Reply {
-  const id = 'call' in what ? what.call : 'handedOver' in what ? what.handedOver : null;
-  const body = errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the fleet's directory (its Redis) cannot be reached to find replica ${owner}, which holds this; send it again shortly` });
-  return { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: exactJson(body) };
-}
-
-const asResponse = (reply: Reply): Response => new Response(reply.body, { status: reply.status, headers: reply.headers });
-
-/** Writes `reply` on Node's response, unless an answer has begun there. */
-function writeReply(res: ServerResponse, reply: Reply): void {
-  if (!res.headersSent && !res.destroyed) res.writeHead(reply.status, reply.headers).end(reply.body);
-}
-
-/**
- * The last events of a stream that broke off before it answered `ids`: the defined error for each
- * (a call's owner gone; for other requests, an error that says to send them again).
- */
-function brokenEvents(what: ForwardedFor, ids: readonly RequestId[], owner: string, why: string): string {
-  const gone = ids.map((id) =>
-    'call' in what
-      ? ownerGoneError(id, owner, why)
-      : errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the replica serving this request is gone (${why}); send it again${'session' in what ? ' in a new session' : ''}` }),
-  );
-  return gone.map((m) => `event: message\ndata: ${exactJson(m)}\n\n`).join('');
-}
 
 /** How long after a first look finds no owner the directory is looked at again. */
 const LOOK_AGAIN_MS = 250;
 
 /** How long the list of ready replicas a draining replica hands work to is kept. */
 const PEERS_FRESH_MS = 1000;
-
-/**
- * Headers a hop carries but does not sign: those a proxy or service mesh between replicas may add
- * to or rewrite (forwarding and tracing headers). Every other header the caller sent is signed.
- */
-const UNSIGNED = /^(?:x-forwarded-.*|forwarded|via|x-real-ip|x-request-id|x-envoy-.*|traceparent|tracestate|baggage)$/;
 
 /** Most hops remembered as taken (each for its window); past it, hops are refused until some expire. */
 const MAX_TAKEN = 100_000;
@@ -165,101 +83,9 @@ const RECORD_FRESH_MS = 1000;
 /** Most replicas' records remembered at once. */
 const MAX_RECORDS = 1024;
 
-/** What a hop's signature covers: who sent it to whom, when, and the request as it was sent. */
-function hopMessage(from: string, to: string, at: number, nonce: string, names: readonly string[], request: HopRequest): string {
-  const headers = names.map((n) => `${n}:${request.header(n) ?? ''}`).join('\n');
-  const digest = createHash('sha256').update(request.body).digest('base64url');
-  return `hop\n${from}\n${to}\n${at}\n${nonce}\n${request.method}\n${request.path}\n${request.sessionId ?? ''}\n${headers}\n${digest}`;
-}
-
-/** Where a hop goes: its URL, the path its signature covers, and the URL as Node's request options. */
-interface HopTarget {
-  readonly url: URL;
-  readonly path: string;
-  readonly options: ReturnType<typeof urlToHttpOptions>;
-}
-
-/** The path and query a hop's target carries (`/mcp?x=1`), as its signature covers them. */
-function pathOf(target: URL): string {
-  return `${target.pathname}${target.search}`;
-}
-
-/**
- * Follows an event stream as it passes, chunk by chunk, and takes off `unanswered` each request
- * whose answer goes by.
- */
-function answerWatch(unanswered: Set<RequestId>): (chunk: Uint8Array) => void {
-  const decoder = new TextDecoder();
-  let line = '';
-  return (chunk) => {
-    if (unanswered.size === 0) return;
-    const lines = (line + decoder.decode(chunk, { stream: true })).split('\n');
-    line = lines.pop() ?? '';
-    for (const l of lines) {
-      if (!l.startsWith('data:')) continue;
-      const id = answered(l.slice(5));
-      if (id !== undefined) unanswered.delete(id);
-    }
-  };
-}
-
-/**
- * The owner's answer body, passed on as it comes; `ended` is called once it is over (read to the
- * end, broken, or left by the client). An event stream is followed for the answers it carries: if
- * it breaks before it is done, `broken` gives a last chunk for the requests still unanswered (the
- * defined error for each), so every request gets one answer, not a cut stream.
- */
-function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswered: Set<RequestId> | undefined, broken: (ids: readonly RequestId[]) => Uint8Array | undefined): ReadableStream<Uint8Array> {
-  const reader = body.getReader();
-  const watch = unanswered ? answerWatch(unanswered) : undefined;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { done, value } = await reader.read();
-        if (!done) {
-          watch?.(value);
-          return controller.enqueue(value);
-        }
-        ended();
-        controller.close();
-      } catch {
-        ended();
-        const last = unanswered && unanswered.size > 0 ? broken([...unanswered]) : undefined;
-        if (last) controller.enqueue(last);
-        controller.close();
-      }
-    },
-    cancel(reason) {
-      ended();
-      return reader.cancel(reason);
-    },
-  });
-}
-
 /** Connections to the other replicas, kept a moment between hops (shorter than a replica keeps them). */
 const httpAgent = new HttpAgent({ keepAlive: true, timeout: 4000 });
 const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: 4000 });
-
-/** The id of the answer an event's data carries, if it is one (held exactly, as `requestIds` holds the body's). */
-function answered(data: string): RequestId | undefined {
-  try {
-    const message = holdExactIds(JSON.parse(data), data) as { id?: RequestId; method?: string };
-    return message.method === undefined ? message.id : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The ids of the requests in a forwarded body (a message or a batch). */
-function requestIds(body: string | undefined): RequestId[] {
-  if (body === undefined) return [];
-  try {
-    const parsed = holdExactIds(JSON.parse(body), body);
-    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => (isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number') ? [m['id']] : []));
-  } catch {
-    return [];
-  }
-}
 
 /** The forwarding of one replica of `fleet`. */
 export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptions = {}): FleetForwarding {
@@ -402,6 +228,17 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     return true;
   };
 
+  /**
+   * Where a forward for `what` goes, from what the directory said of `owner`: its record, or the
+   * defined answer when it is not in the fleet (counted) or the directory cannot be asked.
+   */
+  const located = (found: ReplicaRecord | undefined | 'unreachable', what: ForwardedFor, owner: string): ReplicaRecord | Reply => {
+    if (found === 'unreachable') return unreachableReply(what, owner);
+    if (found) return found;
+    ownerGone++;
+    return goneReply(what, owner, 'it is not in the fleet');
+  };
+
   /** Whether `replica` is in the fleet's directory now (its record read within a second counts). */
   const isMember = async (replica: string): Promise<boolean> => {
     const record = await ownerRecord(replica);
@@ -483,12 +320,8 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       await whenListed();
       // New work handed over goes to another ready replica if the one picked from a list a
       // second old has just gone.
-      const found = 'handedOver' in what ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined))) : await ownerRecord(owner);
-      if (found === 'unreachable') return asResponse(unreachableReply(what, owner));
-      if (!found) {
-        ownerGone++;
-        return asResponse(goneReply(what, owner, 'it is not in the fleet'));
-      }
+      const found = located('handedOver' in what ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined))) : await ownerRecord(owner), what, owner);
+      if ('status' in found) return asResponse(found);
       let record: ReplicaRecord = found;
       const headers = new Headers();
       request.headers.forEach((value, name) => {
@@ -554,13 +387,9 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       if (known !== undefined) return sendCall(known, owner, req, res, body, id);
       void (async () => {
         await whenListed();
-        const record = await ownerRecord(owner);
-        if (record === 'unreachable') return writeReply(res, unreachableReply({ call: id }, owner));
-        if (!record) {
-          ownerGone++;
-          return writeReply(res, goneReply({ call: id }, owner, 'it is not in the fleet'));
-        }
-        sendCall(record, owner, req, res, body, id);
+        const found = located(await ownerRecord(owner), { call: id }, owner);
+        if ('status' in found) return writeReply(res, found);
+        sendCall(found, owner, req, res, body, id);
       })().catch(() => {
         if (!res.headersSent) writeReply(res, goneReply({ call: id }, owner, 'it could not be reached'));
         else res.destroy();

@@ -10,7 +10,7 @@ import { createServer as createHttpServer, type IncomingMessage } from 'node:htt
 import { connect, type AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { hopTarget } from '../../lib/fleet/forwarding.ts';
+import { hopTarget } from '../../lib/fleet/hops.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 import { ELICITATION_ANSWER, ELICITATION_HEADERS, ELICITATION_META, elicitationCall, forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 
