@@ -71,12 +71,21 @@ const BENCHES = [
 ] as const;
 
 const PEERS: ReadonlyArray<{ name: string; role: string }> = [
-  { name: '@modelcontextprotocol/sdk', role: 'v1 SDK: every legacy server the benches run (echo and push servers) and the legacy clients (direct calls, the connect baseline)' },
+  {
+    name: '@modelcontextprotocol/sdk',
+    role: 'v1 SDK: every legacy server the benches run (echo and push servers) and the legacy clients (direct calls, the connect baseline)',
+  },
   { name: 'mcp-proxy', role: 'wrap and callers benches: the comparison front on its 2026-07-28 route' },
-  { name: '@modelcontextprotocol/server-everything', role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server; callers bench: the server behind every front' },
+  {
+    name: '@modelcontextprotocol/server-everything',
+    role: 'probe bench: the legacy Streamable HTTP and HTTP+SSE servers; first-answer bench: a legacy stdio server; callers bench: the server behind every front',
+  },
   { name: '@modelcontextprotocol/client', role: 'v2 SDK client: not driven by the benches (interop specs); for the record' },
   { name: '@modelcontextprotocol/server', role: 'v2 SDK server: not driven by the benches (interop specs); for the record' },
-  { name: '@opentelemetry/sdk-trace-node', role: "wrap bench: the SDK in the traced fronts' processes (every request, and 10%); front bench: every request traced, against a stand-in" },
+  {
+    name: '@opentelemetry/sdk-trace-node',
+    role: "wrap bench: the SDK in the traced fronts' processes (every request, and 10%); front bench: every request traced, against a stand-in",
+  },
   { name: 'redis', role: "fleet bench: the replicas' Redis client (node-redis), and the bench's MONITOR of their commands" },
   { name: 'typescript', role: 'compiles lib/ for the wrap, MRTR, first-answer and fleet benches' },
   { name: 'tsx', role: 'runs the benches (and lib/ for the translator and probe benches)' },
@@ -103,7 +112,15 @@ function osName(): string {
 
 function machine(): Machine {
   const list = cpus();
-  return { cpuModel: list[0]?.model.trim() ?? 'unknown CPU', cores: list.length, memoryBytes: totalmem(), os: osName(), kernel: release(), arch: process.arch, node: nodeVersion };
+  return {
+    cpuModel: list[0]?.model.trim() ?? 'unknown CPU',
+    cores: list.length,
+    memoryBytes: totalmem(),
+    os: osName(),
+    kernel: release(),
+    arch: process.arch,
+    node: nodeVersion,
+  };
 }
 
 function commit(): Run['commit'] {
@@ -128,7 +145,11 @@ for (const bench of BENCHES) {
   // A bench that fails before writing its report must not leave an older one to be combined.
   rmSync(report, { force: true });
   if (Object.keys(exitCodes).length > 0) console.log('');
-  const r = spawnSync(nodeBinary, [...bench.node, '--import', 'tsx', join(import.meta.dirname, bench.script), ...bench.args], { stdio: 'inherit', cwd: root, env: benchEnv });
+  const r = spawnSync(nodeBinary, [...bench.node, '--import', 'tsx', join(import.meta.dirname, bench.script), ...bench.args], {
+    stdio: 'inherit',
+    cwd: root,
+    env: benchEnv,
+  });
   exitCodes[bench.key] = r.status ?? 1;
   if (existsSync(report)) parts[bench.key] = JSON.parse(readFileSync(report, 'utf8'));
 }
@@ -148,7 +169,10 @@ const run: Run = {
 };
 const saved = otherNode ? latestOn(nodeVersion) : LATEST;
 writeFileSync(saved, `${JSON.stringify(run, null, 2)}\n`);
-const dated = join(resultsDir, `run-${run.generatedAt.replace(/[:.]/g, '-')}${otherNode ? `-node${nodeVersion}` : ''}${quick ? '-quick' : ''}.json`);
+const dated = join(
+  resultsDir,
+  `run-${run.generatedAt.replace(/[:.]/g, '-')}${otherNode ? `-node${nodeVersion}` : ''}${quick ? '-quick' : ''}.json`,
+);
 copyFileSync(saved, dated);
 console.log('');
 console.log(`combined results written to ${relative(root, saved)} (a copy: ${relative(root, dated)})`);
@@ -157,12 +181,16 @@ if (args.length === 0 && otherNode) {
   if (existsSync(LATEST)) {
     const main = readRun(LATEST);
     const written = writeReport(main, undefined, readOtherNodeRuns(main));
-    console.log(`wrote ${relative(root, written.results)} from ${relative(root, LATEST)} (${main.machine.node}), with this run on ${nodeVersion} beside it`);
+    console.log(
+      `wrote ${relative(root, written.results)} from ${relative(root, LATEST)} (${main.machine.node}), with this run on ${nodeVersion} beside it`,
+    );
   } else console.log(`no main run (${relative(root, LATEST)}) to put this one beside: run npm run bench first, then npm run bench:report`);
 } else if (args.length === 0) {
   const written = writeReport(run, undefined, readOtherNodeRuns(run));
   const readme = updateReadme(join(root, 'docs/speed.md'), run);
-  console.log(`wrote ${relative(root, written.results)} and ${relative(root, written.chart)}${readme ? ', and the speed table in docs/speed.md' : ''}`);
+  console.log(
+    `wrote ${relative(root, written.results)} and ${relative(root, written.chart)}${readme ? ', and the speed table in docs/speed.md' : ''}`,
+  );
 } else {
   console.log(`a run with options leaves bench/RESULTS.md as it is; npm run bench:report writes it from this run`);
 }

@@ -44,10 +44,34 @@ interface Front {
 
 const everything = [node, ...BENCH_NODE_FLAGS, EVERYTHING, 'stdio'];
 const FRONTS: readonly Front[] = [
-  { key: 'wrap', label: 'serve (isolated)', modern: true, command: (p) => [...TSX, CLI, 'serve', '--quiet', '--port', String(p), '--', ...everything], url: (p) => `http://127.0.0.1:${p}/mcp` },
-  { key: 'wrap-shared', label: 'serve --share-sessions', modern: true, command: (p) => [...TSX, CLI, 'serve', '--quiet', '--share-sessions', '--port', String(p), '--', ...everything], url: (p) => `http://127.0.0.1:${p}/mcp` },
-  { key: 'mcp-proxy', label: 'mcp-proxy 6.7.19', modern: true, command: (p) => [MCP_PROXY_BIN, '--host', '127.0.0.1', '--port', String(p), '--', ...everything], url: (p) => `http://127.0.0.1:${p}/mcp` },
-  { key: 'passthrough', label: 'pass-through', modern: false, command: (p) => [...TSX, join(root, 'bench', 'passthrough.ts'), '--port', String(p), '--', ...everything], url: (p) => `http://127.0.0.1:${p}/` },
+  {
+    key: 'wrap',
+    label: 'serve (isolated)',
+    modern: true,
+    command: (p) => [...TSX, CLI, 'serve', '--quiet', '--port', String(p), '--', ...everything],
+    url: (p) => `http://127.0.0.1:${p}/mcp`,
+  },
+  {
+    key: 'wrap-shared',
+    label: 'serve --share-sessions',
+    modern: true,
+    command: (p) => [...TSX, CLI, 'serve', '--quiet', '--share-sessions', '--port', String(p), '--', ...everything],
+    url: (p) => `http://127.0.0.1:${p}/mcp`,
+  },
+  {
+    key: 'mcp-proxy',
+    label: 'mcp-proxy 6.7.19',
+    modern: true,
+    command: (p) => [MCP_PROXY_BIN, '--host', '127.0.0.1', '--port', String(p), '--', ...everything],
+    url: (p) => `http://127.0.0.1:${p}/mcp`,
+  },
+  {
+    key: 'passthrough',
+    label: 'pass-through',
+    modern: false,
+    command: (p) => [...TSX, join(root, 'bench', 'passthrough.ts'), '--port', String(p), '--', ...everything],
+    url: (p) => `http://127.0.0.1:${p}/`,
+  },
 ];
 const only = option('only')?.split(',');
 const fronts = FRONTS.filter((f) => !only || only.includes(f.key));
@@ -57,17 +81,40 @@ let ids = 0;
 async function call(url: string, modern: boolean, caller: string): Promise<{ ms: number } | { failed: string }> {
   const id = ++ids;
   const params: Record<string, unknown> = { name: 'echo', arguments: { message: `hello ${caller}` } };
-  if (modern) params['_meta'] = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'callers-bench', version: '1.0.0' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${caller}` };
+  if (modern)
+    params['_meta'] = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'callers-bench', version: '1.0.0' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    authorization: `Bearer ${caller}`,
+  };
   if (modern) Object.assign(headers, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo' });
   const began = performance.now();
   try {
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }), signal: AbortSignal.timeout(CALL_TIMEOUT_MS) });
+    const res = await fetch(url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }),
+      signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+    });
     const text = await res.text();
     const ms = performance.now() - began;
     // The answer is the last `data:` line of an event stream, or the body.
-    const body = text.startsWith('{') ? text : (text.split('\n').filter((l) => l.startsWith('data:')).at(-1)?.slice(5) ?? '');
-    const message = JSON.parse(body) as { result?: { content?: Array<{ text?: string }>; isError?: boolean }; error?: { code: number; message: string } };
+    const body = text.startsWith('{')
+      ? text
+      : (text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .at(-1)
+          ?.slice(5) ?? '');
+    const message = JSON.parse(body) as {
+      result?: { content?: Array<{ text?: string }>; isError?: boolean };
+      error?: { code: number; message: string };
+    };
     // Failures are counted by kind: the message with its figures left out.
     if (message.error) return { failed: `${res.status} ${message.error.code} ${message.error.message.replace(/\d+/g, 'N').slice(0, 70)}` };
     if (!message.result?.content?.[0]?.text?.includes(caller)) return { failed: `${res.status} no echo` };
@@ -135,7 +182,10 @@ async function wave(front: Front, started: Started, url: string, callers: number
   const sample = () => {
     const pids = serverPids(started.pid);
     peakServers = Math.max(peakServers, pids.length);
-    peakMemory = Math.max(peakMemory, [started.pid, ...descendants(started.pid)].reduce((n, p) => n + rss(p), 0));
+    peakMemory = Math.max(
+      peakMemory,
+      [started.pid, ...descendants(started.pid)].reduce((n, p) => n + rss(p), 0),
+    );
   };
   const sampler = setInterval(sample, 250);
   await Promise.all(
@@ -177,7 +227,9 @@ async function run(front: Front): Promise<Wave[]> {
     for (const n of CALLERS) {
       const w = await wave(front, started, url, n, `${front.key}-${n}`);
       out.push(w);
-      console.log(`${front.label.padEnd(24)} ${String(n).padStart(5)} callers: ${w.answered}/${n} in ${(w.wallMs / 1000).toFixed(1)} s, p50 ${w.p50Ms.toFixed(0)} ms, p99 ${w.p99Ms.toFixed(0)} ms, ${w.servers} servers, ${w.memoryMb.toFixed(0)} MB${Object.keys(w.failures).length ? ` (${JSON.stringify(w.failures)})` : ''}`);
+      console.log(
+        `${front.label.padEnd(24)} ${String(n).padStart(5)} callers: ${w.answered}/${n} in ${(w.wallMs / 1000).toFixed(1)} s, p50 ${w.p50Ms.toFixed(0)} ms, p99 ${w.p99Ms.toFixed(0)} ms, ${w.servers} servers, ${w.memoryMb.toFixed(0)} MB${Object.keys(w.failures).length ? ` (${JSON.stringify(w.failures)})` : ''}`,
+      );
     }
   } finally {
     await stop(started, descendants(started.pid));
@@ -185,7 +237,9 @@ async function run(front: Front): Promise<Wave[]> {
   return out;
 }
 
-console.log(banner(`callers bench: ${CALLERS.join(', ')} distinct callers × 1 echo, ${CONCURRENCY} at a time, server-everything over stdio`));
+console.log(
+  banner(`callers bench: ${CALLERS.join(', ')} distinct callers × 1 echo, ${CONCURRENCY} at a time, server-everything over stdio`),
+);
 const waves: Wave[] = [];
 for (const front of fronts) waves.push(...(await run(front)));
 const baseline = new Map(waves.filter((w) => w.front === 'mcp-proxy').map((w) => [w.callers, w]));
@@ -194,7 +248,17 @@ console.log(
     ['front', 'callers', 'answered', 'calls/s', 'p50 ms', 'p99 ms', 'p99 / mcp-proxy', 'servers', 'MB'],
     waves.map((w) => {
       const base = baseline.get(w.callers);
-      return [FRONTS.find((f) => f.key === w.front)!.label, String(w.callers), `${w.answered}/${w.callers}`, w.perSecond.toFixed(0), w.p50Ms.toFixed(0), w.p99Ms.toFixed(0), base ? `×${(w.p99Ms / base.p99Ms).toFixed(2)}` : '–', String(w.servers), w.memoryMb.toFixed(0)];
+      return [
+        FRONTS.find((f) => f.key === w.front)!.label,
+        String(w.callers),
+        `${w.answered}/${w.callers}`,
+        w.perSecond.toFixed(0),
+        w.p50Ms.toFixed(0),
+        w.p99Ms.toFixed(0),
+        base ? `×${(w.p99Ms / base.p99Ms).toFixed(2)}` : '–',
+        String(w.servers),
+        w.memoryMb.toFixed(0),
+      ];
     }),
   ),
 );

@@ -95,7 +95,8 @@ export const CASES: readonly BenchCase[] = [
     },
     check(input, out) {
       const meta = get(out, 'request', 'params', '_meta');
-      if (get(meta, MetaKey.protocolVersion) !== undefined || get(meta, MetaKey.clientInfo) !== undefined) return 'envelope keys left in _meta';
+      if (get(meta, MetaKey.protocolVersion) !== undefined || get(meta, MetaKey.clientInfo) !== undefined)
+        return 'envelope keys left in _meta';
       if (get(meta, 'progressToken') !== 'p-42') return 'progressToken lost';
       if (get(out, 'request', 'params', 'arguments') !== get(input, 'params', 'arguments')) return 'arguments not carried over';
       return undefined;

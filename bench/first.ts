@@ -42,16 +42,29 @@ const EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist
 
 class Wrong extends Error {}
 
-const META = { [MetaKey.protocolVersion]: '2026-07-28', [MetaKey.clientInfo]: { name: 'first-answer-bench', version: '1.0.0' }, [MetaKey.clientCapabilities]: {} };
+const META = {
+  [MetaKey.protocolVersion]: '2026-07-28',
+  [MetaKey.clientInfo]: { name: 'first-answer-bench', version: '1.0.0' },
+  [MetaKey.clientCapabilities]: {},
+};
 const DISCOVER = { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: META } };
-const INITIALIZE = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'first-answer-bench', version: '1.0.0' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'first-answer-bench', version: '1.0.0' } },
+};
 
 /**
  * Starts `command`, writes `first` as soon as the process exists (as hosts do), and resolves with
  * the milliseconds until the first line on its stdout, checked by `check`. The process is stopped
  * and waited for afterwards, untimed.
  */
-function firstAnswer(command: readonly string[], first: unknown, check: (answer: Record<string, unknown>) => string | undefined): Promise<number> {
+function firstAnswer(
+  command: readonly string[],
+  first: unknown,
+  check: (answer: Record<string, unknown>) => string | undefined,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
     const child = spawn(command[0]!, command.slice(1), { stdio: ['pipe', 'pipe', 'ignore'] });
@@ -89,10 +102,15 @@ function firstAnswer(command: readonly string[], first: unknown, check: (answer:
   });
 }
 
-const initializeProblem = (a: Record<string, unknown>) => (a['id'] === 0 && typeof (a['result'] as { protocolVersion?: unknown } | undefined)?.protocolVersion === 'string' ? undefined : `not an initialize result: ${JSON.stringify(a).slice(0, 200)}`);
+const initializeProblem = (a: Record<string, unknown>) =>
+  a['id'] === 0 && typeof (a['result'] as { protocolVersion?: unknown } | undefined)?.protocolVersion === 'string'
+    ? undefined
+    : `not an initialize result: ${JSON.stringify(a).slice(0, 200)}`;
 const discoverProblem = (a: Record<string, unknown>) => {
   const r = a['result'] as { supportedVersions?: unknown; resultType?: unknown } | undefined;
-  return a['id'] === 0 && Array.isArray(r?.supportedVersions) && r.supportedVersions.includes('2026-07-28') && r.resultType === 'complete' ? undefined : `not a DiscoverResult: ${JSON.stringify(a).slice(0, 200)}`;
+  return a['id'] === 0 && Array.isArray(r?.supportedVersions) && r.supportedVersions.includes('2026-07-28') && r.resultType === 'complete'
+    ? undefined
+    : `not a DiscoverResult: ${JSON.stringify(a).slice(0, 200)}`;
 };
 
 export interface FirstRow {
@@ -125,8 +143,16 @@ const servers: Array<{ key: string; label: string; command: string[] }> = [
 async function runTarget(server: (typeof servers)[number]): Promise<FirstTarget> {
   const ops = [
     { key: 'alone', label: 'the server alone: initialize', run: () => firstAnswer(server.command, INITIALIZE, initializeProblem) },
-    { key: 'connect', label: 'connect: server/discover', run: () => firstAnswer([process.execPath, cli, 'connect', '--quiet', '--', ...server.command], DISCOVER, discoverProblem) },
-    { key: 'serve-stdio', label: 'serve --stdio: server/discover', run: () => firstAnswer([process.execPath, cli, 'serve', '--stdio', '--quiet', '--', ...server.command], DISCOVER, discoverProblem) },
+    {
+      key: 'connect',
+      label: 'connect: server/discover',
+      run: () => firstAnswer([process.execPath, cli, 'connect', '--quiet', '--', ...server.command], DISCOVER, discoverProblem),
+    },
+    {
+      key: 'serve-stdio',
+      label: 'serve --stdio: server/discover',
+      run: () => firstAnswer([process.execPath, cli, 'serve', '--stdio', '--quiet', '--', ...server.command], DISCOVER, discoverProblem),
+    },
   ];
   const samples = new Map(ops.map((o) => [o.key, [] as number[]]));
   const errorSamples: string[] = [];
@@ -148,13 +174,22 @@ async function runTarget(server: (typeof servers)[number]): Promise<FirstTarget>
   const rows = ops.map((o): FirstRow => {
     const all = samples.get(o.key)!;
     const stats = statsOf(all);
-    return { key: o.key, label: o.label, stats, ratioP50: stats.p50Ms / base.p50Ms, addedP50Ms: stats.p50Ms - base.p50Ms, withinDiscovery: all.filter((ms) => ms < AI_SDK_DISCOVERY_MS).length };
+    return {
+      key: o.key,
+      label: o.label,
+      stats,
+      ratioP50: stats.p50Ms / base.p50Ms,
+      addedP50Ms: stats.p50Ms - base.p50Ms,
+      withinDiscovery: all.filter((ms) => ms < AI_SDK_DISCOVERY_MS).length,
+    };
   });
   return { key: server.key, label: server.label, rows, errors, errorSamples };
 }
 
 console.log(banner('first-answer bench'));
-console.log(`${quick ? 'quick: ' : ''}${plan.rounds} rounds after ${plan.warmRounds} unmeasured, each starting every contender once (the order rotating); the command compiled`);
+console.log(
+  `${quick ? 'quick: ' : ''}${plan.rounds} rounds after ${plan.warmRounds} unmeasured, each starting every contender once (the order rotating); the command compiled`,
+);
 const startedAt = Date.now();
 const targets: FirstTarget[] = [];
 const failures: string[] = [];
@@ -170,7 +205,9 @@ console.log('');
 for (const t of targets) {
   for (const r of t.rows) {
     const goal = r.key === 'alone' ? '' : ` ${r.stats.p50Ms <= GOAL_MS ? '✓' : '✗'} (goal p50 ≤ ${GOAL_MS} ms)`;
-    console.log(`${t.label.padEnd(46)} ${r.label.padEnd(32)} p50 ${ms(r.stats.p50Ms).padStart(5)} ms  p99 ${ms(r.stats.p99Ms).padStart(5)} ms  ${r.ratioP50.toFixed(2)}× alone  +${ms(r.addedP50Ms)} ms  ${r.withinDiscovery}/${r.stats.n} within ${AI_SDK_DISCOVERY_MS} ms${goal}`);
+    console.log(
+      `${t.label.padEnd(46)} ${r.label.padEnd(32)} p50 ${ms(r.stats.p50Ms).padStart(5)} ms  p99 ${ms(r.stats.p99Ms).padStart(5)} ms  ${r.ratioP50.toFixed(2)}× alone  +${ms(r.addedP50Ms)} ms  ${r.withinDiscovery}/${r.stats.n} within ${AI_SDK_DISCOVERY_MS} ms${goal}`,
+    );
   }
 }
 for (const f of failures) console.error(`FAIL ${f}`);

@@ -43,11 +43,20 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const quick = args.includes('--quick');
-const redisUrl = args.find((a) => a.startsWith('--redis='))?.slice('--redis='.length) ?? process.env['MCP_DUAL_ERA_REDIS'] ?? 'redis://127.0.0.1:6379';
+const redisUrl =
+  args.find((a) => a.startsWith('--redis='))?.slice('--redis='.length) ?? process.env['MCP_DUAL_ERA_REDIS'] ?? 'redis://127.0.0.1:6379';
 
 const plan: { retry: { warm: number; pairs: number }; throughput: ThroughputPlan; commands: CommandsPlan } = quick
-  ? { retry: { warm: 10, pairs: 60 }, throughput: { concurrency: 16, rounds: 2, roundMs: 1000, leadInMs: 200, warmupMs: 1000 }, commands: { idleMs: 1500, plainCalls: 300, concurrency: 16, pairs: 20 } }
-  : { retry: { warm: 60, pairs: 600 }, throughput: { concurrency: 16, rounds: 6, roundMs: 3000, leadInMs: 300, warmupMs: 3000 }, commands: { idleMs: 3000, plainCalls: 2000, concurrency: 16, pairs: 100 } };
+  ? {
+      retry: { warm: 10, pairs: 60 },
+      throughput: { concurrency: 16, rounds: 2, roundMs: 1000, leadInMs: 200, warmupMs: 1000 },
+      commands: { idleMs: 1500, plainCalls: 300, concurrency: 16, pairs: 20 },
+    }
+  : {
+      retry: { warm: 60, pairs: 600 },
+      throughput: { concurrency: 16, rounds: 6, roundMs: 3000, leadInMs: 300, warmupMs: 3000 },
+      commands: { idleMs: 3000, plainCalls: 2000, concurrency: 16, pairs: 100 },
+    };
 
 const root = join(import.meta.dirname, '..');
 /**
@@ -56,8 +65,8 @@ const root = join(import.meta.dirname, '..');
  * share the two cores moves throughput far more than the front does.
  */
 const SERVE_OPTIONS = ['--limit', 'sessions-per-caller=1'];
-const SERVER = 'the legacy push server (fixtures/servers/pushServer.ts, v1 SDK, stdio): `echo` for plain calls, `ask_name` (an elicitation) for rounds';
-
+const SERVER =
+  'the legacy push server (fixtures/servers/pushServer.ts, v1 SDK, stdio): `echo` for plain calls, `ask_name` (an elicitation) for rounds';
 
 function gitCommit(): string | undefined {
   try {
@@ -89,7 +98,8 @@ async function deleteKeys(url: string, prefix: string): Promise<number> {
   await client.connect();
   let deleted = 0;
   try {
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 })) if (batch.length > 0) deleted += await client.del(batch);
+    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 }))
+      if (batch.length > 0) deleted += await client.del(batch);
   } finally {
     await client.close().catch(() => client.destroy());
   }
@@ -99,11 +109,29 @@ async function deleteKeys(url: string, prefix: string): Promise<number> {
 const started = performance.now();
 const load = loadavg()[0]!;
 console.log(banner('fleet bench'));
-const base = { date: new Date().toISOString(), quick, serveOptions: SERVE_OPTIONS, node: process.version, cpus: cpus().length, loadAverage: load, commit: gitCommit(), lib: 'lib/ compiled (tsc, tsconfig.build.json)', server: SERVER, goals: FLEET_GOALS };
+const base = {
+  date: new Date().toISOString(),
+  quick,
+  serveOptions: SERVE_OPTIONS,
+  node: process.version,
+  cpus: cpus().length,
+  loadAverage: load,
+  commit: gitCommit(),
+  lib: 'lib/ compiled (tsc, tsconfig.build.json)',
+  server: SERVER,
+  goals: FLEET_GOALS,
+};
 
 const reached = await redisVersion(redisUrl);
 if ('error' in reached) {
-  const results: FleetResults = { ...base, skipped: `no Redis at ${redactedUrl(redisUrl)} (${reached.error})`, wrongAnswers: 0, wrongSamples: [], failures: [], elapsedSeconds: (performance.now() - started) / 1000 };
+  const results: FleetResults = {
+    ...base,
+    skipped: `no Redis at ${redactedUrl(redisUrl)} (${reached.error})`,
+    wrongAnswers: 0,
+    wrongSamples: [],
+    failures: [],
+    elapsedSeconds: (performance.now() - started) / 1000,
+  };
   console.log(summaryLines(results).join('\n'));
   writeResults('fleet.json', results);
   process.exit(0);
@@ -113,7 +141,9 @@ const fleetName = `bench-${randomBytes(4).toString('hex')}`;
 const prefix = `mcp-dual-era:${fleetName}:`;
 const cli = buildLib();
 const pushServer = transpile(join('fixtures', 'servers', 'pushServerStdio.ts'));
-console.log(`${quick ? 'quick: ' : ''}fleet ${fleetName} on Redis ${reached.version} at ${redactedUrl(redisUrl)}; serve compiled (${((performance.now() - started) / 1000).toFixed(1)} s to build); load average ${load.toFixed(2)}`);
+console.log(
+  `${quick ? 'quick: ' : ''}fleet ${fleetName} on Redis ${reached.version} at ${redactedUrl(redisUrl)}; serve compiled (${((performance.now() - started) / 1000).toFixed(1)} s to build); load average ${load.toFixed(2)}`,
+);
 
 const wrong = new Wrong();
 const failures: string[] = [];
@@ -129,7 +159,10 @@ try {
   // A first (it agrees the fleet's keys in Redis), then B and the lone serve.
   const a = await startServe('replica A', { cli, pushServer, fleet, options: SERVE_OPTIONS });
   running.push(a);
-  const others = await Promise.allSettled([startServe('replica B', { cli, pushServer, fleet, options: SERVE_OPTIONS }), startServe('serve alone', { cli, pushServer, options: SERVE_OPTIONS })]);
+  const others = await Promise.allSettled([
+    startServe('replica B', { cli, pushServer, fleet, options: SERVE_OPTIONS }),
+    startServe('serve alone', { cli, pushServer, options: SERVE_OPTIONS }),
+  ]);
   for (const o of others) if (o.status === 'fulfilled') running.push(o.value);
   const [b, alone] = others.map((o) => {
     if (o.status === 'rejected') throw o.reason;
@@ -144,11 +177,20 @@ try {
   callers.push(toA, toB, toHop);
 
   process.stderr.write(`  1. forwarded against local retries: ${plan.retry.warm + plan.retry.pairs} pairs of rounds…\n`);
-  retry = await forwardedRetry({ call: toA.call, pid: a.proc.pid }, { call: toB.call, pid: b.proc.pid }, plan.retry, nextId, wrong, toHop.call);
+  retry = await forwardedRetry(
+    { call: toA.call, pid: a.proc.pid },
+    { call: toB.call, pid: b.proc.pid },
+    plan.retry,
+    nextId,
+    wrong,
+    toHop.call,
+  );
   process.stderr.write(`  2. plain-call throughput: ${plan.throughput.rounds} rounds of ${plan.throughput.roundMs} ms per side…\n`);
   const front = (s: Served) => ({ url: s.url, processes: () => childPids(s.proc.pid).length });
   throughput = await plainThroughput(front(a), front(alone), plan.throughput, wrong);
-  process.stderr.write(`  3. Redis commands: ${plan.commands.plainCalls} plain calls, ${plan.commands.pairs} local and ${plan.commands.pairs} forwarded rounds…\n`);
+  process.stderr.write(
+    `  3. Redis commands: ${plan.commands.plainCalls} plain calls, ${plan.commands.pairs} local and ${plan.commands.pairs} forwarded rounds…\n`,
+  );
   const replicas = [
     { label: 'A', id: a.replica!, pid: a.proc.pid },
     { label: 'B', id: b.replica!, pid: b.proc.pid },
@@ -156,7 +198,10 @@ try {
   commands = await countCommands(redisUrl, prefix, replicas, { a: toA.call, b: toB.call, aUrl: a.url }, plan.commands, nextId, wrong);
   for (const r of replicas) {
     const beats = commands.heartbeat.byCommand[`${r.label}: SET replica:${r.label}`] ?? 0;
-    if (beats === 0) failures.push(`no heartbeat of replica ${r.label} seen on the connections found for it (${commands.connections[r.label]?.join(', ') || 'none'}): its commands were not counted`);
+    if (beats === 0)
+      failures.push(
+        `no heartbeat of replica ${r.label} seen on the connections found for it (${commands.connections[r.label]?.join(', ') || 'none'}): its commands were not counted`,
+      );
   }
 } catch (e) {
   failures.push(e instanceof Error ? e.message : String(e));

@@ -52,7 +52,11 @@ const HEADERS = {
   'mcp-method': 'tools/call',
   'mcp-name': 'echo',
 };
-const BODIES = Array.from({ length: 1024 }, (_, id) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"call-${id}"},"_meta":${META}}}`);
+const BODIES = Array.from(
+  { length: 1024 },
+  (_, id) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo","arguments":{"text":"call-${id}"},"_meta":${META}}}`,
+);
 
 /** The upstream: a legacy server's answers, decoded as a stdio transport would hand them over. */
 class EchoUpstream implements Transport {
@@ -73,14 +77,22 @@ class EchoUpstream implements Transport {
 }
 
 function answerTo(method: string, params: Record<string, unknown> | undefined): unknown {
-  if (method === 'initialize') return { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'front-bench-echo', version: '1.0.0' } };
-  if (method === 'tools/list') return { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }] };
+  if (method === 'initialize')
+    return { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'front-bench-echo', version: '1.0.0' } };
+  if (method === 'tools/list')
+    return { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] } }] };
   return { content: [{ type: 'text', text: (params?.['arguments'] as { text: string }).text }] };
 }
 
 /** A POST as Node hands it to a listener whose framework already read the body. */
 function exchange(id: number, onEnd: (text: string) => void): { req: IncomingMessage; res: ServerResponse } {
-  const req = Object.assign(new EventEmitter(), { method: 'POST', url: '/mcp', headers: HEADERS, readableEnded: true, body: BODIES[id % BODIES.length] });
+  const req = Object.assign(new EventEmitter(), {
+    method: 'POST',
+    url: '/mcp',
+    headers: HEADERS,
+    readableEnded: true,
+    body: BODIES[id % BODIES.length],
+  });
   const res = Object.assign(new EventEmitter(), {
     writableEnded: false,
     destroyed: false,
@@ -111,11 +123,20 @@ function minimalFront(): Front {
     res.end(JSON.stringify({ jsonrpc: '2.0', id: (res as unknown as { clientId: unknown }).clientId, result: m.result }));
   };
   return (req, res) => {
-    const request = JSON.parse((req as unknown as { body: string }).body) as { id: number; method: string; params: Record<string, unknown> };
+    const request = JSON.parse((req as unknown as { body: string }).body) as {
+      id: number;
+      method: string;
+      params: Record<string, unknown>;
+    };
     const id = next++;
     (res as unknown as { clientId: unknown }).clientId = request.id;
     waiting.set(id, res);
-    void upstream.send({ jsonrpc: '2.0', id, method: request.method, params: { name: request.params['name'], arguments: request.params['arguments'] } });
+    void upstream.send({
+      jsonrpc: '2.0',
+      id,
+      method: request.method,
+      params: { name: request.params['name'], arguments: request.params['arguments'] },
+    });
   };
 }
 
@@ -153,7 +174,10 @@ async function round(front: Front): Promise<Measured> {
 
 /** The median CPU time and the mean bytes of some rounds. */
 function summary(rounds: readonly Measured[]): Measured {
-  return { usPerCall: median(rounds.map((r) => r.usPerCall)), bytesPerCall: rounds.reduce((n, r) => n + r.bytesPerCall, 0) / rounds.length };
+  return {
+    usPerCall: median(rounds.map((r) => r.usPerCall)),
+    bytesPerCall: rounds.reduce((n, r) => n + r.bytesPerCall, 0) / rounds.length,
+  };
 }
 
 async function measure(front: Front, check: (id: number, text: string) => void): Promise<Measured> {
@@ -167,7 +191,10 @@ async function measure(front: Front, check: (id: number, text: string) => void):
  * Fronts measured in turn, round by round (the order rotating), each after `enter()` sets up what
  * it runs with: so what a round costs does not depend on which came first. Each is warmed first.
  */
-async function inTurn(fronts: ReadonlyArray<{ front: Front; enter: () => void }>, check: (id: number, text: string) => void): Promise<Measured[]> {
+async function inTurn(
+  fronts: ReadonlyArray<{ front: Front; enter: () => void }>,
+  check: (id: number, text: string) => void,
+): Promise<Measured[]> {
   for (const f of fronts) {
     f.enter();
     for (let i = 0; i < CALLS; i++) check(i, await call(f.front, i));
@@ -183,17 +210,22 @@ async function inTurn(fronts: ReadonlyArray<{ front: Front; enter: () => void }>
   return rounds.map(summary);
 }
 
-const wrap = wrapLegacyServer({ upstream: { kind: 'in-process', describe: 'an in-process echo server', connect: async () => new EchoUpstream() } });
+const wrap = wrapLegacyServer({
+  upstream: { kind: 'in-process', describe: 'an in-process echo server', connect: async () => new EchoUpstream() },
+});
 const checkWrap = (id: number, text: string) => {
   const m = JSON.parse(text) as { id?: unknown; result?: { resultType?: unknown; content?: Array<{ text?: unknown }> } };
-  if (m.id !== id % BODIES.length || m.result?.resultType !== 'complete' || m.result.content?.[0]?.text !== `call-${id % BODIES.length}`) throw new Error(`wrong answer to ${id}: ${text.slice(0, 200)}`);
+  if (m.id !== id % BODIES.length || m.result?.resultType !== 'complete' || m.result.content?.[0]?.text !== `call-${id % BODIES.length}`)
+    throw new Error(`wrong answer to ${id}: ${text.slice(0, 200)}`);
 };
 const checkMinimal = (id: number, text: string) => {
   const m = JSON.parse(text) as { id?: unknown };
   if (m.id !== id % BODIES.length) throw new Error(`wrong answer to ${id}: ${text.slice(0, 200)}`);
 };
 
-console.log(`mcp-dual-era front bench — node ${process.version}; ${ROUNDS} rounds of ${CALLS} calls each after ${CALLS} unmeasured${quick ? ' (quick)' : ''}`);
+console.log(
+  `mcp-dual-era front bench — node ${process.version}; ${ROUNDS} rounds of ${CALLS} calls each after ${CALLS} unmeasured${quick ? ' (quick)' : ''}`,
+);
 const minimal = await measure(minimalFront(), checkMinimal);
 const wrapped = await measure(wrap.node, checkWrap);
 await wrap.close();
@@ -214,7 +246,11 @@ class StandInSpan {
   readonly #context: { traceId: string; spanId: string; traceFlags: number };
   constructor(traceId: string | undefined) {
     standInSpans++;
-    this.#context = { traceId: traceId ?? '0af7651916cd43dd8448eb211c80319c', spanId: (standInSpans % 0xffffffff).toString(16).padStart(16, '0'), traceFlags: TraceFlags.SAMPLED };
+    this.#context = {
+      traceId: traceId ?? '0af7651916cd43dd8448eb211c80319c',
+      spanId: (standInSpans % 0xffffffff).toString(16).padStart(16, '0'),
+      traceFlags: TraceFlags.SAMPLED,
+    };
   }
   spanContext() {
     return this.#context;
@@ -247,7 +283,8 @@ class StandInSpan {
   recordException() {}
 }
 const standInTracer = {
-  startSpan: (_name: string, _options: unknown, ctx?: Parameters<typeof trace.getSpanContext>[0]) => new StandInSpan(ctx ? trace.getSpanContext(ctx)?.traceId : undefined) as unknown as import('@opentelemetry/api').Span,
+  startSpan: (_name: string, _options: unknown, ctx?: Parameters<typeof trace.getSpanContext>[0]) =>
+    new StandInSpan(ctx ? trace.getSpanContext(ctx)?.traceId : undefined) as unknown as import('@opentelemetry/api').Span,
   startActiveSpan: () => undefined as never,
 };
 /** The W3C propagator's part of a traced call: the caller's context read from its `traceparent`, and the upstream call's written. */
@@ -282,10 +319,12 @@ const ownWrap = wrapLegacyServer({ upstream: echoUpstream });
 const metricsWrap = wrapLegacyServer({ upstream: echoUpstream, metrics: true });
 const standInBefore = standInSpans;
 let standInCalls = 0;
-const counted = (front: Front): Front => (req, res) => {
-  standInCalls++;
-  front(req, res);
-};
+const counted =
+  (front: Front): Front =>
+  (req, res) => {
+    standInCalls++;
+    front(req, res);
+  };
 const [plainInTurn, ours, metricsOn] = (await inTurn(
   [
     { front: plainWrap.node, enter: untraced },
@@ -316,19 +355,26 @@ await provider.shutdown();
 const ownUs = ours.usPerCall - plainInTurn.usPerCall - propagatorUs;
 const sdkUs = traced.usPerCall - ours.usPerCall + propagatorUs;
 
-const row = (label: string, m: Measured) => `${label.padEnd(34)} ${m.usPerCall.toFixed(1).padStart(8)} ${Math.round(m.bytesPerCall).toLocaleString('en-US').padStart(12)}`;
+const row = (label: string, m: Measured) =>
+  `${label.padEnd(34)} ${m.usPerCall.toFixed(1).padStart(8)} ${Math.round(m.bytesPerCall).toLocaleString('en-US').padStart(12)}`;
 console.log('');
 console.log(`${'front'.padEnd(34)} ${'µs/call'.padStart(8)} ${'bytes/call'.padStart(12)}`);
 console.log(row('parse + re-serialise only', minimal));
 console.log(row('the wrap (wrap.node)', wrapped));
-console.log(`${'the wrap ÷ parse + re-serialise'.padEnd(34)} ${`${(wrapped.usPerCall / minimal.usPerCall).toFixed(2)}×`.padStart(8)} ${`${(wrapped.bytesPerCall / minimal.bytesPerCall).toFixed(2)}×`.padStart(12)}`);
+console.log(
+  `${'the wrap ÷ parse + re-serialise'.padEnd(34)} ${`${(wrapped.usPerCall / minimal.usPerCall).toFixed(2)}×`.padStart(8)} ${`${(wrapped.bytesPerCall / minimal.bytesPerCall).toFixed(2)}×`.padStart(12)}`,
+);
 console.log(row('metrics on (no SDK registered)', metricsOn));
 console.log(row('traced, spans that cost nothing', ours));
 console.log(row('traced, the OpenTelemetry SDK', traced));
 console.log('');
 console.log(`metrics on: +${(metricsOn.usPerCall - plainInTurn.usPerCall).toFixed(1)} µs a call`);
-console.log(`every request traced: +${(traced.usPerCall - plainInTurn.usPerCall).toFixed(1)} µs a call (${spansPerCall.toFixed(2)} spans a call): ours ${ownUs.toFixed(1)} µs, the SDK's own ${sdkUs.toFixed(1)} µs (its W3C propagator's ${propagatorUs.toFixed(1)} µs included); goal ≤ 3 µs of our own: ${ownUs <= 3 ? 'met' : 'NOT met'}`);
-console.log('(CPU time of this process per call, median of the rounds; bytes allocated on the JavaScript heap per call, mean of the rounds)');
+console.log(
+  `every request traced: +${(traced.usPerCall - plainInTurn.usPerCall).toFixed(1)} µs a call (${spansPerCall.toFixed(2)} spans a call): ours ${ownUs.toFixed(1)} µs, the SDK's own ${sdkUs.toFixed(1)} µs (its W3C propagator's ${propagatorUs.toFixed(1)} µs included); goal ≤ 3 µs of our own: ${ownUs <= 3 ? 'met' : 'NOT met'}`,
+);
+console.log(
+  '(CPU time of this process per call, median of the rounds; bytes allocated on the JavaScript heap per call, mean of the rounds)',
+);
 writeResults('front.json', {
   generatedAt: new Date().toISOString(),
   node: process.version,
@@ -339,5 +385,14 @@ writeResults('front.json', {
   wrapped,
   ratio: { cpu: wrapped.usPerCall / minimal.usPerCall, bytes: wrapped.bytesPerCall / minimal.bytesPerCall },
   metrics: metricsOn,
-  traced: { plain: plainInTurn, standIn: ours, sdk: traced, spansPerCall, ownUsPerCall: ownUs, sdkUsPerCall: sdkUs, propagatorUsPerCall: propagatorUs, goalOwnUs: 3 },
+  traced: {
+    plain: plainInTurn,
+    standIn: ours,
+    sdk: traced,
+    spansPerCall,
+    ownUsPerCall: ownUs,
+    sdkUsPerCall: sdkUs,
+    propagatorUsPerCall: propagatorUs,
+    goalOwnUs: 3,
+  },
 });

@@ -102,4 +102,3 @@ export function measure(baseline: Operation, candidate: Operation, options: Meas
     pairedRatio: median(cand.map((c, i) => c / base[i]!)),
   };
 }
-

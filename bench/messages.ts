@@ -111,7 +111,11 @@ export function legacyToolsCallRequest(target: number): Json {
     jsonrpc: '2.0',
     id: 42,
     method: 'tools/call',
-    params: { name: n === 0 ? 'search_documents' : 'index_documents', arguments: callArguments(n, target), _meta: { progressToken: 'p-42' } },
+    params: {
+      name: n === 0 ? 'search_documents' : 'index_documents',
+      arguments: callArguments(n, target),
+      _meta: { progressToken: 'p-42' },
+    },
   }));
 }
 
@@ -199,17 +203,21 @@ export function legacyToolsListResult(target: number): Json {
     return {
       jsonrpc: '2.0',
       id: 2,
-      result: { tools: [{ name: 'get_weather', description: 'Current weather for a location', inputSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] } }] },
+      result: {
+        tools: [
+          {
+            name: 'get_weather',
+            description: 'Current weather for a location',
+            inputSchema: { type: 'object', properties: { location: { type: 'string' } }, required: ['location'] },
+          },
+        ],
+      },
     };
   }
-  return fit(
-    target,
-    (n) => {
-      const rand = seeded(3);
-      return { jsonrpc: '2.0', id: 2, result: { tools: Array.from({ length: n }, (_, i) => tool(rand, i)), nextCursor: 'eyJwYWdlIjoyfQ' } };
-    },
-    1,
-  );
+  return fit(target, (n) => {
+    const rand = seeded(3);
+    return { jsonrpc: '2.0', id: 2, result: { tools: Array.from({ length: n }, (_, i) => tool(rand, i)), nextCursor: 'eyJwYWdlIjoyfQ' } };
+  }, 1);
 }
 
 /** An elicitation form field. */
@@ -235,22 +243,22 @@ export function legacyElicitationPush(target: number): Json {
       jsonrpc: '2.0',
       id: 7,
       method: 'elicitation/create',
-      params: { mode: 'form', message: 'Please provide your GitHub username', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+      params: {
+        mode: 'form',
+        message: 'Please provide your GitHub username',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
     };
   }
-  return fit(
-    target,
-    (n) => {
-      const rand = seeded(4);
-      const properties: Json = {};
-      for (let i = 0; i < n; i++) properties[`field_${i}`] = formField(rand, i);
-      return {
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'elicitation/create',
-        params: { mode: 'form', message: prose(rand, 200), requestedSchema: { type: 'object', properties, required: ['field_0'] } },
-      };
-    },
-    1,
-  );
+  return fit(target, (n) => {
+    const rand = seeded(4);
+    const properties: Json = {};
+    for (let i = 0; i < n; i++) properties[`field_${i}`] = formField(rand, i);
+    return {
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'elicitation/create',
+      params: { mode: 'form', message: prose(rand, 200), requestedSchema: { type: 'object', properties, required: ['field_0'] } },
+    };
+  }, 1);
 }

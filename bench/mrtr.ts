@@ -39,7 +39,9 @@ const USAGE = 'usage: npm run bench:mrtr -- [--quick] [--tsx] [--profile] [--lib
 
 const args = process.argv.slice(2);
 const option = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
-const unknown = args.filter((a) => !['--quick', '--tsx', '--profile', '--only=memory', '--only=latency'].includes(a) && !a.startsWith('--lib='));
+const unknown = args.filter(
+  (a) => !['--quick', '--tsx', '--profile', '--only=memory', '--only=latency'].includes(a) && !a.startsWith('--lib='),
+);
 if (unknown.length > 0) {
   console.error(`unknown argument(s): ${unknown.join(' ')}\n${USAGE}`);
   process.exit(2);
@@ -55,7 +57,9 @@ const profileDir = join(RESULTS_DIR, 'profiles');
 
 const started = performance.now();
 const load = loadavg()[0]!;
-console.log(`MRTR bench (${quick ? 'quick' : 'full'}): ${int.format(n)} parked calls; node ${process.version}, ${cpus().length} CPUs, load average ${load.toFixed(2)}`);
+console.log(
+  `MRTR bench (${quick ? 'quick' : 'full'}): ${int.format(n)} parked calls; node ${process.version}, ${cpus().length} CPUs, load average ${load.toFixed(2)}`,
+);
 const lib: LibLocation = libOption ? { dir: resolve(libOption), ext: '.js' } : { dir: join(buildLib(), '..', '..'), ext: '.js' };
 buildChild();
 const libLabel = libOption ? `compiled lib at ${relative(root, lib.dir) || '.'}` : 'lib/ compiled (tsc, tsconfig.build.json)';
@@ -72,17 +76,31 @@ const none = Promise.resolve(undefined);
 /** Parked-call memory through the wrap: under the tsx loader on lib/ itself, or with heap snapshots of 2,000 calls. */
 const wrapRun = (transport: 'direct' | 'http', how: { tsx?: boolean; snapshot?: string } = {}) =>
   child<WrapMemoryResult>(
-    ['--scenario=wrap-memory', `--n=${how.snapshot ? 2000 : n}`, `--transport=${transport}`, ...q, ...(how.snapshot ? [`--snapshot=${how.snapshot}`] : [])],
+    [
+      '--scenario=wrap-memory',
+      `--n=${how.snapshot ? 2000 : n}`,
+      `--transport=${transport}`,
+      ...q,
+      ...(how.snapshot ? [`--snapshot=${how.snapshot}`] : []),
+    ],
     how.tsx ? { timeoutMs, tsx: true, lib: { dir: join(root, 'lib'), ext: '.ts' } } : { timeoutMs, lib },
   );
 if (args.includes('--profile')) mkdirSync(profileDir, { recursive: true });
 // Memory runs two children at a time (heap sizes do not depend on CPU contention); latency runs alone.
-const [direct, server] = memory ? await Promise.all([wrapRun('direct'), child<ServerMemoryResult>(['--scenario=server-memory', `--n=${n}`, ...q], { timeoutMs, lib })]) : [];
-const [http, tsxRun] = await Promise.all([memory ? wrapRun('http') : none, memory && args.includes('--tsx') ? wrapRun('direct', { tsx: true }) : none]);
+const [direct, server] = memory
+  ? await Promise.all([wrapRun('direct'), child<ServerMemoryResult>(['--scenario=server-memory', `--n=${n}`, ...q], { timeoutMs, lib })])
+  : [];
+const [http, tsxRun] = await Promise.all([
+  memory ? wrapRun('http') : none,
+  memory && args.includes('--tsx') ? wrapRun('direct', { tsx: true }) : none,
+]);
 const profiled = memory && args.includes('--profile') ? await wrapRun('direct', { snapshot: join(profileDir, 'mrtr') }) : undefined;
 // The cells through processes run the CLI of the lib measured (when it has one) and the push server as JavaScript.
 const cli = join(lib.dir, 'cli', 'main.js');
-const processes = lib.ext === '.js' && existsSync(cli) ? [`--cli=${cli}`, `--push-server=${transpile(join('fixtures', 'servers', 'pushServerStdio.ts'))}`] : [];
+const processes =
+  lib.ext === '.js' && existsSync(cli)
+    ? [`--cli=${cli}`, `--push-server=${transpile(join('fixtures', 'servers', 'pushServerStdio.ts'))}`]
+    : [];
 const lat = only !== 'memory' ? await child<LatencyResult>(['--scenario=latency', ...q, ...processes], { timeoutMs, lib }) : undefined;
 
 const profileRun = take(profiled);
@@ -94,11 +112,17 @@ const measured: MrtrMeasured = {
   http: take(http),
   tsx: take(tsxRun),
   latency: take(lat),
-  profile: profileRun?.snapshots && { run: profileRun, top: heapDiff(profileRun.snapshots.baseline, profileRun.snapshots.parked, profileRun.n).slice(0, 40), dir: relative(root, profileDir) },
+  profile: profileRun?.snapshots && {
+    run: profileRun,
+    top: heapDiff(profileRun.snapshots.baseline, profileRun.snapshots.parked, profileRun.n).slice(0, 40),
+    dir: relative(root, profileDir),
+  },
   failures,
 };
 const wrongTotal = wrongCount(measured);
-console.log([...summaryLines(measured), `wrong answers: ${wrongTotal}; ${((performance.now() - started) / 1000).toFixed(1)} s in all`].join('\n'));
+console.log(
+  [...summaryLines(measured), `wrong answers: ${wrongTotal}; ${((performance.now() - started) / 1000).toFixed(1)} s in all`].join('\n'),
+);
 
 let commit: string | undefined;
 try {
@@ -117,7 +141,13 @@ writeResults('mrtr.json', {
   n,
   goalBeyondMessagesBytes: GOAL_BEYOND_MESSAGES_BYTES,
   perParkedCall: perCallSummary(measured),
-  memory: { direct: measured.direct, http: measured.http, tsx: measured.tsx, server: measured.server, profile: measured.profile && { ...measured.profile.run, top: measured.profile.top } },
+  memory: {
+    direct: measured.direct,
+    http: measured.http,
+    tsx: measured.tsx,
+    server: measured.server,
+    profile: measured.profile && { ...measured.profile.run, top: measured.profile.top },
+  },
   latency: measured.latency,
   wrongAnswers: wrongTotal,
   failures,

@@ -67,7 +67,9 @@ child.on('exit', (code, signal) => {
 // Initialize the one session once.
 await new Promise<void>((resolve) => {
   initialized = () => resolve();
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'passthrough-init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'passthrough', version: '1.0.0' } } })}\n`);
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 'passthrough-init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'passthrough', version: '1.0.0' } } })}\n`,
+  );
 });
 child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
 

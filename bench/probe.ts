@@ -34,11 +34,24 @@ if (unknown.length > 0) {
 }
 
 /** Rounds per target (each runs every timed operation once), unmeasured warm-up rounds, cached probes per round. */
-const plan = quick ? { stdioRounds: 6, httpRounds: 30, warmRounds: 2, cachedPerRound: 50 } : { stdioRounds: 60, httpRounds: 300, warmRounds: 5, cachedPerRound: 100 };
+const plan = quick
+  ? { stdioRounds: 6, httpRounds: 30, warmRounds: 2, cachedPerRound: 50 }
+  : { stdioRounds: 60, httpRounds: 300, warmRounds: 5, cachedPerRound: 100 };
 
 function table(results: readonly TargetResult[]): string {
   const head = ['target', 'operation', 'n', 'p50 ms', 'p99 ms', '÷ connect p50', 'p99', 'paired'];
-  const body = results.flatMap((t) => t.rows.map((r) => [t.label, r.label, String(r.stats.n), ms(r.stats.p50Ms), ms(r.stats.p99Ms), formatRatio(r.ratioP50), formatRatio(r.ratioP99), formatRatio(r.pairedRatio)]));
+  const body = results.flatMap((t) =>
+    t.rows.map((r) => [
+      t.label,
+      r.label,
+      String(r.stats.n),
+      ms(r.stats.p50Ms),
+      ms(r.stats.p99Ms),
+      formatRatio(r.ratioP50),
+      formatRatio(r.ratioP99),
+      formatRatio(r.pairedRatio),
+    ]),
+  );
   return consoleTable(head, body, { left: 2, groupBy: 0 });
 }
 
@@ -84,7 +97,9 @@ for (const [label, make] of makers) {
 console.log(table(results));
 const elapsedS = (Date.now() - startedAt) / 1000;
 console.log('');
-console.log(`(${elapsedS.toFixed(1)} s; ÷ connect = this operation's p50 (p99) over the baseline's, measured in the same rounds; paired = median over the rounds of the per-round ratio)`);
+console.log(
+  `(${elapsedS.toFixed(1)} s; ÷ connect = this operation's p50 (p99) over the baseline's, measured in the same rounds; paired = median over the rounds of the per-round ratio)`,
+);
 
 const report = {
   generatedAt: new Date().toISOString(),

@@ -106,5 +106,7 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
   const written = writeReport(run, undefined, readOtherNodeRuns(run));
   const root = join(benchDir, '..');
   if (!run.quick && run.args.length === 0) updateReadme(join(root, 'docs/speed.md'), run);
-  console.log(`from ${relative(root, file)} (run of ${runDate(run)}, commit ${runCommit(run)}): wrote ${relative(root, written.results)} and ${relative(root, written.chart)}`);
+  console.log(
+    `from ${relative(root, file)} (run of ${runDate(run)}, commit ${runCommit(run)}): wrote ${relative(root, written.results)} and ${relative(root, written.chart)}`,
+  );
 }

@@ -65,7 +65,14 @@ function translating(): void {
   const clientIds = new Map<number, unknown>();
   let nextId = INITIALIZE_ID + 1;
   let serverInfo: unknown;
-  child.stdin.write(frame({ jsonrpc: '2.0', id: INITIALIZE_ID, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-relay', version: '1.0.0' } } }));
+  child.stdin.write(
+    frame({
+      jsonrpc: '2.0',
+      id: INITIALIZE_ID,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'stdio-relay', version: '1.0.0' } },
+    }),
+  );
   lines(
     process.stdin,
     (request) => {
@@ -97,7 +104,15 @@ function translating(): void {
       clientIds.delete(upstreamId);
       if (answer['error']) return frame({ jsonrpc: '2.0', id, error: answer['error'] });
       const result = answer['result'] as Message;
-      return frame({ jsonrpc: '2.0', id, result: { ...result, resultType: 'complete', _meta: { ...(result['_meta'] as Message | undefined), 'io.modelcontextprotocol/serverInfo': serverInfo } } });
+      return frame({
+        jsonrpc: '2.0',
+        id,
+        result: {
+          ...result,
+          resultType: 'complete',
+          _meta: { ...(result['_meta'] as Message | undefined), 'io.modelcontextprotocol/serverInfo': serverInfo },
+        },
+      });
     },
     process.stdout,
   );

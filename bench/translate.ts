@@ -18,7 +18,10 @@ const GOAL_SIZES: readonly SizeName[] = ['small', 'medium'];
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const filter = args.find((a) => a.startsWith('--filter='))?.slice('--filter='.length).toLowerCase();
+const filter = args
+  .find((a) => a.startsWith('--filter='))
+  ?.slice('--filter='.length)
+  .toLowerCase();
 const unknown = args.filter((a) => a !== '--quick' && !a.startsWith('--filter='));
 if (unknown.length > 0) {
   console.error(`unknown argument(s): ${unknown.join(' ')}\nusage: npm run bench:translate -- [--quick] [--filter=TEXT]`);
@@ -80,7 +83,16 @@ function table(rows: readonly Row[]): string {
     const m = r.measurement;
     if (!m) return [r.case, r.direction, r.size, int.format(r.bytes), '-', '-', 'FAILED', ''];
     const spread = Math.max(spreadOf(m.baseline), spreadOf(m.candidate));
-    return [r.case, r.direction, r.size, int.format(r.bytes), int.format(m.baseline.medianNs), int.format(m.candidate.medianNs), fmtRatio(m.ratio), `±${Math.round(spread * 100)}%`];
+    return [
+      r.case,
+      r.direction,
+      r.size,
+      int.format(r.bytes),
+      int.format(m.baseline.medianNs),
+      int.format(m.candidate.medianNs),
+      fmtRatio(m.ratio),
+      `±${Math.round(spread * 100)}%`,
+    ];
   });
   return consoleTable(head, body, { left: 3 });
 }
@@ -165,7 +177,8 @@ const goalRows = rows.filter((r) => GOAL_SIZES.includes(r.size) && r.measurement
 const misses = goalRows.filter((r) => r.measurement!.ratio > GOAL_RATIO);
 console.log('');
 if (goalRows.length === 0) console.log(`goal (ratio ≤ ${GOAL_RATIO} for small and medium messages): not measured`);
-else if (misses.length === 0) console.log(`goal (ratio ≤ ${GOAL_RATIO} for small and medium messages): HOLDS for all ${goalRows.length} measured`);
+else if (misses.length === 0)
+  console.log(`goal (ratio ≤ ${GOAL_RATIO} for small and medium messages): HOLDS for all ${goalRows.length} measured`);
 else {
   console.log(`goal (ratio ≤ ${GOAL_RATIO} for small and medium messages): MISSED by ${misses.length} of ${goalRows.length}:`);
   for (const r of misses) console.log(`  ${r.case} ${r.direction} ${r.size}: ratio ${fmtRatio(r.measurement!.ratio)}`);

@@ -42,7 +42,14 @@ import { BENCH_NODE_FLAGS } from './wrap/procs.ts';
  * not); with tracing on, sampling 10% of requests against both off (every request traced is held
  * to our own part of its cost instead, measured apart by `npm run bench:front`).
  */
-const GOAL = { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1, minStdioVsTranslatingRelay: 0.92, minSampledVsPlain: 0.95 } as const;
+const GOAL = {
+  minVsPassthrough: 0.85,
+  minVsMcpProxy: 2.5,
+  maxAddedP50Us: 100,
+  addedP50Concurrency: 1,
+  minStdioVsTranslatingRelay: 0.92,
+  minSampledVsPlain: 0.95,
+} as const;
 const ALL_CONCURRENCIES = [1, 16, 64] as const;
 /** Share of the machine's cores used by other processes during a cell above which the report warns. */
 const OTHER_LOAD_WARNING = 0.1;
@@ -51,13 +58,27 @@ const args = process.argv.slice(2);
 const quick = args.includes('--quick');
 const profile = args.includes('--profile');
 const viaTsx = args.includes('--tsx');
-const filter = args.find((a) => a.startsWith('--filter='))?.slice('--filter='.length).toLowerCase();
+const filter = args
+  .find((a) => a.startsWith('--filter='))
+  ?.slice('--filter='.length)
+  .toLowerCase();
 const ref = args.find((a) => a.startsWith('--ref='))?.slice('--ref='.length);
 const only = args.find((a) => a.startsWith('--concurrency='))?.slice('--concurrency='.length);
-const CONCURRENCIES: readonly number[] = only === undefined ? ALL_CONCURRENCIES : ALL_CONCURRENCIES.filter((c) => only.split(',').includes(String(c)));
-const unknown = args.filter((a) => a !== '--quick' && a !== '--profile' && a !== '--tsx' && !a.startsWith('--filter=') && !a.startsWith('--ref=') && !a.startsWith('--concurrency='));
+const CONCURRENCIES: readonly number[] =
+  only === undefined ? ALL_CONCURRENCIES : ALL_CONCURRENCIES.filter((c) => only.split(',').includes(String(c)));
+const unknown = args.filter(
+  (a) =>
+    a !== '--quick' &&
+    a !== '--profile' &&
+    a !== '--tsx' &&
+    !a.startsWith('--filter=') &&
+    !a.startsWith('--ref=') &&
+    !a.startsWith('--concurrency='),
+);
 if (unknown.length > 0 || CONCURRENCIES.length === 0) {
-  console.error(`${unknown.length > 0 ? `unknown argument(s): ${unknown.join(' ')}` : `--concurrency takes some of ${ALL_CONCURRENCIES.join(', ')}`}\nusage: npm run bench:wrap -- [--quick] [--filter=TEXT[,TEXT…]] [--concurrency=N[,N…]] [--profile] [--tsx] [--ref=GITREF]`);
+  console.error(
+    `${unknown.length > 0 ? `unknown argument(s): ${unknown.join(' ')}` : `--concurrency takes some of ${ALL_CONCURRENCIES.join(', ')}`}\nusage: npm run bench:wrap -- [--quick] [--filter=TEXT[,TEXT…]] [--concurrency=N[,N…]] [--profile] [--tsx] [--ref=GITREF]`,
+  );
   process.exit(2);
 }
 /**
@@ -82,7 +103,6 @@ const timing = quick
 const profileDir = join(RESULTS_DIR, 'profiles');
 const profileFlags = (key: string): string[] => (profile ? ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, key)}`] : []);
 
-
 const cpuList = cpus();
 console.log(banner('wrap bench'));
 console.log(
@@ -101,21 +121,32 @@ try {
   libState =
     ref !== undefined
       ? { commit: commitOf(ref), source: `lib/ as committed at ${ref}` }
-      : { commit: commitOf('HEAD'), source: libIsDirty() ? 'lib/ of the working tree, with uncommitted changes' : 'lib/ of the working tree, as committed' };
+      : {
+          commit: commitOf('HEAD'),
+          source: libIsDirty() ? 'lib/ of the working tree, with uncommitted changes' : 'lib/ of the working tree, as committed',
+        };
 } catch {
   libState = { commit: null, source: ref !== undefined ? `lib/ at ${ref}` : 'lib/ of the working tree (not a git checkout)' };
 }
-console.log(`the wrap measured: ${libState.source}${libState.commit ? ` (${ref !== undefined ? 'commit' : 'HEAD'} ${libState.commit})` : ''}`);
+console.log(
+  `the wrap measured: ${libState.source}${libState.commit ? ` (${ref !== undefined ? 'commit' : 'HEAD'} ${libState.commit})` : ''}`,
+);
 console.log(
   `every Node process of the bench runs with ${BENCH_NODE_FLAGS.join(' ')}${process.execArgv.some((a) => BENCH_NODE_FLAGS.includes(a)) ? '' : ' (this load generator does not: run it through npm run bench:wrap)'}: ` +
-    'V8 would otherwise drop every unused map in an idle-time collection ~100 s after a process\'s last one and recompile its request path inside whichever cell that lands in',
+    "V8 would otherwise drop every unused map in an idle-time collection ~100 s after a process's last one and recompile its request path inside whichever cell that lands in",
 );
-console.log(`the load generator runs in this process and shares the ${cpuList.length} cores with the fronts and the server (its share is the "gen" column);`);
-console.log('"cores busy" is this cell\'s processes, "other load" everything else on the machine meanwhile (anything well above 0% disturbs the cell)');
+console.log(
+  `the load generator runs in this process and shares the ${cpuList.length} cores with the fronts and the server (its share is the "gen" column);`,
+);
+console.log(
+  '"cores busy" is this cell\'s processes, "other load" everything else on the machine meanwhile (anything well above 0% disturbs the cell)',
+);
 console.log('');
 
 const filters = filter?.split(',').filter((f) => f.length > 0) ?? [];
-const chosen = CONTENDERS.filter((c) => filters.length === 0 || filters.some((f) => c.key.includes(f) || c.label.toLowerCase().includes(f)));
+const chosen = CONTENDERS.filter(
+  (c) => filters.length === 0 || filters.some((f) => c.key.includes(f) || c.label.toLowerCase().includes(f)),
+);
 if (chosen.length === 0) {
   console.log(`no wrap-bench contender matches --filter=${filter}; nothing to do`);
   process.exit(0);
@@ -124,8 +155,20 @@ if (chosen.length === 0) {
 const startedAt = Date.now();
 const exported = ref !== undefined ? exportLib(ref) : undefined;
 const programs: Programs = viaTsx
-  ? { echo: buildEchoServer(), wrapCli: exported?.cli ?? ['--import', 'tsx', 'lib/cli/main.ts'], passthrough: ['--import', 'tsx', 'bench/passthrough.ts'], relay: ['--import', 'tsx', 'bench/stdioRelay.ts'], profileFlags }
-  : { echo: buildEchoServer(), wrapCli: [buildLib(exported?.dir)], passthrough: [transpile(join('bench', 'passthrough.ts'))], relay: [transpile(join('bench', 'stdioRelay.ts'))], profileFlags };
+  ? {
+      echo: buildEchoServer(),
+      wrapCli: exported?.cli ?? ['--import', 'tsx', 'lib/cli/main.ts'],
+      passthrough: ['--import', 'tsx', 'bench/passthrough.ts'],
+      relay: ['--import', 'tsx', 'bench/stdioRelay.ts'],
+      profileFlags,
+    }
+  : {
+      echo: buildEchoServer(),
+      wrapCli: [buildLib(exported?.dir)],
+      passthrough: [transpile(join('bench', 'passthrough.ts'))],
+      relay: [transpile(join('bench', 'stdioRelay.ts'))],
+      profileFlags,
+    };
 const running = new Map<Contender['key'], Running>();
 const failures: string[] = [];
 for (const c of chosen) {
@@ -157,14 +200,17 @@ for (const [round, concurrency] of CONCURRENCIES.entries()) {
   const live = chosen.filter((c) => running.has(c.key));
   const drivers = new Map(live.map((c) => [c.key, running.get(c.key)!.driver(concurrency)]));
   const tallies = new Map(live.map((c) => [c.key, newTally(running.get(c.key)!.frontPid !== undefined)]));
-  process.stderr.write(`  concurrency ${concurrency}: warming each contender ${timing.warmupMs / 1000} s, then ${timing.slices} slices of ${timing.sliceMs / 1000} s each (after a ${timing.leadInMs} ms lead-in), in turn…\n`);
+  process.stderr.write(
+    `  concurrency ${concurrency}: warming each contender ${timing.warmupMs / 1000} s, then ${timing.slices} slices of ${timing.sliceMs / 1000} s each (after a ${timing.leadInMs} ms lead-in), in turn…\n`,
+  );
   for (const c of live) addErrors(tallies.get(c.key)!, await runPhase(drivers.get(c.key)!, concurrency, timing.warmupMs));
   for (let slice = 0; slice < timing.slices; slice++) {
     // Who goes first rotates every slice, and the order is reversed every other slice: each contender
     // follows both of its neighbours, not always the same one (whose leftovers would always land on it).
     const shift = (slice + round) % live.length;
     const rotated = [...live.slice(shift), ...live.slice(0, shift)];
-    for (const c of (slice + round) % 2 === 0 ? rotated : rotated.reverse()) await measureSlice(running.get(c.key)!, drivers.get(c.key)!, concurrency, tallies.get(c.key)!, timing);
+    for (const c of (slice + round) % 2 === 0 ? rotated : rotated.reverse())
+      await measureSlice(running.get(c.key)!, drivers.get(c.key)!, concurrency, tallies.get(c.key)!, timing);
   }
   for (const c of live) {
     if (running.get(c.key)!.driverPerCell) await drivers.get(c.key)!.close();
@@ -200,13 +246,38 @@ const metricsVsPlain = compare(cells, 'wrap-http-metrics', 'wrap-http');
 const sampledVsPlain = compare(cells, 'wrap-http-sampled', 'wrap-http');
 
 const goals: GoalCheck[] = [
-  ...vsPassthrough.map((c) => ({ goal: `throughput ≥ ${GOAL.minVsPassthrough}× pass-through`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minVsPassthrough })),
-  ...vsProxy.map((c) => ({ goal: `throughput ≥ ${GOAL.minVsMcpProxy}× mcp-proxy`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minVsMcpProxy })),
+  ...vsPassthrough.map((c) => ({
+    goal: `throughput ≥ ${GOAL.minVsPassthrough}× pass-through`,
+    concurrency: c.concurrency,
+    value: c.throughputRatio,
+    holds: c.throughputRatio >= GOAL.minVsPassthrough,
+  })),
+  ...vsProxy.map((c) => ({
+    goal: `throughput ≥ ${GOAL.minVsMcpProxy}× mcp-proxy`,
+    concurrency: c.concurrency,
+    value: c.throughputRatio,
+    holds: c.throughputRatio >= GOAL.minVsMcpProxy,
+  })),
   ...vsPassthrough
     .filter((c) => c.concurrency === GOAL.addedP50Concurrency)
-    .map((c) => ({ goal: `added p50 ≤ ${GOAL.maxAddedP50Us} µs over pass-through`, concurrency: c.concurrency, value: c.addedP50Us, holds: c.addedP50Us <= GOAL.maxAddedP50Us })),
-  ...stdioVsTranslatingRelay.map((c) => ({ goal: `stdio: throughput ≥ ${GOAL.minStdioVsTranslatingRelay}× the translating relay`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minStdioVsTranslatingRelay })),
-  ...sampledVsPlain.map((c) => ({ goal: `traced at 10% + metrics ≥ ${GOAL.minSampledVsPlain}× both off`, concurrency: c.concurrency, value: c.throughputRatio, holds: c.throughputRatio >= GOAL.minSampledVsPlain })),
+    .map((c) => ({
+      goal: `added p50 ≤ ${GOAL.maxAddedP50Us} µs over pass-through`,
+      concurrency: c.concurrency,
+      value: c.addedP50Us,
+      holds: c.addedP50Us <= GOAL.maxAddedP50Us,
+    })),
+  ...stdioVsTranslatingRelay.map((c) => ({
+    goal: `stdio: throughput ≥ ${GOAL.minStdioVsTranslatingRelay}× the translating relay`,
+    concurrency: c.concurrency,
+    value: c.throughputRatio,
+    holds: c.throughputRatio >= GOAL.minStdioVsTranslatingRelay,
+  })),
+  ...sampledVsPlain.map((c) => ({
+    goal: `traced at 10% + metrics ≥ ${GOAL.minSampledVsPlain}× both off`,
+    concurrency: c.concurrency,
+    value: c.throughputRatio,
+    holds: c.throughputRatio >= GOAL.minSampledVsPlain,
+  })),
 ];
 
 const sign = (n: number): string => `${n >= 0 ? '+' : '−'}${int.format(Math.abs(n))}`;
@@ -220,7 +291,10 @@ for (const g of goals) {
 const related = (title: string, list: readonly Comparison[]) => {
   if (list.length === 0) return;
   console.log(title);
-  for (const c of list) console.log(`  c=${String(c.concurrency).padEnd(3)} ${c.throughputRatio.toFixed(2)}× throughput, p50 ${sign(c.addedP50Us)} µs, p99 ${sign(c.addedP99Us)} µs`);
+  for (const c of list)
+    console.log(
+      `  c=${String(c.concurrency).padEnd(3)} ${c.throughputRatio.toFixed(2)}× throughput, p50 ${sign(c.addedP50Us)} µs, p99 ${sign(c.addedP99Us)} µs`,
+    );
 };
 related('wrap (HTTP) against direct (SDK client), for reference:', vsDirectSdk);
 related('wrap (stdio) against direct (SDK client):', stdioVsSdk);
@@ -228,9 +302,18 @@ related('wrap (stdio) against direct (raw lines, the same client as the stdio fr
 related('wrap (stdio) against the stdio relay (the same server behind a second process that only forwards bytes):', stdioVsRelay);
 related('wrap (stdio) against the parsing stdio relay (one that decodes and encodes every line, nothing else):', stdioVsParsingRelay);
 related('the parsing stdio relay against the byte relay (what reading the messages costs any front):', parsingRelayVsRelay);
-related('wrap (stdio) against the translating stdio relay (modern lines in, legacy lines to the server, modern answers back, nothing else):', stdioVsTranslatingRelay);
-related('the translating stdio relay against the byte relay (what translating costs any front, with a modern client):', translatingRelayVsRelay);
-related('wrap (stdio) with a legacy client against the stdio relay (the same legacy lines, relayed through a legacy session):', stdioLegacyVsRelay);
+related(
+  'wrap (stdio) against the translating stdio relay (modern lines in, legacy lines to the server, modern answers back, nothing else):',
+  stdioVsTranslatingRelay,
+);
+related(
+  'the translating stdio relay against the byte relay (what translating costs any front, with a modern client):',
+  translatingRelayVsRelay,
+);
+related(
+  'wrap (stdio) with a legacy client against the stdio relay (the same legacy lines, relayed through a legacy session):',
+  stdioLegacyVsRelay,
+);
 related('wrap (HTTP) with spans recorded by the OpenTelemetry SDK and metrics on, against both off:', observedVsPlain);
 related('wrap (HTTP) with the SDK sampling 10% of requests and metrics on, against both off:', sampledVsPlain);
 related('wrap (HTTP) with metrics on alone, against both off:', metricsVsPlain);
@@ -245,20 +328,57 @@ if (disturbed.length > 0) {
 const missed = goals.filter((g) => !g.holds);
 const elapsedS = (Date.now() - startedAt) / 1000;
 console.log('');
-console.log(goals.length === 0 ? 'goals: not measured' : missed.length === 0 ? `goals: all ${goals.length} HOLD` : `goals: ${missed.length} of ${goals.length} MISSED (reported, not asserted)`);
-console.log(`(${elapsedS.toFixed(1)} s; calls/s = correct answers in the measured slices ÷ their length, a call that ends after its slice counting half; latency = send to checked answer; cpu = /proc time ÷ calls)`);
-if (profile) console.log(`CPU profiles written under ${join('bench', 'results', 'profiles')}/ (summarise with: npx tsx bench/wrap/profileSummary.ts FILE)`);
+console.log(
+  goals.length === 0
+    ? 'goals: not measured'
+    : missed.length === 0
+      ? `goals: all ${goals.length} HOLD`
+      : `goals: ${missed.length} of ${goals.length} MISSED (reported, not asserted)`,
+);
+console.log(
+  `(${elapsedS.toFixed(1)} s; calls/s = correct answers in the measured slices ÷ their length, a call that ends after its slice counting half; latency = send to checked answer; cpu = /proc time ÷ calls)`,
+);
+if (profile)
+  console.log(
+    `CPU profiles written under ${join('bench', 'results', 'profiles')}/ (summarise with: npx tsx bench/wrap/profileSummary.ts FILE)`,
+  );
 
 const report = {
   generatedAt: new Date().toISOString(),
   wrap: libState,
   environment: environment(),
-  options: { ...timing, nodeFlags: BENCH_NODE_FLAGS, generatorFlags: process.execArgv.filter((a) => BENCH_NODE_FLAGS.includes(a)), quick, profile, tsx: viaTsx, ref: ref ?? null, filter: filter ?? null, concurrencies: CONCURRENCIES },
+  options: {
+    ...timing,
+    nodeFlags: BENCH_NODE_FLAGS,
+    generatorFlags: process.execArgv.filter((a) => BENCH_NODE_FLAGS.includes(a)),
+    quick,
+    profile,
+    tsx: viaTsx,
+    ref: ref ?? null,
+    filter: filter ?? null,
+    concurrencies: CONCURRENCIES,
+  },
   server: 'bench/servers/echoServer.ts (v1 SDK McpServer, one echo tool), transpiled to plain JavaScript, run with node',
-  request: 'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
+  request:
+    'modern tools/call echo with _meta protocolVersion 2026-07-28, clientInfo, clientCapabilities, traceparent; headers MCP-Protocol-Version, Mcp-Method, Mcp-Name',
   contenders: chosen.map((c) => ({ key: c.key, label: c.label, describe: c.describe })),
   goals: { definition: GOAL, checks: goals, holds: goals.length > 0 && missed.length === 0 },
-  comparisons: { vsPassthrough, vsProxy, vsDirectSdk, stdioVsSdk, stdioVsRaw, stdioVsRelay, stdioVsParsingRelay, parsingRelayVsRelay, stdioVsTranslatingRelay, translatingRelayVsRelay, stdioLegacyVsRelay, observedVsPlain, sampledVsPlain, metricsVsPlain },
+  comparisons: {
+    vsPassthrough,
+    vsProxy,
+    vsDirectSdk,
+    stdioVsSdk,
+    stdioVsRaw,
+    stdioVsRelay,
+    stdioVsParsingRelay,
+    parsingRelayVsRelay,
+    stdioVsTranslatingRelay,
+    translatingRelayVsRelay,
+    stdioLegacyVsRelay,
+    observedVsPlain,
+    sampledVsPlain,
+    metricsVsPlain,
+  },
   failures,
   elapsedSeconds: elapsedS,
   cells,

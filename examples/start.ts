@@ -18,9 +18,20 @@ if (namesCommand(args)) {
 } else {
   const tsx = resolve(root, 'node_modules/.bin/tsx');
   const { serve } = await import('../lib/cli/serve.ts');
-  process.stderr.write('Serving the built-in example: a legacy (2025-11-25) server whose tools push elicitation,\nsampling and roots requests, fronted by mcp-dual-era for modern and legacy clients.\n\n');
+  process.stderr.write(
+    'Serving the built-in example: a legacy (2025-11-25) server whose tools push elicitation,\nsampling and roots requests, fronted by mcp-dual-era for modern and legacy clients.\n\n',
+  );
   // Options given on the command line come after the defaults, and so win over them.
-  const serving = ['--port', process.env['PORT'] ?? '3000', '--roots', `file://${root}`, ...args, '--', tsx, resolve(root, 'fixtures/servers/exampleServer.ts')];
+  const serving = [
+    '--port',
+    process.env['PORT'] ?? '3000',
+    '--roots',
+    `file://${root}`,
+    ...args,
+    '--',
+    tsx,
+    resolve(root, 'fixtures/servers/exampleServer.ts'),
+  ];
   process.exitCode = await serve(serving, { onListening: (url) => process.stderr.write(tryIt(url)) });
 }
 

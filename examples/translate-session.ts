@@ -30,18 +30,29 @@ function must<T>(o: Outcome<T, unknown>): T {
 }
 
 function show(title: string, legacy: unknown, modern: unknown): void {
-  process.stdout.write(`\n${paint(1, title)}\n  ${paint(33, 'legacy')}  ${JSON.stringify(legacy)}\n  ${paint(36, 'modern')}  ${JSON.stringify(modern)}\n`);
+  process.stdout.write(
+    `\n${paint(1, title)}\n  ${paint(33, 'legacy')}  ${JSON.stringify(legacy)}\n  ${paint(36, 'modern')}  ${JSON.stringify(modern)}\n`,
+  );
 }
 
 const initialize: JsonRpcRequest = {
   jsonrpc: '2.0',
   id: 0,
   method: 'initialize',
-  params: { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} }, roots: { listChanged: true } }, clientInfo: { name: 'desk-host', version: '3.2.0' } },
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} }, roots: { listChanged: true } },
+    clientInfo: { name: 'desk-host', version: '3.2.0' },
+  },
 };
 show('initialize becomes server/discover', initialize, must(initializeToDiscoverRequest(initialize)));
 
-const initResult = { protocolVersion: '2025-11-25', capabilities: { tools: { listChanged: true }, logging: {} }, serverInfo: SERVER, instructions: 'Ask for a city.' };
+const initResult = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: { listChanged: true }, logging: {} },
+  serverInfo: SERVER,
+  instructions: 'Ask for a city.',
+};
 show('the InitializeResult becomes a DiscoverResult', initResult, must(initializeResultToDiscover(initResult)));
 
 const session = sessionFromInitialize(initialize.params as never, 'info');
@@ -55,14 +66,24 @@ const push: JsonRpcRequest = {
   method: 'elicitation/create',
   params: { message: 'Which city?', requestedSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } },
 };
-const round = must(inputRequiredResult([{ key: inputKeyOf(push, 1), request: push }], { requestState: '<sealed by mcp-dual-era>', serverInfo: SERVER }));
+const round = must(
+  inputRequiredResult([{ key: inputKeyOf(push, 1), request: push }], { requestState: '<sealed by mcp-dual-era>', serverInfo: SERVER }),
+);
 show('the server pushes elicitation/create: the modern client gets input_required', push, { jsonrpc: '2.0', id: 4, result: round });
 
-const retry = retryRequest(modernCall, { id: 5, inputResponses: { 'elicitation-1': { action: 'accept', content: { city: 'Lisbon' } } }, requestState: '<sealed by mcp-dual-era>' });
+const retry = retryRequest(modernCall, {
+  id: 5,
+  inputResponses: { 'elicitation-1': { action: 'accept', content: { city: 'Lisbon' } } },
+  requestState: '<sealed by mcp-dual-era>',
+});
 const upstream = must(requestToLegacy(retry));
 const answer = must(inputResponseToResult('elicitation/create', 'elicitation-1', upstream.retry?.inputResponses?.['elicitation-1']));
 show('the modern retry answers the parked push upstream', { jsonrpc: '2.0', id: 'srv-1', result: answer }, retry);
 
 const final = { content: [{ type: 'text', text: 'Lisbon: sun, 24°C, 25°C, 22°C' }] };
-show('the final result', { jsonrpc: '2.0', id: 4, result: final }, { jsonrpc: '2.0', id: 5, result: must(resultToModern('tools/call', final, { serverInfo: SERVER })).result });
+show(
+  'the final result',
+  { jsonrpc: '2.0', id: 4, result: final },
+  { jsonrpc: '2.0', id: 5, result: must(resultToModern('tools/call', final, { serverInfo: SERVER })).result },
+);
 process.stdout.write('\n');

@@ -17,11 +17,34 @@ export {
 } from './core/era.ts';
 export { AdapterError, type AdapterErrorCode, ErrorCode, type ErrorCodeName, type WireError } from './core/errors.ts';
 export type { UpstreamFailure } from './util/upstreamFailure.ts';
-export type { JsonRpcError, JsonRpcMessage, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse, JsonRpcResult, RequestId } from './core/jsonrpc.ts';
+export type {
+  JsonRpcError,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResult,
+  RequestId,
+} from './core/jsonrpc.ts';
 export type { Implementation, LoggingLevel } from './core/primitives.ts';
-export { DiscoverCache, LegacyClientBridge, type LegacyClientBridgeEvents, type LegacyClientBridgeOptions } from './wrap/legacyClient/legacyClientBridge.ts';
-export { type ForeignTransport, type ModernServerTarget, type WrapLegacyClientOptions, wrapLegacyClient } from './wrap/legacyClient/wrapLegacyClient.ts';
-export { authorizedFetch, type AuthorizationResponse, type AuthorizedFetchOptions, type InteractiveOAuthClientProvider } from './auth/authorizedFetch.ts';
+export {
+  DiscoverCache,
+  LegacyClientBridge,
+  type LegacyClientBridgeEvents,
+  type LegacyClientBridgeOptions,
+} from './wrap/legacyClient/legacyClientBridge.ts';
+export {
+  type ForeignTransport,
+  type ModernServerTarget,
+  type WrapLegacyClientOptions,
+  wrapLegacyClient,
+} from './wrap/legacyClient/wrapLegacyClient.ts';
+export {
+  authorizedFetch,
+  type AuthorizationResponse,
+  type AuthorizedFetchOptions,
+  type InteractiveOAuthClientProvider,
+} from './auth/authorizedFetch.ts';
 export { ModernHttpUpstream, type ModernHttpUpstreamOptions } from './transport/modernHttpUpstream.ts';
 export { ModernPipeUpstream, type ModernUpstream, type UpstreamCallOptions, UpstreamHttpError } from './transport/modernUpstream.ts';
 export { createMemoryPair } from './transport/memory.ts';

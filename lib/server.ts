@@ -7,7 +7,13 @@
  * are built on (the session pool, the MRTR broker, the front's contract, the transports) are for
  * embedders, in `mcp-dual-era/server/advanced`.
  */
-export { wrapLegacyServer, type LegacyServerWrap, type WrapEvents, type WrapLegacyServerOptions, type WrapStats } from './wrap/legacyServer/wrapLegacyServer.ts';
+export {
+  wrapLegacyServer,
+  type LegacyServerWrap,
+  type WrapEvents,
+  type WrapLegacyServerOptions,
+  type WrapStats,
+} from './wrap/legacyServer/wrapLegacyServer.ts';
 export type { HttpFrontOptions } from './fronts/httpFront.ts';
 export type { EdgeLimits, OriginPolicy } from './transport/httpEdge.ts';
 export type { LegacySessionLimits } from './fronts/legacySessionTable.ts';
@@ -15,10 +21,30 @@ export type { SessionKey } from './session/sessionKey.ts';
 export type { CacheDefaults, CachePolicy } from './core/translate/context.ts';
 export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fronts/stdioFront.ts';
 export type { MrtrOptions } from './wrap/mrtr/suspend.ts';
-export { httpBackend, inProcessBackend, stdioBackend, type Backend, type ConnectableServer, type HttpBackendOptions, type StdioBackendOptions } from './session/backend.ts';
+export {
+  httpBackend,
+  inProcessBackend,
+  stdioBackend,
+  type Backend,
+  type ConnectableServer,
+  type HttpBackendOptions,
+  type StdioBackendOptions,
+} from './session/backend.ts';
 export { Keyring, type StateKey } from './state/keyring.ts';
-export { serveNodeHttp, toNodeListener, type FetchHandler, type HttpHandler, type NodeHttpOptions, type RunningHttpServer } from './transport/nodeHttp.ts';
+export {
+  serveNodeHttp,
+  toNodeListener,
+  type FetchHandler,
+  type HttpHandler,
+  type NodeHttpOptions,
+  type RunningHttpServer,
+} from './transport/nodeHttp.ts';
 export { StdioChildTransport, type StdioChildOptions } from './transport/stdioChild.ts';
 export type { ServeMetrics } from './observe/serveMetrics.ts';
 export type { AccessEntry } from './observe/requestTelemetry.ts';
-export { wrapModernServer, type ModernBackend, type ModernServerWrap, type WrapModernServerOptions } from './wrap/modernServer/wrapModernServer.ts';
+export {
+  wrapModernServer,
+  type ModernBackend,
+  type ModernServerWrap,
+  type WrapModernServerOptions,
+} from './wrap/modernServer/wrapModernServer.ts';

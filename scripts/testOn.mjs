@@ -20,7 +20,9 @@ if (!line || !/^\d+$/.test(line)) {
 }
 const node = join(ROOT, '.ci', 'nodes', 'node_modules', `node${line}`, 'bin', 'node');
 if (!existsSync(node)) {
-  console.error(`testOn: no Node ${line} at ${node} (.ci/nodes lists the lines there are; install them with npm ci --prefix .ci/nodes, on linux-x64)`);
+  console.error(
+    `testOn: no Node ${line} at ${node} (.ci/nodes lists the lines there are; install them with npm ci --prefix .ci/nodes, on linux-x64)`,
+  );
   process.exit(2);
 }
 const child = spawn(node, ['--import', 'tsx', join(ROOT, 'spec/run.ts'), ...specs], {

@@ -26,7 +26,15 @@ const neutral = suite('lib/index.ts');
 
 neutral('should export wrapLegacyClient and the modern upstreams', async () => {
   const index = await import('../lib/index.ts');
-  for (const name of ['wrapLegacyClient', 'LegacyClientBridge', 'ModernHttpUpstream', 'ModernPipeUpstream', 'DiscoverCache', 'AdapterError']) assert.type((index as Record<string, unknown>)[name], 'function', name);
+  for (const name of [
+    'wrapLegacyClient',
+    'LegacyClientBridge',
+    'ModernHttpUpstream',
+    'ModernPipeUpstream',
+    'DiscoverCache',
+    'AdapterError',
+  ])
+    assert.type((index as Record<string, unknown>)[name], 'function', name);
   assert.type(index.ErrorCode, 'object');
   assert.is(index.LATEST_MODERN_VERSION, '2026-07-28');
 });
@@ -46,7 +54,18 @@ const server = suite('lib/server.ts');
 
 server('should export the wraps, the backends, the serve helpers and the keyring, with their option and result types', async () => {
   const entry = (await import('../lib/server.ts')) as Record<string, unknown>;
-  for (const name of ['wrapLegacyServer', 'wrapModernServer', 'stdioBackend', 'httpBackend', 'inProcessBackend', 'serveStdio', 'serveNodeHttp', 'toNodeListener', 'Keyring']) assert.type(entry[name], 'function', name);
+  for (const name of [
+    'wrapLegacyServer',
+    'wrapModernServer',
+    'stdioBackend',
+    'httpBackend',
+    'inProcessBackend',
+    'serveStdio',
+    'serveNodeHttp',
+    'toNodeListener',
+    'Keyring',
+  ])
+    assert.type(entry[name], 'function', name);
   // The types are part of the export: this file does not type-check without them.
   const stats: Pick<WrapStats, 'requests' | 'parked'> = { requests: 0, parked: 0 };
   const http: HttpFrontOptions = { path: '/mcp', maxBodyBytes: 1024 };

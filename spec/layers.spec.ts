@@ -68,7 +68,9 @@ layers('should import only its own folder and lower layers', () => {
 
 layers('should have no circle of imports among its files', () => {
   const files = sources(LIB);
-  const arrows = new Map(files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)].map((m) => resolve(dirname(f), m[1]!))]));
+  const arrows = new Map(
+    files.map((f) => [f, [...readFileSync(f, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)].map((m) => resolve(dirname(f), m[1]!))]),
+  );
   const circles: string[] = [];
   // Depth-first, colouring each file: grey while its imports are being followed, black once done.
   const colour = new Map<string, 'grey' | 'black'>();
@@ -95,13 +97,15 @@ layers('should have no circle among the folders within a layer (wrap/mrtr import
     const from = folderOf(file);
     for (const m of readFileSync(file, 'utf8').matchAll(/from\s+['"](\.[^'"]+)['"]/g)) {
       const to = folderOf(resolve(dirname(file), m[1]!));
-      if (to !== from && areaOf(resolve(LIB, to, 'x')) === areaOf(file)) (arrows.get(from) ?? arrows.set(from, new Set()).get(from)!).add(to);
+      if (to !== from && areaOf(resolve(LIB, to, 'x')) === areaOf(file))
+        (arrows.get(from) ?? arrows.set(from, new Set()).get(from)!).add(to);
     }
   }
   assert.ok(arrows.get('wrap/legacyServer')?.has('wrap/mrtr'), 'the wrap of a legacy server uses the MRTR broker');
   assert.not.ok(arrows.get('wrap/mrtr')?.has('wrap/legacyServer'), 'the MRTR broker is a seam of its own');
   const circles: string[] = [];
-  const reaches = (from: string, to: string, seen = new Set<string>()): boolean => [...(arrows.get(from) ?? [])].some((n) => n === to || (!seen.has(n) && (seen.add(n), reaches(n, to, seen))));
+  const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+    [...(arrows.get(from) ?? [])].some((n) => n === to || (!seen.has(n) && (seen.add(n), reaches(n, to, seen))));
   for (const [from, tos] of arrows) for (const to of tos) if (reaches(to, from)) circles.push(`${from} → ${to}`);
   assert.equal(circles, []);
 });

@@ -17,12 +17,17 @@ import { ts } from '../lib/codemod/typescript.ts';
 import { ROOT } from './helpers/everything.ts';
 import { codeBlocks, docText, documentedNames, relativeLinks } from './helpers/readme.ts';
 
-const OWN = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; exports: Record<string, unknown> };
+const OWN = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  name: string;
+  version: string;
+  exports: Record<string, unknown>;
+};
 const ENTRIES = Object.keys(OWN.exports)
   .filter((key) => key !== './package.json')
   .map((key) => (key === '.' ? OWN.name : `${OWN.name}/${key.slice(2)}`));
 const TYPES_NODE = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')) as { version: string }).version;
-const SDK_V1 = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { version: string }).version;
+const SDK_V1 = (JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')) as { version: string })
+  .version;
 const TYPESCRIPT = (JSON.parse(readFileSync(join(ROOT, 'node_modules/typescript/package.json'), 'utf8')) as { version: string }).version;
 
 interface Ran {
@@ -34,14 +39,20 @@ interface Ran {
 /** Runs a program to its end (killed past `timeoutMs`); never rejects. */
 function run(file: string, args: readonly string[], cwd: string, timeoutMs = 60_000): Promise<Ran> {
   return new Promise((done) => {
-    execFile(file, args, { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      done({ code, stdout, stderr: error && code === 1 && !stderr ? String(error.message) : stderr });
-    });
+    execFile(
+      file,
+      args,
+      { cwd, timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1' } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        done({ code, stdout, stderr: error && code === 1 && !stderr ? String(error.message) : stderr });
+      },
+    );
   });
 }
 
-const npm = (args: readonly string[], cwd: string, timeoutMs?: number) => run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, timeoutMs);
+const npm = (args: readonly string[], cwd: string, timeoutMs?: number) =>
+  run(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, cwd, timeoutMs);
 
 function describeRun(what: string, ran: Ran): string {
   return `${what} exited ${ran.code}\n--- stdout\n${ran.stdout.slice(-4000)}\n--- stderr\n${ran.stderr.slice(-4000)}`;
@@ -73,9 +84,25 @@ async function prepare(): Promise<void> {
   tarball = join(packs, tgz[0]!);
   project = join(temp, 'consumer');
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`);
+  writeFileSync(
+    join(project, 'package.json'),
+    `${JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
+  );
   // A TypeScript project, as the codemod's users have: the compiler is theirs (an optional peer of ours).
-  const install = await npm(['install', '--prefer-offline', '--no-audit', '--no-fund', tarball, `@types/node@${TYPES_NODE}`, `@modelcontextprotocol/sdk@${SDK_V1}`, `typescript@${TYPESCRIPT}`], project, 120_000);
+  const install = await npm(
+    [
+      'install',
+      '--prefer-offline',
+      '--no-audit',
+      '--no-fund',
+      tarball,
+      `@types/node@${TYPES_NODE}`,
+      `@modelcontextprotocol/sdk@${SDK_V1}`,
+      `typescript@${TYPESCRIPT}`,
+    ],
+    project,
+    120_000,
+  );
   assert.is(install.code, 0, describeRun('npm install', install));
   installed = join(project, 'node_modules', OWN.name);
 }
@@ -92,7 +119,8 @@ p.after(() => {
 p('should load every entry point, with every name the README documents from it, in plain Node ESM', async () => {
   await ready();
   const { values } = documentedNames();
-  for (const specifier of values.keys()) assert.ok(ENTRIES.includes(specifier), `the README documents ${specifier}, an entry point of package.json`);
+  for (const specifier of values.keys())
+    assert.ok(ENTRIES.includes(specifier), `the README documents ${specifier}, an entry point of package.json`);
   const probe = `const out = {};
 for (const specifier of ${JSON.stringify(ENTRIES)}) out[specifier] = Object.keys(await import(specifier));
 process.stdout.write(JSON.stringify(out));
@@ -110,9 +138,17 @@ process.stdout.write(JSON.stringify(out));
   const design = docText('docs/design.md');
   const translator = design.slice(design.indexOf('\n## The translator'));
   const core = codeBlocks(translator).find((b) => b.lang === 'ts')!;
-  const coreNames = [...core.code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'mcp-dual-era\/core'/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
+  const coreNames = [...core.code.matchAll(/import\s*\{([^}]*)\}\s*from\s*'mcp-dual-era\/core'/g)].flatMap((m) =>
+    m[1]!
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean),
+  );
   assert.ok(coreNames.length > 0, 'the translator section imports names');
-  assert.equal(coreNames.filter((name) => !exported[`${OWN.name}/core`]!.includes(name)), []);
+  assert.equal(
+    coreNames.filter((name) => !exported[`${OWN.name}/core`]!.includes(name)),
+    [],
+  );
 });
 
 p('should run the command: --version and --help exit 0', async () => {
@@ -170,7 +206,10 @@ p('should ship the sources of every source map, LICENSE and every file the READM
   assert.match(readFileSync(join(installed, 'LICENSE'), 'utf8'), /^MIT License\n\nCopyright \(c\) 2026 the mcp-dual-era authors\n/);
   const links = relativeLinks();
   assert.ok(links.length > 0, 'the README links to files');
-  assert.equal(links.filter((link) => !existsSync(join(installed, link))), []);
+  assert.equal(
+    links.filter((link) => !existsSync(join(installed, link))),
+    [],
+  );
 });
 
 p('should keep the tarball lean: no specs, fixtures or benches beyond what the README links to', async () => {
@@ -179,7 +218,10 @@ p('should keep the tarball lean: no specs, fixtures or benches beyond what the R
   const linked = new Set(relativeLinks());
   const extra = files.filter((f) => !/^(dist|lib)\//.test(f) && !['package.json', 'README.md', 'LICENSE'].includes(f) && !linked.has(f));
   assert.equal(extra, []);
-  assert.equal(files.filter((f) => /\.spec\.ts$|^spec\/|^fixtures\//.test(f)), []);
+  assert.equal(
+    files.filter((f) => /\.spec\.ts$|^spec\/|^fixtures\//.test(f)),
+    [],
+  );
 });
 
 p('should type-check a TypeScript consumer (strict, exactOptionalPropertyTypes, NodeNext) against the installed types', async () => {
@@ -219,11 +261,20 @@ void [wrap, stats.requests, kind, up.ok, sorted.ok, outcome];
   };
   const program = ts.createProgram({ rootNames: [join(project, 'consumer.ts')], options });
   const own = program.getSourceFiles().filter((sf) => sf.fileName.startsWith(installed + '/'));
-  assert.ok(own.some((sf) => sf.fileName.endsWith('/dist/client.d.ts')), 'the types come from the installed dist/');
-  assert.not.ok(own.some((sf) => sf.fileName.endsWith('.ts') && !sf.fileName.endsWith('.d.ts')), 'no source file is type-checked in place of a declaration');
+  assert.ok(
+    own.some((sf) => sf.fileName.endsWith('/dist/client.d.ts')),
+    'the types come from the installed dist/',
+  );
+  assert.not.ok(
+    own.some((sf) => sf.fileName.endsWith('.ts') && !sf.fileName.endsWith('.d.ts')),
+    'no source file is type-checked in place of a declaration',
+  );
   // The consumer and the package's own declarations (checked as skipLibCheck: false would); other packages' are theirs.
   const checked = [program.getSourceFile(join(project, 'consumer.ts'))!, ...own];
-  const diagnostics = [...program.getGlobalDiagnostics(), ...checked.flatMap((sf) => [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)])].map((d) => {
+  const diagnostics = [
+    ...program.getGlobalDiagnostics(),
+    ...checked.flatMap((sf) => [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)]),
+  ].map((d) => {
     const where = d.file ? `${relative(project, d.file.fileName)}:${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1} ` : '';
     return `${where}${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
   });
@@ -232,7 +283,10 @@ void [wrap, stats.requests, kind, up.ok, sorted.ok, outcome];
 
 p('should not install the TypeScript compiler for the command, and say how to migrate without it', async () => {
   await ready();
-  const own = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; peerDependenciesMeta?: Record<string, { optional?: boolean }> };
+  const own = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  };
   assert.not.ok('typescript' in own.dependencies, 'typescript is not a dependency');
   assert.ok(own.peerDependenciesMeta?.['typescript']?.optional, 'an optional peer');
   const removed = await npm(['uninstall', '--offline', '--no-audit', '--no-fund', 'typescript'], project, 120_000);

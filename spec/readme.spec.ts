@@ -23,14 +23,25 @@ declare const errorResponse: typeof import('mcp-dual-era/core').errorResponse;
 
 const snippets = packageSnippets();
 /** Each snippet as a file named after its line in the README, beside the prelude. */
-const files = Object.fromEntries([['prelude.d.ts', PRELUDE], ...snippets.map((s) => [`${s.file.replace(/[/.]/g, '-')}-line-${s.line}.ts`, s.code])]);
+const files = Object.fromEntries([
+  ['prelude.d.ts', PRELUDE],
+  ...snippets.map((s) => [`${s.file.replace(/[/.]/g, '-')}-line-${s.line}.ts`, s.code]),
+]);
 
 const t = suite("the README's TypeScript snippets");
 
 t('should find the snippets that hand our transports to the v1 and the v2 SDK client', () => {
   assert.ok(snippets.length >= 4, `${snippets.length} snippets`);
-  assert.ok(snippets.some((s) => s.code.includes("from '@modelcontextprotocol/sdk/client/index.js'") && /client\.connect\(wrapLegacyClient\(/.test(s.code)), 'wrapLegacyClient handed to a v1 Client');
-  assert.ok(snippets.some((s) => s.code.includes("from '@modelcontextprotocol/client'") && /client\.connect\(wrapModernClient\(/.test(s.code)), 'wrapModernClient handed to a v2 Client');
+  assert.ok(
+    snippets.some(
+      (s) => s.code.includes("from '@modelcontextprotocol/sdk/client/index.js'") && /client\.connect\(wrapLegacyClient\(/.test(s.code),
+    ),
+    'wrapLegacyClient handed to a v1 Client',
+  );
+  assert.ok(
+    snippets.some((s) => s.code.includes("from '@modelcontextprotocol/client'") && /client\.connect\(wrapModernClient\(/.test(s.code)),
+    'wrapModernClient handed to a v2 Client',
+  );
 });
 
 t('should type-check with exactOptionalPropertyTypes on, without a diagnostic', () => {

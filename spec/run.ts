@@ -26,7 +26,13 @@ import { builtCli } from './helpers/built.ts';
  * legacy handshake), or they rebuild or run what others rebuild (`npm pack` rebuilds `dist/`, which
  * the AI SDK spec runs). Paths from the project's root.
  */
-const ALONE = new Set(['spec/fleet/load.spec.ts', 'spec/wrap/mrtr/roundGathering.spec.ts', 'spec/load/mixed.spec.ts', 'spec/package.spec.ts', 'spec/interop/aiSdk.spec.ts']);
+const ALONE = new Set([
+  'spec/fleet/load.spec.ts',
+  'spec/wrap/mrtr/roundGathering.spec.ts',
+  'spec/load/mixed.spec.ts',
+  'spec/package.spec.ts',
+  'spec/interop/aiSdk.spec.ts',
+]);
 
 /**
  * The slowest of the other files, started first so that the workers end together. A file missing
@@ -185,7 +191,12 @@ async function serveAsWorker(): Promise<void> {
 
 // --- the run ---------------------------------------------------------------------------------
 
-function summaryLine(results: FileResult[], fileCount: number, started: number, note = ''): { line: string; failed: number; total: number } {
+function summaryLine(
+  results: FileResult[],
+  fileCount: number,
+  started: number,
+  note = '',
+): { line: string; failed: number; total: number } {
   let passed = 0;
   let total = 0;
   let skipped = 0;
@@ -336,7 +347,8 @@ if (process.argv.includes('--worker')) {
   const root = resolve(import.meta.dirname);
   const args = positional();
   // Arguments are spec files or folders of them (every spec under the folder).
-  const files = args.length > 0 ? args.flatMap((f) => (statSync(resolve(f)).isDirectory() ? specs(resolve(f)) : [resolve(f)])) : specs(root);
+  const files =
+    args.length > 0 ? args.flatMap((f) => (statSync(resolve(f)).isDirectory() ? specs(resolve(f)) : [resolve(f)])) : specs(root);
   const jobs = Number(option('jobs') ?? process.env['MCP_DUAL_ERA_SPEC_JOBS'] ?? Math.min(availableParallelism(), 4));
   const fileTimeoutMs = Number(option('file-timeout') ?? 900) * 1000;
   if (!Number.isInteger(jobs) || jobs < 1) {

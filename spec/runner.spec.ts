@@ -13,7 +13,11 @@ const root = resolve(import.meta.dirname, '..');
 const tsx = resolve(root, 'node_modules/.bin/tsx');
 
 function runWith(flags: string[], files: string[]): { status: number | null; out: string; last: string } {
-  const r = spawnSync(tsx, ['spec/run.ts', ...flags, ...files.map((f) => `fixtures/runner/${f}.spec.ts`)], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(tsx, ['spec/run.ts', ...flags, ...files.map((f) => `fixtures/runner/${f}.spec.ts`)], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   const lines = r.stdout.trim().split('\n');
   return { status: r.status, out: r.stdout + r.stderr, last: lines[lines.length - 1] ?? '' };
 }
@@ -48,7 +52,11 @@ for (const jobs of [1, 2]) {
     const r = run('fine', 'stalled');
     assert.match(r.out, /the run stopped in fixtures\/runner\/stalled\.spec\.ts before its end/);
     // In one process the run ends there; across workers the others go on.
-    if (jobs === 1) assert.match(r.last, /^1 passed, 1 failed \(2 files, \d+ ms\); the run stopped in fixtures\/runner\/stalled\.spec\.ts before its end$/);
+    if (jobs === 1)
+      assert.match(
+        r.last,
+        /^1 passed, 1 failed \(2 files, \d+ ms\); the run stopped in fixtures\/runner\/stalled\.spec\.ts before its end$/,
+      );
     else assert.match(r.last, /^1 passed, 1 failed \(2 files, \d+ ms\)$/);
     assert.is(r.status, 1);
   });
@@ -62,7 +70,8 @@ workers('should run files at once, print each whole, and count them all', () => 
   const r = runWith(['--jobs', '2'], ['fine', 'crashing', 'stalled']);
   const blocks = r.out.split(/\n(?=fixtures\/runner\/)/).filter((b) => b.startsWith('fixtures/'));
   assert.is(blocks.length, 3);
-  for (const block of blocks.filter((b) => !b.includes('stalled'))) assert.match(block, /^fixtures\/runner\/\w+\.spec\.ts\n[^]*\(\d+ ms\)\n/);
+  for (const block of blocks.filter((b) => !b.includes('stalled')))
+    assert.match(block, /^fixtures\/runner\/\w+\.spec\.ts\n[^]*\(\d+ ms\)\n/);
   assert.match(r.last, /^4 passed, 3 failed \(3 files/);
   assert.is(r.status, 1);
 });

@@ -30,7 +30,10 @@ interface Exported {
 
 /** Each entry point of package.json's `exports` (`mcp-dual-era`, `mcp-dual-era/server`, …) and its source file. */
 export function entryPoints(): Array<{ entry: string; file: string }> {
-  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; exports: Record<string, string | { default: string }> };
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    name: string;
+    exports: Record<string, string | { default: string }>;
+  };
   return Object.entries(pkg.exports)
     .filter(([key]) => key !== './package.json')
     .map(([key, target]) => {
@@ -47,7 +50,8 @@ function hasJsDoc(declaration: TS.Declaration): boolean {
 
 function kindOf(symbol: TS.Symbol, atRunTime: boolean): string {
   const F = ts.SymbolFlags;
-  if (atRunTime) return symbol.flags & F.Class ? 'class' : symbol.flags & F.Function ? 'function' : symbol.flags & F.Enum ? 'enum' : 'const';
+  if (atRunTime)
+    return symbol.flags & F.Class ? 'class' : symbol.flags & F.Function ? 'function' : symbol.flags & F.Enum ? 'enum' : 'const';
   return symbol.flags & F.Interface ? 'interface' : 'type';
 }
 
@@ -68,7 +72,9 @@ export async function surface(): Promise<Exported[]> {
       const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
       const declarations = symbol.declarations ?? [];
       const first = declarations[0];
-      const where = first ? `${first.getSourceFile().fileName.slice(ROOT.length + 1)}:${first.getSourceFile().getLineAndCharacterOfPosition(first.getStart()).line + 1}` : '?';
+      const where = first
+        ? `${first.getSourceFile().fileName.slice(ROOT.length + 1)}:${first.getSourceFile().getLineAndCharacterOfPosition(first.getStart()).line + 1}`
+        : '?';
       listed.add(name);
       out.push({ entry, name, kind: kindOf(symbol, runtime.has(name)), where, documented: declarations.some(hasJsDoc) });
     }
@@ -84,7 +90,9 @@ export function lines(exports: readonly Exported[]): string[] {
 }
 
 function checkedIn(): string[] {
-  return readFileSync(LIST, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  return readFileSync(LIST, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
 }
 
 if (process.argv.includes('--update')) {
@@ -104,8 +112,15 @@ if (process.argv.includes('--update')) {
     const added = now.filter((line) => !pinnedSet.has(line)).map((line) => `+ ${line}`);
     const removed = pinned.filter((line) => !nowSet.has(line)).map((line) => `- ${line}`);
     const diff = [...added, ...removed];
-    assert.ok(diff.length === 0, `the public surface differs from spec/surface.txt (+ exported now, not listed; - listed, no longer exported):\n${diff.join('\n')}\nIf the change is meant, run \`npm run surface:update\` and review the list's diff.`);
-    assert.equal(pinned, [...pinned].sort((a, b) => a.localeCompare(b)), 'spec/surface.txt is sorted');
+    assert.ok(
+      diff.length === 0,
+      `the public surface differs from spec/surface.txt (+ exported now, not listed; - listed, no longer exported):\n${diff.join('\n')}\nIf the change is meant, run \`npm run surface:update\` and review the list's diff.`,
+    );
+    assert.equal(
+      pinned,
+      [...pinned].sort((a, b) => a.localeCompare(b)),
+      'spec/surface.txt is sorted',
+    );
   });
 
   s('should list, for every entry point, values and types, with no name the compiler cannot see', async () => {
@@ -114,7 +129,10 @@ if (process.argv.includes('--update')) {
       const mine = all.filter((e) => e.entry === entry);
       assert.ok(mine.length > 0, `${entry} exports something`);
     }
-    assert.equal(all.filter((e) => e.kind === 'untyped').map((e) => `${e.entry} ${e.name}`), []);
+    assert.equal(
+      all.filter((e) => e.kind === 'untyped').map((e) => `${e.entry} ${e.name}`),
+      [],
+    );
   });
 
   s('should document every export with a JSDoc comment at its declaration', async () => {

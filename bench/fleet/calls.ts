@@ -19,19 +19,22 @@ export function endpointCaller(url: URL): { call: Call; close(): void } {
   const call: Call = (text, name) =>
     new Promise((resolve) => {
       const headers = toolCallHeaders(text, name);
-      const req = httpRequest({ agent, hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, timeout: CALL_TIMEOUT_MS }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks).toString('utf8');
-          try {
-            resolve(responseOf(res.headers['content-type'], body) ?? `HTTP ${res.statusCode}: an event stream with no message`);
-          } catch {
-            resolve(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`);
-          }
-        });
-        res.on('error', (e) => resolve(`response failed: ${e.message}`));
-      });
+      const req = httpRequest(
+        { agent, hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, timeout: CALL_TIMEOUT_MS },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const body = Buffer.concat(chunks).toString('utf8');
+            try {
+              resolve(responseOf(res.headers['content-type'], body) ?? `HTTP ${res.statusCode}: an event stream with no message`);
+            } catch {
+              resolve(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`);
+            }
+          });
+          res.on('error', (e) => resolve(`response failed: ${e.message}`));
+        },
+      );
       req.on('timeout', () => req.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS} ms`)));
       req.on('error', (e) => resolve(`request failed: ${e.message}`));
       req.end(text);

@@ -40,7 +40,12 @@ export interface CommandsResult {
   /** Plain calls in flight at once (the rounds go one at a time). */
   readonly concurrency: number;
   /** Heartbeat commands seen while the phases ran, and how many per replica per second. */
-  readonly heartbeat: { readonly commands: number; readonly seconds: number; readonly perReplicaPerSecond: number; readonly byCommand: Readonly<Record<string, number>> };
+  readonly heartbeat: {
+    readonly commands: number;
+    readonly seconds: number;
+    readonly perReplicaPerSecond: number;
+    readonly byCommand: Readonly<Record<string, number>>;
+  };
   /** Commands on the fleet's keys from connections that are neither a replica's nor the bench's: 0 unless a replica has a connection the bench did not find. */
   readonly unattributed: number;
   /** The Redis connections found for each replica. */
@@ -58,7 +63,7 @@ export interface CountedReplica {
 const MARKER_TIMEOUT_MS = 10_000;
 
 export const COUNT_METHOD =
-  'MONITOR on the Redis, counting only the commands from the replicas\' own connections (found from their sockets in /proc) between ECHO markers the bench sends, ' +
+  "MONITOR on the Redis, counting only the commands from the replicas' own connections (found from their sockets in /proc) between ECHO markers the bench sends, " +
   "the heartbeat (each replica's SET of its directory record, every 1 s, and LRANGE of the agreed keys, every 10 s) counted apart";
 
 /** The arguments of one MONITOR line (`1700000000.000000 [0 127.0.0.1:5000] "GET" "k"`) and its client address. */
@@ -67,7 +72,13 @@ export function parseMonitorLine(line: string): { addr: string; args: string[] }
   if (!head) return undefined;
   const args: string[] = [];
   for (const m of line.slice(head[0].length).matchAll(/"((?:[^"\\]|\\.)*)"/g)) {
-    args.push(m[1]!.replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) => (e.length === 3 ? String.fromCharCode(parseInt(e.slice(1), 16)) : ({ n: '\n', r: '\r', t: '\t' } as Record<string, string>)[e] ?? e)));
+    args.push(
+      m[1]!.replace(/\\(x[0-9a-fA-F]{2}|.)/g, (_, e: string) =>
+        e.length === 3
+          ? String.fromCharCode(parseInt(e.slice(1), 16))
+          : (({ n: '\n', r: '\r', t: '\t' } as Record<string, string>)[e] ?? e),
+      ),
+    );
   }
   return { addr: head[1]!, args };
 }
@@ -142,7 +153,8 @@ export class CommandTally {
     }
     const key = rest[0];
     const what = `${replica.label}: ${command}${key === undefined ? '' : ` ${this.#keyName(key)}`}`;
-    const beat = (command === 'SET' && key === `${this.#prefix}replica:${replica.id}`) || (command === 'LRANGE' && key === `${this.#prefix}state-key`);
+    const beat =
+      (command === 'SET' && key === `${this.#prefix}replica:${replica.id}`) || (command === 'LRANGE' && key === `${this.#prefix}state-key`);
     if (beat) {
       if (this.#phase === 'before') return;
       this.#heartbeat.set(what, (this.#heartbeat.get(what) ?? 0) + 1);
@@ -206,7 +218,10 @@ export async function countCommands(
     const mark = async (phase: string) => {
       await markers.echo(`${marker}${phase}`);
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`MONITOR never showed the marker of phase ${phase}`)), MARKER_TIMEOUT_MS)));
+      const late = new Promise<never>(
+        (_, reject) =>
+          (timer = setTimeout(() => reject(new Error(`MONITOR never showed the marker of phase ${phase}`)), MARKER_TIMEOUT_MS)),
+      );
       await Promise.race([tally.reached(phase), late]).finally(() => clearTimeout(timer));
     };
     const started = performance.now();
@@ -246,7 +261,13 @@ export async function countCommands(
     await mark('end');
     const seconds = (performance.now() - started) / 1000;
 
-    const callsOf: Record<PhaseKey, number> = { idle: 0, plain: plan.plainCalls, first: plan.pairs * 2, local: plan.pairs, forwarded: plan.pairs };
+    const callsOf: Record<PhaseKey, number> = {
+      idle: 0,
+      plain: plan.plainCalls,
+      first: plan.pairs * 2,
+      local: plan.pairs,
+      forwarded: plan.pairs,
+    };
     const phases = PHASES.map((key): CommandPhase => {
       const byCommand = tally.countsOf(key);
       const commands = Object.values(byCommand).reduce((s, n) => s + n, 0);

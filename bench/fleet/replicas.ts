@@ -34,7 +34,23 @@ const STARTUP_MS = 30_000;
 export async function startServe(label: string, command: ServeCommand): Promise<Served> {
   const node = process.execPath;
   const fleetArgs = command.fleet ? ['--fleet', command.fleet.redis, '--fleet-name', command.fleet.name] : [];
-  const proc = start(node, [...BENCH_NODE_FLAGS, command.cli, 'serve', '--port', '0', ...fleetArgs, ...(command.options ?? []), '--', node, ...BENCH_NODE_FLAGS, command.pushServer], { cwd: root });
+  const proc = start(
+    node,
+    [
+      ...BENCH_NODE_FLAGS,
+      command.cli,
+      'serve',
+      '--port',
+      '0',
+      ...fleetArgs,
+      ...(command.options ?? []),
+      '--',
+      node,
+      ...BENCH_NODE_FLAGS,
+      command.pushServer,
+    ],
+    { cwd: root },
+  );
   const ready = new Promise<{ url: URL; replica: string | undefined }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${label}: not serving after ${STARTUP_MS} ms\n${proc.log()}`)), STARTUP_MS);
     const look = () => {
@@ -101,7 +117,8 @@ function procAddress(hex: string, v6: boolean): { host: string; port: number } {
   const words = (ip.match(/.{8}/g) ?? []).map((w) => Buffer.from(w, 'hex').reverse());
   if (!v6) return { host: [...words[0]!].join('.'), port: parseInt(port, 16) };
   const bytes = Buffer.concat(words);
-  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff) return { host: [...bytes.subarray(12)].join('.'), port: parseInt(port, 16) };
+  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff)
+    return { host: [...bytes.subarray(12)].join('.'), port: parseInt(port, 16) };
   const groups = Array.from({ length: 8 }, (_, i) => bytes.readUInt16BE(i * 2).toString(16)).join(':');
   return { host: new URL(`http://[${groups}]/`).hostname.slice(1, -1), port: parseInt(port, 16) };
 }

@@ -49,7 +49,8 @@ interface CpuPair {
 
 type Kind = 'local' | 'forwarded' | 'bare';
 
-const problemOf = (answer: JsonRpcResponse | string, check: (m: JsonRpcResponse | undefined) => string | undefined): string | undefined => (typeof answer === 'string' ? answer : check(answer));
+const problemOf = (answer: JsonRpcResponse | string, check: (m: JsonRpcResponse | undefined) => string | undefined): string | undefined =>
+  typeof answer === 'string' ? answer : check(answer);
 
 /** A replica: how to call it, and its process (for its CPU time). */
 export interface Replica {
@@ -58,7 +59,14 @@ export interface Replica {
 }
 
 /** Runs `warm` + `pairs` sets of rounds; `a` parks, `b` forwards to it, `bare` (if given) passes the retry on to `a`. */
-export async function forwardedRetry(a: Replica, b: Replica, counts: { warm: number; pairs: number }, nextId: () => number, wrong: Wrong, bare?: Call): Promise<RetryResult> {
+export async function forwardedRetry(
+  a: Replica,
+  b: Replica,
+  counts: { warm: number; pairs: number },
+  nextId: () => number,
+  wrong: Wrong,
+  bare?: Call,
+): Promise<RetryResult> {
   const cpu = { local: { a: 0, b: 0 }, forwarded: { a: 0, b: 0 }, bare: { a: 0, b: 0 } };
   const sentTo = (kind: Kind): Call => (kind === 'local' ? a.call : kind === 'forwarded' ? b.call : bare!);
   /** One round whose retry goes to `kind`'s replica: the retry's ms and the first call's, or undefined on a wrong answer. */
@@ -116,7 +124,9 @@ export async function forwardedRetry(a: Replica, b: Replica, counts: { warm: num
   const f = microStats(forwarded);
   const bareStats = bare ? microStats(bareRetries) : undefined;
   return {
-    ...(bareStats ? { bare: bareStats, bareAddedP50Ms: (bareStats.p50Us - l.p50Us) / 1000, pairedOverBareMs: percentile(ascending(overBare), 0.5) } : {}),
+    ...(bareStats
+      ? { bare: bareStats, bareAddedP50Ms: (bareStats.p50Us - l.p50Us) / 1000, pairedOverBareMs: percentile(ascending(overBare), 0.5) }
+      : {}),
     pairs: local.length,
     warm: counts.warm,
     first: microStats(first),

@@ -73,10 +73,16 @@ export function summaryLines(r: FleetResults): string[] {
         [
           ['to A, where the call is parked (local)', int.format(x.local.n), us(x.local.p50Us), us(x.local.p99Us), us(x.local.meanUs)],
           ['to B, forwarded to A', int.format(x.forwarded.n), us(x.forwarded.p50Us), us(x.forwarded.p99Us), us(x.forwarded.meanUs)],
-          ...(x.bare ? [['through a bare Node hop to A', int.format(x.bare.n), us(x.bare.p50Us), us(x.bare.p99Us), us(x.bare.meanUs)]] : []),
+          ...(x.bare
+            ? [['through a bare Node hop to A', int.format(x.bare.n), us(x.bare.p50Us), us(x.bare.p99Us), us(x.bare.meanUs)]]
+            : []),
         ],
       ),
-      ...(x.bare && x.bareAddedP50Ms !== undefined && x.pairedOverBareMs !== undefined ? [`the bare hop alone adds ${ms(x.bareAddedP50Ms)} at p50; forwarding over the bare hop (paired) ${ms(x.pairedOverBareMs)}${x.cpuUsPerRetry.bare ? `; CPU time per bare-hop retry: A ${us(x.cpuUsPerRetry.bare.a)}` : ''}`] : []),
+      ...(x.bare && x.bareAddedP50Ms !== undefined && x.pairedOverBareMs !== undefined
+        ? [
+            `the bare hop alone adds ${ms(x.bareAddedP50Ms)} at p50; forwarding over the bare hop (paired) ${ms(x.pairedOverBareMs)}${x.cpuUsPerRetry.bare ? `; CPU time per bare-hop retry: A ${us(x.cpuUsPerRetry.bare.a)}` : ''}`,
+          ]
+        : []),
       `CPU time per retry (from /proc): local: A ${us(x.cpuUsPerRetry.local.a)}, B ${us(x.cpuUsPerRetry.local.b)}; forwarded: A ${us(x.cpuUsPerRetry.forwarded.a)}, B ${us(x.cpuUsPerRetry.forwarded.b)}`,
       `added by forwarding: ${ms(x.addedP50Ms)} at p50 (paired ${ms(x.pairedAddedMs)}), ${ms(x.addedP99Ms)} at p99; forwarded ÷ local p50 ${formatRatio(x.ratioP50)}; goal ≤ ${g.maxAddedP50Ms} ms at p50: ${x.addedP50Ms <= g.maxAddedP50Ms ? 'met' : 'NOT met'}`,
     );
@@ -89,8 +95,24 @@ export function summaryLines(r: FleetResults): string[] {
       consoleTable(
         ['', 'calls/s', 'p50', 'p99', 'errors', 'upstream processes', 'per round'],
         [
-          ['replica in a fleet (serve --fleet)', int.format(t.fleet.callsPerSecond), us(t.fleet.p50Us), us(t.fleet.p99Us), String(t.fleet.errors), String(t.fleet.upstreamProcesses), t.fleet.perRound.map((x) => int.format(x)).join(' ')],
-          ['serve alone', int.format(t.alone.callsPerSecond), us(t.alone.p50Us), us(t.alone.p99Us), String(t.alone.errors), String(t.alone.upstreamProcesses), t.alone.perRound.map((x) => int.format(x)).join(' ')],
+          [
+            'replica in a fleet (serve --fleet)',
+            int.format(t.fleet.callsPerSecond),
+            us(t.fleet.p50Us),
+            us(t.fleet.p99Us),
+            String(t.fleet.errors),
+            String(t.fleet.upstreamProcesses),
+            t.fleet.perRound.map((x) => int.format(x)).join(' '),
+          ],
+          [
+            'serve alone',
+            int.format(t.alone.callsPerSecond),
+            us(t.alone.p50Us),
+            us(t.alone.p99Us),
+            String(t.alone.errors),
+            String(t.alone.upstreamProcesses),
+            t.alone.perRound.map((x) => int.format(x)).join(' '),
+          ],
         ],
       ),
       `fleet ÷ alone ${formatRatio(t.ratio)} (median of the rounds ${formatRatio(t.pairedRatio)}); goal ≥ ${g.minThroughputRatio}×: ${t.ratio >= g.minThroughputRatio ? 'met' : 'NOT met'}`,
@@ -103,15 +125,32 @@ export function summaryLines(r: FleetResults): string[] {
       `3. Redis commands (${c.method})`,
       consoleTable(
         ['phase', 'calls', 'commands', 'per call', 'which'],
-        c.phases.map((p) => [PHASE_LABELS[p.key], p.key === 'idle' ? `${c.idleSeconds.toFixed(1)} s` : int.format(p.calls), int.format(p.commands), per(p.perCall), Object.entries(p.byCommand).map(([k, n]) => `${k} ×${n}`).join(', ') || '–']),
+        c.phases.map((p) => [
+          PHASE_LABELS[p.key],
+          p.key === 'idle' ? `${c.idleSeconds.toFixed(1)} s` : int.format(p.calls),
+          int.format(p.commands),
+          per(p.perCall),
+          Object.entries(p.byCommand)
+            .map(([k, n]) => `${k} ×${n}`)
+            .join(', ') || '–',
+        ]),
       ),
-      `heartbeat, counted apart: ${int.format(c.heartbeat.commands)} commands in ${c.heartbeat.seconds.toFixed(1)} s, ${c.heartbeat.perReplicaPerSecond.toFixed(2)} per replica per second (${Object.entries(c.heartbeat.byCommand).map(([k, n]) => `${k} ×${n}`).join(', ')}); ` +
-        `commands on the fleet's keys from other connections: ${c.unattributed}`,
+      `heartbeat, counted apart: ${int.format(c.heartbeat.commands)} commands in ${c.heartbeat.seconds.toFixed(1)} s, ${c.heartbeat.perReplicaPerSecond.toFixed(2)} per replica per second (${Object.entries(
+        c.heartbeat.byCommand,
+      )
+        .map(([k, n]) => `${k} ×${n}`)
+        .join(', ')}); ` + `commands on the fleet's keys from other connections: ${c.unattributed}`,
     );
     const plain = c.phases.find((p) => p.key === 'plain');
     const fwd = c.phases.find((p) => p.key === 'forwarded');
-    if (plain) out.push(`goal: ${g.plainCommandsPerCall} commands per plain call → ${per(plain.perCall)}: ${plain.perCall <= g.plainCommandsPerCall ? 'met' : 'NOT met'}`);
-    if (fwd) out.push(`expected: ${g.forwardedCommandsPerRetry} GET per forwarded retry → ${per(fwd.perCall)}: ${fwd.perCall <= g.forwardedCommandsPerRetry ? 'as expected' : 'MORE than expected'}`);
+    if (plain)
+      out.push(
+        `goal: ${g.plainCommandsPerCall} commands per plain call → ${per(plain.perCall)}: ${plain.perCall <= g.plainCommandsPerCall ? 'met' : 'NOT met'}`,
+      );
+    if (fwd)
+      out.push(
+        `expected: ${g.forwardedCommandsPerRetry} GET per forwarded retry → ${per(fwd.perCall)}: ${fwd.perCall <= g.forwardedCommandsPerRetry ? 'as expected' : 'MORE than expected'}`,
+      );
   }
   out.push('');
   for (const w of r.wrongSamples) out.push(`WRONG ${w}`);

@@ -64,7 +64,14 @@ interface Accumulated {
 }
 
 /** One measured window of `url` (after its lead-in), added to `into`. */
-async function window(front: Front, plan: ThroughputPlan, measuredMs: number, into: Accumulated | undefined, wrong: Wrong, label: string): Promise<void> {
+async function window(
+  front: Front,
+  plan: ThroughputPlan,
+  measuredMs: number,
+  into: Accumulated | undefined,
+  wrong: Wrong,
+  label: string,
+): Promise<void> {
   const driver = httpDriver({ url: front.url, modernAnswer: true }, plan.concurrency);
   try {
     if (plan.leadInMs > 0) await runPhase(driver, plan.concurrency, plan.leadInMs);
@@ -85,7 +92,16 @@ async function window(front: Front, plan: ThroughputPlan, measuredMs: number, in
 
 function side(a: Accumulated): ThroughputSide {
   const sorted = ascending(a.latencies);
-  return { calls: a.calls, seconds: a.ns / 1e9, callsPerSecond: a.calls / (a.ns / 1e9), p50Us: percentile(sorted, 0.5), p99Us: percentile(sorted, 0.99), errors: a.errors, perRound: a.perRound, upstreamProcesses: a.processes };
+  return {
+    calls: a.calls,
+    seconds: a.ns / 1e9,
+    callsPerSecond: a.calls / (a.ns / 1e9),
+    p50Us: percentile(sorted, 0.5),
+    p99Us: percentile(sorted, 0.99),
+    errors: a.errors,
+    perRound: a.perRound,
+    upstreamProcesses: a.processes,
+  };
 }
 
 /** Measures the fleet replica at `fleet` against the lone `serve` at `alone`. */
@@ -97,7 +113,16 @@ export async function plainThroughput(fleet: Front, alone: Front, plan: Throughp
   await window(fleet, plan, plan.warmupMs, undefined, wrong, 'fleet replica warm-up');
   await window(alone, plan, plan.warmupMs, undefined, wrong, 'serve alone warm-up');
   for (let r = 0; r < plan.rounds; r++) {
-    const order = r % 2 === 0 ? ([[fleet, f, 'fleet replica'], [alone, s, 'serve alone']] as const) : ([[alone, s, 'serve alone'], [fleet, f, 'fleet replica']] as const);
+    const order =
+      r % 2 === 0
+        ? ([
+            [fleet, f, 'fleet replica'],
+            [alone, s, 'serve alone'],
+          ] as const)
+        : ([
+            [alone, s, 'serve alone'],
+            [fleet, f, 'fleet replica'],
+          ] as const);
     for (const [url, into, label] of order) await window(url, plan, plan.roundMs, into, wrong, label);
   }
   const fs = side(f);

@@ -126,7 +126,11 @@ export function stdioCaller(lib: Lib, wrap: Wrap): { call: Caller; close(): Prom
 }
 
 /** A process spoken to in lines of JSON on its stdin and stdout: each line it writes, decoded, goes to `onMessage`. */
-function lineProcess(command: string, args: readonly string[], onMessage: (message: Json) => void): { write(text: string): void; close(): Promise<void> } {
+function lineProcess(
+  command: string,
+  args: readonly string[],
+  onMessage: (message: Json) => void,
+): { write(text: string): void; close(): Promise<void> } {
   const proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   readLines(proc.stdout, onMessage);
   proc.stdin.on('error', noop);
@@ -156,7 +160,9 @@ const serverArgs = (server: PushServerProcess): string[] => [server.script, ...(
  */
 export function stdioProcessCaller(cli: string, server: PushServerProcess): { call: Caller; close(): Promise<void> } {
   let receive: (message: Json) => void = noop;
-  const proc = lineProcess(process.execPath, [cli, 'serve', '--stdio', '--quiet', '--', process.execPath, ...serverArgs(server)], (m) => receive(m));
+  const proc = lineProcess(process.execPath, [cli, 'serve', '--stdio', '--quiet', '--', process.execPath, ...serverArgs(server)], (m) =>
+    receive(m),
+  );
   const caller = lineCaller(proc.write);
   receive = caller.receive;
   return { call: caller.call, close: () => proc.close() };
@@ -171,7 +177,11 @@ export function createRelatedPushServer(): McpServer {
   const server = new McpServer({ name: 'push-server', version: '1.0.0' }, { capabilities: { logging: {} } });
   server.registerTool('ask_name', { description: 'Asks the user for a name, then greets them' }, async (extra) => {
     const answer = await server.server.elicitInput(
-      { mode: 'form', message: 'What is your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } },
+      {
+        mode: 'form',
+        message: 'What is your name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      },
       { relatedRequestId: extra.requestId, timeout: PARK_TIMEOUT_MS },
     );
     const name = answer.action === 'accept' ? String(answer.content?.['name']) : 'stranger';
@@ -216,7 +226,11 @@ function bare(send: (message: Json) => void): { client: BareClient; receive(mess
 
 /** Opens the legacy session (elicitation declared). */
 async function initialize(client: BareClient, send: (message: Json) => void): Promise<void> {
-  await client.request('initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } }, clientInfo: { name: 'mrtr-bench', version: '1.0.0' } });
+  await client.request('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: { elicitation: { form: {} } },
+    clientInfo: { name: 'mrtr-bench', version: '1.0.0' },
+  });
   send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
 

@@ -19,7 +19,10 @@ const option = (name: string): string | undefined => args.find((a) => a.startsWi
 const scenario = SCENARIOS[option('scenario') as keyof typeof SCENARIOS];
 const libDir = option('libdir');
 const out = option('out');
-if (!scenario || !libDir || !out) throw new Error(`bench/mrtr/child: needs --scenario (one of ${Object.keys(SCENARIOS).join(', ')}), --libdir and --out; got ${args.join(' ')}`);
+if (!scenario || !libDir || !out)
+  throw new Error(
+    `bench/mrtr/child: needs --scenario (one of ${Object.keys(SCENARIOS).join(', ')}), --libdir and --out; got ${args.join(' ')}`,
+  );
 const snapshotPrefix = option('snapshot');
 const cli = option('cli');
 const pushServer = option('push-server');

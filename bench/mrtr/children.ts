@@ -36,7 +36,16 @@ export function child<T>(args: readonly string[], options: { tsx?: boolean; time
   mkdirSync(BUILD_DIR, { recursive: true });
   const out = join(BUILD_DIR, `mrtr-child-${process.pid}-${++childSeq}.json`);
   const script = options.tsx ? join(root, CHILD_SOURCE) : buildChild();
-  const nodeArgs = ['--expose-gc', ...(options.tsx ? ['--import', 'tsx'] : []), script, ...args, `--libdir=${options.lib.dir}`, `--ext=${options.lib.ext}`, `--out=${out}`, `--loader=${options.tsx ? 'tsx' : 'node'}`];
+  const nodeArgs = [
+    '--expose-gc',
+    ...(options.tsx ? ['--import', 'tsx'] : []),
+    script,
+    ...args,
+    `--libdir=${options.lib.dir}`,
+    `--ext=${options.lib.ext}`,
+    `--out=${out}`,
+    `--loader=${options.tsx ? 'tsx' : 'node'}`,
+  ];
   return new Promise((done) => {
     const proc = spawn(process.execPath, nodeArgs, { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
     const timer = setTimeout(() => proc.kill('SIGKILL'), options.timeoutMs);

@@ -66,7 +66,10 @@ export function heapDiff(baseline: string, parked: string, n: number): HeapGain[
       const context = edgeTo(i, 'context');
       what = `closure ${name || '(anonymous)'} capturing [${context === undefined ? '' : named(context, ['context']).join(', ')}]`;
     } else if (type === 'object' && (name === 'Object' || name === 'system / Context')) {
-      what = `${name === 'Object' ? 'object' : 'context'} {${named(i, ['property', 'context']).filter((p) => p !== '__proto__').slice(0, 12).join(', ')}}`;
+      what = `${name === 'Object' ? 'object' : 'context'} {${named(i, ['property', 'context'])
+        .filter((p) => p !== '__proto__')
+        .slice(0, 12)
+        .join(', ')}}`;
     } else if (type.includes('string') || type === 'number') what = type;
     const g = groups.get(what) ?? { bytes: 0, count: 0 };
     g.bytes += s.nodes[i * nf + 3]!;

@@ -10,7 +10,17 @@
  */
 import { createPushServer } from '../../fixtures/servers/pushServer.ts';
 import { microStats, pairedRatio, type Stats } from '../shared/stats.ts';
-import { bareClient, bareProcessClient, directCaller, httpCaller, nodeHttpCaller, stdioCaller, stdioProcessCaller, type BareClient, type PushServerProcess } from './callers.ts';
+import {
+  bareClient,
+  bareProcessClient,
+  directCaller,
+  httpCaller,
+  nodeHttpCaller,
+  stdioCaller,
+  stdioProcessCaller,
+  type BareClient,
+  type PushServerProcess,
+} from './callers.ts';
 import { askText, checkText, echoText, PARK_TIMEOUT_MS, retryText, stateOf, textOf, Wrong, type Json } from './requests.ts';
 import type { Lib, Processes, ScenarioOptions } from './scenario.ts';
 
@@ -29,7 +39,10 @@ export interface RoundStats {
  */
 export type LatencyServer = 'inline' | 'hoisted';
 
-const SERVERS: Readonly<Record<LatencyServer, () => ReturnType<typeof createPushServer>>> = { inline: () => createPushServer(), hoisted: () => createPushServer({ schemaBuiltOnce: true }) };
+const SERVERS: Readonly<Record<LatencyServer, () => ReturnType<typeof createPushServer>>> = {
+  inline: () => createPushServer(),
+  hoisted: () => createPushServer({ schemaBuiltOnce: true }),
+};
 
 /**
  * Where the calls enter the wrap: `serveModern` (no transport), `wrap.fetch` (Web), Node's HTTP
@@ -125,11 +138,29 @@ async function serverAloneLatency(lib: Lib, counts: { warm: number; n: number },
 }
 
 /** One cell: a wrap with `collectMs` in front of `server`, reached through `transport`, echoes and rounds in turn. */
-async function latencyCell(lib: Lib, transport: LatencyTransport, collectMs: number, server: LatencyServer, counts: { warm: number; n: number }, nextId: () => number, wrong: Wrong, processes?: Processes): Promise<LatencyCell> {
-  const own = transport === 'stdio-process' && processes ? { script: processes.pushServer, schemaBuiltOnce: server === 'hoisted' } : undefined;
+async function latencyCell(
+  lib: Lib,
+  transport: LatencyTransport,
+  collectMs: number,
+  server: LatencyServer,
+  counts: { warm: number; n: number },
+  nextId: () => number,
+  wrong: Wrong,
+  processes?: Processes,
+): Promise<LatencyCell> {
+  const own =
+    transport === 'stdio-process' && processes ? { script: processes.pushServer, schemaBuiltOnce: server === 'hoisted' } : undefined;
   // `serve --stdio` runs its own wrap, with the default collectMs.
-  const wrap = own ? undefined : lib.wrapLegacyServer({ upstream: () => SERVERS[server](), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
-  const node = own ? stdioProcessCaller(processes!.cli, own) : transport === 'node-http' ? await nodeHttpCaller(lib, wrap!) : transport === 'stdio' ? stdioCaller(lib, wrap!) : undefined;
+  const wrap = own
+    ? undefined
+    : lib.wrapLegacyServer({ upstream: () => SERVERS[server](), mrtr: new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, collectMs }) });
+  const node = own
+    ? stdioProcessCaller(processes!.cli, own)
+    : transport === 'node-http'
+      ? await nodeHttpCaller(lib, wrap!)
+      : transport === 'stdio'
+        ? stdioCaller(lib, wrap!)
+        : undefined;
   const call = node?.call ?? (transport === 'http' ? httpCaller(wrap!) : directCaller(wrap!));
   const echo = async (): Promise<number | undefined> => {
     const n = nextId();
@@ -220,7 +251,9 @@ export async function latency(lib: Lib, o: ScenarioOptions): Promise<LatencyResu
     for (const collectMs of [0, 15]) cells.push(await latencyCell(lib, transport, collectMs, 'inline', counts, nextId, wrong));
     cells.push(await latencyCell(lib, transport, 15, 'hoisted', counts, nextId, wrong));
   }
-  if (o.processes) for (const server of ['inline', 'hoisted'] as const) cells.push(await latencyCell(lib, 'stdio-process', 15, server, counts, nextId, wrong, o.processes));
+  if (o.processes)
+    for (const server of ['inline', 'hoisted'] as const)
+      cells.push(await latencyCell(lib, 'stdio-process', 15, server, counts, nextId, wrong, o.processes));
   const serverAlone = await serverAloneLatency(lib, counts, wrong);
   return { kind: 'latency', cells, serverAlone, wrong };
 }

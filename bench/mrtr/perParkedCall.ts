@@ -25,5 +25,14 @@ export function perParkedCall(w: WrapMemoryResult, s: ServerMemoryResult | undef
   const wrapAlone = total - s.serverPerSuspended;
   const session = idle - s.serverPerFinished;
   const call = wrapAlone - session;
-  return { total, rss, idle, wrapAlone, session, call, beyond: call - s.paramsHeapPerCopy, beyondWithSession: wrapAlone - s.paramsHeapPerCopy };
+  return {
+    total,
+    rss,
+    idle,
+    wrapAlone,
+    session,
+    call,
+    beyond: call - s.paramsHeapPerCopy,
+    beyondWithSession: wrapAlone - s.paramsHeapPerCopy,
+  };
 }

@@ -46,7 +46,8 @@ function resultOf(message: JsonRpcResponse | undefined, id: number): Json | stri
 export function stateOf(message: JsonRpcResponse | undefined, id: number): { state: string } | { wrong: string } {
   const result = resultOf(message, id);
   if (typeof result === 'string') return { wrong: result };
-  if (result['resultType'] !== 'input_required') return { wrong: `resultType ${JSON.stringify(result['resultType'])}: ${JSON.stringify(result).slice(0, 160)}` };
+  if (result['resultType'] !== 'input_required')
+    return { wrong: `resultType ${JSON.stringify(result['resultType'])}: ${JSON.stringify(result).slice(0, 160)}` };
   const inputs = result['inputRequests'] as Json | undefined;
   if (!inputs || !('elicitation-1' in inputs)) return { wrong: `no elicitation-1 in ${JSON.stringify(inputs).slice(0, 160)}` };
   const state = result['requestState'];
@@ -64,7 +65,8 @@ export function checkText(message: JsonRpcResponse | undefined, id: number, text
 }
 
 /** The text of the first content block of a legacy `tools/call` answer. */
-export const textOf = (m: Json): unknown => ((m['result'] as Json | undefined)?.['content'] as Array<{ text?: unknown }> | undefined)?.[0]?.text;
+export const textOf = (m: Json): unknown =>
+  ((m['result'] as Json | undefined)?.['content'] as Array<{ text?: unknown }> | undefined)?.[0]?.text;
 
 /** The wrong answers of one measurement: how many, and the first few. */
 export class Wrong {
@@ -117,6 +119,9 @@ export function toolCallHeaders(text: string, name: string): Record<string, stri
 /** The response an HTTP answer carries: its JSON body, or an event stream's last message (`undefined` when it has none); throws on a body that is not JSON. */
 export function responseOf(contentType: string | undefined, body: string): JsonRpcResponse | undefined {
   if (!String(contentType).includes('text/event-stream')) return JSON.parse(body) as JsonRpcResponse;
-  const data = body.split('\n').filter((l) => l.startsWith('data:')).pop();
+  const data = body
+    .split('\n')
+    .filter((l) => l.startsWith('data:'))
+    .pop();
   return data ? (JSON.parse(data.slice(5)) as JsonRpcResponse) : undefined;
 }

@@ -58,7 +58,8 @@ export async function serverMemory(lib: Lib, o: ScenarioOptions): Promise<Server
     };
   };
   const limit = 64;
-  const suspendAll = async (count: number, into: Array<() => Promise<void>>) => forEachLimit(count, limit, async (i) => void (into[i] = await suspend()));
+  const suspendAll = async (count: number, into: Array<() => Promise<void>>) =>
+    forEachLimit(count, limit, async (i) => void (into[i] = await suspend()));
   const finishAll = async (from: Array<() => Promise<void>>) => forEachLimit(from.length, limit, (i) => from[i]!());
 
   for (let r = 0; r < (o.quick ? 2 : 3); r++) {

@@ -49,7 +49,11 @@ export async function wrapMemory(lib: Lib, o: ScenarioOptions): Promise<WrapMemo
   // closed for idleness before the heap is read after resuming.
   const room = o.n + 1000;
   const broker = new lib.MrtrBroker({ parkTimeoutMs: PARK_TIMEOUT_MS, maxParked: room, maxParkedPerPrincipal: room });
-  const wrap = lib.wrapLegacyServer({ upstream: () => createRelatedPushServer(), mrtr: broker, sessions: { max: room, perKey: room, perPrincipal: room, idleMs: PARK_TIMEOUT_MS } });
+  const wrap = lib.wrapLegacyServer({
+    upstream: () => createRelatedPushServer(),
+    mrtr: broker,
+    sessions: { max: room, perKey: room, perPrincipal: room, idleMs: PARK_TIMEOUT_MS },
+  });
   const call = o.transport === 'http' ? httpCaller(wrap) : directCaller(wrap);
   const wrong = new Wrong();
   const limit = 256;

@@ -37,7 +37,12 @@ const OP_TIMEOUT_MS = 30_000;
 
 function withTimeout<T>(what: string, p: Promise<T>): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no result within ${OP_TIMEOUT_MS} ms`)), OP_TIMEOUT_MS)))]).finally(() => clearTimeout(timer));
+  return Promise.race([
+    p,
+    new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no result within ${OP_TIMEOUT_MS} ms`)), OP_TIMEOUT_MS)),
+    ),
+  ]).finally(() => clearTimeout(timer));
 }
 
 /** How many rounds go unmeasured first, and how many cached probes each round takes. */
@@ -104,8 +109,19 @@ export async function runSuite(suite: Suite, plan: RoundPlan): Promise<TargetRes
   }
 
   const base = statsOf(samples.get(suite.baseline.key)!);
-  const paired = (key: string) => pairedRatio(perRound.map((t) => t.get(key)!), perRound.map((t) => t.get(suite.baseline.key)!));
-  const row = (key: string, label: string, stats: Stats): Row => ({ key, label, stats, ratioP50: stats.p50Ms / base.p50Ms, ratioP99: stats.p99Ms / base.p99Ms, pairedRatio: key === suite.baseline.key ? 1 : paired(key) });
+  const paired = (key: string) =>
+    pairedRatio(
+      perRound.map((t) => t.get(key)!),
+      perRound.map((t) => t.get(suite.baseline.key)!),
+    );
+  const row = (key: string, label: string, stats: Stats): Row => ({
+    key,
+    label,
+    stats,
+    ratioP50: stats.p50Ms / base.p50Ms,
+    ratioP99: stats.p99Ms / base.p99Ms,
+    pairedRatio: key === suite.baseline.key ? 1 : paired(key),
+  });
   const rows: Row[] = [
     row(suite.baseline.key, suite.baseline.label, base),
     ...suite.candidates.map((c) => row(c.key, c.label, statsOf(samples.get(c.key)!))),

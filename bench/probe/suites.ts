@@ -23,14 +23,20 @@ export class Wrong extends Error {}
 const now = () => performance.now();
 
 function initializeRequest(id: string): JsonRpcMessage {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+  };
 }
 
 /** `undefined` when `answer` is an `initialize` result, else what is wrong with it. */
 function initializeProblem(answer: unknown): string | undefined {
   const result = (answer as { result?: { protocolVersion?: unknown; serverInfo?: { name?: unknown } } } | undefined)?.result;
   if (!result) return `not an initialize result: ${JSON.stringify(answer)?.slice(0, 200)}`;
-  if (typeof result.protocolVersion !== 'string' || typeof result.serverInfo?.name !== 'string') return `initialize result without protocolVersion or serverInfo: ${JSON.stringify(result).slice(0, 200)}`;
+  if (typeof result.protocolVersion !== 'string' || typeof result.serverInfo?.name !== 'string')
+    return `initialize result without protocolVersion or serverInfo: ${JSON.stringify(result).slice(0, 200)}`;
   return undefined;
 }
 
@@ -219,15 +225,17 @@ export async function streamableSuite(rounds: number): Promise<Suite> {
         const answer = await answerOf(res, id);
         const ms = now() - t0;
         const session = res.headers.get('mcp-session-id');
-        if (session) await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': session, 'mcp-protocol-version': LATEST_LEGACY_VERSION } }).then((r) => r.body?.cancel());
+        if (session)
+          await fetch(url, {
+            method: 'DELETE',
+            headers: { 'mcp-session-id': session, 'mcp-protocol-version': LATEST_LEGACY_VERSION },
+          }).then((r) => r.body?.cancel());
         const problem = initializeProblem(answer) ?? (session ? undefined : 'no Mcp-Session-Id on the initialize answer');
         if (problem) throw new Wrong(problem);
         return ms;
       },
     },
-    candidates: [
-      freshHttpProbe(url, 'streamable', 'probe, fresh (the server/discover POST, refused with a legacy JSON-RPC error)'),
-    ],
+    candidates: [freshHttpProbe(url, 'streamable', 'probe, fresh (the server/discover POST, refused with a legacy JSON-RPC error)')],
     close: () => server.close(),
   };
 }
@@ -263,7 +271,11 @@ export async function sseSuite(rounds: number): Promise<Suite> {
             if (message?.id === id) onAnswer(message);
           },
         }).catch(() => {});
-        const post = await fetch(new URL(await endpoint, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(initializeRequest(id)) });
+        const post = await fetch(new URL(await endpoint, url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(initializeRequest(id)),
+        });
         await post.body?.cancel();
         const answer = await answered;
         const ms = now() - t0;

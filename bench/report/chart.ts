@@ -14,7 +14,16 @@ const ROW = 22;
 const SECTION_HEAD = 22;
 const SECTION_GAP = 10;
 const TOP = 70;
-const COLORS = { met: '#2e7d32', missed: '#c62828', none: '#5c6f82', goal: '#111111', grid: '#d9dde3', one: '#7a8591', text: '#1f2328', muted: '#57606a' };
+const COLORS = {
+  met: '#2e7d32',
+  missed: '#c62828',
+  none: '#5c6f82',
+  goal: '#111111',
+  grid: '#d9dde3',
+  one: '#7a8591',
+  text: '#1f2328',
+  muted: '#57606a',
+};
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -50,7 +59,9 @@ export function renderChart(figures: readonly Figure[], options: ChartOptions): 
   const height = TOP + sections.length * (SECTION_HEAD + SECTION_GAP) + finite.length * ROW + 12;
   const out: string[] = [];
   const n = (v: number) => (Math.round(v * 10) / 10).toString();
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="system-ui, -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
   out.push(`<text x="${LABEL_X}" y="24" font-size="15" font-weight="600" fill="${COLORS.text}">${escapeXml(options.title)}</text>`);
   out.push(`<text x="${LABEL_X}" y="42" fill="${COLORS.muted}">${escapeXml(options.subtitle)}</text>`);
@@ -61,10 +72,14 @@ export function renderChart(figures: readonly Figure[], options: ChartOptions): 
   ];
   let lx = LABEL_X;
   for (const [color, text] of legend) {
-    out.push(`<rect x="${lx}" y="52" width="12" height="10" fill="${color}"/><text x="${lx + 16}" y="61" fill="${COLORS.muted}">${text}</text>`);
+    out.push(
+      `<rect x="${lx}" y="52" width="12" height="10" fill="${color}"/><text x="${lx + 16}" y="61" fill="${COLORS.muted}">${text}</text>`,
+    );
     lx += 30 + text.length * 6.5;
   }
-  out.push(`<line x1="${lx}" y1="50" x2="${lx}" y2="64" stroke="${COLORS.goal}" stroke-width="2"/><text x="${lx + 6}" y="61" fill="${COLORS.muted}">goal</text>`);
+  out.push(
+    `<line x1="${lx}" y1="50" x2="${lx}" y2="64" stroke="${COLORS.goal}" stroke-width="2"/><text x="${lx + 6}" y="61" fill="${COLORS.muted}">goal</text>`,
+  );
   out.push(`<text x="${lx + 46}" y="61" fill="${COLORS.muted}">↑ higher is better, ↓ lower is better; log scales, bars from 1×</text>`);
 
   let y = TOP;
@@ -79,7 +94,9 @@ export function renderChart(figures: readonly Figure[], options: ChartOptions): 
     for (let d = lo; d <= hi; d++) {
       const gx = n(x(10 ** d));
       out.push(`<text x="${gx}" y="${y + 14}" text-anchor="middle" fill="${COLORS.muted}">${decade(d)}</text>`);
-      out.push(`<line x1="${gx}" y1="${top}" x2="${gx}" y2="${bottom}" stroke="${d === 0 ? COLORS.one : COLORS.grid}" stroke-width="${d === 0 ? 1.5 : 1}"/>`);
+      out.push(
+        `<line x1="${gx}" y1="${top}" x2="${gx}" y2="${bottom}" stroke="${d === 0 ? COLORS.one : COLORS.grid}" stroke-width="${d === 0 ? 1.5 : 1}"/>`,
+      );
     }
     y += SECTION_HEAD;
     for (const f of rows) {
@@ -88,8 +105,12 @@ export function renderChart(figures: readonly Figure[], options: ChartOptions): 
       const a = x(1);
       const b = x(f.value);
       const mid = y + ROW / 2;
-      out.push(`<text x="${LABEL_X + 8}" y="${n(mid + 4)}" fill="${COLORS.text}">${escapeXml(`${f.label} ${f.better === 'higher' ? '↑' : '↓'}`)}</text>`);
-      out.push(`<rect x="${n(Math.min(a, b))}" y="${n(y + 4)}" width="${n(Math.max(1.5, Math.abs(b - a)))}" height="${ROW - 8}" fill="${color}"><title>${escapeXml(`${f.label}: ${formatRatio(f.value)}${f.goal ? ` (goal ${f.goal.op} ${formatRatio(f.goal.value)})` : ''}`)}</title></rect>`);
+      out.push(
+        `<text x="${LABEL_X + 8}" y="${n(mid + 4)}" fill="${COLORS.text}">${escapeXml(`${f.label} ${f.better === 'higher' ? '↑' : '↓'}`)}</text>`,
+      );
+      out.push(
+        `<rect x="${n(Math.min(a, b))}" y="${n(y + 4)}" width="${n(Math.max(1.5, Math.abs(b - a)))}" height="${ROW - 8}" fill="${color}"><title>${escapeXml(`${f.label}: ${formatRatio(f.value)}${f.goal ? ` (goal ${f.goal.op} ${formatRatio(f.goal.value)})` : ''}`)}</title></rect>`,
+      );
       if (f.goal) {
         const gx = n(x(f.goal.value));
         out.push(`<line x1="${gx}" y1="${n(y + 1)}" x2="${gx}" y2="${n(y + ROW - 1)}" stroke="${COLORS.goal}" stroke-width="2"/>`);

@@ -15,7 +15,16 @@ export interface Figure {
   readonly goal?: { readonly op: '≥' | '≤'; readonly value: number };
 }
 
-export const SECTIONS: readonly Section[] = ['Translator', 'Wrapped calls', 'Tracing', 'MRTR', 'Probe', 'Cached probe', 'First answer', 'Fleet'];
+export const SECTIONS: readonly Section[] = [
+  'Translator',
+  'Wrapped calls',
+  'Tracing',
+  'MRTR',
+  'Probe',
+  'Cached probe',
+  'First answer',
+  'Fleet',
+];
 
 /** Whether a figure meets its goal; `undefined` when it has none. */
 export function goalHolds(f: Figure): boolean | undefined {
@@ -33,7 +42,13 @@ export const MRTR_ROUND_GOAL = 4;
 export const MRTR_HOISTED = ', schema built once';
 
 /** Where the MRTR latency was taken: the Node HTTP front (as `serve` runs the wrap) when measured. */
-export const MRTR_WHERE = { 'node-http': 'Node HTTP', stdio: 'stdio', 'stdio-process': 'stdio (processes)', http: 'wrap.fetch', direct: 'serveModern' } as const;
+export const MRTR_WHERE = {
+  'node-http': 'Node HTTP',
+  stdio: 'stdio',
+  'stdio-process': 'stdio (processes)',
+  http: 'wrap.fetch',
+  direct: 'serveModern',
+} as const;
 
 export function figuresOf(run: Run): Figure[] {
   const out: Figure[] = [];
@@ -47,33 +62,109 @@ export function figuresOf(run: Run): Figure[] {
       const key = `${r.case} ${r.direction}`;
       worst.set(key, Math.max(worst.get(key) ?? 0, r.ratio));
     }
-    for (const [key, value] of worst) out.push({ section: 'Translator', label: `${key}, ≤ 10 KB`, value, better: 'lower', goal: { op: '≤', value: goal.maxRatio } });
+    for (const [key, value] of worst)
+      out.push({ section: 'Translator', label: `${key}, ≤ 10 KB`, value, better: 'lower', goal: { op: '≤', value: goal.maxRatio } });
   }
 
   if (wrap) {
     const g = wrap.goals.definition;
     const c = wrap.comparisons;
-    for (const x of c.vsPassthrough) out.push({ section: 'Wrapped calls', label: `wrap ÷ pass-through, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', goal: { op: '≥', value: g.minVsPassthrough } });
-    for (const x of c.vsProxy) out.push({ section: 'Wrapped calls', label: `wrap ÷ mcp-proxy, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', goal: { op: '≥', value: g.minVsMcpProxy } });
-    for (const x of c.vsDirectSdk) out.push({ section: 'Wrapped calls', label: `wrap (HTTP) ÷ direct, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
-    for (const x of c.stdioVsSdk) out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ direct, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.vsPassthrough)
+      out.push({
+        section: 'Wrapped calls',
+        label: `wrap ÷ pass-through, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+        goal: { op: '≥', value: g.minVsPassthrough },
+      });
+    for (const x of c.vsProxy)
+      out.push({
+        section: 'Wrapped calls',
+        label: `wrap ÷ mcp-proxy, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+        goal: { op: '≥', value: g.minVsMcpProxy },
+      });
+    for (const x of c.vsDirectSdk)
+      out.push({ section: 'Wrapped calls', label: `wrap (HTTP) ÷ direct, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.stdioVsSdk)
+      out.push({
+        section: 'Wrapped calls',
+        label: `wrap (stdio) ÷ direct, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+      });
     for (const x of c.stdioVsRelay ?? []) {
-      out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ stdio relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', ...(g.minStdioVsRelay !== undefined ? { goal: { op: '≥' as const, value: g.minStdioVsRelay } } : {}) });
+      out.push({
+        section: 'Wrapped calls',
+        label: `wrap (stdio) ÷ stdio relay, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+        ...(g.minStdioVsRelay !== undefined ? { goal: { op: '≥' as const, value: g.minStdioVsRelay } } : {}),
+      });
     }
-    for (const x of c.parsingRelayVsRelay ?? []) out.push({ section: 'Wrapped calls', label: `parsing relay ÷ stdio relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
-    for (const x of c.stdioVsParsingRelay ?? []) out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ parsing relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
-    for (const x of c.translatingRelayVsRelay ?? []) out.push({ section: 'Wrapped calls', label: `translating relay ÷ stdio relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.parsingRelayVsRelay ?? [])
+      out.push({
+        section: 'Wrapped calls',
+        label: `parsing relay ÷ stdio relay, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+      });
+    for (const x of c.stdioVsParsingRelay ?? [])
+      out.push({
+        section: 'Wrapped calls',
+        label: `wrap (stdio) ÷ parsing relay, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+      });
+    for (const x of c.translatingRelayVsRelay ?? [])
+      out.push({
+        section: 'Wrapped calls',
+        label: `translating relay ÷ stdio relay, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+      });
     for (const x of c.stdioVsTranslatingRelay ?? []) {
-      out.push({ section: 'Wrapped calls', label: `wrap (stdio) ÷ translating relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', ...(g.minStdioVsTranslatingRelay !== undefined ? { goal: { op: '≥' as const, value: g.minStdioVsTranslatingRelay } } : {}) });
+      out.push({
+        section: 'Wrapped calls',
+        label: `wrap (stdio) ÷ translating relay, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+        ...(g.minStdioVsTranslatingRelay !== undefined ? { goal: { op: '≥' as const, value: g.minStdioVsTranslatingRelay } } : {}),
+      });
     }
-    for (const x of c.stdioLegacyVsRelay ?? []) out.push({ section: 'Wrapped calls', label: `wrap (stdio), legacy client ÷ stdio relay, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.stdioLegacyVsRelay ?? [])
+      out.push({
+        section: 'Wrapped calls',
+        label: `wrap (stdio), legacy client ÷ stdio relay, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+      });
     for (const x of c.observedVsPlain ?? []) {
-      out.push({ section: 'Wrapped calls', label: `traced + metrics ÷ both off, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', ...(g.minObservedVsPlain !== undefined ? { goal: { op: '≥' as const, value: g.minObservedVsPlain } } : {}) });
+      out.push({
+        section: 'Wrapped calls',
+        label: `traced + metrics ÷ both off, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+        ...(g.minObservedVsPlain !== undefined ? { goal: { op: '≥' as const, value: g.minObservedVsPlain } } : {}),
+      });
     }
     for (const x of c.sampledVsPlain ?? []) {
-      out.push({ section: 'Wrapped calls', label: `traced at 10% + metrics ÷ both off, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher', ...(g.minSampledVsPlain !== undefined ? { goal: { op: '≥' as const, value: g.minSampledVsPlain } } : {}) });
+      out.push({
+        section: 'Wrapped calls',
+        label: `traced at 10% + metrics ÷ both off, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+        ...(g.minSampledVsPlain !== undefined ? { goal: { op: '≥' as const, value: g.minSampledVsPlain } } : {}),
+      });
     }
-    for (const x of c.metricsVsPlain ?? []) out.push({ section: 'Wrapped calls', label: `metrics alone ÷ both off, c=${x.concurrency}`, value: x.throughputRatio, better: 'higher' });
+    for (const x of c.metricsVsPlain ?? [])
+      out.push({
+        section: 'Wrapped calls',
+        label: `metrics alone ÷ both off, c=${x.concurrency}`,
+        value: x.throughputRatio,
+        better: 'higher',
+      });
   }
 
   if (mrtr) {
@@ -87,15 +178,36 @@ export function figuresOf(run: Run): Figure[] {
         // With a server that builds its schema once, the round is held to the goal; with one that
         // compiles it per elicitation, our own part of it is (the server's share, beside it, no front can save).
         const perCall = mrtr.latency !== undefined && c.server !== 'hoisted' && cells.some((x) => x.server === 'hoisted');
-        out.push({ section: 'MRTR', label: `round ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}${c.server === 'hoisted' ? MRTR_HOISTED : ''}`, value: c.ratioP50, better: 'lower', ...(perCall ? {} : held) });
+        out.push({
+          section: 'MRTR',
+          label: `round ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}${c.server === 'hoisted' ? MRTR_HOISTED : ''}`,
+          value: c.ratioP50,
+          better: 'lower',
+          ...(perCall ? {} : held),
+        });
         if (perCall) {
-          const share = c.serverAlone ? c.serverAlone.round.p50Us - c.serverAlone.echo.p50Us : mrtr.latency!.serverAlone.round.p50Us - mrtr.latency!.serverAlone.echo.p50Us;
-          out.push({ section: 'MRTR', label: `round without the server's share ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}`, value: (c.rounds.round.p50Us - share) / c.echo.p50Us, better: 'lower', ...held });
+          const share = c.serverAlone
+            ? c.serverAlone.round.p50Us - c.serverAlone.echo.p50Us
+            : mrtr.latency!.serverAlone.round.p50Us - mrtr.latency!.serverAlone.echo.p50Us;
+          out.push({
+            section: 'MRTR',
+            label: `round without the server's share ÷ plain call, ${MRTR_WHERE[where]}, collectMs ${c.collectMs}`,
+            value: (c.rounds.round.p50Us - share) / c.echo.p50Us,
+            better: 'lower',
+            ...held,
+          });
         }
       }
     }
     const beyond = mrtr.perParkedCall['direct']?.beyond;
-    if (beyond !== undefined) out.push({ section: 'MRTR', label: `parked call beyond messages ÷ ${mrtr.goalBeyondMessagesBytes / 1024} KB`, value: beyond / mrtr.goalBeyondMessagesBytes, better: 'lower', goal: { op: '≤', value: 1 } });
+    if (beyond !== undefined)
+      out.push({
+        section: 'MRTR',
+        label: `parked call beyond messages ÷ ${mrtr.goalBeyondMessagesBytes / 1024} KB`,
+        value: beyond / mrtr.goalBeyondMessagesBytes,
+        better: 'lower',
+        goal: { op: '≤', value: 1 },
+      });
   }
 
   if (probe) {
@@ -104,7 +216,14 @@ export function figuresOf(run: Run): Figure[] {
       for (const t of probe.targets) {
         const row = t.rows.find((r) => r.key === key);
         const goal = key === 'probe' ? PROBE_GOALS[t.label] : undefined;
-        if (row && Number.isFinite(row.ratioP50)) out.push({ section: key === 'cached' ? 'Cached probe' : 'Probe', label: `${names[key]} ÷ connect, ${t.label}`, value: row.ratioP50, better: 'lower', ...(goal !== undefined ? { goal: { op: '≤' as const, value: goal } } : {}) });
+        if (row && Number.isFinite(row.ratioP50))
+          out.push({
+            section: key === 'cached' ? 'Cached probe' : 'Probe',
+            label: `${names[key]} ÷ connect, ${t.label}`,
+            value: row.ratioP50,
+            better: 'lower',
+            ...(goal !== undefined ? { goal: { op: '≤' as const, value: goal } } : {}),
+          });
       }
     }
   }
@@ -114,7 +233,13 @@ export function figuresOf(run: Run): Figure[] {
     for (const t of first.targets) {
       for (const r of t.rows) {
         if (r.key === 'alone' || !Number.isFinite(r.stats.p50Ms)) continue;
-        out.push({ section: 'First answer', label: `${r.label.split(':')[0]} p50 ÷ ${first.goal.p50Ms} ms, ${t.label}`, value: r.stats.p50Ms / first.goal.p50Ms, better: 'lower', goal: { op: '≤', value: 1 } });
+        out.push({
+          section: 'First answer',
+          label: `${r.label.split(':')[0]} p50 ÷ ${first.goal.p50Ms} ms, ${t.label}`,
+          value: r.stats.p50Ms / first.goal.p50Ms,
+          better: 'lower',
+          goal: { op: '≤', value: 1 },
+        });
       }
     }
   }
@@ -122,7 +247,13 @@ export function figuresOf(run: Run): Figure[] {
   if (front?.traced) {
     const t = front.traced;
     // Every request traced: our own part of its cost against the time it may take (the SDK's own beside it, no goal).
-    out.push({ section: 'Tracing', label: `our own part of a traced request ÷ ${t.goalOwnUs} µs`, value: Math.max(0, t.ownUsPerCall) / t.goalOwnUs, better: 'lower', goal: { op: '≤', value: 1 } });
+    out.push({
+      section: 'Tracing',
+      label: `our own part of a traced request ÷ ${t.goalOwnUs} µs`,
+      value: Math.max(0, t.ownUsPerCall) / t.goalOwnUs,
+      better: 'lower',
+      goal: { op: '≤', value: 1 },
+    });
   }
 
   if (fleet) {
@@ -131,13 +262,38 @@ export function figuresOf(run: Run): Figure[] {
     if (r && Number.isFinite(r.ratioP50)) {
       out.push({ section: 'Fleet', label: 'forwarded retry ÷ local retry, p50', value: r.ratioP50, better: 'lower' });
       // What forwarding adds, against the time it may add (nothing added draws no bar).
-      out.push({ section: 'Fleet', label: `forwarded retry's added p50 ÷ ${g.maxAddedP50Ms} ms`, value: Math.max(0, r.addedP50Ms) / g.maxAddedP50Ms, better: 'lower', goal: { op: '≤', value: 1 } });
+      out.push({
+        section: 'Fleet',
+        label: `forwarded retry's added p50 ÷ ${g.maxAddedP50Ms} ms`,
+        value: Math.max(0, r.addedP50Ms) / g.maxAddedP50Ms,
+        better: 'lower',
+        goal: { op: '≤', value: 1 },
+      });
       // The floor on this machine, and our part over it (no goal of their own).
-      if (r.bare) out.push({ section: 'Fleet', label: `a bare Node hop's added p50 ÷ ${g.maxAddedP50Ms} ms`, value: Math.max(0, r.bare.p50Us - r.local.p50Us) / 1000 / g.maxAddedP50Ms, better: 'lower' });
-      if (r.pairedOverBareMs !== undefined) out.push({ section: 'Fleet', label: `forwarding over the bare hop, paired p50 ÷ ${g.maxAddedP50Ms} ms`, value: Math.max(0, r.pairedOverBareMs) / g.maxAddedP50Ms, better: 'lower' });
+      if (r.bare)
+        out.push({
+          section: 'Fleet',
+          label: `a bare Node hop's added p50 ÷ ${g.maxAddedP50Ms} ms`,
+          value: Math.max(0, r.bare.p50Us - r.local.p50Us) / 1000 / g.maxAddedP50Ms,
+          better: 'lower',
+        });
+      if (r.pairedOverBareMs !== undefined)
+        out.push({
+          section: 'Fleet',
+          label: `forwarding over the bare hop, paired p50 ÷ ${g.maxAddedP50Ms} ms`,
+          value: Math.max(0, r.pairedOverBareMs) / g.maxAddedP50Ms,
+          better: 'lower',
+        });
     }
     const t = fleet.throughput;
-    if (t && Number.isFinite(t.ratio)) out.push({ section: 'Fleet', label: `replica in a fleet ÷ serve alone, plain calls c=${t.concurrency}`, value: t.ratio, better: 'higher', goal: { op: '≥', value: g.minThroughputRatio } });
+    if (t && Number.isFinite(t.ratio))
+      out.push({
+        section: 'Fleet',
+        label: `replica in a fleet ÷ serve alone, plain calls c=${t.concurrency}`,
+        value: t.ratio,
+        better: 'higher',
+        goal: { op: '≥', value: g.minThroughputRatio },
+      });
   }
   return out;
 }

@@ -25,14 +25,20 @@ function conditions(run: Run): string {
   const rows: Array<[string, string]> = [
     ['Date', runDate(run)],
     ['Commit', `\`${runCommit(run)}\``],
-    ['Run', run.args.length === 0 ? `full (\`npm run bench\`), ${Math.round(run.elapsedSeconds / 60)} min` : `\`npm run bench -- ${run.args.join(' ')}\`${run.quick ? ' (quick: a smoke check, not figures to quote)' : ''}`],
+    [
+      'Run',
+      run.args.length === 0
+        ? `full (\`npm run bench\`), ${Math.round(run.elapsedSeconds / 60)} min`
+        : `\`npm run bench -- ${run.args.join(' ')}\`${run.quick ? ' (quick: a smoke check, not figures to quote)' : ''}`,
+    ],
     ['CPU', `${m.cpuModel}, ${m.cores} cores (${m.arch})`],
     ['Memory', `${(m.memoryBytes / 2 ** 30).toFixed(1)} GiB`],
     ['OS', `${m.os}, kernel ${m.kernel}`],
     ['Node', m.node],
     ['Load average (1 min)', `${run.load.start[0]?.toFixed(2) ?? '?'} at the start, ${run.load.end[0]?.toFixed(2) ?? '?'} at the end`],
   ];
-  if (other.length > 0) rows.push(['Other processes during the wrap cells', `${pct(median(other))} of the cores (median), up to ${pct(Math.max(...other))}`]);
+  if (other.length > 0)
+    rows.push(['Other processes during the wrap cells', `${pct(median(other))} of the cores (median), up to ${pct(Math.max(...other))}`]);
   const lines = [table(['', ''], rows)];
   lines.push('');
   lines.push(
@@ -45,7 +51,10 @@ function conditions(run: Run): string {
 }
 
 function peers(run: Run): string {
-  return table(['package', 'version', 'role in the bench'], run.peers.map((p) => [`\`${p.name}\``, p.version ?? 'not installed', p.role]));
+  return table(
+    ['package', 'version', 'role in the bench'],
+    run.peers.map((p) => [`\`${p.name}\``, p.version ?? 'not installed', p.role]),
+  );
 }
 
 function headline(run: Run): string {
@@ -56,7 +65,13 @@ function headline(run: Run): string {
       .filter((f) => f.section === s)
       .map((f) => {
         const holds = goalHolds(f);
-        return [s, f.label, formatRatio(f.value), f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–', holds === undefined ? '' : holds ? 'met' : '**missed**'];
+        return [
+          s,
+          f.label,
+          formatRatio(f.value),
+          f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–',
+          holds === undefined ? '' : holds ? 'met' : '**missed**',
+        ];
       }),
   );
   return table(['section', 'ratio', 'value', 'goal', ''], rows, new Set([2]));
@@ -101,7 +116,7 @@ function wrapped(run: Run): string {
     'checked, against one legacy stdio server (a v1 SDK echo server) behind: the wrap (`mcp-dual-era serve`, HTTP, and `serve --stdio`); the wrap over ' +
     'HTTP observed (`--metrics`, and the OpenTelemetry SDK registered with spans batched to memory), and with `--metrics` alone; a bare ' +
     'HTTP-to-stdio pass-through that translates nothing (the ceiling for any HTTP front of a stdio server here); `mcp-proxy` on its 2026-07-28 ' +
-    'route; a legacy client on the server\'s own stdio (the v1 SDK `Client`, and raw lines); and, for the stdio front, a stdio relay (a second ' +
+    "route; a legacy client on the server's own stdio (the v1 SDK `Client`, and raw lines); and, for the stdio front, a stdio relay (a second " +
     'process that pipes bytes to the server and back, parsing nothing: the ceiling for any stdio front of a stdio server), and the same relay ' +
     'parsing every line (decoded and encoded again, nothing else: the ceiling for any stdio front that reads the messages it passes on), and ' +
     'translating (modern request lines in, legacy ones to the server under ids of its own, modern answers back, and nothing else: no checks, ' +
@@ -111,10 +126,19 @@ function wrapped(run: Run): string {
       : '') +
     `Each contender warmed ${o.startWarmupMs / 1000} s, then per cell ${o.warmupMs / 1000} s of warm-up and ${(o.slices * o.sliceMs) / 1000} s measured in ` +
     `${o.slices} slices taken in turn with the other contenders${o.leadInMs ? `, each after an unmeasured lead-in of ${o.leadInMs} ms` : ''}${o.nodeFlags?.length ? `; every Node process ran with \`${o.nodeFlags.join(' ')}\` (why: below)` : ''}. The wrap measured: ${w.wrap.source}${w.wrap.commit ? ` (${w.wrap.commit})` : ''}.`;
-  const cells = w.cells.map((c) => [c.label, String(c.concurrency), int.format(c.callsPerSecond), us(c.p50Us), us(c.p99Us), String(c.errors), c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–']);
+  const cells = w.cells.map((c) => [
+    c.label,
+    String(c.concurrency),
+    int.format(c.callsPerSecond),
+    us(c.p50Us),
+    us(c.p99Us),
+    String(c.errors),
+    c.cpu?.otherBusy != null ? pct(c.cpu.otherBusy) : '–',
+  ]);
   const c = w.comparisons;
   const concs = concurrenciesOf(w.cells);
-  const ratio = (x: WrapComparison | undefined, goal?: number) => (x ? `${formatRatio(x.throughputRatio)}${goal === undefined ? '' : x.throughputRatio >= goal ? '' : ' (missed)'}` : '–');
+  const ratio = (x: WrapComparison | undefined, goal?: number) =>
+    x ? `${formatRatio(x.throughputRatio)}${goal === undefined ? '' : x.throughputRatio >= goal ? '' : ' (missed)'}` : '–';
   const legacyRelayed = (c.stdioLegacyVsRelay ?? []).length > 0;
   const sampled = (c.sampledVsPlain ?? []).length > 0;
   const ratios = concs.map((conc) => {
@@ -142,8 +166,12 @@ function wrapped(run: Run): string {
     `Goals for the wrap over HTTP: throughput ≥ ${g.minVsPassthrough}× the pass-through and ≥ ${g.minVsMcpProxy}× mcp-proxy at every concurrency, ` +
     `and at most ${g.maxAddedP50Us} µs added p50 over the pass-through at concurrency ${g.addedP50Concurrency}` +
     (g.minStdioVsRelay !== undefined ? `; for the wrap over stdio, throughput ≥ ${g.minStdioVsRelay}× the stdio relay` : '') +
-    (g.minStdioVsTranslatingRelay !== undefined ? `; for the wrap over stdio, throughput ≥ ${g.minStdioVsTranslatingRelay}× the translating stdio relay (the ceiling of any translating stdio front)` : '') +
-    (g.minObservedVsPlain !== undefined ? `; with spans recorded by the OpenTelemetry SDK (batched to memory) and metrics on, throughput ≥ ${g.minObservedVsPlain}× both off` : '') +
+    (g.minStdioVsTranslatingRelay !== undefined
+      ? `; for the wrap over stdio, throughput ≥ ${g.minStdioVsTranslatingRelay}× the translating stdio relay (the ceiling of any translating stdio front)`
+      : '') +
+    (g.minObservedVsPlain !== undefined
+      ? `; with spans recorded by the OpenTelemetry SDK (batched to memory) and metrics on, throughput ≥ ${g.minObservedVsPlain}× both off`
+      : '') +
     (g.minSampledVsPlain !== undefined
       ? `; with the SDK sampling 10% of requests (a parent-based ratio sampler: its remote-parent branch at the same ratio, as the requests' traceparent says sampled) and metrics on, throughput ≥ ${g.minSampledVsPlain}× both off (every request traced is held instead to our own part of its cost, in section 1b of \`npm run bench:front\`).`
       : '.');
@@ -152,7 +180,28 @@ function wrapped(run: Run): string {
     '',
     'Ratios of throughput (calls per second, same concurrency, same run; higher is better):',
     '',
-    table(['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', 'wrap (HTTP) ÷ direct SDK client', 'wrap (stdio) ÷ direct SDK client', 'wrap (stdio) ÷ direct raw lines', 'wrap (stdio) ÷ stdio relay', 'parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay', 'translating relay ÷ stdio relay', 'wrap (stdio) ÷ translating relay', 'traced + metrics ÷ both off', ...(sampled ? ['traced at 10% + metrics ÷ both off'] : []), 'metrics alone ÷ both off', ...(legacyRelayed ? ['wrap (stdio), legacy client ÷ stdio relay'] : [])], ratios, new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])),
+    table(
+      [
+        'concurrency',
+        'wrap ÷ pass-through',
+        'added p50',
+        'wrap ÷ mcp-proxy',
+        'wrap (HTTP) ÷ direct SDK client',
+        'wrap (stdio) ÷ direct SDK client',
+        'wrap (stdio) ÷ direct raw lines',
+        'wrap (stdio) ÷ stdio relay',
+        'parsing relay ÷ stdio relay',
+        'wrap (stdio) ÷ parsing relay',
+        'translating relay ÷ stdio relay',
+        'wrap (stdio) ÷ translating relay',
+        'traced + metrics ÷ both off',
+        ...(sampled ? ['traced at 10% + metrics ÷ both off'] : []),
+        'metrics alone ÷ both off',
+        ...(legacyRelayed ? ['wrap (stdio), legacy client ÷ stdio relay'] : []),
+      ],
+      ratios,
+      new Set([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]),
+    ),
     '',
     goals,
     '',
@@ -174,13 +223,28 @@ function mrtrSection(run: Run): string {
   if (lat) {
     const serverShareUs = lat.serverAlone.round.p50Us - lat.serverAlone.echo.p50Us;
     /** The server's share of a round as measured beside the cell's own calls (after every cell, in results from before that). */
-    const shareOf = (c: (typeof lat.cells)[number]): number => (c.serverAlone ? c.serverAlone.round.p50Us - c.serverAlone.echo.p50Us : serverShareUs);
+    const shareOf = (c: (typeof lat.cells)[number]): number =>
+      c.serverAlone ? c.serverAlone.round.p50Us - c.serverAlone.echo.p50Us : serverShareUs;
     const beside = lat.cells.some((c) => c.serverAlone !== undefined);
     /** Whether the run measured the server with its schema built once beside the one that builds it per call. */
     const servers = lat.cells.some((c) => c.server === 'hoisted');
     /** Whether the run measured a round through `serve --stdio` as processes. */
     const processes = lat.cells.some((c) => c.transport === 'stdio-process');
-    const mrtrHeader = ['front', ...(servers ? ['schema'] : []), 'collectMs', 'pairs', 'plain call p50', 'p99', 'round p50', 'p99', 'round ÷ plain p50', 'p99', 'paired', ...(beside ? ["server's share"] : []), "without the server's share"];
+    const mrtrHeader = [
+      'front',
+      ...(servers ? ['schema'] : []),
+      'collectMs',
+      'pairs',
+      'plain call p50',
+      'p99',
+      'round p50',
+      'p99',
+      'round ÷ plain p50',
+      'p99',
+      'paired',
+      ...(beside ? ["server's share"] : []),
+      "without the server's share",
+    ];
     parts.push(
       'A full round (the first call answered `input_required`, then the retry with the answer and `requestState`, answered with the result) ' +
         'against a plain `echo` call, taken in turn, one at a time, through the same wrap with the same caller, in one process (upstream: ' +
@@ -196,10 +260,10 @@ function mrtrSection(run: Run): string {
         (beside
           ? 'measured alone, in turn with the cell\'s own calls so the server is in the same state: "server\'s share" is its call with the push answered less its plain call, at p50; '
           : 'measured alone, below: ') +
-        'the v1 SDK compiles the requested schema with ajv on every `elicitInput`, and ajv\'s compiler gets faster as the process warms up), which no front can save. ' +
+        "the v1 SDK compiles the requested schema with ajv on every `elicitInput`, and ajv's compiler gets faster as the process warms up), which no front can save. " +
         (servers
           ? 'The push server\'s `ask_name` builds its requested schema in the call ("per call"), as many servers do: the v1 SDK then compiles it with ajv on every ' +
-            'elicitation and keeps every compiled schema, so the server\'s heap grows with each round and its collections land on whatever runs in its process, the wrap\'s ' +
+            "elicitation and keeps every compiled schema, so the server's heap grows with each round and its collections land on whatever runs in its process, the wrap's " +
             'calls here. "Once" is the same server with that schema built once, at module level: its elicitation then costs about what a plain call does, and the ratio is what ' +
             'carries the round. '
           : '') +
@@ -229,7 +293,7 @@ function mrtrSection(run: Run): string {
       ),
       '',
       `The legacy server alone (a bare in-memory client answering the push itself) after every cell: plain call ${us(lat.serverAlone.echo.p50Us)}, call with its push answered ${us(lat.serverAlone.round.p50Us)} (p50): ` +
-        `its own share of a round is ${us(serverShareUs)}, in every round whatever carries it${beside ? ' (measured last, with the process at its warmest; each cell\'s own is in the table)' : ''}.`,
+        `its own share of a round is ${us(serverShareUs)}, in every round whatever carries it${beside ? " (measured last, with the process at its warmest; each cell's own is in the table)" : ''}.`,
     );
   }
   const direct = m.perParkedCall['direct'];
@@ -253,11 +317,23 @@ function mrtrSection(run: Run): string {
           ] as const
         )
           .filter(([, p]) => p)
-          .map(([label, p]) => [label, kb(p!.total), kb(p!.wrapAlone), kb(p!.session), kb(p!.call), kb(p!.beyond), p!.beyond === undefined ? '–' : formatRatio(p!.beyond / m.goalBeyondMessagesBytes)]),
+          .map(([label, p]) => [
+            label,
+            kb(p!.total),
+            kb(p!.wrapAlone),
+            kb(p!.session),
+            kb(p!.call),
+            kb(p!.beyond),
+            p!.beyond === undefined ? '–' : formatRatio(p!.beyond / m.goalBeyondMessagesBytes),
+          ]),
         new Set([1, 2, 3, 4, 5, 6]),
       ),
     );
-    if (s) parts.push('', `The legacy server alone: ${kb(s.serverPerSuspended)} per server with its call suspended, ${kb(s.serverPerFinished)} once it finished; the messages: pushed request ${s.pushJsonBytes} B of JSON, original params ${s.paramsJsonBytes} B (${kb(s.paramsHeapPerCopy)} of heap parsed).`);
+    if (s)
+      parts.push(
+        '',
+        `The legacy server alone: ${kb(s.serverPerSuspended)} per server with its call suspended, ${kb(s.serverPerFinished)} once it finished; the messages: pushed request ${s.pushJsonBytes} B of JSON, original params ${s.paramsJsonBytes} B (${kb(s.paramsHeapPerCopy)} of heap parsed).`,
+      );
   }
   return parts.join('\n');
 }
@@ -270,7 +346,18 @@ function probeSection(run: Run): string {
     '(the order rotating every round). Fresh: no verdict cache (`cache: false`); cached: a verdict cache hit. On stdio the probe keeps the ' +
     'process it spawned and hands it over (as `wrapModernClient` does), so "probe + connect" is all a wrapped client pays before its first ' +
     'call. Ratio = the operation ÷ the legacy connect, lower is better.';
-  const rows = p.targets.flatMap((t) => t.rows.map((r) => [t.label, r.label, int.format(r.stats.n), ms(r.stats.p50Ms), ms(r.stats.p99Ms), formatRatio(r.ratioP50), formatRatio(r.ratioP99), formatRatio(r.pairedRatio)]));
+  const rows = p.targets.flatMap((t) =>
+    t.rows.map((r) => [
+      t.label,
+      r.label,
+      int.format(r.stats.n),
+      ms(r.stats.p50Ms),
+      ms(r.stats.p99Ms),
+      formatRatio(r.ratioP50),
+      formatRatio(r.ratioP99),
+      formatRatio(r.pairedRatio),
+    ]),
+  );
   const servers = p.targets.map((t) => `${t.label}: ${t.server}`).join('; ');
   return `${intro}\n\n${table(['target', 'operation', 'n', 'p50 ms', 'p99 ms', '÷ connect p50', 'p99', 'paired'], rows, new Set([2, 3, 4, 5, 6, 7]))}\n\nServers: ${servers}.`;
 }
@@ -280,7 +367,7 @@ function firstSection(run: Run): string {
   if (!f) return '_Not measured in this run._';
   const intro =
     'How long a stdio host waits for its first answer: from starting the command to the first line it reads back, the request written as soon as ' +
-    'the process exists. Baseline: the legacy server alone answering `initialize` (its own start is most of it); against it, a modern host\'s ' +
+    "the process exists. Baseline: the legacy server alone answering `initialize` (its own start is most of it); against it, a modern host's " +
     '`server/discover` through `connect` and `serve --stdio` in front of the same server, compiled as installed. ' +
     `Goal: p50 ≤ ${f.goal.p50Ms} ms; the AI SDK gives \`server/discover\` ${f.goal.aiSdkDiscoveryMs} ms over stdio before it falls back to \`initialize\`.`;
   const rows = f.targets.flatMap((t) =>
@@ -321,7 +408,7 @@ function fleetSection(run: Run): string {
   const parts: string[] = [
     `Two replicas, A and B, of the real command \`mcp-dual-era serve --fleet ${f.redis?.url ?? 'redis://…'} --fleet-name ${f.fleetName ?? 'bench-…'}\`, and one \`serve\` ` +
       `without \`--fleet\`, compiled as installed, each in front of ${f.server}; on loopback, on the machine's Redis (${f.redis ? `Redis ${f.redis.version}` : 'version unknown'}), ` +
-      'in a fleet of the bench\'s own whose keys it deletes at the end. Every answer checked.' +
+      "in a fleet of the bench's own whose keys it deletes at the end. Every answer checked." +
       (f.serveOptions?.length
         ? ` Every \`serve\` also ran with \`${f.serveOptions.join(' ')}\`: one upstream session for the bench's caller in each, so that all of them serve their calls on the same ` +
           'number of server processes (left to itself, a front opens as many sessions as its first concurrent calls happen to race for, and on two cores the number of server processes moves throughput far more than the front does).'
@@ -344,8 +431,30 @@ function fleetSection(run: Run): string {
         ['retry', 'n', 'p50', 'p99', 'mean', 'added p50', 'added p99', 'goal'],
         [
           [FLEET_PHASES.local, int.format(r.local.n), us(r.local.p50Us), us(r.local.p99Us), us(r.local.meanUs), '–', '–', ''],
-          [FLEET_PHASES.forwarded, int.format(r.forwarded.n), us(r.forwarded.p50Us), us(r.forwarded.p99Us), us(r.forwarded.meanUs), signedMs(r.addedP50Ms), signedMs(r.addedP99Ms), `${mark(r.addedP50Ms <= g.maxAddedP50Ms)} ≤ ${g.maxAddedP50Ms} ms`],
-          ...(r.bare ? [['retry through a bare Node hop to A', int.format(r.bare.n), us(r.bare.p50Us), us(r.bare.p99Us), us(r.bare.meanUs), signedMs((r.bare.p50Us - r.local.p50Us) / 1000), signedMs((r.bare.p99Us - r.local.p99Us) / 1000), '']] : []),
+          [
+            FLEET_PHASES.forwarded,
+            int.format(r.forwarded.n),
+            us(r.forwarded.p50Us),
+            us(r.forwarded.p99Us),
+            us(r.forwarded.meanUs),
+            signedMs(r.addedP50Ms),
+            signedMs(r.addedP99Ms),
+            `${mark(r.addedP50Ms <= g.maxAddedP50Ms)} ≤ ${g.maxAddedP50Ms} ms`,
+          ],
+          ...(r.bare
+            ? [
+                [
+                  'retry through a bare Node hop to A',
+                  int.format(r.bare.n),
+                  us(r.bare.p50Us),
+                  us(r.bare.p99Us),
+                  us(r.bare.meanUs),
+                  signedMs((r.bare.p50Us - r.local.p50Us) / 1000),
+                  signedMs((r.bare.p99Us - r.local.p99Us) / 1000),
+                  '',
+                ],
+              ]
+            : []),
         ],
         new Set([1, 2, 3, 4, 5, 6]),
       ),
@@ -375,8 +484,22 @@ function fleetSection(run: Run): string {
       table(
         ['front', 'calls/s', 'p50', 'p99', 'wrong answers', 'upstream processes'],
         [
-          ['replica in a fleet (`serve --fleet`)', int.format(t.fleet.callsPerSecond), us(t.fleet.p50Us), us(t.fleet.p99Us), String(t.fleet.errors), t.fleet.upstreamProcesses === undefined ? '–' : String(t.fleet.upstreamProcesses)],
-          ['`serve` alone', int.format(t.alone.callsPerSecond), us(t.alone.p50Us), us(t.alone.p99Us), String(t.alone.errors), t.alone.upstreamProcesses === undefined ? '–' : String(t.alone.upstreamProcesses)],
+          [
+            'replica in a fleet (`serve --fleet`)',
+            int.format(t.fleet.callsPerSecond),
+            us(t.fleet.p50Us),
+            us(t.fleet.p99Us),
+            String(t.fleet.errors),
+            t.fleet.upstreamProcesses === undefined ? '–' : String(t.fleet.upstreamProcesses),
+          ],
+          [
+            '`serve` alone',
+            int.format(t.alone.callsPerSecond),
+            us(t.alone.p50Us),
+            us(t.alone.p99Us),
+            String(t.alone.errors),
+            t.alone.upstreamProcesses === undefined ? '–' : String(t.alone.upstreamProcesses),
+          ],
         ],
         new Set([1, 2, 3, 4, 5]),
       ),
@@ -388,7 +511,8 @@ function fleetSection(run: Run): string {
   if (c) {
     const goalOf = (key: string, v: number): string => {
       if (key === 'plain') return `${mark(v <= g.plainCommandsPerCall)} ${g.plainCommandsPerCall}`;
-      if (key === 'forwarded') return `${mark(v <= g.forwardedCommandsPerRetry)} ${g.forwardedCommandsPerRetry} (the GET of the owner's record)`;
+      if (key === 'forwarded')
+        return `${mark(v <= g.forwardedCommandsPerRetry)} ${g.forwardedCommandsPerRetry} (the GET of the owner's record)`;
       return '';
     };
     const which = (by: Readonly<Record<string, number>>) =>
@@ -401,7 +525,14 @@ function fleetSection(run: Run): string {
       '',
       table(
         ['phase', 'calls', 'commands', 'per call', 'goal', 'which (replica: command key)'],
-        c.phases.map((p) => [FLEET_PHASES[p.key], p.key === 'idle' ? `${c.idleSeconds.toFixed(1)} s` : int.format(p.calls), int.format(p.commands), perCall(p.perCall), goalOf(p.key, p.perCall), which(p.byCommand)]),
+        c.phases.map((p) => [
+          FLEET_PHASES[p.key],
+          p.key === 'idle' ? `${c.idleSeconds.toFixed(1)} s` : int.format(p.calls),
+          int.format(p.commands),
+          perCall(p.perCall),
+          goalOf(p.key, p.perCall),
+          which(p.byCommand),
+        ]),
         new Set([1, 2, 3]),
       ),
       '',
@@ -410,7 +541,13 @@ function fleetSection(run: Run): string {
     );
   }
   const problems = [...f.wrongSamples.map((w) => `wrong answer: ${w}`), ...f.failures.map((x) => `failure: ${x}`)];
-  if (problems.length > 0) parts.push('', `**${f.wrongAnswers} wrong answer(s), ${f.failures.length} failure(s):**`, '', ...problems.map((p) => `- ${p.split('\n')[0]}`));
+  if (problems.length > 0)
+    parts.push(
+      '',
+      `**${f.wrongAnswers} wrong answer(s), ${f.failures.length} failure(s):**`,
+      '',
+      ...problems.map((p) => `- ${p.split('\n')[0]}`),
+    );
   return parts.join('\n');
 }
 
@@ -425,22 +562,33 @@ export function renderReadmeWrap(run: Run): string {
   const concs = concurrenciesOf(w.cells);
   const labels = [...new Set(w.cells.map((x) => x.label))];
   const cell = (label: string, conc: number) => w.cells.find((x) => x.label === label && x.concurrency === conc);
-  const rows = labels.map((label) => [label, ...concs.flatMap((conc) => {
-    const c = cell(label, conc);
-    return c ? [int.format(c.callsPerSecond), us(c.p50Us)] : ['–', '–'];
-  })]);
+  const rows = labels.map((label) => [
+    label,
+    ...concs.flatMap((conc) => {
+      const c = cell(label, conc);
+      return c ? [int.format(c.callsPerSecond), us(c.p50Us)] : ['–', '–'];
+    }),
+  ]);
   const relayed = (w.comparisons.stdioVsRelay ?? []).length > 0;
   const relayRatio = (conc: number): string => {
     const r = at(w.comparisons.stdioVsRelay ?? [], conc);
     if (!r) return '–';
-    return g.minStdioVsRelay === undefined ? formatRatio(r.throughputRatio) : `${formatRatio(r.throughputRatio)} ${r.throughputRatio >= g.minStdioVsRelay ? '✓' : '✗'}`;
+    return g.minStdioVsRelay === undefined
+      ? formatRatio(r.throughputRatio)
+      : `${formatRatio(r.throughputRatio)} ${r.throughputRatio >= g.minStdioVsRelay ? '✓' : '✗'}`;
   };
   /** A relay below the byte relay, at `conc`: it ÷ the byte relay, and the wrap over stdio ÷ it (none when it was not measured). */
-  const floorRatios = (floor: readonly WrapComparison[] | undefined, ours: readonly WrapComparison[] | undefined, conc: number, goal?: number): string[] => {
+  const floorRatios = (
+    floor: readonly WrapComparison[] | undefined,
+    ours: readonly WrapComparison[] | undefined,
+    conc: number,
+    goal?: number,
+  ): string[] => {
     if (!floor?.length) return [];
     const f = at(floor, conc);
     const o = at(ours ?? [], conc);
-    const held = (r: WrapComparison): string => (goal === undefined ? formatRatio(r.throughputRatio) : `${formatRatio(r.throughputRatio)} ${r.throughputRatio >= goal ? '✓' : '✗'}`);
+    const held = (r: WrapComparison): string =>
+      goal === undefined ? formatRatio(r.throughputRatio) : `${formatRatio(r.throughputRatio)} ${r.throughputRatio >= goal ? '✓' : '✗'}`;
     return [f ? formatRatio(f.throughputRatio) : '–', o ? held(o) : '–'];
   };
   const parsed = (w.comparisons.parsingRelayVsRelay ?? []).length > 0;
@@ -451,7 +599,11 @@ export function renderReadmeWrap(run: Run): string {
     return [
       String(conc),
       p ? `${formatRatio(p.throughputRatio)} ${p.throughputRatio >= g.minVsPassthrough ? '✓' : '✗'}` : '–',
-      p && conc === g.addedP50Concurrency ? `${signedUs(p.addedP50Us)} ${p.addedP50Us <= g.maxAddedP50Us ? '✓' : '✗'}` : p ? signedUs(p.addedP50Us) : '–',
+      p && conc === g.addedP50Concurrency
+        ? `${signedUs(p.addedP50Us)} ${p.addedP50Us <= g.maxAddedP50Us ? '✓' : '✗'}`
+        : p
+          ? signedUs(p.addedP50Us)
+          : '–',
       m ? `${formatRatio(m.throughputRatio)} ${m.throughputRatio >= g.minVsMcpProxy ? '✓' : '✗'}` : '–',
       ...(relayed ? [relayRatio(conc)] : []),
       ...floorRatios(w.comparisons.parsingRelayVsRelay, w.comparisons.stdioVsParsingRelay, conc),
@@ -459,29 +611,66 @@ export function renderReadmeWrap(run: Run): string {
     ];
   });
   // The other ratios users wait on: an MRTR round on the fronts they call through, a fresh probe.
-  const others = figuresOf(run).filter((f) => (f.section === 'MRTR' && f.goal && /collectMs 15(,|$)/.test(f.label)) || (f.section === 'Probe' && f.label.startsWith('fresh probe ÷')));
-  const otherRows = others.map((f) => [f.label.replace(', collectMs 15', '').replace(MRTR_HOISTED, ', server with its schema built once'), `${formatRatio(f.value)}${f.goal ? ` ${goalHolds(f) ? '✓' : '✗'}` : ''}`, f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–']);
+  const others = figuresOf(run).filter(
+    (f) =>
+      (f.section === 'MRTR' && f.goal && /collectMs 15(,|$)/.test(f.label)) ||
+      (f.section === 'Probe' && f.label.startsWith('fresh probe ÷')),
+  );
+  const otherRows = others.map((f) => [
+    f.label.replace(', collectMs 15', '').replace(MRTR_HOISTED, ', server with its schema built once'),
+    `${formatRatio(f.value)}${f.goal ? ` ${goalHolds(f) ? '✓' : '✗'}` : ''}`,
+    f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–',
+  ]);
   return [
     `From the full run of ${runDate(run)} at commit \`${runCommit(run)}\` (${run.machine.cores} × ${run.machine.cpuModel}; all of [bench/RESULTS.md](../bench/RESULTS.md)). ` +
       'Calls per second and p50 latency of modern `tools/call` requests, one closed-loop load generator, every answer checked:',
     '',
-    table(['contender', ...concs.flatMap((conc) => [`c=${conc} calls/s`, `c=${conc} p50`])], rows, new Set(concs.flatMap((_, i) => [1 + 2 * i, 2 + 2 * i]))),
+    table(
+      ['contender', ...concs.flatMap((conc) => [`c=${conc} calls/s`, `c=${conc} p50`])],
+      rows,
+      new Set(concs.flatMap((_, i) => [1 + 2 * i, 2 + 2 * i])),
+    ),
     '',
     `The wrap against its goals (✓ held, ✗ missed in this run): over HTTP, throughput ≥ ${g.minVsPassthrough}× the pass-through, ` +
       `at most ${g.maxAddedP50Us} µs added p50 at concurrency ${g.addedP50Concurrency}, ≥ ${g.minVsMcpProxy}× mcp-proxy` +
       (relayed && g.minStdioVsRelay !== undefined ? `; over stdio, throughput ≥ ${g.minStdioVsRelay}× the stdio relay` : '') +
-      (translated && g.minStdioVsTranslatingRelay !== undefined ? `; over stdio, throughput ≥ ${g.minStdioVsTranslatingRelay}× the translating relay` : '') +
+      (translated && g.minStdioVsTranslatingRelay !== undefined
+        ? `; over stdio, throughput ≥ ${g.minStdioVsTranslatingRelay}× the translating relay`
+        : '') +
       ':',
     '',
     table(
-      ['concurrency', 'wrap ÷ pass-through', 'added p50', 'wrap ÷ mcp-proxy', ...(relayed ? ['wrap (stdio) ÷ stdio relay'] : []), ...(parsed ? ['parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay'] : []), ...(translated ? ['translating relay ÷ stdio relay', 'wrap (stdio) ÷ translating relay'] : [])],
+      [
+        'concurrency',
+        'wrap ÷ pass-through',
+        'added p50',
+        'wrap ÷ mcp-proxy',
+        ...(relayed ? ['wrap (stdio) ÷ stdio relay'] : []),
+        ...(parsed ? ['parsing relay ÷ stdio relay', 'wrap (stdio) ÷ parsing relay'] : []),
+        ...(translated ? ['translating relay ÷ stdio relay', 'wrap (stdio) ÷ translating relay'] : []),
+      ],
       ratioRows,
       new Set(ratioRows[0]?.map((_, i) => i) ?? []),
     ),
-    ...(parsed ? ['', 'The parsing relay decodes and encodes every line and does nothing else: what it keeps of the byte relay is the most any stdio front that reads its messages can keep.'] : []),
-    ...(translated ? ['', 'The translating relay turns modern requests into legacy ones and the answers back, and does nothing else (no checks, sessions, cancellation or deadlines): what it keeps of the byte relay is the most any translating stdio front can keep.'] : []),
+    ...(parsed
+      ? [
+          '',
+          'The parsing relay decodes and encodes every line and does nothing else: what it keeps of the byte relay is the most any stdio front that reads its messages can keep.',
+        ]
+      : []),
+    ...(translated
+      ? [
+          '',
+          'The translating relay turns modern requests into legacy ones and the answers back, and does nothing else (no checks, sessions, cancellation or deadlines): what it keeps of the byte relay is the most any translating stdio front can keep.',
+        ]
+      : []),
     ...(otherRows.length > 0
-      ? ['', 'An MRTR round (the first call answered `input_required`, then the retry) ÷ a plain call through the same front, and a fresh probe ÷ what a legacy client pays to connect, at p50:', '', table(['ratio', 'this run', 'goal'], otherRows, new Set([1, 2]))]
+      ? [
+          '',
+          'An MRTR round (the first call answered `input_required`, then the retry) ÷ a plain call through the same front, and a fresh probe ÷ what a legacy client pays to connect, at p50:',
+          '',
+          table(['ratio', 'this run', 'goal'], otherRows, new Set([1, 2])),
+        ]
       : []),
   ].join('\n');
 }
@@ -506,7 +695,14 @@ function otherNodes(run: Run, others: readonly Run[]): string {
       return `${formatRatio(c.value)}${holds === false ? ' (missed)' : ''}`;
     });
     const holds = goalHolds(f);
-    return [f.section, f.label, `${formatRatio(f.value)}${holds === false ? ' (missed)' : ''}`, ...marks, f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–', apart ? `apart by more than ${SAME_WITHIN * 100}%` : ''];
+    return [
+      f.section,
+      f.label,
+      `${formatRatio(f.value)}${holds === false ? ' (missed)' : ''}`,
+      ...marks,
+      f.goal ? `${f.goal.op} ${formatRatio(f.goal.value)}` : '–',
+      apart ? `apart by more than ${SAME_WITHIN * 100}%` : '',
+    ];
   });
   const names = [run, ...others].map((r) => `Node ${r.machine.node}`);
   return [
@@ -529,7 +725,17 @@ function callersSection(run: Run): string {
   const base = new Map(c.waves.filter((w) => w.front === 'mcp-proxy').map((w) => [w.callers, w.p99Ms]));
   const rows = c.waves.map((w) => {
     const b = base.get(w.callers);
-    return [w.label, int.format(w.callers), `${w.answered}/${w.callers}`, int.format(w.perSecond), ms(w.p50Ms), ms(w.p99Ms), b === undefined ? '–' : formatRatio(w.p99Ms / b), int.format(w.servers), int.format(w.memoryMb)];
+    return [
+      w.label,
+      int.format(w.callers),
+      `${w.answered}/${w.callers}`,
+      int.format(w.perSecond),
+      ms(w.p50Ms),
+      ms(w.p99Ms),
+      b === undefined ? '–' : formatRatio(w.p99Ms / b),
+      int.format(w.servers),
+      int.format(w.memoryMb),
+    ];
   });
   return `${intro}\n\n${table(['front', 'callers', 'answered', 'calls/s', 'p50 ms', 'p99 ms', 'p99 ÷ mcp-proxy', 'servers', 'MB'], rows, new Set([1, 2, 3, 4, 5, 6, 7, 8]))}`;
 }
@@ -537,18 +743,23 @@ function callersSection(run: Run): string {
 function frontSection(run: Run): string {
   const f = run.parts.front;
   if (!f) return '_Not measured in this run._';
-  const row = (label: string, m: { usPerCall: number; bytesPerCall: number }) => [label, m.usPerCall.toFixed(1), int.format(m.bytesPerCall)];
+  const row = (label: string, m: { usPerCall: number; bytesPerCall: number }) => [
+    label,
+    m.usPerCall.toFixed(1),
+    int.format(m.bytesPerCall),
+  ];
   const rows = [row('parse + re-serialise only', f.minimal), row('the wrap (`wrap.node`)', f.wrapped)];
   const t = f.traced;
   if (f.metrics) rows.push(row('metrics on (`--metrics`), no SDK registered', f.metrics));
-  if (t) rows.push(row('every request traced, spans that cost nothing', t.standIn), row('every request traced, the OpenTelemetry SDK', t.sdk));
+  if (t)
+    rows.push(row('every request traced, spans that cost nothing', t.standIn), row('every request traced, the OpenTelemetry SDK', t.sdk));
   const intro =
     'What the HTTP front itself costs per modern `tools/call`, with no process, pipe or socket in the way (`npm run bench:front`): CPU time and bytes ' +
     `allocated per call through \`wrap.node\`, median of ${f.rounds} rounds of ${int.format(f.calls)} calls, against a front that only parses and re-serialises the same ` +
     'messages; run from TypeScript through tsx, so compare its figures with each other. Then metrics on, no SDK registered (in turn with the wrap untraced), and every request traced: first with a stand-in SDK whose ' +
     'spans record (as far as our code can tell) and cost nothing, with the W3C propagator, in turn round by round with the wrap untraced (our own ' +
     "part: the difference, less the propagator's own work timed apart), then with the OpenTelemetry SDK registered as a user would (spans batched " +
-    'to memory: the rest is the SDK\'s own).';
+    "to memory: the rest is the SDK's own).";
   const split = t
     ? `Tracing every request adds ${(t.sdk.usPerCall - (t.plain ?? f.wrapped).usPerCall).toFixed(1)} µs a call (${t.spansPerCall.toFixed(0)} spans): our own part ${t.ownUsPerCall.toFixed(1)} µs ` +
       `(goal ≤ ${t.goalOwnUs} µs: ${t.ownUsPerCall <= t.goalOwnUs ? 'met' : '**missed**'}), the SDK's own ${t.sdkUsPerCall.toFixed(1)} µs (its W3C propagator's ${t.propagatorUsPerCall.toFixed(1)} µs included).`
@@ -566,8 +777,13 @@ export function renderResults(run: Run, chartFile: string, others: readonly Run[
     `Written by \`npm run bench\` on ${runDate(run)} from commit \`${runCommit(run)}\`; \`npm run bench:report\` writes it again from a saved run ` +
       '(`bench/results/latest.json`, or a file given as its argument). Every figure is a ratio measured side by side in this one run.',
   ];
-  if (run.quick || run.args.length > 0) out.push('', `> **Not a full run** (\`${run.args.join(' ')}\`): a smoke check; the numbers are not figures to quote.`);
-  if (failed.length > 0) out.push('', `> **Some benches reported wrong answers or failures** (${failed.map(([k, c]) => `${k}: exit ${c}`).join(', ')}); their figures are incomplete.`);
+  if (run.quick || run.args.length > 0)
+    out.push('', `> **Not a full run** (\`${run.args.join(' ')}\`): a smoke check; the numbers are not figures to quote.`);
+  if (failed.length > 0)
+    out.push(
+      '',
+      `> **Some benches reported wrong answers or failures** (${failed.map(([k, c]) => `${k}: exit ${c}`).join(', ')}); their figures are incomplete.`,
+    );
   out.push(
     '',
     `![Headline ratios](${chartFile})`,
@@ -600,7 +816,7 @@ export function renderResults(run: Run, chartFile: string, others: readonly Run[
     '',
     probeSection(run),
     '',
-    '## 5. A stdio host\'s first answer',
+    "## 5. A stdio host's first answer",
     '',
     firstSection(run),
     '',

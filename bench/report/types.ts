@@ -114,8 +114,27 @@ export type WrapComparison = Comparison;
 
 export interface WrapPart {
   readonly wrap: { readonly commit: string | null; readonly source: string };
-  readonly options: { readonly quick: boolean; readonly slices: number; readonly sliceMs: number; readonly warmupMs: number; readonly startWarmupMs: number; readonly leadInMs?: number; readonly nodeFlags?: readonly string[] };
-  readonly goals: { readonly definition: { readonly minVsPassthrough: number; readonly minVsMcpProxy: number; readonly maxAddedP50Us: number; readonly addedP50Concurrency: number; readonly minStdioVsRelay?: number; readonly minObservedVsPlain?: number; readonly minStdioVsTranslatingRelay?: number; readonly minSampledVsPlain?: number } };
+  readonly options: {
+    readonly quick: boolean;
+    readonly slices: number;
+    readonly sliceMs: number;
+    readonly warmupMs: number;
+    readonly startWarmupMs: number;
+    readonly leadInMs?: number;
+    readonly nodeFlags?: readonly string[];
+  };
+  readonly goals: {
+    readonly definition: {
+      readonly minVsPassthrough: number;
+      readonly minVsMcpProxy: number;
+      readonly maxAddedP50Us: number;
+      readonly addedP50Concurrency: number;
+      readonly minStdioVsRelay?: number;
+      readonly minObservedVsPlain?: number;
+      readonly minStdioVsTranslatingRelay?: number;
+      readonly minSampledVsPlain?: number;
+    };
+  };
   readonly comparisons: {
     readonly vsPassthrough: readonly WrapComparison[];
     readonly vsProxy: readonly WrapComparison[];
@@ -163,7 +182,13 @@ export interface MrtrPart {
   readonly goalBeyondMessagesBytes: number;
   readonly perParkedCall: Readonly<Record<string, PerParkedCall>>;
   readonly memory: {
-    readonly server?: { readonly pushJsonBytes: number; readonly paramsJsonBytes: number; readonly paramsHeapPerCopy: number; readonly serverPerSuspended: number; readonly serverPerFinished: number };
+    readonly server?: {
+      readonly pushJsonBytes: number;
+      readonly paramsJsonBytes: number;
+      readonly paramsHeapPerCopy: number;
+      readonly serverPerSuspended: number;
+      readonly serverPerFinished: number;
+    };
   };
   readonly latency?: { readonly cells: readonly MrtrLatencyCell[]; readonly serverAlone: { readonly echo: Stats; readonly round: Stats } };
   readonly failures: readonly string[];

@@ -41,7 +41,12 @@ export function transpile(source: string): string {
     else {
       js = ts.transpileModule(readFileSync(file, 'utf8'), {
         fileName: file,
-        compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true, rewriteRelativeImportExtensions: true },
+        compilerOptions: {
+          module: ts.ModuleKind.ESNext,
+          target: ts.ScriptTarget.ES2022,
+          verbatimModuleSyntax: true,
+          rewriteRelativeImportExtensions: true,
+        },
       }).outputText;
       mkdirSync(dirname(out), { recursive: true });
       writeFileSync(out, js);
@@ -83,7 +88,12 @@ export function buildLib(from?: string): string {
   const cli = join(dist, 'cli', 'main.js');
   const stamp = join(dist, '.compiled');
   const sources = join(from ?? root, 'lib');
-  if (!from && existsSync(cli) && mtime(stamp) > Math.max(newestSource(sources), mtime(join(root, 'tsconfig.build.json')), mtime(join(root, 'tsconfig.json')))) return cli;
+  if (
+    !from &&
+    existsSync(cli) &&
+    mtime(stamp) > Math.max(newestSource(sources), mtime(join(root, 'tsconfig.build.json')), mtime(join(root, 'tsconfig.json')))
+  )
+    return cli;
   rmSync(dist, { recursive: true, force: true });
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
   const config = join(base, 'tsconfig.bench.json');

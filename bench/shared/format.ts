@@ -19,9 +19,11 @@ export const fixed1 = new Intl.NumberFormat('en-US', { minimumFractionDigits: 1,
 /** Microseconds: `534 µs`, `3,472 µs`, from 10 ms on `11.6 ms`; `–` when not a number. */
 export const us = (v: number): string => (!Number.isFinite(v) ? '–' : v >= 10_000 ? `${(v / 1000).toFixed(1)} ms` : `${int.format(v)} µs`);
 /** Milliseconds without the unit, digits by size: `361`, `5.5`, `0.049`, `5.2e-3`. */
-export const ms = (v: number): string => (!Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v >= 0.01 ? v.toFixed(3) : v.toExponential(1));
+export const ms = (v: number): string =>
+  !Number.isFinite(v) ? '–' : v >= 100 ? v.toFixed(0) : v >= 1 ? v.toFixed(1) : v >= 0.01 ? v.toFixed(3) : v.toExponential(1);
 /** Bytes as KB with two decimals; `–` when unknown. */
-export const kb = (bytes: number | undefined): string => (bytes === undefined || !Number.isFinite(bytes) ? '–' : `${(bytes / 1024).toFixed(2)} KB`);
+export const kb = (bytes: number | undefined): string =>
+  bytes === undefined || !Number.isFinite(bytes) ? '–' : `${(bytes / 1024).toFixed(2)} KB`;
 /** A share as a whole percentage. */
 export const pct = (v: number): string => `${Math.round(v * 100)}%`;
 /** A signed difference in microseconds: `+69 µs`, `−12 µs`. */
@@ -48,7 +50,11 @@ export interface TableLayout {
 export function consoleTable(head: readonly string[], rows: ReadonlyArray<readonly string[]>, layout: TableLayout = {}): string {
   const left = layout.left ?? 1;
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: readonly string[]) => cells.map((c, i) => (i < left ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((c, i) => (i < left ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   const out = [line(head), widths.map((w) => '-'.repeat(w)).join('  ')];
   let last: string | undefined;
   for (const r of rows) {
@@ -61,7 +67,11 @@ export function consoleTable(head: readonly string[], rows: ReadonlyArray<readon
 }
 
 /** A Markdown table (RESULTS.md, the README); the columns in `right` aligned right. */
-export function markdownTable(head: readonly string[], rows: ReadonlyArray<readonly string[]>, right: ReadonlySet<number> = new Set()): string {
+export function markdownTable(
+  head: readonly string[],
+  rows: ReadonlyArray<readonly string[]>,
+  right: ReadonlySet<number> = new Set(),
+): string {
   const align = head.map((_, i) => (right.has(i) ? '---:' : '---'));
   return [head, align, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
@@ -69,7 +79,13 @@ export function markdownTable(head: readonly string[], rows: ReadonlyArray<reado
 /** The machine as the reports record it. */
 export function environment(): { node: string; platform: string; arch: string; cpus: number; cpuModel: string | null } {
   const list = cpus();
-  return { node: process.version, platform: process.platform, arch: process.arch, cpus: list.length, cpuModel: list[0]?.model.trim() ?? null };
+  return {
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpus: list.length,
+    cpuModel: list[0]?.model.trim() ?? null,
+  };
 }
 
 /** The opening line of a bench: what it is and the machine it runs on. */

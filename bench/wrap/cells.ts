@@ -56,7 +56,17 @@ export interface Tally {
 }
 
 export function newTally(hasFront: boolean): Tally {
-  return { latenciesNs: [], inWindow: 0, windowNs: 0, errors: 0, errorSamples: [], genUs: 0, frontUs: hasFront ? 0 : null, serverUs: 0, otherUs: 0 };
+  return {
+    latenciesNs: [],
+    inWindow: 0,
+    windowNs: 0,
+    errors: 0,
+    errorSamples: [],
+    genUs: 0,
+    frontUs: hasFront ? 0 : null,
+    serverUs: 0,
+    otherUs: 0,
+  };
 }
 
 export function addErrors(t: Tally, phase: PhaseResult): void {
@@ -65,10 +75,21 @@ export function addErrors(t: Tally, phase: PhaseResult): void {
 }
 
 /** One measured slice of a cell, with the CPU each process spent meanwhile. */
-export async function measureSlice(running: Running, driver: Driver, concurrency: number, tally: Tally, timing: { readonly leadInMs: number; readonly sliceMs: number }): Promise<void> {
+export async function measureSlice(
+  running: Running,
+  driver: Driver,
+  concurrency: number,
+  tally: Tally,
+  timing: { readonly leadInMs: number; readonly sliceMs: number },
+): Promise<void> {
   if (timing.leadInMs > 0) addErrors(tally, await runPhase(driver, concurrency, timing.leadInMs));
   const servers = running.serverPids();
-  const before = { gen: process.cpuUsage(), front: running.frontPid ? cpuMicros(running.frontPid) : undefined, server: sumCpu(servers), machine: machineBusyMicros() };
+  const before = {
+    gen: process.cpuUsage(),
+    front: running.frontPid ? cpuMicros(running.frontPid) : undefined,
+    server: sumCpu(servers),
+    machine: machineBusyMicros(),
+  };
   const phase = await runPhase(driver, concurrency, timing.sliceMs);
   const gen = process.cpuUsage(before.gen);
   const frontAfter = running.frontPid ? cpuMicros(running.frontPid) : undefined;
@@ -86,7 +107,11 @@ export async function measureSlice(running: Running, driver: Driver, concurrency
   tally.genUs += genUs;
   if (tally.frontUs !== null) tally.frontUs = frontUs === null ? null : tally.frontUs + frontUs;
   tally.serverUs += serverUs;
-  if (tally.otherUs !== null) tally.otherUs = before.machine !== undefined && machineAfter !== undefined ? tally.otherUs + Math.max(0, machineAfter - before.machine - genUs - (frontUs ?? 0) - serverUs) : null;
+  if (tally.otherUs !== null)
+    tally.otherUs =
+      before.machine !== undefined && machineAfter !== undefined
+        ? tally.otherUs + Math.max(0, machineAfter - before.machine - genUs - (frontUs ?? 0) - serverUs)
+        : null;
 }
 
 export function cellOf(c: Contender, concurrency: number, t: Tally): Cell {
@@ -120,7 +145,19 @@ export function cellOf(c: Contender, concurrency: number, t: Tally): Cell {
 
 /** Every cell as a console table, one block per contender. */
 export function cellTable(cells: readonly Cell[]): string {
-  const head = ['contender', 'conc', 'calls/s', 'p50 µs', 'p99 µs', 'errors', 'cpu µs/call gen', 'front', 'server', 'cores busy', 'other load'];
+  const head = [
+    'contender',
+    'conc',
+    'calls/s',
+    'p50 µs',
+    'p99 µs',
+    'errors',
+    'cpu µs/call gen',
+    'front',
+    'server',
+    'cores busy',
+    'other load',
+  ];
   const body = cells.map((c) => [
     c.label,
     String(c.concurrency),
@@ -155,7 +192,14 @@ export function compare(cells: readonly Cell[], candidate: Contender['key'], ref
     const a = cells.find((c) => c.contender === candidate && c.concurrency === concurrency);
     const b = cells.find((c) => c.contender === reference && c.concurrency === concurrency);
     if (!a || !b || a.calls === 0 || b.calls === 0) continue;
-    out.push({ concurrency, candidate, reference, throughputRatio: a.callsPerSecond / b.callsPerSecond, addedP50Us: a.p50Us - b.p50Us, addedP99Us: a.p99Us - b.p99Us });
+    out.push({
+      concurrency,
+      candidate,
+      reference,
+      throughputRatio: a.callsPerSecond / b.callsPerSecond,
+      addedP50Us: a.p50Us - b.p50Us,
+      addedP99Us: a.p99Us - b.p99Us,
+    });
   }
   return out;
 }

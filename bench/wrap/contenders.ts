@@ -31,7 +31,20 @@ export interface Running {
 }
 
 export interface Contender {
-  readonly key: 'passthrough' | 'wrap-http' | 'wrap-http-observed' | 'wrap-http-sampled' | 'wrap-http-metrics' | 'mcp-proxy' | 'direct-sdk' | 'direct-raw' | 'stdio-relay' | 'stdio-parsing-relay' | 'stdio-translating-relay' | 'wrap-stdio' | 'wrap-stdio-legacy';
+  readonly key:
+    | 'passthrough'
+    | 'wrap-http'
+    | 'wrap-http-observed'
+    | 'wrap-http-sampled'
+    | 'wrap-http-metrics'
+    | 'mcp-proxy'
+    | 'direct-sdk'
+    | 'direct-raw'
+    | 'stdio-relay'
+    | 'stdio-parsing-relay'
+    | 'stdio-translating-relay'
+    | 'wrap-stdio'
+    | 'wrap-stdio-legacy';
   readonly label: string;
   readonly describe: string;
   start(programs: Programs): Promise<Running>;
@@ -52,7 +65,13 @@ export interface Programs {
 const latest = (now: number[], before: number[]): number[] => (now.length > 0 ? now : before);
 
 /** An HTTP front we start as a process, serving modern requests at `url`. */
-async function httpFront(key: Contender['key'], command: string[], url: (port: number) => string, modernAnswer: boolean, profileFlags: Programs['profileFlags']): Promise<Running> {
+async function httpFront(
+  key: Contender['key'],
+  command: string[],
+  url: (port: number) => string,
+  modernAnswer: boolean,
+  profileFlags: Programs['profileFlags'],
+): Promise<Running> {
   const port = await freePort();
   const argv = command.map((a) => a.replace('{port}', String(port)));
   const proc = start(node, [...BENCH_NODE_FLAGS, ...profileFlags(key), ...argv], { cwd: root });
@@ -65,7 +84,10 @@ async function httpFront(key: Contender['key'], command: string[], url: (port: n
         const probe = httpDriver(target, 1);
         let timer: ReturnType<typeof setTimeout> | undefined;
         try {
-          const answer = await Promise.race([probe.call(0, 'ready'), new Promise<string>((r) => (timer = setTimeout(() => r('no answer'), 5000)))]);
+          const answer = await Promise.race([
+            probe.call(0, 'ready'),
+            new Promise<string>((r) => (timer = setTimeout(() => r('no answer'), 5000))),
+          ]);
           return answer === undefined;
         } finally {
           clearTimeout(timer);
@@ -96,7 +118,10 @@ async function stdioProcess(proc: Started, modern: boolean, legacyHandshake: boo
   let servers: number[] = [];
   try {
     if (legacyHandshake) await initializeLegacy(driver);
-    const ready = await Promise.race([driver.call(0, 'ready'), new Promise<string>((r) => setTimeout(() => r('no answer within 30 s'), 30_000).unref())]);
+    const ready = await Promise.race([
+      driver.call(0, 'ready'),
+      new Promise<string>((r) => setTimeout(() => r('no answer within 30 s'), 30_000).unref()),
+    ]);
     if (ready !== undefined) throw new Error(`not ready: ${ready}\n${proc.log()}`);
   } catch (e) {
     await stop(proc, childPids(proc.pid));
@@ -118,40 +143,94 @@ export const CONTENDERS: readonly Contender[] = [
     key: 'wrap-http',
     label: 'wrap (HTTP)',
     describe: 'mcp-dual-era serve --port N -- node echoServer.mjs, modern requests',
-    start: ({ echo, wrapCli, profileFlags }) => httpFront('wrap-http', [...wrapCli, 'serve', '--quiet', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+    start: ({ echo, wrapCli, profileFlags }) =>
+      httpFront(
+        'wrap-http',
+        [...wrapCli, 'serve', '--quiet', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo],
+        (p) => `http://127.0.0.1:${p}/mcp`,
+        true,
+        profileFlags,
+      ),
   },
   {
     key: 'wrap-http-observed',
     label: 'wrap (HTTP), observed',
-    describe: 'the same with --metrics and the OpenTelemetry SDK registered (node --import bench/wrap/otelMemory.mjs: spans batched to memory)',
+    describe:
+      'the same with --metrics and the OpenTelemetry SDK registered (node --import bench/wrap/otelMemory.mjs: spans batched to memory)',
     start: ({ echo, wrapCli, profileFlags }) =>
-      httpFront('wrap-http-observed', ['--import', OTEL_PRELOAD, ...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+      httpFront(
+        'wrap-http-observed',
+        ['--import', OTEL_PRELOAD, ...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo],
+        (p) => `http://127.0.0.1:${p}/mcp`,
+        true,
+        profileFlags,
+      ),
   },
   {
     key: 'wrap-http-sampled',
     label: 'wrap (HTTP), sampled 10%',
-    describe: 'the same with the OpenTelemetry SDK sampling 10% of requests (node --import bench/wrap/otelSampled.mjs: a parent-based ratio sampler)',
+    describe:
+      'the same with the OpenTelemetry SDK sampling 10% of requests (node --import bench/wrap/otelSampled.mjs: a parent-based ratio sampler)',
     start: ({ echo, wrapCli, profileFlags }) =>
-      httpFront('wrap-http-sampled', ['--import', OTEL_SAMPLED_PRELOAD, ...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+      httpFront(
+        'wrap-http-sampled',
+        [
+          '--import',
+          OTEL_SAMPLED_PRELOAD,
+          ...wrapCli,
+          'serve',
+          '--quiet',
+          '--metrics',
+          '--port',
+          '{port}',
+          '--',
+          node,
+          ...BENCH_NODE_FLAGS,
+          echo,
+        ],
+        (p) => `http://127.0.0.1:${p}/mcp`,
+        true,
+        profileFlags,
+      ),
   },
   {
     key: 'wrap-http-metrics',
     label: 'wrap (HTTP), metrics',
     describe: 'the same with --metrics alone (no OpenTelemetry SDK): what the metrics cost, apart from the spans',
     start: ({ echo, wrapCli, profileFlags }) =>
-      httpFront('wrap-http-metrics', [...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+      httpFront(
+        'wrap-http-metrics',
+        [...wrapCli, 'serve', '--quiet', '--metrics', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo],
+        (p) => `http://127.0.0.1:${p}/mcp`,
+        true,
+        profileFlags,
+      ),
   },
   {
     key: 'passthrough',
     label: 'pass-through',
     describe: 'bench/passthrough.ts: body → stdin line, stdout line → body, no translation',
-    start: ({ echo, passthrough, profileFlags }) => httpFront('passthrough', [...passthrough, '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/`, false, profileFlags),
+    start: ({ echo, passthrough, profileFlags }) =>
+      httpFront(
+        'passthrough',
+        [...passthrough, '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo],
+        (p) => `http://127.0.0.1:${p}/`,
+        false,
+        profileFlags,
+      ),
   },
   {
     key: 'mcp-proxy',
     label: 'mcp-proxy 6.7.19',
     describe: 'mcp-proxy --host 127.0.0.1 --port N -- node echoServer.mjs, its 2026-07-28 route at /mcp',
-    start: ({ echo, profileFlags }) => httpFront('mcp-proxy', [MCP_PROXY_BIN, '--host', '127.0.0.1', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo], (p) => `http://127.0.0.1:${p}/mcp`, true, profileFlags),
+    start: ({ echo, profileFlags }) =>
+      httpFront(
+        'mcp-proxy',
+        [MCP_PROXY_BIN, '--host', '127.0.0.1', '--port', '{port}', '--', node, ...BENCH_NODE_FLAGS, echo],
+        (p) => `http://127.0.0.1:${p}/mcp`,
+        true,
+        profileFlags,
+      ),
   },
   {
     key: 'direct-sdk',
@@ -173,34 +252,106 @@ export const CONTENDERS: readonly Contender[] = [
   {
     key: 'stdio-relay',
     label: 'stdio relay',
-    describe: 'bench/stdioRelay.ts -- node echoServer.mjs: stdin piped to the server, its stdout piped back, byte for byte (legacy request lines)',
-    start: ({ echo, relay, profileFlags }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-relay'), ...relay, '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, true),
+    describe:
+      'bench/stdioRelay.ts -- node echoServer.mjs: stdin piped to the server, its stdout piped back, byte for byte (legacy request lines)',
+    start: ({ echo, relay, profileFlags }) =>
+      stdioProcess(
+        start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-relay'), ...relay, '--', node, ...BENCH_NODE_FLAGS, echo], {
+          cwd: root,
+          protocol: true,
+        }),
+        false,
+        true,
+        true,
+      ),
   },
   {
     key: 'stdio-parsing-relay',
     label: 'stdio relay, parsing',
-    describe: 'bench/stdioRelay.ts --parse -- node echoServer.mjs: every line decoded and encoded again, nothing else (legacy request lines)',
+    describe:
+      'bench/stdioRelay.ts --parse -- node echoServer.mjs: every line decoded and encoded again, nothing else (legacy request lines)',
     start: ({ echo, relay, profileFlags }) =>
-      stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-parsing-relay'), ...relay, '--parse', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, true),
+      stdioProcess(
+        start(
+          node,
+          [...BENCH_NODE_FLAGS, ...profileFlags('stdio-parsing-relay'), ...relay, '--parse', '--', node, ...BENCH_NODE_FLAGS, echo],
+          { cwd: root, protocol: true },
+        ),
+        false,
+        true,
+        true,
+      ),
   },
   {
     key: 'stdio-translating-relay',
     label: 'stdio relay, translating',
-    describe: 'bench/stdioRelay.ts --translate -- node echoServer.mjs: modern request lines translated to legacy ones and the answers back, nothing else',
+    describe:
+      'bench/stdioRelay.ts --translate -- node echoServer.mjs: modern request lines translated to legacy ones and the answers back, nothing else',
     start: ({ echo, relay, profileFlags }) =>
-      stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('stdio-translating-relay'), ...relay, '--translate', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), true, false, true),
+      stdioProcess(
+        start(
+          node,
+          [...BENCH_NODE_FLAGS, ...profileFlags('stdio-translating-relay'), ...relay, '--translate', '--', node, ...BENCH_NODE_FLAGS, echo],
+          { cwd: root, protocol: true },
+        ),
+        true,
+        false,
+        true,
+      ),
   },
   {
     key: 'wrap-stdio',
     label: 'wrap (stdio)',
     describe: 'mcp-dual-era serve --stdio -- node echoServer.mjs, modern request lines',
-    start: ({ echo, wrapCli, profileFlags }) => stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('wrap-stdio'), ...wrapCli, 'serve', '--stdio', '--quiet', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), true, false, true),
+    start: ({ echo, wrapCli, profileFlags }) =>
+      stdioProcess(
+        start(
+          node,
+          [
+            ...BENCH_NODE_FLAGS,
+            ...profileFlags('wrap-stdio'),
+            ...wrapCli,
+            'serve',
+            '--stdio',
+            '--quiet',
+            '--',
+            node,
+            ...BENCH_NODE_FLAGS,
+            echo,
+          ],
+          { cwd: root, protocol: true },
+        ),
+        true,
+        false,
+        true,
+      ),
   },
   {
     key: 'wrap-stdio-legacy',
     label: 'wrap (stdio), legacy client',
-    describe: 'mcp-dual-era serve --stdio -- node echoServer.mjs, a legacy session (initialize, then legacy request lines): what a legacy host gets, relayed',
+    describe:
+      'mcp-dual-era serve --stdio -- node echoServer.mjs, a legacy session (initialize, then legacy request lines): what a legacy host gets, relayed',
     start: ({ echo, wrapCli, profileFlags }) =>
-      stdioProcess(start(node, [...BENCH_NODE_FLAGS, ...profileFlags('wrap-stdio-legacy'), ...wrapCli, 'serve', '--stdio', '--quiet', '--', node, ...BENCH_NODE_FLAGS, echo], { cwd: root, protocol: true }), false, true, true),
+      stdioProcess(
+        start(
+          node,
+          [
+            ...BENCH_NODE_FLAGS,
+            ...profileFlags('wrap-stdio-legacy'),
+            ...wrapCli,
+            'serve',
+            '--stdio',
+            '--quiet',
+            '--',
+            node,
+            ...BENCH_NODE_FLAGS,
+            echo,
+          ],
+          { cwd: root, protocol: true },
+        ),
+        false,
+        true,
+        true,
+      ),
   },
 ];

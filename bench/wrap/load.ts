@@ -46,14 +46,19 @@ export function legacyCallText(id: number, text: string): string {
 /** Checks one decoded JSON-RPC response; `modern` also wants `resultType: "complete"`. */
 export function checkResponse(message: unknown, id: number, text: string, modern: boolean): string | undefined {
   if (typeof message !== 'object' || message === null) return 'not a JSON object';
-  const m = message as { id?: unknown; result?: { content?: Array<{ type?: unknown; text?: unknown }>; resultType?: unknown; isError?: unknown }; error?: { code?: unknown; message?: unknown } };
+  const m = message as {
+    id?: unknown;
+    result?: { content?: Array<{ type?: unknown; text?: unknown }>; resultType?: unknown; isError?: unknown };
+    error?: { code?: unknown; message?: unknown };
+  };
   if (m.id !== id) return `id ${JSON.stringify(m.id)} for request ${id}`;
   if (m.error) return `error ${String(m.error.code)}: ${String(m.error.message)}`;
   const r = m.result;
   if (!r) return 'no result';
   if (r.isError === true) return 'isError result';
   const block = r.content?.[0];
-  if (r.content?.length !== 1 || block?.type !== 'text' || block.text !== text) return `wrong content ${JSON.stringify(r.content)?.slice(0, 120)}`;
+  if (r.content?.length !== 1 || block?.type !== 'text' || block.text !== text)
+    return `wrong content ${JSON.stringify(r.content)?.slice(0, 120)}`;
   if (modern && r.resultType !== 'complete') return `resultType ${JSON.stringify(r.resultType)}`;
   return undefined;
 }
@@ -94,20 +99,23 @@ export function httpDriver(target: HttpTarget, concurrency: number): Driver {
     call(id, text) {
       const body = modernCallText(id, text);
       return new Promise((resolve) => {
-        const req = httpRequest({ agent, hostname, port, path: pathname, method: 'POST', headers: { ...baseHeaders, 'content-length': Buffer.byteLength(body) } }, (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const text2 = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
-            if (res.statusCode !== 200) return resolve(`HTTP ${res.statusCode}: ${text2.slice(0, 200)}`);
-            try {
-              resolve(checkResponse(decodeBody(res.headers['content-type'] ?? '', text2), id, text, target.modernAnswer));
-            } catch (e) {
-              resolve(`undecodable body (${e instanceof Error ? e.message : String(e)}): ${text2.slice(0, 200)}`);
-            }
-          });
-          res.on('error', (e) => resolve(`response failed: ${e.message}`));
-        });
+        const req = httpRequest(
+          { agent, hostname, port, path: pathname, method: 'POST', headers: { ...baseHeaders, 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => {
+              const text2 = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+              if (res.statusCode !== 200) return resolve(`HTTP ${res.statusCode}: ${text2.slice(0, 200)}`);
+              try {
+                resolve(checkResponse(decodeBody(res.headers['content-type'] ?? '', text2), id, text, target.modernAnswer));
+              } catch (e) {
+                resolve(`undecodable body (${e instanceof Error ? e.message : String(e)}): ${text2.slice(0, 200)}`);
+              }
+            });
+            res.on('error', (e) => resolve(`response failed: ${e.message}`));
+          },
+        );
         req.on('error', (e) => resolve(`request failed: ${e.message}`));
         req.end(body);
       });
@@ -192,7 +200,12 @@ export class LineDriver implements Driver {
 export async function initializeLegacy(driver: LineDriver): Promise<void> {
   const answer = (await driver.request(
     'init',
-    JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: CLIENT_INFO } }),
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'init',
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: CLIENT_INFO },
+    }),
   )) as { result?: unknown; error?: unknown };
   if (!answer.result) throw new Error(`initialize failed: ${JSON.stringify(answer)}`);
   driver.notify(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
@@ -212,7 +225,8 @@ export async function sdkDriver(command: string, args: readonly string[], cwd: s
         const result = await client.callTool({ name: 'echo', arguments: { text } });
         const content = result.content as Array<{ type?: unknown; text?: unknown }> | undefined;
         if (result.isError === true) return 'isError result';
-        if (content?.length !== 1 || content[0]?.type !== 'text' || content[0].text !== text) return `wrong content ${JSON.stringify(content)?.slice(0, 120)}`;
+        if (content?.length !== 1 || content[0]?.type !== 'text' || content[0].text !== text)
+          return `wrong content ${JSON.stringify(content)?.slice(0, 120)}`;
         return undefined;
       } catch (e) {
         return `call failed: ${e instanceof Error ? e.message : String(e)}`;
@@ -269,8 +283,7 @@ export async function runPhase(driver: Driver, concurrency: number, durationMs: 
       if (wrong === undefined) {
         latenciesNs.push(Number(t1 - t0));
         if (t1 <= deadline) completedInWindow++;
-      }
-      else {
+      } else {
         errors++;
         if (errorSamples.length < 5) errorSamples.push(wrong);
       }
@@ -284,5 +297,12 @@ export async function runPhase(driver: Driver, concurrency: number, durationMs: 
     errors += concurrency;
     errorSamples.push(`calls still unanswered ${STUCK_MS} ms after the deadline`);
   }
-  return { latenciesNs, completedInWindow, windowNs: durationMs * 1e6, errors, errorSamples, elapsedNs: Number(process.hrtime.bigint() - started) };
+  return {
+    latenciesNs,
+    completedInWindow,
+    windowNs: durationMs * 1e6,
+    errors,
+    errorSamples,
+    elapsedNs: Number(process.hrtime.bigint() - started),
+  };
 }

@@ -10,16 +10,27 @@
  * SDK's decision on every request, and ours around it), BENCH_NO_CONTEXT_MANAGER=1 registers no
  * context manager (`provider.register({ contextManager: null })`).
  */
-import { BatchSpanProcessor, InMemorySpanExporter, ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
+import {
+  BatchSpanProcessor,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SamplingDecision,
+  TraceIdRatioBasedSampler,
+} from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 let seen = 0;
 /** Every tenth request, whatever its trace id. */
 const everyTenth = {
-  shouldSample: () => ({ decision: seen++ % 10 === 0 && !process.env.BENCH_SAMPLE_NONE ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD }),
+  shouldSample: () => ({
+    decision: seen++ % 10 === 0 && !process.env.BENCH_SAMPLE_NONE ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+  }),
   toString: () => 'EveryTenth',
 };
 const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.1), remoteParentSampled: everyTenth }), spanProcessors: [new BatchSpanProcessor(exporter)] });
+const provider = new NodeTracerProvider({
+  sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.1), remoteParentSampled: everyTenth }),
+  spanProcessors: [new BatchSpanProcessor(exporter)],
+});
 provider.register(process.env.BENCH_NO_CONTEXT_MANAGER ? { contextManager: null } : {});
 setInterval(() => exporter.reset(), 1000).unref();

@@ -12,7 +12,10 @@ import { createServer } from 'node:net';
  * (`bench/all.ts` starts it with them; `npm run bench:wrap` in package.json too). Why: bench/RESULTS.md, section 2.
  * BENCH_PROF=DIR adds `--cpu-prof` into DIR: a profile of each process a bench starts.
  */
-export const BENCH_NODE_FLAGS: readonly string[] = ['--no-memory-reducer', ...(process.env['BENCH_PROF'] ? ['--cpu-prof', '--cpu-prof-dir=' + process.env['BENCH_PROF']] : [])];
+export const BENCH_NODE_FLAGS: readonly string[] = [
+  '--no-memory-reducer',
+  ...(process.env['BENCH_PROF'] ? ['--cpu-prof', '--cpu-prof-dir=' + process.env['BENCH_PROF']] : []),
+];
 
 /** A free TCP port on 127.0.0.1 (bound and released; another process could take it, rarely). */
 export async function freePort(): Promise<number> {
@@ -84,7 +87,11 @@ export interface Started {
  * Starts `command args` with its stdout and stderr captured (not protocol pipes), or with stdin and
  * stdout as protocol pipes when `protocol` is set.
  */
-export function start(command: string, args: readonly string[], options: { cwd: string; protocol?: boolean; env?: NodeJS.ProcessEnv }): Started {
+export function start(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; protocol?: boolean; env?: NodeJS.ProcessEnv },
+): Started {
   const child = spawn(command, [...args], { cwd: options.cwd, stdio: ['pipe', 'pipe', 'pipe'], env: options.env ?? process.env });
   let log = '';
   const keep = (chunk: Buffer) => {
@@ -101,7 +108,8 @@ export function start(command: string, args: readonly string[], options: { cwd: 
 export async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs: number, started?: Started): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    if (started && started.child.exitCode !== null) throw new Error(`${what}: the process exited (${started.child.exitCode})\n${started.log()}`);
+    if (started && started.child.exitCode !== null)
+      throw new Error(`${what}: the process exited (${started.child.exitCode})\n${started.log()}`);
     if (await check().catch(() => false)) return;
     if (Date.now() > until) throw new Error(`${what}: not ready after ${timeoutMs} ms\n${started?.log() ?? ''}`);
     await new Promise((r) => setTimeout(r, 100));

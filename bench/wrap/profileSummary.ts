@@ -48,7 +48,11 @@ function label(frame: CallFrame): string {
 }
 
 /** Self and inclusive milliseconds per node, from the samples and their time deltas. */
-export function summarise(profile: CpuProfile, fromUs = 0, bySamples = false): { totalMs: number; byArea: Map<string, number>; self: Map<string, number>; inclusive: Map<string, number> } {
+export function summarise(
+  profile: CpuProfile,
+  fromUs = 0,
+  bySamples = false,
+): { totalMs: number; byArea: Map<string, number>; self: Map<string, number>; inclusive: Map<string, number> } {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -100,9 +104,15 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const pct = (ms: number) => `${((ms / busy) * 100).toFixed(1).padStart(5)}%`;
   const show = (title: string, map: Map<string, number>, n: number) => {
     console.log(title);
-    for (const [k, ms] of [...map].filter(([k]) => k !== '(idle)' && k !== '(anonymous) :0').sort((a, b) => b[1] - a[1]).slice(0, n)) console.log(`  ${ms.toFixed(0).padStart(7)} ms ${pct(ms)}  ${k}`);
+    for (const [k, ms] of [...map]
+      .filter(([k]) => k !== '(idle)' && k !== '(anonymous) :0')
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, n))
+      console.log(`  ${ms.toFixed(0).padStart(7)} ms ${pct(ms)}  ${k}`);
   };
-  console.log(`${file}: ${fromS > 0 ? `from ${fromS} s on, ` : ''}${bySamples ? 'by sample count (1 sample = 1 ms), ' : ''}${(totalMs / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s not idle (percentages are of that)`);
+  console.log(
+    `${file}: ${fromS > 0 ? `from ${fromS} s on, ` : ''}${bySamples ? 'by sample count (1 sample = 1 ms), ' : ''}${(totalMs / 1000).toFixed(1)} s sampled, ${(busy / 1000).toFixed(1)} s not idle (percentages are of that)`,
+  );
   show('self time by area:', byArea, 30);
   show(`top ${top} functions by self time:`, self, top);
   show(`top ${top} functions by inclusive time:`, inclusive, top);

@@ -48,7 +48,8 @@ function preview(text: string): string {
 export function checkAuthorizationUrl(url: string | URL): Outcome<URL, string> {
   const raw = typeof url === 'string' ? url : url.href;
   const refuse = (why: string) => ({ ok: false as const, error: `the authorization URL ${preview(raw)} is refused: ${why}` });
-  if (raw.length > MAX_AUTHORIZATION_URL_LENGTH) return refuse(`it is ${raw.length} characters long, over the ${MAX_AUTHORIZATION_URL_LENGTH} accepted`);
+  if (raw.length > MAX_AUTHORIZATION_URL_LENGTH)
+    return refuse(`it is ${raw.length} characters long, over the ${MAX_AUTHORIZATION_URL_LENGTH} accepted`);
   let parsed: URL;
   try {
     parsed = typeof url === 'string' ? new URL(url) : new URL(url.href);
@@ -60,12 +61,17 @@ export function checkAuthorizationUrl(url: string | URL): Outcome<URL, string> {
     const reason = SCHEME_REASON[scheme];
     return refuse(`only https: URLs (or http: to this machine) are opened, and ${scheme} is not one${reason ? `: ${reason}` : ''}`);
   }
-  if (scheme === 'http:' && !isLoopbackHost(parsed.hostname)) return refuse(`http: is accepted only to this machine (localhost, 127.0.0.0/8, [::1]), not ${parsed.hostname}: use https`);
+  if (scheme === 'http:' && !isLoopbackHost(parsed.hostname))
+    return refuse(`http: is accepted only to this machine (localhost, 127.0.0.0/8, [::1]), not ${parsed.hostname}: use https`);
   if (parsed.hostname === '') return refuse('it names no host');
   if (parsed.username !== '' || parsed.password !== '') return refuse('it carries a user name or password');
   const href = parsed.href;
-  if (href.length > MAX_AUTHORIZATION_URL_LENGTH) return refuse(`it is ${href.length} characters long, over the ${MAX_AUTHORIZATION_URL_LENGTH} accepted`);
+  if (href.length > MAX_AUTHORIZATION_URL_LENGTH)
+    return refuse(`it is ${href.length} characters long, over the ${MAX_AUTHORIZATION_URL_LENGTH} accepted`);
   const unsafe = UNSAFE.exec(raw) ?? UNSAFE.exec(href);
-  if (unsafe) return refuse(`it contains ${JSON.stringify(unsafe[0])}, a character no authorization URL needs unencoded (shell metacharacters, quotes, spaces and control characters are refused)`);
+  if (unsafe)
+    return refuse(
+      `it contains ${JSON.stringify(unsafe[0])}, a character no authorization URL needs unencoded (shell metacharacters, quotes, spaces and control characters are refused)`,
+    );
   return { ok: true, value: parsed };
 }

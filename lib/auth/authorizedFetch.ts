@@ -93,7 +93,14 @@ const MAX_MARGIN_MS = 60_000;
 function described(e: unknown): string {
   if (!(e instanceof Error)) return String(e);
   const cause = e.cause as { code?: unknown; message?: unknown } | undefined;
-  const why = cause === undefined ? undefined : typeof cause.code === 'string' ? `${cause.code}${typeof cause.message === 'string' && !cause.message.includes(cause.code) ? `: ${cause.message}` : ''}` : typeof cause.message === 'string' ? cause.message : undefined;
+  const why =
+    cause === undefined
+      ? undefined
+      : typeof cause.code === 'string'
+        ? `${cause.code}${typeof cause.message === 'string' && !cause.message.includes(cause.code) ? `: ${cause.message}` : ''}`
+        : typeof cause.message === 'string'
+          ? cause.message
+          : undefined;
   return why ? `${e.message} (${why})` : e.message;
 }
 
@@ -153,7 +160,11 @@ function replayable(input: Parameters<typeof fetch>[0], init: RequestInit | unde
  * authorization server whose metadata names another issuer among them), registration or token
  * requests reject with an `AdapterError` that says why.
  */
-export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string | URL, options: AuthorizedFetchOptions = {}): typeof fetch {
+export function authorizedFetch(
+  provider: OAuthClientProvider,
+  serverUrl: string | URL,
+  options: AuthorizedFetchOptions = {},
+): typeof fetch {
   const send: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const authFetch: typeof fetch = options.authFetch ?? send;
   const now = options.now ?? Date.now;
@@ -186,7 +197,11 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
     const base = { serverUrl, fetchFn: authFetch, ...(need.resourceMetadataUrl ? { resourceMetadataUrl: need.resourceMetadataUrl } : {}) };
     try {
       await interactive?.prepareAuthorization?.();
-      const first = await auth(provider, { ...base, ...(need.scope ? { scope: need.scope } : {}), ...(need.reauthorize ? { forceReauthorization: true } : {}) });
+      const first = await auth(provider, {
+        ...base,
+        ...(need.scope ? { scope: need.scope } : {}),
+        ...(need.reauthorize ? { forceReauthorization: true } : {}),
+      });
       if (first === 'AUTHORIZED') return 'refreshed';
       if (!interactive) {
         throw new UnauthorizedError(
@@ -199,12 +214,14 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
       try {
         answer = await interactive.waitForAuthorizationCode(signal);
       } catch (e) {
-        if (timeout.aborted) throw new AdapterError('timeout', `no sign-in to ${server} within ${Math.round(timeoutMs / 1000)} s`, { cause: e });
+        if (timeout.aborted)
+          throw new AdapterError('timeout', `no sign-in to ${server} within ${Math.round(timeoutMs / 1000)} s`, { cause: e });
         if (options.signal?.aborted) throw new AdapterError('cancelled', `the sign-in to ${server} was cancelled`, { cause: e });
         throw e;
       }
       const { code, iss } = typeof answer === 'string' ? { code: answer, iss: undefined } : answer;
-      if ((await auth(provider, { ...base, authorizationCode: code, ...(iss !== undefined ? { iss } : {}) })) !== 'AUTHORIZED') throw new AdapterError('upstream-error', `the sign-in to ${server} ended without tokens`);
+      if ((await auth(provider, { ...base, authorizationCode: code, ...(iss !== undefined ? { iss } : {}) })) !== 'AUTHORIZED')
+        throw new AdapterError('upstream-error', `the sign-in to ${server} ended without tokens`);
       return 'signed-in';
     } catch (e) {
       if (e instanceof UnauthorizedError || e instanceof AdapterError) throw e;
@@ -241,13 +258,21 @@ export function authorizedFetch(provider: OAuthClientProvider, serverUrl: string
         `refused to sign in to ${server}: its ${response.status} names resource metadata at ${metadata.origin}, another origin than ${from.origin} that answered; it was not fetched (a server may only point at metadata of its own origin)`,
       );
     }
-    return { insufficientScope: response.status === 403, ...(challenge.scope ? { scope: challenge.scope } : {}), ...(metadata ? { resourceMetadataUrl: metadata } : {}) };
+    return {
+      insufficientScope: response.status === 403,
+      ...(challenge.scope ? { scope: challenge.scope } : {}),
+      ...(metadata ? { resourceMetadataUrl: metadata } : {}),
+    };
   };
 
   /** What sends a request to the server: with a DPoP provider, under the DPoP scheme with a fresh proof each time its token is DPoP-bound. */
   let dpopSend: Promise<typeof fetch> | undefined;
   const sender = (): typeof fetch | Promise<typeof fetch> =>
-    typeof provider.dpop !== 'function' ? send : (dpopSend ??= loadSdk().then(({ withDpopFromProvider }) => withDpopFromProvider(provider)(send as never) as unknown as typeof fetch));
+    typeof provider.dpop !== 'function'
+      ? send
+      : (dpopSend ??= loadSdk().then(
+          ({ withDpopFromProvider }) => withDpopFromProvider(provider)(send as never) as unknown as typeof fetch,
+        ));
 
   return async (input, init) => {
     const request = replayable(input, init);

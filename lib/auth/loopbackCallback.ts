@@ -123,11 +123,17 @@ export class LoopbackCallback {
     if (url.pathname !== this.#path) return send(404, 'Not found', 'This address only takes the sign-in callback of mcp-dual-era.');
     if (req.method !== 'GET') return send(405, 'Method not allowed', 'The sign-in callback is a GET.');
     const attempt = this.#attempt;
-    if (!attempt || attempt.settled) return send(400, 'No sign-in in progress', 'mcp-dual-era is not waiting for a sign-in. Start it again from your MCP host.');
+    if (!attempt || attempt.settled)
+      return send(400, 'No sign-in in progress', 'mcp-dual-era is not waiting for a sign-in. Start it again from your MCP host.');
     const state = url.searchParams.get('state');
     // Without the state of this sign-in, the request is not the answer to it (a forged or stale
     // callback): refused, and the sign-in keeps waiting for its own.
-    if (state !== attempt.state) return send(400, 'Sign-in refused', 'This callback does not belong to the sign-in in progress (its state does not match). Nothing was signed in.');
+    if (state !== attempt.state)
+      return send(
+        400,
+        'Sign-in refused',
+        'This callback does not belong to the sign-in in progress (its state does not match). Nothing was signed in.',
+      );
     const error = url.searchParams.get('error');
     if (error !== null) {
       const description = url.searchParams.get('error_description');

@@ -26,7 +26,12 @@ export interface OpenBrowserOptions {
 export function openBrowser(url: string | URL, options: OpenBrowserOptions = {}): boolean {
   const { command, args } = browserOpener(options.platform);
   try {
-    const child = (options.spawn ?? nodeSpawn)(command, [...args, String(url)], { shell: false, detached: true, stdio: 'ignore', windowsHide: true });
+    const child = (options.spawn ?? nodeSpawn)(command, [...args, String(url)], {
+      shell: false,
+      detached: true,
+      stdio: 'ignore',
+      windowsHide: true,
+    });
     child.on('error', () => {});
     child.unref();
     return true;

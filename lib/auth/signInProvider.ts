@@ -7,7 +7,14 @@
  * request: `auth()` does.
  */
 import { randomBytes } from 'node:crypto';
-import type { DpopSession, OAuthClientInformationContext, OAuthClientMetadata, OAuthDiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
+import type {
+  DpopSession,
+  OAuthClientInformationContext,
+  OAuthClientMetadata,
+  OAuthDiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
 import { AdapterError } from '../core/errors.ts';
 import { checkAuthorizationUrl } from './authorizationUrl.ts';
 import type { AuthorizationResponse, InteractiveOAuthClientProvider } from './authorizedFetch.ts';
@@ -72,7 +79,9 @@ function loopbackPort(uri: unknown): number | undefined {
   if (typeof uri !== 'string') return undefined;
   try {
     const url = new URL(uri);
-    return url.protocol === 'http:' && url.hostname === '127.0.0.1' && url.pathname === '/callback' && url.port !== '' ? Number(url.port) : undefined;
+    return url.protocol === 'http:' && url.hostname === '127.0.0.1' && url.pathname === '/callback' && url.port !== ''
+      ? Number(url.port)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -120,7 +129,7 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
     const held = this.store.read<ByIssuer<T> | (T & { issuer?: unknown })>(file);
     if (!held || typeof held !== 'object') return undefined;
     if ((held as ByIssuer<T>).v === 2 && typeof (held as ByIssuer<T>).entries === 'object') return held as ByIssuer<T>;
-    const issuer = typeof (held as { issuer?: unknown }).issuer === 'string' ? ((held as { issuer: string }).issuer) : NO_ISSUER;
+    const issuer = typeof (held as { issuer?: unknown }).issuer === 'string' ? (held as { issuer: string }).issuer : NO_ISSUER;
     return { v: 2, latest: issuer, entries: { [issuer]: held as T } };
   }
 
@@ -183,11 +192,21 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
     const client = this.#options.client;
     if (client) {
       if (client.issuer !== undefined && ctx && !sameIssuer(client.issuer, ctx.issuer)) return undefined;
-      return { client_id: client.id, ...(client.secret !== undefined ? { client_secret: client.secret } : {}), ...(client.issuer !== undefined ? { issuer: client.issuer } : ctx ? { issuer: ctx.issuer } : {}) };
+      return {
+        client_id: client.id,
+        ...(client.secret !== undefined ? { client_secret: client.secret } : {}),
+        ...(client.issuer !== undefined ? { issuer: client.issuer } : ctx ? { issuer: ctx.issuer } : {}),
+      };
     }
     const info = this.#entry<StoredOAuthClientInformation & { redirect_uris?: unknown }>(FILES.client, ctx);
     if (!info) return undefined;
-    if (this.#callback && this.clientMetadataUrl === undefined && Array.isArray(info.redirect_uris) && !info.redirect_uris.includes(this.#callback.url.href)) return undefined;
+    if (
+      this.#callback &&
+      this.clientMetadataUrl === undefined &&
+      Array.isArray(info.redirect_uris) &&
+      !info.redirect_uris.includes(this.#callback.url.href)
+    )
+      return undefined;
     return info;
   }
 
@@ -205,7 +224,11 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
   /** Keeps the tokens under their issuer, with `expires_at` (epoch milliseconds) when they say `expires_in`. */
   saveTokens(tokens: StoredOAuthTokens, ctx?: OAuthClientInformationContext): void {
     const now = (this.#options.now ?? Date.now)();
-    this.#saveEntry(FILES.tokens, { ...tokens, ...(typeof tokens.expires_in === 'number' ? { expires_at: now + tokens.expires_in * 1000 } : {}) }, ctx);
+    this.#saveEntry(
+      FILES.tokens,
+      { ...tokens, ...(typeof tokens.expires_in === 'number' ? { expires_at: now + tokens.expires_in * 1000 } : {}) },
+      ctx,
+    );
   }
 
   saveCodeVerifier(codeVerifier: string): void {
@@ -241,7 +264,11 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
       this.#callback = await LoopbackCallback.start({ port });
     } catch (e) {
       if (given !== undefined || port === 0 || (e as { code?: string }).code !== 'EADDRINUSE') {
-        throw new AdapterError('config', `cannot listen for the sign-in callback on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+        throw new AdapterError(
+          'config',
+          `cannot listen for the sign-in callback on 127.0.0.1:${port}: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
       }
       this.#callback = await LoopbackCallback.start({ port: 0 });
     }
@@ -264,7 +291,9 @@ export class SignInProvider implements InteractiveOAuthClientProvider {
     }
     this.#callback.expect(state);
     const out = this.#options.output ?? process.stderr;
-    out.write(`mcp-dual-era: ${this.serverUrl} asks you to sign in${this.#options.browser === false ? '' : ' (opening your browser)'}.\nSign in at: ${url.href}\n`);
+    out.write(
+      `mcp-dual-era: ${this.serverUrl} asks you to sign in${this.#options.browser === false ? '' : ' (opening your browser)'}.\nSign in at: ${url.href}\n`,
+    );
     if (this.#options.browser !== false) (this.#options.opener ?? openBrowser)(url.href);
   }
 

@@ -24,7 +24,13 @@ const SUMMARIES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** Each command's usage, as `help <command>` prints it. */
-const USAGES: Readonly<Record<string, string>> = { serve: SERVE_USAGE, connect: `Usage:\n${CONNECT_USAGE}`, probe: `Usage:\n${PROBE_USAGE}`, explain: EXPLAIN_USAGE, migrate: `Usage:\n${MIGRATE_USAGE}` };
+const USAGES: Readonly<Record<string, string>> = {
+  serve: SERVE_USAGE,
+  connect: `Usage:\n${CONNECT_USAGE}`,
+  probe: `Usage:\n${PROBE_USAGE}`,
+  explain: EXPLAIN_USAGE,
+  migrate: `Usage:\n${MIGRATE_USAGE}`,
+};
 
 const HELP = `${pkg.name} ${pkg.version}
 Makes the two eras of the Model Context Protocol work together.
@@ -54,7 +60,10 @@ const COMMANDS: Record<string, (argv: readonly string[]) => Promise<number>> = {
 };
 
 /** Runs `mcp-dual-era <args…>`; resolves with the exit code. */
-export async function runCli(args: readonly string[], commands: Readonly<Record<string, (argv: readonly string[]) => Promise<number>>> = COMMANDS): Promise<number> {
+export async function runCli(
+  args: readonly string[],
+  commands: Readonly<Record<string, (argv: readonly string[]) => Promise<number>>> = COMMANDS,
+): Promise<number> {
   const command = args[0] !== undefined ? commands[args[0]] : undefined;
   if (command) {
     try {
@@ -84,6 +93,8 @@ export async function runCli(args: readonly string[], commands: Readonly<Record<
 
 /** An unknown command: said in a line, with where the commands are listed (exit 2). */
 function unknown(command: string): number {
-  process.stderr.write(`${pkg.name}: unknown command ${JSON.stringify(command)} (the commands: ${SUMMARIES.map(([name]) => name).join(', ')})\n${helpHint()}\n`);
+  process.stderr.write(
+    `${pkg.name}: unknown command ${JSON.stringify(command)} (the commands: ${SUMMARIES.map(([name]) => name).join(', ')})\n${helpHint()}\n`,
+  );
   return 2;
 }

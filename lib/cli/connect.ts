@@ -36,7 +36,10 @@ import { DEFAULTS } from '../util/defaults.ts';
 type Upstream = { url: string; headers: Record<string, string>; fetch?: typeof fetch } | { command: StdioChildOptions };
 
 /** Runs the connect command; resolves with the exit code when the host or the server is gone. */
-export async function connect(argv: readonly string[], io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {}): Promise<number> {
+export async function connect(
+  argv: readonly string[],
+  io: { input?: NodeJS.ReadableStream; output?: NodeJS.WritableStream } = {},
+): Promise<number> {
   const { own, command } = splitAtDash(argv);
   const usage = usageError('connect');
   let parsed;
@@ -56,11 +59,14 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
     return 0;
   }
   const hostEra = values['host-era'] ?? 'auto';
-  if (hostEra !== 'auto' && hostEra !== 'legacy' && hostEra !== 'modern') return usage(`--host-era is legacy, modern or auto, not ${hostEra}`);
+  if (hostEra !== 'auto' && hostEra !== 'legacy' && hostEra !== 'modern')
+    return usage(`--host-era is legacy, modern or auto, not ${hostEra}`);
   const serverEra = values['server-era'] ?? 'auto';
-  if (serverEra !== 'auto' && serverEra !== 'legacy' && serverEra !== 'modern') return usage(`--server-era is modern, legacy or auto, not ${serverEra}`);
+  if (serverEra !== 'auto' && serverEra !== 'legacy' && serverEra !== 'modern')
+    return usage(`--server-era is modern, legacy or auto, not ${serverEra}`);
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1)) return usage(`--timeout must be a whole number of milliseconds, not ${values.timeout}`);
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1))
+    return usage(`--timeout must be a whole number of milliseconds, not ${values.timeout}`);
   const headers = readHeaders(values.header);
   if (!headers.ok) return usage(headers.message);
   const env = readEnv(values.env);
@@ -69,7 +75,8 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
   if (!roots.ok) return usage(roots.message);
   const trace = values.verbose ? stderrTrace() : undefined;
   const oauth = values.oauth === true;
-  if (oauth && Object.keys(headers.value).some((name) => name.toLowerCase() === 'authorization')) return usage('--oauth sends its own Authorization header: leave out --header Authorization');
+  if (oauth && Object.keys(headers.value).some((name) => name.toLowerCase() === 'authorization'))
+    return usage('--oauth sends its own Authorization header: leave out --header Authorization');
   // Ends a sign-in still waiting when the bridge stops.
   const signIn = new AbortController();
   let upstream: Upstream;
@@ -78,7 +85,14 @@ export async function connect(argv: readonly string[], io: { input?: NodeJS.Read
     if (oauth) return usage('--oauth signs in to an HTTP server: give its URL, not a command');
     const stray = await oauthProvider(values, new URL('http://127.0.0.1/'));
     if (!stray.ok) return usage(stray.message);
-    upstream = { command: { ...serverProcess(command, env.value, values.cwd, values), stderr: 'inherit', shutdownGraceMs: 300, ...(trace ? { trace: upstreamTrace(trace) } : {}) } };
+    upstream = {
+      command: {
+        ...serverProcess(command, env.value, values.cwd, values),
+        stderr: 'inherit',
+        shutdownGraceMs: 300,
+        ...(trace ? { trace: upstreamTrace(trace) } : {}),
+      },
+    };
   } else if (positionals.length === 1) {
     const url = readHttpUrl(positionals[0]!, 'the server');
     if (!url.ok) return usage(`${url.message} (a command goes after --)`);
@@ -308,7 +322,10 @@ class Connection {
       transport = bridge;
     } else {
       const { wrapModernClient } = await import('../wrap/modernClient/wrapModernClient.ts');
-      const target: HttpTarget | StdioChildOptions = 'url' in upstream ? { url: upstream.url, headers: upstream.headers, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) } : upstream.command;
+      const target: HttpTarget | StdioChildOptions =
+        'url' in upstream
+          ? { url: upstream.url, headers: upstream.headers, ...(upstream.fetch ? { fetch: upstream.fetch } : {}) }
+          : upstream.command;
       const modern = wrapModernClient(target, {
         ...(this.#options.serverEra ? { pin: this.#options.serverEra } : {}),
         ...(this.#options.timeoutMs !== undefined ? { timeoutMs: this.#options.timeoutMs } : {}),
@@ -316,7 +333,14 @@ class Connection {
         legacy: { roots: this.#options.roots },
       });
       modern.events.on('waiting', (e) => current() && this.#options.say(e.reason));
-      modern.events.on('verdict', (e) => current() && this.#options.say(`the server speaks the ${e.verdict.era} era${e.verdict.era === 'modern' ? ` (${e.verdict.version}): messages pass unchanged` : ': messages are translated'}`));
+      modern.events.on(
+        'verdict',
+        (e) =>
+          current() &&
+          this.#options.say(
+            `the server speaks the ${e.verdict.era} era${e.verdict.era === 'modern' ? ` (${e.verdict.version}): messages pass unchanged` : ': messages are translated'}`,
+          ),
+      );
       transport = modern;
     }
     transport.onmessage = (message) => {

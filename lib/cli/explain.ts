@@ -10,7 +10,6 @@ import { usageError } from './options.ts';
 import { explainTranscript, type ExplainedMessage } from './transcript.ts';
 import { isRecord } from '../core/primitives.ts';
 
-
 /** Reads a JSONL transcript; a line that is not JSON is an error naming it. */
 export function readTranscript(text: string, name: string): unknown[] {
   const out: unknown[] = [];
@@ -53,7 +52,10 @@ export function renderExplanation(explained: readonly ExplainedMessage[], option
     lines.push('');
     lines.push(`${paint(2, String(i + 1).padStart(4))}  ${paint(e.from === 'client' ? 33 : 36, arrow)}`);
     const left = chunks(JSON.stringify(e.message), column);
-    const right = e.becomes.length === 0 ? [paint(2, '(nothing)')] : e.becomes.flatMap((m, j) => [...(j > 0 ? [''] : []), ...chunks(JSON.stringify(m), column)]);
+    const right =
+      e.becomes.length === 0
+        ? [paint(2, '(nothing)')]
+        : e.becomes.flatMap((m, j) => [...(j > 0 ? [''] : []), ...chunks(JSON.stringify(m), column)]);
     const rows = Math.max(left.length, right.length);
     for (let r = 0; r < rows; r++) {
       const l = left[r] ?? '';

@@ -19,23 +19,59 @@ interface LimitSpec {
 export const LIMITS = {
   sessions: { default: DEFAULTS.sessions, min: 1, what: 'upstream sessions in all' },
   'sessions-per-caller': { default: DEFAULTS.sessionsPerCaller, min: 1, what: 'upstream sessions one caller may have' },
-  'sessions-per-capabilities': { default: DEFAULTS.sessionsPerCaller, min: 1, what: 'upstream sessions one caller may have for one capability set' },
+  'sessions-per-capabilities': {
+    default: DEFAULTS.sessionsPerCaller,
+    min: 1,
+    what: 'upstream sessions one caller may have for one capability set',
+  },
   reserve: { default: DEFAULTS.sessionReserve, min: 0, what: 'upstream sessions kept for callers with none busy' },
-  'session-wait-ms': { default: DEFAULTS.sessionWaitMs, min: 0, what: 'how long a request waits for an upstream session before it is refused' },
+  'session-wait-ms': {
+    default: DEFAULTS.sessionWaitMs,
+    min: 0,
+    what: 'how long a request waits for an upstream session before it is refused',
+  },
   'session-idle-ms': { default: DEFAULTS.sessionIdleMs, min: 1000, what: 'idle time before an upstream session is closed' },
-  'sessions-opening': { default: defaultOpenings(), min: 1, what: 'upstream connections opened at once, each booting a server (half the cores; 16 with --upstream)' },
-  'parked-per-caller': { default: DEFAULTS.parkedPerCaller, min: 1, what: 'calls one caller may have waiting for input (its oldest gives way)' },
+  'sessions-opening': {
+    default: defaultOpenings(),
+    min: 1,
+    what: 'upstream connections opened at once, each booting a server (half the cores; 16 with --upstream)',
+  },
+  'parked-per-caller': {
+    default: DEFAULTS.parkedPerCaller,
+    min: 1,
+    what: 'calls one caller may have waiting for input (its oldest gives way)',
+  },
   'park-timeout-ms': { default: DEFAULTS.parkTimeoutMs, min: 1000, what: 'how long a call waits for its retry before it is released' },
   'listens-per-caller': { default: DEFAULTS.listensPerCaller, min: 1, what: 'subscriptions/listen streams one caller may have open' },
   'request-timeout-ms': { default: DEFAULTS.requestTimeoutMs, min: 1000, what: 'how long one upstream call may take' },
   'legacy-sessions': { default: DEFAULTS.legacySessions, min: 1, what: 'legacy client sessions in all', modern: true },
-  'legacy-sessions-per-caller': { default: DEFAULTS.legacySessionsPerCaller, min: 1, what: 'legacy client sessions one caller may have', modern: true },
-  'legacy-idle-ms': { default: DEFAULTS.legacyIdleMs, min: 0, what: 'idle time before a legacy client session is closed (0: never)', modern: true },
+  'legacy-sessions-per-caller': {
+    default: DEFAULTS.legacySessionsPerCaller,
+    min: 1,
+    what: 'legacy client sessions one caller may have',
+    modern: true,
+  },
+  'legacy-idle-ms': {
+    default: DEFAULTS.legacyIdleMs,
+    min: 0,
+    what: 'idle time before a legacy client session is closed (0: never)',
+    modern: true,
+  },
   'body-bytes': { default: DEFAULTS.bodyBytes, min: 1, what: 'largest accepted request body', modern: true },
   'message-bytes': { default: DEFAULTS.messageBytes, min: 1024, what: 'largest accepted message from the upstream server', modern: true },
   connections: { default: DEFAULTS.connections, min: 1, what: 'HTTP connections open at once', modern: true },
-  'headers-timeout-ms': { default: DEFAULTS.headersTimeoutMs, min: 1000, what: 'how long a client may take to send request headers', modern: true },
-  'http-request-timeout-ms': { default: DEFAULTS.httpRequestTimeoutMs, min: 1000, what: 'how long a client may take to send a whole request', modern: true },
+  'headers-timeout-ms': {
+    default: DEFAULTS.headersTimeoutMs,
+    min: 1000,
+    what: 'how long a client may take to send request headers',
+    modern: true,
+  },
+  'http-request-timeout-ms': {
+    default: DEFAULTS.httpRequestTimeoutMs,
+    min: 1000,
+    what: 'how long a client may take to send a whole request',
+    modern: true,
+  },
 } as const satisfies Record<string, LimitSpec>;
 
 export type LimitKey = keyof typeof LIMITS;
@@ -44,7 +80,10 @@ export type LimitKey = keyof typeof LIMITS;
 export type Limits = { readonly [K in LimitKey]: number };
 
 /** Reads `--limit name=n` values (repeatable); `modern` refuses the names `serve --modern` has no use for. */
-export function readLimits(list: readonly string[] | undefined, options: { modern?: boolean } = {}): { ok: true; value: Limits; given: ReadonlySet<LimitKey> } | { ok: false; message: string } {
+export function readLimits(
+  list: readonly string[] | undefined,
+  options: { modern?: boolean } = {},
+): { ok: true; value: Limits; given: ReadonlySet<LimitKey> } | { ok: false; message: string } {
   const value: Record<string, number> = {};
   const given = new Set<LimitKey>();
   for (const [name, spec] of Object.entries(LIMITS)) value[name] = spec.default;
@@ -56,11 +95,13 @@ export function readLimits(list: readonly string[] | undefined, options: { moder
     if (options.modern && !spec.modern) return { ok: false, message: `--limit ${name} does not apply to serve --modern` };
     const text = eq === -1 ? '' : item.slice(eq + 1).trim();
     const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isSafeInteger(n) || n < spec.min) return { ok: false, message: `--limit ${name} must be a whole number of at least ${spec.min}, not ${text || '(nothing)'}` };
+    if (!Number.isSafeInteger(n) || n < spec.min)
+      return { ok: false, message: `--limit ${name} must be a whole number of at least ${spec.min}, not ${text || '(nothing)'}` };
     value[name] = n;
     given.add(name as LimitKey);
   }
-  if (value['headers-timeout-ms']! > value['http-request-timeout-ms']!) return { ok: false, message: '--limit headers-timeout-ms must not be above http-request-timeout-ms' };
+  if (value['headers-timeout-ms']! > value['http-request-timeout-ms']!)
+    return { ok: false, message: '--limit headers-timeout-ms must not be above http-request-timeout-ms' };
   return { ok: true, value: value as Limits, given };
 }
 
@@ -68,11 +109,18 @@ export function readLimits(list: readonly string[] | undefined, options: { moder
 export function limitsUsage(): string {
   const width = Math.max(...Object.keys(LIMITS).map((n) => n.length));
   return Object.entries(LIMITS)
-    .map(([name, spec]) => `  ${name.padEnd(width)}  ${String(spec.default).padStart(9)}  ${spec.what}${'modern' in spec && spec.modern ? ' (also --modern)' : ''}`)
+    .map(
+      ([name, spec]) =>
+        `  ${name.padEnd(width)}  ${String(spec.default).padStart(9)}  ${spec.what}${'modern' in spec && spec.modern ? ' (also --modern)' : ''}`,
+    )
     .join('\n');
 }
 
 /** The Node listener's options from the limits (`serveNodeHttp`). */
 export function listenerLimits(limits: Limits): { maxConnections: number; headersTimeoutMs: number; requestTimeoutMs: number } {
-  return { maxConnections: limits.connections, headersTimeoutMs: limits['headers-timeout-ms'], requestTimeoutMs: limits['http-request-timeout-ms'] };
+  return {
+    maxConnections: limits.connections,
+    headersTimeoutMs: limits['headers-timeout-ms'],
+    requestTimeoutMs: limits['http-request-timeout-ms'],
+  };
 }

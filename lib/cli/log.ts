@@ -73,7 +73,8 @@ class TraceIds {
   of(from: string, to: string, message: unknown, carried?: string): string | undefined {
     if (!isRecord(message)) return undefined;
     const id = message['id'];
-    const own = () => (isRecord(message['params']) ? metaTrace(message['params']) : undefined) ?? (carried === undefined ? undefined : traceIdOf(carried));
+    const own = () =>
+      (isRecord(message['params']) ? metaTrace(message['params']) : undefined) ?? (carried === undefined ? undefined : traceIdOf(carried));
     if (typeof id !== 'string' && typeof id !== 'number') return own();
     if ('method' in message) {
       const traceId = own();
@@ -96,7 +97,10 @@ function metaTrace(params: Record<string, unknown>): string | undefined {
   return isRecord(meta) && typeof meta['traceparent'] === 'string' ? traceIdOf(meta['traceparent']) : undefined;
 }
 
-function jsonLog(options: LogOptions, { pino, stdTimeFunctions, destination }: Pick<typeof import('pino'), 'pino' | 'stdTimeFunctions' | 'destination'>): Log {
+function jsonLog(
+  options: LogOptions,
+  { pino, stdTimeFunctions, destination }: Pick<typeof import('pino'), 'pino' | 'stdTimeFunctions' | 'destination'>,
+): Log {
   const logger: Logger = pino(
     {
       level: options.verbose ? 'debug' : options.quiet ? 'error' : 'info',

@@ -30,7 +30,19 @@ export interface OAuthValues {
 }
 
 /** The options that go with `--oauth` only. */
-const WITH_OAUTH = ['no-browser', 'oauth-dir', 'callback-port', 'client-metadata-url', 'client-id', 'client-secret-env', 'issuer', 'grant', 'private-key-file', 'signing-alg', 'dpop'] as const;
+const WITH_OAUTH = [
+  'no-browser',
+  'oauth-dir',
+  'callback-port',
+  'client-metadata-url',
+  'client-id',
+  'client-secret-env',
+  'issuer',
+  'grant',
+  'private-key-file',
+  'signing-alg',
+  'dpop',
+] as const;
 
 /** The algorithms a private key may sign client assertions with. */
 const SIGNING_ALGS = new Set(['ES256', 'ES384', 'ES512', 'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'EdDSA']);
@@ -41,13 +53,25 @@ const fail = (message: string): Read<never> => ({ ok: false, message });
  * The provider `values` describe for the server at `serverUrl` (`undefined` without `--oauth`), or
  * why they do not go together. `env` is where secrets are read from.
  */
-export async function oauthProvider(values: OAuthValues, serverUrl: URL, env: NodeJS.ProcessEnv = process.env): Promise<Read<OAuthClientProvider | undefined>> {
+export async function oauthProvider(
+  values: OAuthValues,
+  serverUrl: URL,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Read<OAuthClientProvider | undefined>> {
   if (values.oauth !== true) {
     const stray = WITH_OAUTH.filter((name) => values[name] !== undefined && values[name] !== false);
-    return stray.length > 0 ? fail(`${stray.map((n) => `--${n}`).join(', ')} ${stray.length === 1 ? 'goes' : 'go'} with --oauth`) : { ok: true, value: undefined };
+    return stray.length > 0
+      ? fail(`${stray.map((n) => `--${n}`).join(', ')} ${stray.length === 1 ? 'goes' : 'go'} with --oauth`)
+      : { ok: true, value: undefined };
   }
-  const callbackPort = values['callback-port'] === undefined ? undefined : /^\d{1,5}$/.test(values['callback-port']) ? Number(values['callback-port']) : Number.NaN;
-  if (callbackPort !== undefined && !(callbackPort >= 1 && callbackPort <= 65535)) return fail(`--callback-port must be a port number from 1 to 65535, not ${values['callback-port']}`);
+  const callbackPort =
+    values['callback-port'] === undefined
+      ? undefined
+      : /^\d{1,5}$/.test(values['callback-port'])
+        ? Number(values['callback-port'])
+        : Number.NaN;
+  if (callbackPort !== undefined && !(callbackPort >= 1 && callbackPort <= 65535))
+    return fail(`--callback-port must be a port number from 1 to 65535, not ${values['callback-port']}`);
   const metadataUrl = values['client-metadata-url'];
   if (metadataUrl !== undefined) {
     let parsed: URL | undefined;
@@ -56,25 +80,34 @@ export async function oauthProvider(values: OAuthValues, serverUrl: URL, env: No
     } catch {
       parsed = undefined;
     }
-    if (!parsed || parsed.protocol !== 'https:' || parsed.pathname === '/') return fail(`--client-metadata-url must be an https URL with a path (where the client's metadata document is published), not ${metadataUrl}`);
+    if (!parsed || parsed.protocol !== 'https:' || parsed.pathname === '/')
+      return fail(
+        `--client-metadata-url must be an https URL with a path (where the client's metadata document is published), not ${metadataUrl}`,
+      );
   }
-  if (values.issuer !== undefined && values['client-id'] === undefined) return fail('--issuer names the authorization server a client registered beforehand belongs to: it goes with --client-id');
+  if (values.issuer !== undefined && values['client-id'] === undefined)
+    return fail('--issuer names the authorization server a client registered beforehand belongs to: it goes with --client-id');
   const secretEnv = values['client-secret-env'];
   if (secretEnv !== undefined && values['client-id'] === undefined) return fail('--client-secret-env goes with --client-id');
   const secret = secretEnv === undefined ? undefined : env[secretEnv];
-  if (secretEnv !== undefined && (secret === undefined || secret === '')) return fail(`--client-secret-env names ${secretEnv}, which is not set (or empty) in the environment`);
-  if (values['signing-alg'] !== undefined && values['private-key-file'] === undefined) return fail('--signing-alg goes with --private-key-file');
-  if (values.grant !== undefined && values.grant !== 'client-credentials' && values.grant !== 'authorization-code') return fail(`--grant is authorization-code (a person signs in, the default) or client-credentials, not ${values.grant}`);
+  if (secretEnv !== undefined && (secret === undefined || secret === ''))
+    return fail(`--client-secret-env names ${secretEnv}, which is not set (or empty) in the environment`);
+  if (values['signing-alg'] !== undefined && values['private-key-file'] === undefined)
+    return fail('--signing-alg goes with --private-key-file');
+  if (values.grant !== undefined && values.grant !== 'client-credentials' && values.grant !== 'authorization-code')
+    return fail(`--grant is authorization-code (a person signs in, the default) or client-credentials, not ${values.grant}`);
 
   let provider: OAuthClientProvider;
   if (values.grant === 'client-credentials') {
     const clientId = values['client-id'];
     if (clientId === undefined) return fail('--grant client-credentials needs --client-id, and --client-secret-env or --private-key-file');
     for (const name of ['no-browser', 'callback-port', 'client-metadata-url', 'oauth-dir'] as const) {
-      if (values[name] !== undefined && values[name] !== false) return fail(`--${name} is for a person's sign-in, not --grant client-credentials`);
+      if (values[name] !== undefined && values[name] !== false)
+        return fail(`--${name} is for a person's sign-in, not --grant client-credentials`);
     }
     const keyFile = values['private-key-file'];
-    if ((secret === undefined) === (keyFile === undefined)) return fail('--grant client-credentials needs one of --client-secret-env and --private-key-file');
+    if ((secret === undefined) === (keyFile === undefined))
+      return fail('--grant client-credentials needs one of --client-secret-env and --private-key-file');
     const sdk = await import('@modelcontextprotocol/client');
     const expected = values.issuer !== undefined ? { expectedIssuer: values.issuer } : {};
     if (keyFile !== undefined) {
@@ -97,7 +130,8 @@ export async function oauthProvider(values: OAuthValues, serverUrl: URL, env: No
     }
     return { ok: true, value: provider };
   }
-  if (values['private-key-file'] !== undefined) return fail('--private-key-file signs a program\'s own client assertion: it goes with --grant client-credentials');
+  if (values['private-key-file'] !== undefined)
+    return fail("--private-key-file signs a program's own client assertion: it goes with --grant client-credentials");
   const clientId = values['client-id'];
   provider = new SignInProvider({
     serverUrl,
@@ -106,7 +140,15 @@ export async function oauthProvider(values: OAuthValues, serverUrl: URL, env: No
     ...(values['oauth-dir'] !== undefined ? { dir: resolve(values['oauth-dir']) } : {}),
     ...(callbackPort !== undefined ? { callbackPort } : {}),
     ...(metadataUrl !== undefined ? { clientMetadataUrl: metadataUrl } : {}),
-    ...(clientId !== undefined ? { client: { id: clientId, ...(secret !== undefined ? { secret } : {}), ...(values.issuer !== undefined ? { issuer: values.issuer } : {}) } } : {}),
+    ...(clientId !== undefined
+      ? {
+          client: {
+            id: clientId,
+            ...(secret !== undefined ? { secret } : {}),
+            ...(values.issuer !== undefined ? { issuer: values.issuer } : {}),
+          },
+        }
+      : {}),
     ...(values.dpop ? { dpop: true } : {}),
   });
   return { ok: true, value: provider };

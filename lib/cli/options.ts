@@ -49,7 +49,8 @@ export function readHttpUrl(text: string, what: string): Read<URL> {
   } catch {
     return { ok: false, message: `${what} is not a URL: ${text}` };
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, message: `${what} must be an http or https URL, not ${text}` };
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return { ok: false, message: `${what} must be an http or https URL, not ${text}` };
   return { ok: true, value: url };
 }
 
@@ -73,7 +74,14 @@ export function serverProcess(
   policy: EnvPolicy = {},
 ): { command: string; args: string[]; env: Readonly<Record<string, string>>; cwd?: string; inheritEnv?: 'basic'; withholdEnv?: string[] } {
   const secret = policy['state-key-env'];
-  return { command: command[0]!, args: command.slice(1), env, ...(cwd ? { cwd } : {}), ...(policy['clean-env'] ? { inheritEnv: 'basic' as const } : {}), ...(secret ? { withholdEnv: [secret] } : {}) };
+  return {
+    command: command[0]!,
+    args: command.slice(1),
+    env,
+    ...(cwd ? { cwd } : {}),
+    ...(policy['clean-env'] ? { inheritEnv: 'basic' as const } : {}),
+    ...(secret ? { withholdEnv: [secret] } : {}),
+  };
 }
 
 /** `--port <port>`: a whole number from 0 to 65535 (default 3000). */

@@ -39,7 +39,8 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
     return 0;
   }
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1)) return usage(`--timeout must be a whole number of milliseconds, not ${values.timeout}`);
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout < 1))
+    return usage(`--timeout must be a whole number of milliseconds, not ${values.timeout}`);
   const url = values.url ?? positionals[0];
   let target: ProbeTarget;
   if (url !== undefined && command.length === 0) {
@@ -73,8 +74,17 @@ export async function probeCommand(argv: readonly string[]): Promise<number> {
     return 0;
   } catch (e) {
     const message = e instanceof Error ? e.message : String(e);
-    if (values.json) process.stdout.write(`${JSON.stringify({ target: 'url' in target ? target.url : [target.command, ...(target.args ?? [])].join(' '), error: message, ...(values.steps ? { steps } : {}) })}\n`);
-    else if (values.steps) for (const step of steps) process.stdout.write(`  step  ${Object.entries(step).map(([k, v]) => `${k}=${String(v)}`).join(' ')}\n`);
+    if (values.json)
+      process.stdout.write(
+        `${JSON.stringify({ target: 'url' in target ? target.url : [target.command, ...(target.args ?? [])].join(' '), error: message, ...(values.steps ? { steps } : {}) })}\n`,
+      );
+    else if (values.steps)
+      for (const step of steps)
+        process.stdout.write(
+          `  step  ${Object.entries(step)
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(' ')}\n`,
+        );
     process.stderr.write(`mcp-dual-era probe: ${message}\n`);
     return 1;
   }
@@ -94,16 +104,38 @@ export function render(report: ServerReport, steps: ReadonlyArray<Record<string,
   const lines: string[] = [bold(report.target)];
   const row = (label: string, value: string) => lines.push(`  ${label.padEnd(14)}${value}`);
   row('era', KIND_TEXT[report.kind]);
-  row('versions', [...report.versions.modern, ...(report.versions.legacy ? [`${report.versions.legacy} (legacy)`] : [])].join(', ') || 'unknown');
+  row(
+    'versions',
+    [...report.versions.modern, ...(report.versions.legacy ? [`${report.versions.legacy} (legacy)`] : [])].join(', ') || 'unknown',
+  );
   row('transport', report.transport);
-  if (report.serverInfo) row('server', `${report.serverInfo.name} ${report.serverInfo.version}${report.serverInfo.title ? ` (${report.serverInfo.title})` : ''}`);
+  if (report.serverInfo)
+    row(
+      'server',
+      `${report.serverInfo.name} ${report.serverInfo.version}${report.serverInfo.title ? ` (${report.serverInfo.title})` : ''}`,
+    );
   row('capabilities', describeCapabilities(report.capabilities) || 'none');
-  const offer = (['tools', 'prompts', 'resources'] as const).filter((k) => report.counts[k] !== undefined).map((k) => `${report.counts[k]} ${k}`);
+  const offer = (['tools', 'prompts', 'resources'] as const)
+    .filter((k) => report.counts[k] !== undefined)
+    .map((k) => `${report.counts[k]} ${k}`);
   row('offers', offer.join(', ').replace(/\b1 (tools|prompts|resources)\b/g, (_, k: string) => `1 ${k.slice(0, -1)}`) || 'nothing listed');
-  row('probe', `${report.timing.roundTrips} round trip${report.timing.roundTrips === 1 ? '' : 's'}, ${report.timing.probeMs} ms (inspection ${report.timing.inspectMs} ms)`);
-  for (const step of steps ?? []) row('  step', Object.entries(step).map(([k, v]) => `${k}=${String(v)}`).join(' '));
+  row(
+    'probe',
+    `${report.timing.roundTrips} round trip${report.timing.roundTrips === 1 ? '' : 's'}, ${report.timing.probeMs} ms (inspection ${report.timing.inspectMs} ms)`,
+  );
+  for (const step of steps ?? [])
+    row(
+      '  step',
+      Object.entries(step)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(' '),
+    );
   lines.push('  who can use it');
-  const labels: Record<keyof ServerReport['clients'], string> = { 'modern-only': 'modern-only client', 'dual-era': 'dual-era client', legacy: 'legacy client' };
+  const labels: Record<keyof ServerReport['clients'], string> = {
+    'modern-only': 'modern-only client',
+    'dual-era': 'dual-era client',
+    legacy: 'legacy client',
+  };
   for (const key of ['modern-only', 'dual-era', 'legacy'] as const) {
     const reach = report.clients[key];
     lines.push(`    ${labels[key].padEnd(20)}${reach.direct ? green('directly') : yellow(`through ${reach.through}`)}`);
@@ -114,7 +146,10 @@ export function render(report: ServerReport, steps: ReadonlyArray<Record<string,
 function describeCapabilities(capabilities: Record<string, unknown>): string {
   return Object.entries(capabilities)
     .map(([name, value]) => {
-      const flags = value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] === true) : [];
+      const flags =
+        value !== null && typeof value === 'object' && !Array.isArray(value)
+          ? Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] === true)
+          : [];
       return flags.length > 0 ? `${name} (${flags.join(', ')})` : name;
     })
     .join(', ');

@@ -42,17 +42,23 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
     return usage('name the upstream server (-- <command> or --upstream <url>)');
   }
   const bodyLimit = values['body-limit'] === undefined ? undefined : Number(values['body-limit']);
-  if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1)) return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
-  const read = readLimits([...(bodyLimit !== undefined ? [`body-bytes=${bodyLimit}`] : []), ...(values.limit ?? [])], values.modern ? { modern: true } : {});
+  if (bodyLimit !== undefined && (!Number.isInteger(bodyLimit) || bodyLimit < 1))
+    return usage(`--body-limit must be a whole number of bytes, not ${values['body-limit']}`);
+  const read = readLimits(
+    [...(bodyLimit !== undefined ? [`body-bytes=${bodyLimit}`] : []), ...(values.limit ?? [])],
+    values.modern ? { modern: true } : {},
+  );
   if (!read.ok) return usage(read.message);
   const limits = read.value;
   if (values['pass-authorization']) {
-    if (!values.upstream) return usage('--pass-authorization passes callers\' credentials to an upstream HTTP server: it goes with --upstream <url>');
-    if (values.stdio) return usage('--pass-authorization serves over HTTP (callers\' Authorization headers): it does not go with --stdio');
+    if (!values.upstream)
+      return usage("--pass-authorization passes callers' credentials to an upstream HTTP server: it goes with --upstream <url>");
+    if (values.stdio) return usage("--pass-authorization serves over HTTP (callers' Authorization headers): it does not go with --stdio");
     if (values.modern) return usage('--pass-authorization fronts a legacy server (without --modern)');
   }
   if (values['share-sessions']) {
-    if (values['pass-authorization']) return usage("--share-sessions does not go with --pass-authorization: each caller's token travels on a session of its own");
+    if (values['pass-authorization'])
+      return usage("--share-sessions does not go with --pass-authorization: each caller's token travels on a session of its own");
     if (values.modern) return usage('--share-sessions fronts a legacy server (without --modern)');
   }
   if (values.metrics) {

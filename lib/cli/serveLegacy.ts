@@ -54,26 +54,41 @@ interface LegacySettings {
 }
 
 function readSettings(values: ServeValues): { ok: true; value: LegacySettings } | { ok: false; message: string } {
-  if (values.mrtr !== undefined && values.mrtr !== 'suspend' && values.mrtr !== 'replay') return { ok: false, message: `--mrtr is suspend or replay, not ${values.mrtr}` };
+  if (values.mrtr !== undefined && values.mrtr !== 'suspend' && values.mrtr !== 'replay')
+    return { ok: false, message: `--mrtr is suspend or replay, not ${values.mrtr}` };
   const ttl = values['cache-ttl'] === undefined ? 0 : Number(values['cache-ttl']);
-  if (!Number.isInteger(ttl) || ttl < 0) return { ok: false, message: `--cache-ttl must be a whole number of milliseconds, not ${values['cache-ttl']}` };
+  if (!Number.isInteger(ttl) || ttl < 0)
+    return { ok: false, message: `--cache-ttl must be a whole number of milliseconds, not ${values['cache-ttl']}` };
   const scope = values['cache-scope'] ?? 'private';
   if (scope !== 'private' && scope !== 'public') return { ok: false, message: `--cache-scope is private or public, not ${scope}` };
   const spares = values.spares === undefined ? (values.stdio ? 0 : 1) : Number(values.spares);
-  if (!Number.isInteger(spares) || spares < 0 || spares > 16) return { ok: false, message: `--spares must be a whole number from 0 to 16, not ${values.spares}` };
+  if (!Number.isInteger(spares) || spares < 0 || spares > 16)
+    return { ok: false, message: `--spares must be a whole number from 0 to 16, not ${values.spares}` };
   const roots = readRoots(values.roots);
   if (!roots.ok) return roots;
   const key = readStateKey(values);
   if (!key.ok) return key;
   const fleet = readFleet(values);
   if (!fleet.ok) return fleet;
-  const cache: CacheDefaults | undefined = ttl > 0 || scope !== 'private' ? { default: { ttlMs: ttl, cacheScope: scope as 'private' | 'public' } } : undefined;
-  return { ok: true, value: { replay: values.mrtr === 'replay', cache, spares, roots: roots.value, key: key.value, ...(fleet.value ? { fleet: fleet.value } : {}) } };
+  const cache: CacheDefaults | undefined =
+    ttl > 0 || scope !== 'private' ? { default: { ttlMs: ttl, cacheScope: scope as 'private' | 'public' } } : undefined;
+  return {
+    ok: true,
+    value: {
+      replay: values.mrtr === 'replay',
+      cache,
+      spares,
+      roots: roots.value,
+      key: key.value,
+      ...(fleet.value ? { fleet: fleet.value } : {}),
+    },
+  };
 }
 
 function readFleet(values: ServeValues): { ok: true; value: LegacySettings['fleet'] } | { ok: false; message: string } {
   if (values.fleet === undefined) {
-    if (values.advertise !== undefined || values['fleet-name'] !== undefined) return { ok: false, message: '--advertise and --fleet-name go with --fleet' };
+    if (values.advertise !== undefined || values['fleet-name'] !== undefined)
+      return { ok: false, message: '--advertise and --fleet-name go with --fleet' };
     return { ok: true, value: undefined };
   }
   if (values.stdio) return { ok: false, message: '--fleet serves over HTTP: it does not go with --stdio' };
@@ -83,7 +98,8 @@ function readFleet(values: ServeValues): { ok: true; value: LegacySettings['flee
   } catch {
     return { ok: false, message: `--fleet takes a Redis URL (redis://host:port), not ${values.fleet}` };
   }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return { ok: false, message: `--fleet takes a redis:// or rediss:// URL, not ${values.fleet}` };
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:')
+    return { ok: false, message: `--fleet takes a redis:// or rediss:// URL, not ${values.fleet}` };
   const nameProblem = values['fleet-name'] === undefined ? undefined : fleetNameProblem(values['fleet-name']);
   if (nameProblem) return { ok: false, message: `--fleet-name: ${nameProblem}` };
   if (values.advertise !== undefined) {
@@ -92,7 +108,11 @@ function readFleet(values: ServeValues): { ok: true; value: LegacySettings['flee
   }
   return {
     ok: true,
-    value: { redis: values.fleet, ...(values['fleet-name'] !== undefined ? { name: values['fleet-name'] } : {}), ...(values.advertise !== undefined ? { advertise: values.advertise.replace(/\/+$/, '') } : {}) },
+    value: {
+      redis: values.fleet,
+      ...(values['fleet-name'] !== undefined ? { name: values['fleet-name'] } : {}),
+      ...(values.advertise !== undefined ? { advertise: values.advertise.replace(/\/+$/, '') } : {}),
+    },
   };
 }
 
@@ -108,7 +128,13 @@ function legacyBackend(context: ServeContext, spares: number): Backend {
       ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}),
     });
   }
-  const child = { ...serverProcess(context.command, context.env, values.cwd, values), maxMessageBytes: limits['message-bytes'], stderr: context.log.serverStderr, shutdownGraceMs: 500, ...(trace ? { trace: upstreamTrace(trace) } : {}) };
+  const child = {
+    ...serverProcess(context.command, context.env, values.cwd, values),
+    maxMessageBytes: limits['message-bytes'],
+    stderr: context.log.serverStderr,
+    shutdownGraceMs: 500,
+    ...(trace ? { trace: upstreamTrace(trace) } : {}),
+  };
   // The command line (lib/cli/main.ts) started it already when serving on stdio.
   if (values.stdio) startAhead(child);
   return stdioBackend(child, { spares });
@@ -139,7 +165,11 @@ function wrapOptions(backend: Backend, settings: LegacySettings, context: ServeC
     },
     listens: { perPrincipal: limits['listens-per-caller'] },
     ...(values['share-sessions'] ? { shareSessions: true } : {}),
-    legacySessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
+    legacySessions: {
+      max: limits['legacy-sessions'],
+      perPrincipal: limits['legacy-sessions-per-caller'],
+      idleMs: limits['legacy-idle-ms'],
+    },
     requestTimeoutMs: limits['request-timeout-ms'],
     health: true,
     ...(values.metrics ? { metrics: true } : {}),
@@ -187,7 +217,10 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   const fleet = settings.value.fleet ? await enterFleet(settings.value.fleet, settings.value.key, context.log) : undefined;
   if (fleet === null) return 1;
   const backend = legacyBackend(context, settings.value.spares);
-  if (!settings.value.key.given && !fleet) context.log.info('mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes');
+  if (!settings.value.key.given && !fleet)
+    context.log.info(
+      'mcp-dual-era: no requestState key given (--state-key-env or --state-key-file): a random key is used, so retries cannot cross processes',
+    );
   const { wrapLegacyServer } = await import('../wrap/legacyServer/wrapLegacyServer.ts');
   const wrap = wrapLegacyServer(wrapOptions(backend, settings.value, context, fleet));
   const watch = new UpstreamWatch(wrap);
@@ -206,7 +239,14 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
   process.once('SIGTERM', fleet ? () => void drain(wrap, fleet, context.log).then(onDrained, onSignal) : onSignal);
   if (context.values.stdio) return onStdio(wrap, backend, watch, stopped, context);
   try {
-    return await onHttp(wrap, backend, watch, stopped, context, fleet && { fleet, advertise: settings.value.fleet?.advertise, drained: () => drained });
+    return await onHttp(
+      wrap,
+      backend,
+      watch,
+      stopped,
+      context,
+      fleet && { fleet, advertise: settings.value.fleet?.advertise, drained: () => drained },
+    );
   } finally {
     await fleet?.leave();
   }
@@ -226,20 +266,25 @@ async function drain(wrap: LegacyServerWrap, fleet: Fleet, log: Log): Promise<vo
 async function enterFleet(settings: NonNullable<LegacySettings['fleet']>, key: StateKey, log: Log): Promise<Fleet | null> {
   const { joinFleet } = await import('../fleet/fleet.ts');
   try {
-    const fleet = await joinFleet({ redis: settings.redis, ...(settings.name ? { name: settings.name } : {}), ...(key.given ? { keyring: key.keyring } : {}) });
+    const fleet = await joinFleet({
+      redis: settings.redis,
+      ...(settings.name ? { name: settings.name } : {}),
+      ...(key.given ? { keyring: key.keyring } : {}),
+    });
     const source = {
       given: 'the key given to this replica (every replica must be given the same)',
       created: "a key this replica wrote to the fleet's Redis, where every replica reads it",
-      agreed: "the key the fleet agreed on in its Redis",
+      agreed: 'the key the fleet agreed on in its Redis',
     }[fleet.keySource];
-    log.info(`mcp-dual-era: fleet ${settings.name ?? 'default'} at ${redactedUrl(settings.redis)}: this replica is ${fleet.id}; requestState is sealed with ${source}`);
+    log.info(
+      `mcp-dual-era: fleet ${settings.name ?? 'default'} at ${redactedUrl(settings.redis)}: this replica is ${fleet.id}; requestState is sealed with ${source}`,
+    );
     return fleet;
   } catch (e) {
     log.error(`mcp-dual-era serve: cannot join the fleet at ${redactedUrl(settings.redis)}: ${e instanceof Error ? e.message : String(e)}`);
     return null;
   }
 }
-
 
 /** Why the upstream may not be given callers' tokens meant for `resource`, if it may not. */
 async function passthroughCheck(backend: Backend, resource: string): Promise<string | undefined> {
@@ -256,7 +301,13 @@ function sayFailed(log: Log, backend: Backend, reason: string): void {
  * the server is, is said then. A server that never starts is said once, and we stop (exit 1) once
  * the client has its answer: every later request would only start it to fail again.
  */
-async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: UpstreamWatch, stopped: Promise<void>, context: ServeContext): Promise<number> {
+async function onStdio(
+  wrap: LegacyServerWrap,
+  backend: Backend,
+  watch: UpstreamWatch,
+  stopped: Promise<void>,
+  context: ServeContext,
+): Promise<number> {
   const { log } = context;
   const trace = log.trace;
   const opened = (e: { initializeResult: Parameters<typeof describeInit>[0] }) => {
@@ -265,7 +316,12 @@ async function onStdio(wrap: LegacyServerWrap, backend: Backend, watch: Upstream
   };
   wrap.events.on('upstream-opened', opened);
   const { serveStdio } = await import('../fronts/stdioFront.ts');
-  const front = serveStdio(wrap, trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
+  const front = serveStdio(
+    wrap,
+    trace
+      ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) }
+      : {},
+  );
   log.info(`mcp-dual-era: serving ${backend.describe} on stdio (modern and legacy clients)`);
   await Promise.race([front.done, stopped, watch.neverStarted]);
   // After a failed start the client still gets the answer to what it asked.
@@ -298,7 +354,11 @@ async function onHttp(
   const { serveNodeHttp } = await import('../transport/nodeHttp.ts');
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
   try {
-    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(values.host ? { host: values.host } : {}), port: context.port, ...listenerLimits(limits) });
+    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, {
+      ...(values.host ? { host: values.host } : {}),
+      port: context.port,
+      ...listenerLimits(limits),
+    });
   } catch (e) {
     context.log.error(`mcp-dual-era serve: ${listenFailure(e, context.port, values.host)}`);
     await wrap.close();
@@ -345,7 +405,9 @@ async function onHttp(
     log.info('mcp-dual-era: drained; no longer taking connections');
     await new Promise<void>((resolve) => {
       const bound = setTimeout(() => {
-        server.server.getConnections((_e, n) => log.info(`mcp-dual-era: ${n} connection(s) still open after ${DRAIN_PASSING_MS} ms; closing them`));
+        server.server.getConnections((_e, n) =>
+          log.info(`mcp-dual-era: ${n} connection(s) still open after ${DRAIN_PASSING_MS} ms; closing them`),
+        );
         resolve();
       }, DRAIN_PASSING_MS);
       NetServer.prototype.close.call(server.server, () => {
@@ -370,7 +432,12 @@ async function onHttp(
 /** What shutting down ends, for the log: each call in progress is answered that the server is shutting down. */
 function shuttingDown(stats: WrapStats): string {
   const calls = stats.requests - stats.listens;
-  const ended = [calls > 0 ? `${calls} call(s) in progress, each answered that the server is shutting down` : '', stats.parked > 0 ? `${stats.parked} call(s) waiting for their client's input (released)` : '', stats.listens > 0 ? `${stats.listens} listen stream(s)` : '', stats.legacySessions > 0 ? `${stats.legacySessions} legacy session(s)` : ''].filter((s) => s !== '');
+  const ended = [
+    calls > 0 ? `${calls} call(s) in progress, each answered that the server is shutting down` : '',
+    stats.parked > 0 ? `${stats.parked} call(s) waiting for their client's input (released)` : '',
+    stats.listens > 0 ? `${stats.listens} listen stream(s)` : '',
+    stats.legacySessions > 0 ? `${stats.legacySessions} legacy session(s)` : '',
+  ].filter((s) => s !== '');
   return `mcp-dual-era: shutting down${ended.length > 0 ? `: ending ${ended.join('; ')}` : ''}`;
 }
 
@@ -385,18 +452,36 @@ async function describeUpstream(wrap: LegacyServerWrap): Promise<{ ok: true; val
   const version = MODERN_VERSIONS[MODERN_VERSIONS.length - 1]!;
   // The command's own question: not a client's request (not in /metrics, not traced).
   const answer = await wrap.serveUnobserved(
-    { jsonrpc: '2.0', id: 'startup', method: 'server/discover', params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientCapabilities]: {} } } },
+    {
+      jsonrpc: '2.0',
+      id: 'startup',
+      method: 'server/discover',
+      params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientCapabilities]: {} } },
+    },
     { principal: 'anonymous', signal: new Cancellation(), notify: () => {} },
   );
   const message = answer?.message;
   if (!message) return { ok: false, error: 'no answer' };
   // A server that asks its callers to sign in answered: each caller's session opens with its own credentials.
-  if (wrap.backend.passesAuthorization && (answer.status === 401 || answer.status === 403)) return { ok: true, value: `at ${wrap.backend.describe}, which asks callers to sign in (HTTP ${answer.status}): each caller's credentials are passed to it` };
+  if (wrap.backend.passesAuthorization && (answer.status === 401 || answer.status === 403))
+    return {
+      ok: true,
+      value: `at ${wrap.backend.describe}, which asks callers to sign in (HTTP ${answer.status}): each caller's credentials are passed to it`,
+    };
   if ('error' in message) return { ok: false, error: message.error.message };
   return { ok: true, value: describeInit(wrap.pool.sessions()[0]?.session.initializeResult) };
 }
 
 /** An access entry as the JSON log's fields (snake case, as the log's `trace_id`). */
 function accessFields(e: AccessEntry): Record<string, unknown> {
-  return { method: e.method, ...(e.name !== undefined ? { name: e.name } : {}), era: e.era, outcome: e.outcome, ...(e.code !== undefined ? { code: e.code } : {}), duration_ms: e.durationMs, ...(e.traceId ? { trace_id: e.traceId } : {}), principal: e.principal };
+  return {
+    method: e.method,
+    ...(e.name !== undefined ? { name: e.name } : {}),
+    era: e.era,
+    outcome: e.outcome,
+    ...(e.code !== undefined ? { code: e.code } : {}),
+    duration_ms: e.durationMs,
+    ...(e.traceId ? { trace_id: e.traceId } : {}),
+    principal: e.principal,
+  };
 }

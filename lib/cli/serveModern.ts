@@ -32,7 +32,12 @@ export async function serveModern(command: readonly string[], options: ServeMode
   let backend: ModernBackend;
   const trace = options.log.trace;
   const limits = options.limits;
-  if (options.upstream) backend = { url: options.upstream, maxMessageBytes: limits['message-bytes'], ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}) };
+  if (options.upstream)
+    backend = {
+      url: options.upstream,
+      maxMessageBytes: limits['message-bytes'],
+      ...(trace ? { fetch: tracingFetch('us', 'server', trace) } : {}),
+    };
   else if (command.length > 0) {
     backend = {
       ...serverProcess(command, options.env ?? {}, options.cwd, options.envPolicy),
@@ -41,8 +46,7 @@ export async function serveModern(command: readonly string[], options: ServeMode
       shutdownGraceMs: 500,
       ...(trace ? { trace: upstreamTrace(trace) } : {}),
     };
-  }
-  else {
+  } else {
     options.log.error('mcp-dual-era serve --modern: name the upstream server (-- <command> or --upstream <url>)');
     return 2;
   }
@@ -51,14 +55,21 @@ export async function serveModern(command: readonly string[], options: ServeMode
     ...(options.path ? { path: options.path } : {}),
     limits: { maxBodyBytes: limits['body-bytes'] },
     sessions: { max: limits['legacy-sessions'], perPrincipal: limits['legacy-sessions-per-caller'], idleMs: limits['legacy-idle-ms'] },
-    origins: { ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}), ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}) },
+    origins: {
+      ...(options.allowedOrigins ? { allowedOrigins: options.allowedOrigins } : {}),
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+    },
   });
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   process.once('SIGINT', () => stop());
   process.once('SIGTERM', () => stop());
   if (options.stdio) {
-    const front = wrap.serveStdio(trace ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) } : {});
+    const front = wrap.serveStdio(
+      trace
+        ? { input: tracingInput(process.stdin, 'client', 'us', trace), output: tracingOutput(process.stdout, 'us', 'client', trace) }
+        : {},
+    );
     options.log.info(`mcp-dual-era: serving the modern server ${describe} to a legacy client on stdio`);
     await Promise.race([front.done, stopped]);
     await front.close();
@@ -66,7 +77,11 @@ export async function serveModern(command: readonly string[], options: ServeMode
   }
   let server: Awaited<ReturnType<typeof serveNodeHttp>>;
   try {
-    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, { ...(options.host ? { host: options.host } : {}), port: options.port, ...listenerLimits(limits) });
+    server = await serveNodeHttp(trace ? tracingHandler((request) => wrap.fetch(request), 'client', 'us', trace) : wrap, {
+      ...(options.host ? { host: options.host } : {}),
+      port: options.port,
+      ...listenerLimits(limits),
+    });
   } catch (e) {
     options.log.error(`mcp-dual-era serve --modern: ${listenFailure(e, options.port, options.host)}`);
     await wrap.close();

@@ -23,7 +23,10 @@ export interface StateKey {
 }
 
 /** Reads the key named by the options; a message for the user when it cannot be had. */
-export function readStateKey(options: StateKeyOptions, env: NodeJS.ProcessEnv = process.env): { ok: true; value: StateKey } | { ok: false; message: string } {
+export function readStateKey(
+  options: StateKeyOptions,
+  env: NodeJS.ProcessEnv = process.env,
+): { ok: true; value: StateKey } | { ok: false; message: string } {
   let text: string | undefined;
   const variable = options['state-key-env'];
   const file = options['state-key-file'];
@@ -46,7 +49,8 @@ export function readStateKey(options: StateKeyOptions, env: NodeJS.ProcessEnv = 
       .split(/\r?\n/)
       .map((l) => l.trim())
       .filter((l) => l !== '' && !l.startsWith('#'));
-    if (lines.length > MAX_GIVEN_KEYS) return { ok: false, message: `the requestState key list holds ${lines.length} keys; at most ${MAX_GIVEN_KEYS} (the newest first)` };
+    if (lines.length > MAX_GIVEN_KEYS)
+      return { ok: false, message: `the requestState key list holds ${lines.length} keys; at most ${MAX_GIVEN_KEYS} (the newest first)` };
     const keys = lines.map((line) => Keyring.parse(`k${createHash('sha256').update(line).digest('base64url').slice(0, 12)}`, line));
     return { ok: true, value: { keyring: new Keyring(keys.reverse()), given: true } };
   } catch (e) {

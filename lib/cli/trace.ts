@@ -82,7 +82,12 @@ export function tracingFetch(us: string, server: string, trace: Trace, base: typ
 }
 
 /** A Web fetch handler (our HTTP front) that shows each request body and what it answers. */
-export function tracingHandler(handler: (request: Request) => Promise<Response>, client: string, us: string, trace: Trace): (request: Request) => Promise<Response> {
+export function tracingHandler(
+  handler: (request: Request) => Promise<Response>,
+  client: string,
+  us: string,
+  trace: Trace,
+): (request: Request) => Promise<Response> {
   return async (request) => {
     let forward = request;
     if (request.method === 'POST') {

@@ -14,12 +14,42 @@ import type { InputMethod } from '../core/legacy/inputs.ts';
 import { isRecord, type Implementation, type JsonObject, type LoggingLevel } from '../core/primitives.ts';
 import type { InputRequests } from '../core/modern/inputs.ts';
 import { discoverToInitializeResult, initializeResultToDiscover } from '../core/translate/discover.ts';
-import { discoverToInitializeRequest, initializeToDiscoverRequest, readEnvelope, requestToLegacy, requestToModern, sessionFromInitialize, type LegacySessionView } from '../core/translate/envelope.ts';
+import {
+  discoverToInitializeRequest,
+  initializeToDiscoverRequest,
+  readEnvelope,
+  requestToLegacy,
+  requestToModern,
+  sessionFromInitialize,
+  type LegacySessionView,
+} from '../core/translate/envelope.ts';
 import { errorToLegacy, errorToModern } from '../core/translate/errors.ts';
-import { inputKeyOf, inputRequestToPush, inputRequiredResult, inputResponseToResult, readInputRequired, resultToInputResponse, retryRequest } from '../core/translate/inputRequests.ts';
-import { cancelToLegacy, cancelToModern, isLegacyOnlyNotification, logToLegacy, logToModern, progressToLegacy, progressToModern } from '../core/translate/notifications.ts';
+import {
+  inputKeyOf,
+  inputRequestToPush,
+  inputRequiredResult,
+  inputResponseToResult,
+  readInputRequired,
+  resultToInputResponse,
+  retryRequest,
+} from '../core/translate/inputRequests.ts';
+import {
+  cancelToLegacy,
+  cancelToModern,
+  isLegacyOnlyNotification,
+  logToLegacy,
+  logToModern,
+  progressToLegacy,
+  progressToModern,
+} from '../core/translate/notifications.ts';
 import { resultToLegacy, resultToModern } from '../core/translate/results.ts';
-import { filterToLegacySubscriptions, legacySubscriptionsToFilter, notificationFromListen, notificationToListen, readListenFilter } from '../core/translate/subscriptions.ts';
+import {
+  filterToLegacySubscriptions,
+  legacySubscriptionsToFilter,
+  notificationFromListen,
+  notificationToListen,
+  readListenFilter,
+} from '../core/translate/subscriptions.ts';
 import type { SubscriptionFilter } from '../core/modern/notifications.ts';
 import { isMrtrMethod } from '../core/modern/methods.ts';
 
@@ -107,12 +137,21 @@ export class TranscriptExplainer {
     const c = classify(message);
     if (!c.ok) return this.#out('client', message, [], 'not a JSON-RPC message', c.error.message);
     const v = c.value;
-    if (v.kind === 'batch') return this.#out('client', message, [], 'a JSON-RPC batch (2025-03-26)', this.era === 'legacy' ? undefined : 'batches have no modern form');
+    if (v.kind === 'batch')
+      return this.#out(
+        'client',
+        message,
+        [],
+        'a JSON-RPC batch (2025-03-26)',
+        this.era === 'legacy' ? undefined : 'batches have no modern form',
+      );
     return this.era === 'legacy' ? this.#legacy(v.kind, v.message as JsonRpcMessage) : this.#modern(v.kind, v.message as JsonRpcMessage);
   }
 
   #out(from: Side, message: unknown, becomes: JsonRpcMessage[], note: string, problem?: string): ExplainedMessage {
-    return problem === undefined ? { era: this.era, from, message, becomes, note } : { era: this.era, from, message, becomes, note, problem };
+    return problem === undefined
+      ? { era: this.era, from, message, becomes, note }
+      : { era: this.era, from, message, becomes, note, problem };
   }
 
   /** A response's sender: the other side of the request it answers. */
@@ -141,7 +180,14 @@ export class TranscriptExplainer {
         this.#session = sessionFromInitialize(r.params as unknown as InitializeParams);
         this.#calls.set(r.id, { method: r.method, params: r.params });
         const d = initializeToDiscoverRequest(r);
-        return d.ok ? this.#out('client', r, [d.value], 'no handshake: the client asks server/discover (optional), and sends its info and capabilities in _meta on every request') : this.#out('client', r, [], 'initialize', d.error.message);
+        return d.ok
+          ? this.#out(
+              'client',
+              r,
+              [d.value],
+              'no handshake: the client asks server/discover (optional), and sends its info and capabilities in _meta on every request',
+            )
+          : this.#out('client', r, [], 'initialize', d.error.message);
       }
       case 'ping':
         this.#calls.set(r.id, { method: r.method, params: r.params });
@@ -151,24 +197,41 @@ export class TranscriptExplainer {
         const level = r.params?.['level'];
         if (typeof level === 'string') this.#logLevel = level as LoggingLevel;
         if (this.#session) this.#session = { ...this.#session, logLevel: this.#logLevel! };
-        return this.#out('client', r, [], `no logging/setLevel: every later request carries logLevel "${String(level)}" in its _meta, and gets only its own logs`);
+        return this.#out(
+          'client',
+          r,
+          [],
+          `no logging/setLevel: every later request carries logLevel "${String(level)}" in its _meta, and gets only its own logs`,
+        );
       }
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
         this.#calls.set(r.id, { method: r.method, params: r.params });
         const uri = r.params?.['uri'];
-        if (typeof uri === 'string') this.#subscribed = r.method === 'resources/subscribe' ? [...new Set([...this.#subscribed, uri])] : this.#subscribed.filter((u) => u !== uri);
+        if (typeof uri === 'string')
+          this.#subscribed =
+            r.method === 'resources/subscribe' ? [...new Set([...this.#subscribed, uri])] : this.#subscribed.filter((u) => u !== uri);
         const filter = legacySubscriptionsToFilter(this.#subscribed, this.#serverCapabilities);
         this.#listenId = `listen-${this.#nextId++}`;
-        const listen: JsonRpcRequest = { jsonrpc: '2.0', id: this.#listenId, method: 'subscriptions/listen', params: { notifications: filter as JsonObject, _meta: this.#meta() } };
-        return this.#out('client', r, [listen], `subscriptions live on one subscriptions/listen stream: re-opened with the subscribed set (${this.#subscribed.length} resource(s))`);
+        const listen: JsonRpcRequest = {
+          jsonrpc: '2.0',
+          id: this.#listenId,
+          method: 'subscriptions/listen',
+          params: { notifications: filter as JsonObject, _meta: this.#meta() },
+        };
+        return this.#out(
+          'client',
+          r,
+          [listen],
+          `subscriptions live on one subscriptions/listen stream: re-opened with the subscribed set (${this.#subscribed.length} resource(s))`,
+        );
       }
     }
     if (!this.#session) return this.#out('client', r, [], r.method, 'a request before initialize');
     const m = requestToModern(r, this.#session);
     if (!m.ok) return this.#out('client', r, [], r.method, m.error.message);
     this.#calls.set(r.id, { method: r.method, params: r.params, translated: m.value });
-    return this.#out('client', r, [m.value], 'the same request, with the client\'s version, info, capabilities (and log level) in _meta');
+    return this.#out('client', r, [m.value], "the same request, with the client's version, info, capabilities (and log level) in _meta");
   }
 
   #meta(): JsonObject {
@@ -179,14 +242,20 @@ export class TranscriptExplainer {
   #legacyResponse(message: JsonRpcMessage, kind: 'result' | 'error'): ExplainedMessage {
     const id = (message as { id?: RequestId | null }).id;
     const call = id === undefined || id === null ? undefined : this.#calls.get(id);
-    if (!call || id === undefined || id === null) return this.#out('server', message, [], 'a response', 'answers no request of this transcript');
+    if (!call || id === undefined || id === null)
+      return this.#out('server', message, [], 'a response', 'answers no request of this transcript');
     this.#calls.delete(id);
     this.#rounds.delete(id);
     const answerId = call.answerAs ?? id;
     if (kind === 'error') {
       const error = (message as { error: WireError }).error;
       const modern = errorToModern(error, { method: call.method, ...(call.params ? { params: call.params } : {}) });
-      return this.#out('server', message, [{ jsonrpc: '2.0', id: answerId, error: modern }], modern.code === error.code ? 'the same error' : `error ${error.code} becomes ${modern.code}`);
+      return this.#out(
+        'server',
+        message,
+        [{ jsonrpc: '2.0', id: answerId, error: modern }],
+        modern.code === error.code ? 'the same error' : `error ${error.code} becomes ${modern.code}`,
+      );
     }
     const result = (message as { result: JsonObject }).result;
     switch (call.method) {
@@ -194,7 +263,14 @@ export class TranscriptExplainer {
         this.#serverInfo = isRecord(result['serverInfo']) ? (result['serverInfo'] as Implementation) : undefined;
         this.#serverCapabilities = isRecord(result['capabilities']) ? result['capabilities'] : {};
         const d = initializeResultToDiscover(result as never);
-        return d.ok ? this.#out('server', message, [{ jsonrpc: '2.0', id, result: d.value as JsonObject }], 'the initialize result becomes the server/discover result (supported versions, capabilities, server info)') : this.#out('server', message, [], 'initialize result', d.error.message);
+        return d.ok
+          ? this.#out(
+              'server',
+              message,
+              [{ jsonrpc: '2.0', id, result: d.value as JsonObject }],
+              'the initialize result becomes the server/discover result (supported versions, capabilities, server info)',
+            )
+          : this.#out('server', message, [], 'initialize result', d.error.message);
       }
       case 'ping':
       case 'logging/setLevel':
@@ -203,10 +279,20 @@ export class TranscriptExplainer {
       case 'resources/unsubscribe':
         return this.#out('server', message, [], 'nothing: the listen stream acknowledges its filter instead');
     }
-    const translated = resultToModern(call.method, result, { ...(this.#serverInfo ? { serverInfo: this.#serverInfo } : {}), retry: this.#ordinals.has(id) });
+    const translated = resultToModern(call.method, result, {
+      ...(this.#serverInfo ? { serverInfo: this.#serverInfo } : {}),
+      retry: this.#ordinals.has(id),
+    });
     this.#ordinals.delete(id);
     if (!translated.ok) return this.#out('server', message, [], call.method, translated.error.message);
-    return this.#out('server', message, [{ jsonrpc: '2.0', id: answerId, result: translated.value.result }], answerId === id ? 'the same result, with resultType "complete" and the server info in _meta' : `the answer to the retry (id ${JSON.stringify(answerId)}), with resultType "complete" and the server info in _meta`);
+    return this.#out(
+      'server',
+      message,
+      [{ jsonrpc: '2.0', id: answerId, result: translated.value.result }],
+      answerId === id
+        ? 'the same result, with resultType "complete" and the server info in _meta'
+        : `the answer to the retry (id ${JSON.stringify(answerId)}), with resultType "complete" and the server info in _meta`,
+    );
   }
 
   #legacyPush(push: JsonRpcRequest): ExplainedMessage {
@@ -216,7 +302,13 @@ export class TranscriptExplainer {
     const ordinal = (this.#ordinals.get(owner ?? '') ?? 0) + 1;
     const key = inputKeyOf(push, ordinal);
     this.#pushes.set(push.id, { method: push.method, call: owner, key });
-    if (owner === undefined) return this.#out('server', push, [], `${push.method} outside any call: an adapter answers it from its configuration (roots given to it; elicitation declined)`);
+    if (owner === undefined)
+      return this.#out(
+        'server',
+        push,
+        [],
+        `${push.method} outside any call: an adapter answers it from its configuration (roots given to it; elicitation declined)`,
+      );
     this.#ordinals.set(owner, ordinal);
     const round = [...(this.#rounds.get(owner) ?? []).filter((p) => p.answer === undefined), { key, push }];
     this.#rounds.set(owner, round);
@@ -225,26 +317,49 @@ export class TranscriptExplainer {
       { requestState: SHOWN_REQUEST_STATE, ...(this.#serverInfo ? { serverInfo: this.#serverInfo } : {}) },
     );
     if (!result.ok) return this.#out('server', push, [], push.method, result.error.message);
-    return this.#out('server', push, [{ jsonrpc: '2.0', id: this.#calls.get(owner)?.answerAs ?? owner, result: result.value }], `no push in 2026-07-28: the call is answered with input_required (input key "${key}"); the server's request waits`);
+    return this.#out(
+      'server',
+      push,
+      [{ jsonrpc: '2.0', id: this.#calls.get(owner)?.answerAs ?? owner, result: result.value }],
+      `no push in 2026-07-28: the call is answered with input_required (input key "${key}"); the server's request waits`,
+    );
   }
 
   #legacyPushAnswer(message: JsonRpcMessage, kind: 'result' | 'error'): ExplainedMessage {
     const id = (message as { id: RequestId }).id;
     const push = this.#pushes.get(id)!;
     this.#pushes.delete(id);
-    if (push.call === undefined) return this.#out('client', message, [], 'the answer to a request made outside any call: nothing reaches a modern client');
+    if (push.call === undefined)
+      return this.#out('client', message, [], 'the answer to a request made outside any call: nothing reaches a modern client');
     const call = this.#calls.get(push.call);
     const round = this.#rounds.get(push.call) ?? [];
     const entry = round.find((p) => p.push.id === id);
     if (!call?.translated || !entry) return this.#out('client', message, [], 'an answer', 'answers no push of this transcript');
-    if (kind === 'error') return this.#out('client', message, [], 'a client error for an input request: the modern client would answer with an error, and the call ends', (message as { error: WireError }).error.message);
+    if (kind === 'error')
+      return this.#out(
+        'client',
+        message,
+        [],
+        'a client error for an input request: the modern client would answer with an error, and the call ends',
+        (message as { error: WireError }).error.message,
+      );
     const response = resultToInputResponse(push.method as InputMethod, push.key, (message as { result: unknown }).result);
     if (!response.ok) return this.#out('client', message, [], push.method, response.error.message);
     entry.answer = response.value;
-    if (round.some((p) => p.answer === undefined)) return this.#out('client', message, [], `held until every input of the round is answered (key "${push.key}")`);
-    const retry = retryRequest(call.translated, { id: `${String(push.call)}-retry-${push.key}`, inputResponses: Object.fromEntries(round.map((p) => [p.key, p.answer!])), requestState: SHOWN_REQUEST_STATE });
+    if (round.some((p) => p.answer === undefined))
+      return this.#out('client', message, [], `held until every input of the round is answered (key "${push.key}")`);
+    const retry = retryRequest(call.translated, {
+      id: `${String(push.call)}-retry-${push.key}`,
+      inputResponses: Object.fromEntries(round.map((p) => [p.key, p.answer!])),
+      requestState: SHOWN_REQUEST_STATE,
+    });
     call.answerAs = retry.id;
-    return this.#out('client', message, [retry], 'the answers travel in a retry of the same call: inputResponses by key, the requestState echoed');
+    return this.#out(
+      'client',
+      message,
+      [retry],
+      'the answers travel in a retry of the same call: inputResponses by key, the requestState echoed',
+    );
   }
 
   #legacyNotification(n: JsonRpcNotification): ExplainedMessage {
@@ -255,22 +370,35 @@ export class TranscriptExplainer {
         return this.#out('client', n, [], 'nothing: a modern server asks for roots when a call needs them');
       case 'notifications/cancelled': {
         const c = cancelToModern(n);
-        return c.ok ? this.#out('client', n, [c.value], 'cancellation (over HTTP: closing the request\'s stream)') : this.#out('client', n, [], n.method, c.error.message);
+        return c.ok
+          ? this.#out('client', n, [c.value], "cancellation (over HTTP: closing the request's stream)")
+          : this.#out('client', n, [], n.method, c.error.message);
       }
       case 'notifications/message': {
         const l = logToModern(n, this.#logLevel);
         if (!l.ok) return this.#out('server', n, [], n.method, l.error.message);
-        return l.value ? this.#out('server', n, [l.value], `a log on the stream of the request that asked for logs (at or above "${this.#logLevel}")`) : this.#out('server', n, [], this.#logLevel ? `below the request's log level "${this.#logLevel}": not sent` : 'no request asked for logs: not sent');
+        return l.value
+          ? this.#out('server', n, [l.value], `a log on the stream of the request that asked for logs (at or above "${this.#logLevel}")`)
+          : this.#out(
+              'server',
+              n,
+              [],
+              this.#logLevel ? `below the request's log level "${this.#logLevel}": not sent` : 'no request asked for logs: not sent',
+            );
       }
       case 'notifications/progress': {
         const p = progressToModern(n);
-        return p.ok ? this.#out('server', n, [p.value], 'progress on the stream of the request that carries the token') : this.#out('server', n, [], n.method, p.error.message);
+        return p.ok
+          ? this.#out('server', n, [p.value], 'progress on the stream of the request that carries the token')
+          : this.#out('server', n, [], n.method, p.error.message);
       }
     }
     if (isLegacyOnlyNotification(n.method)) return this.#out('server', n, [], `${n.method} has no modern form`);
     const filter: SubscriptionFilter = legacySubscriptionsToFilter(this.#subscribed, this.#serverCapabilities);
     const tagged = notificationToListen(n, { subscriptionId: this.#listenId, filter });
-    return tagged ? this.#out('server', n, [tagged], 'delivered on the subscriptions/listen stream, tagged with its subscriptionId') : this.#out('server', n, [], 'not asked for by any listen: not sent');
+    return tagged
+      ? this.#out('server', n, [tagged], 'delivered on the subscriptions/listen stream, tagged with its subscriptionId')
+      : this.#out('server', n, [], 'not asked for by any listen: not sent');
   }
 
   // ——— modern → legacy ———
@@ -286,7 +414,12 @@ export class TranscriptExplainer {
     const envelope = readEnvelope(r);
     if (!envelope.ok) return this.#out('client', r, [], r.method, envelope.error.message);
     if (!this.#session) {
-      const init = discoverToInitializeRequest({ jsonrpc: '2.0', id: r.method === 'server/discover' ? r.id : `init-${this.#nextId++}`, method: 'server/discover', params: r.params ?? {} });
+      const init = discoverToInitializeRequest({
+        jsonrpc: '2.0',
+        id: r.method === 'server/discover' ? r.id : `init-${this.#nextId++}`,
+        method: 'server/discover',
+        params: r.params ?? {},
+      });
       if (init.ok) {
         out.push(init.value);
         this.#session = sessionFromInitialize(init.value.params as unknown as InitializeParams);
@@ -299,15 +432,26 @@ export class TranscriptExplainer {
     }
     if (r.method === 'server/discover') {
       this.#calls.set(r.id, { method: r.method, params: r.params });
-      return this.#out('client', r, out, 'server/discover becomes initialize (then notifications/initialized); the session is opened for this client identity and capability set');
+      return this.#out(
+        'client',
+        r,
+        out,
+        'server/discover becomes initialize (then notifications/initialized); the session is opened for this client identity and capability set',
+      );
     }
     if (r.method === 'subscriptions/listen') {
       const filter = readListenFilter(r.params);
       if (!filter.ok) return this.#out('client', r, out, r.method, filter.error.message);
       const uris = filterToLegacySubscriptions(filter.value, this.#serverCapabilities);
-      for (const uri of uris) out.push({ jsonrpc: '2.0', id: `subscribe-${this.#nextId++}`, method: 'resources/subscribe', params: { uri } });
+      for (const uri of uris)
+        out.push({ jsonrpc: '2.0', id: `subscribe-${this.#nextId++}`, method: 'resources/subscribe', params: { uri } });
       this.#listenId = r.id;
-      return this.#out('client', r, out, `the listen stream becomes the session's own notifications${uris.length ? ` plus resources/subscribe for ${uris.length} resource(s)` : ''}`);
+      return this.#out(
+        'client',
+        r,
+        out,
+        `the listen stream becomes the session's own notifications${uris.length ? ` plus resources/subscribe for ${uris.length} resource(s)` : ''}`,
+      );
     }
     const legacy = requestToLegacy(r, { envelope: envelope.value });
     if (!legacy.ok) return this.#out('client', r, out, r.method, legacy.error.message);
@@ -323,30 +467,54 @@ export class TranscriptExplainer {
       }
       const first = retry.requestState === undefined ? undefined : this.#parkedCalls.get(retry.requestState);
       this.#calls.set(r.id, { method: r.method, params: r.params, ...(first !== undefined ? { answerAs: first } : {}) });
-      return this.#out('client', r, [...out, ...answers], 'a retry: its inputResponses answer the requests the legacy server pushed, and the original call goes on');
+      return this.#out(
+        'client',
+        r,
+        [...out, ...answers],
+        'a retry: its inputResponses answer the requests the legacy server pushed, and the original call goes on',
+      );
     }
     this.#calls.set(r.id, { method: r.method, params: r.params });
-    return this.#out('client', r, [...out, legacy.value.request], 'the same request without the era keys of _meta (the session carries them)');
+    return this.#out(
+      'client',
+      r,
+      [...out, legacy.value.request],
+      'the same request without the era keys of _meta (the session carries them)',
+    );
   }
 
   #modernResponse(message: JsonRpcMessage, kind: 'result' | 'error'): ExplainedMessage {
     const id = (message as { id?: RequestId | null }).id;
     const call = id === undefined || id === null ? undefined : this.#calls.get(id);
-    if (!call || id === undefined || id === null) return this.#out('server', message, [], 'a response', 'answers no request of this transcript');
+    if (!call || id === undefined || id === null)
+      return this.#out('server', message, [], 'a response', 'answers no request of this transcript');
     this.#calls.delete(id);
     const answerId = call.answerAs ?? id;
     if (kind === 'error') {
       const error = (message as { error: WireError }).error;
       const legacy = errorToLegacy(error, { method: call.method });
-      return this.#out('server', message, [{ jsonrpc: '2.0', id: answerId, error: legacy }], legacy.code === error.code ? 'the same error' : `error ${error.code} becomes ${legacy.code}`);
+      return this.#out(
+        'server',
+        message,
+        [{ jsonrpc: '2.0', id: answerId, error: legacy }],
+        legacy.code === error.code ? 'the same error' : `error ${error.code} becomes ${legacy.code}`,
+      );
     }
     const result = (message as { result: JsonObject }).result;
     if (call.method === 'server/discover') {
       this.#serverCapabilities = isRecord(result['capabilities']) ? result['capabilities'] : {};
       const init = discoverToInitializeResult(result);
-      return init.ok ? this.#out('server', message, [{ jsonrpc: '2.0', id, result: init.value as JsonObject }], 'the discover result becomes the initialize result') : this.#out('server', message, [], 'discover result', init.error.message);
+      return init.ok
+        ? this.#out(
+            'server',
+            message,
+            [{ jsonrpc: '2.0', id, result: init.value as JsonObject }],
+            'the discover result becomes the initialize result',
+          )
+        : this.#out('server', message, [], 'discover result', init.error.message);
     }
-    if (call.method === 'subscriptions/listen') return this.#out('server', message, [], 'the listen ended: the subscriptions end (resources/unsubscribe)');
+    if (call.method === 'subscriptions/listen')
+      return this.#out('server', message, [], 'the listen ended: the subscriptions end (resources/unsubscribe)');
     if (result['resultType'] === 'input_required') {
       const read = readInputRequired(result);
       if (!read.ok) return this.#out('server', message, [], 'input_required', read.error.message);
@@ -358,11 +526,23 @@ export class TranscriptExplainer {
         pushes.push(push.value);
       }
       if (read.value.requestState !== undefined) this.#parkedCalls.set(read.value.requestState, call.answerAs ?? id);
-      return this.#out('server', message, pushes, 'input_required becomes requests pushed to the legacy client; the call stays open until they are answered');
+      return this.#out(
+        'server',
+        message,
+        pushes,
+        'input_required becomes requests pushed to the legacy client; the call stays open until they are answered',
+      );
     }
     const legacy = resultToLegacy(call.method, result);
     if (!legacy.ok) return this.#out('server', message, [], call.method, legacy.error.message);
-    return this.#out('server', message, [{ jsonrpc: '2.0', id: answerId, result: legacy.value.result }], answerId === id ? 'the same result without resultType, cache fields and the server info' : `the answer to the first call (id ${JSON.stringify(answerId)}), without resultType, cache fields and the server info`);
+    return this.#out(
+      'server',
+      message,
+      [{ jsonrpc: '2.0', id: answerId, result: legacy.value.result }],
+      answerId === id
+        ? 'the same result without resultType, cache fields and the server info'
+        : `the answer to the first call (id ${JSON.stringify(answerId)}), without resultType, cache fields and the server info`,
+    );
   }
 
   #modernNotification(n: JsonRpcNotification): ExplainedMessage {
@@ -373,7 +553,9 @@ export class TranscriptExplainer {
       }
       case 'notifications/message': {
         const l = logToLegacy(n);
-        return l.ok ? this.#out('server', n, [l.value], 'the same log notification') : this.#out('server', n, [], n.method, l.error.message);
+        return l.ok
+          ? this.#out('server', n, [l.value], 'the same log notification')
+          : this.#out('server', n, [], n.method, l.error.message);
       }
       case 'notifications/progress': {
         const p = progressToLegacy(n);
@@ -381,6 +563,11 @@ export class TranscriptExplainer {
       }
     }
     const plain = notificationFromListen(n);
-    return this.#out('server', n, [plain.notification], plain.subscriptionId === undefined ? 'the same notification' : 'the listen stream\'s notification, without its subscriptionId');
+    return this.#out(
+      'server',
+      n,
+      [plain.notification],
+      plain.subscriptionId === undefined ? 'the same notification' : "the listen stream's notification, without its subscriptionId",
+    );
   }
 }

@@ -100,7 +100,9 @@ export class FileRewrite {
     const out: TS.Identifier[] = [];
     const visit = (node: TS.Node): void => {
       if (ts.isIdentifier(node) && node.text === id.text) {
-        const s = this.model.checker.getSymbolAtLocation(node) ?? (ts.isShorthandPropertyAssignment(node.parent) ? this.model.checker.getShorthandAssignmentValueSymbol(node.parent) : undefined);
+        const s =
+          this.model.checker.getSymbolAtLocation(node) ??
+          (ts.isShorthandPropertyAssignment(node.parent) ? this.model.checker.getShorthandAssignmentValueSymbol(node.parent) : undefined);
         if (s === symbol) out.push(node);
       }
       ts.forEachChild(node, visit);
@@ -138,7 +140,17 @@ export class FileRewrite {
 /** The statement that holds a node and sits in a statement list (where a line may be inserted above it). */
 export function statementOf(node: TS.Node): TS.Statement {
   let n: TS.Node = node;
-  while (n.parent && !(ts.isSourceFile(n.parent) || ts.isBlock(n.parent) || ts.isModuleBlock(n.parent) || ts.isCaseClause(n.parent) || ts.isDefaultClause(n.parent))) n = n.parent;
+  while (
+    n.parent &&
+    !(
+      ts.isSourceFile(n.parent) ||
+      ts.isBlock(n.parent) ||
+      ts.isModuleBlock(n.parent) ||
+      ts.isCaseClause(n.parent) ||
+      ts.isDefaultClause(n.parent)
+    )
+  )
+    n = n.parent;
   return n as TS.Statement;
 }
 
@@ -147,7 +159,16 @@ export function rootIdentifier(expr: TS.Expression): TS.Identifier | undefined {
   let e: TS.Expression = expr;
   for (;;) {
     if (ts.isIdentifier(e)) return e;
-    if (ts.isPropertyAccessExpression(e) || ts.isElementAccessExpression(e) || ts.isCallExpression(e) || ts.isNonNullExpression(e) || ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isAwaitExpression(e)) e = e.expression;
+    if (
+      ts.isPropertyAccessExpression(e) ||
+      ts.isElementAccessExpression(e) ||
+      ts.isCallExpression(e) ||
+      ts.isNonNullExpression(e) ||
+      ts.isParenthesizedExpression(e) ||
+      ts.isAsExpression(e) ||
+      ts.isAwaitExpression(e)
+    )
+      e = e.expression;
     else return undefined;
   }
 }
@@ -179,7 +200,9 @@ export function stringValue(node: TS.Node | undefined): string | undefined {
 
 /** A property of an object literal by name (`name: …`, `name`, or `name() {}`). */
 export function propertyOf(object: TS.ObjectLiteralExpression, name: string): TS.ObjectLiteralElementLike | undefined {
-  return object.properties.find((p) => p.name !== undefined && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name);
+  return object.properties.find(
+    (p) => p.name !== undefined && (ts.isIdentifier(p.name) || ts.isStringLiteral(p.name)) && p.name.text === name,
+  );
 }
 
 /** The value of a property of an object literal (`name: value` or shorthand `name`). */

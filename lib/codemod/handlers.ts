@@ -35,7 +35,13 @@ function handlerFunction(f: FileRewrite, arg: TS.Expression | undefined): TS.Fun
   if (!ts.isIdentifier(arg)) return undefined;
   const decl = f.declarationOf(arg);
   if (decl && ts.isFunctionDeclaration(decl)) return decl;
-  if (decl && ts.isVariableDeclaration(decl) && decl.initializer && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) return decl.initializer;
+  if (
+    decl &&
+    ts.isVariableDeclaration(decl) &&
+    decl.initializer &&
+    (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))
+  )
+    return decl.initializer;
   return undefined;
 }
 
@@ -64,10 +70,12 @@ export function findHandlers(f: FileRewrite): Handler[] {
     if (method === 'registerTool' || method === 'registerPrompt') {
       if (args.length !== 3) return;
       const schema = method === 'registerTool' ? 'inputSchema' : 'argsSchema';
-      const withArgs = config && ts.isObjectLiteralExpression(config) ? propertyOf(config, schema) !== undefined : fn.parameters.length >= 2;
+      const withArgs =
+        config && ts.isObjectLiteralExpression(config) ? propertyOf(config, schema) !== undefined : fn.parameters.length >= 2;
       out.push({ fn, ctxIndex: withArgs ? 1 : 0, before: withArgs ? ['_args'] : [] });
     } else if (method === 'registerResource' && args.length === 4) {
-      const template = ts.isNewExpression(args[1]!) && ts.isIdentifier(args[1].expression) && args[1].expression.text === 'ResourceTemplate';
+      const template =
+        ts.isNewExpression(args[1]!) && ts.isIdentifier(args[1].expression) && args[1].expression.text === 'ResourceTemplate';
       out.push({ fn, ctxIndex: template ? 2 : 1, before: template ? ['_uri', '_variables'] : ['_uri'] });
     }
   });
@@ -94,4 +102,3 @@ export function ensureContext(f: FileRewrite, h: Handler): string | null {
   else f.edit(params[params.length - 1]!.getEnd(), params[params.length - 1]!.getEnd(), `, ${added.join(', ')}`);
   return name;
 }
-

@@ -16,7 +16,11 @@ interface Style {
 
 function styleOf(sf: TS.SourceFile): Style {
   const text = sf.text;
-  const sample = sf.statements.find((s) => ts.isImportDeclaration(s) || (ts.isVariableStatement(s) && s.declarationList.declarations.some((d) => d.initializer && isRequireCall(d.initializer))));
+  const sample = sf.statements.find(
+    (s) =>
+      ts.isImportDeclaration(s) ||
+      (ts.isVariableStatement(s) && s.declarationList.declarations.some((d) => d.initializer && isRequireCall(d.initializer))),
+  );
   if (sample) {
     const t = text.slice(sample.getStart(sf), sample.getEnd());
     return { quote: t.includes('"') && !t.includes("'") ? '"' : "'", semicolon: t.trimEnd().endsWith(';') ? ';' : '' };
@@ -70,7 +74,12 @@ function addToList(sf: TS.SourceFile, open: number, elements: readonly TS.Node[]
  * Edits that import `needs` (module → names). `style` is `import` or `require` (CommonJS without
  * import declarations); type-only names are skipped in JavaScript.
  */
-export function addImports(sf: TS.SourceFile, needs: ReadonlyMap<string, ReadonlyMap<string, NeededImport>>, typescript: boolean, useRequire: boolean): Edit[] {
+export function addImports(
+  sf: TS.SourceFile,
+  needs: ReadonlyMap<string, ReadonlyMap<string, NeededImport>>,
+  typescript: boolean,
+  useRequire: boolean,
+): Edit[] {
   const edits: Edit[] = [];
   const style = styleOf(sf);
   const nl = newlineOf(sf.text);
@@ -80,18 +89,27 @@ export function addImports(sf: TS.SourceFile, needs: ReadonlyMap<string, Readonl
     if (wanted.length === 0) continue;
     if (useRequire) {
       const existing = sf.statements.map(requireDeclaration).find((r) => r?.module === module && ts.isObjectBindingPattern(r.decl.name));
-      const have = new Set(existing ? (existing.decl.name as TS.ObjectBindingPattern).elements.map((e) => (e.name as TS.Identifier).text) : []);
+      const have = new Set(
+        existing ? (existing.decl.name as TS.ObjectBindingPattern).elements.map((e) => (e.name as TS.Identifier).text) : [],
+      );
       const add = wanted.filter((n) => !n.type && !have.has(n.name)).map((n) => n.name);
       const types = wanted.filter((n) => n.type).map((n) => n.name);
       if (existing && add.length > 0) {
         const pattern = existing.decl.name as TS.ObjectBindingPattern;
         addToList(sf, pattern.getStart(sf), pattern.elements, add, edits);
-      } else if (add.length > 0) lines.push(`const { ${add.join(', ')} } = require(${style.quote}${module}${style.quote})${style.semicolon}`);
+      } else if (add.length > 0)
+        lines.push(`const { ${add.join(', ')} } = require(${style.quote}${module}${style.quote})${style.semicolon}`);
       if (types.length > 0) lines.push(`import type { ${types.join(', ')} } from ${style.quote}${module}${style.quote}${style.semicolon}`);
       continue;
     }
     const existing = sf.statements.find(
-      (s): s is TS.ImportDeclaration => ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && s.moduleSpecifier.text === module && !s.importClause?.isTypeOnly && s.importClause?.namedBindings !== undefined && ts.isNamedImports(s.importClause.namedBindings),
+      (s): s is TS.ImportDeclaration =>
+        ts.isImportDeclaration(s) &&
+        ts.isStringLiteral(s.moduleSpecifier) &&
+        s.moduleSpecifier.text === module &&
+        !s.importClause?.isTypeOnly &&
+        s.importClause?.namedBindings !== undefined &&
+        ts.isNamedImports(s.importClause.namedBindings),
     );
     const have = new Set<string>();
     for (const s of sf.statements) {
@@ -120,14 +138,21 @@ export function addImports(sf: TS.SourceFile, needs: ReadonlyMap<string, Readonl
  * Edits that remove names imported from `fromModule` modules that nothing in the file uses any more;
  * only `candidates` (names the file used before it was rewritten) are considered.
  */
-export function removeUnusedImports(sf: TS.SourceFile, checker: TS.TypeChecker, fromModule: (module: string) => boolean, candidates: ReadonlySet<string>): Edit[] {
+export function removeUnusedImports(
+  sf: TS.SourceFile,
+  checker: TS.TypeChecker,
+  fromModule: (module: string) => boolean,
+  candidates: ReadonlySet<string>,
+): Edit[] {
   const used = (name: TS.Identifier): boolean => {
     const symbol = checker.getSymbolAtLocation(name);
     let found = false;
     const visit = (node: TS.Node): void => {
       if (found) return;
       if (ts.isIdentifier(node) && node !== name && node.text === name.text) {
-        const s = checker.getSymbolAtLocation(node) ?? (ts.isShorthandPropertyAssignment(node.parent) ? checker.getShorthandAssignmentValueSymbol(node.parent) : undefined);
+        const s =
+          checker.getSymbolAtLocation(node) ??
+          (ts.isShorthandPropertyAssignment(node.parent) ? checker.getShorthandAssignmentValueSymbol(node.parent) : undefined);
         if (s === symbol || s === undefined) found = true;
       }
       ts.forEachChild(node, visit);
@@ -156,13 +181,22 @@ export function removeUnusedImports(sf: TS.SourceFile, checker: TS.TypeChecker, 
     if (ts.isImportDeclaration(s) && ts.isStringLiteral(s.moduleSpecifier) && fromModule(s.moduleSpecifier.text)) {
       const clause = s.importClause;
       const b = clause?.namedBindings;
-      if (clause && !clause.name && b && ts.isNamedImports(b)) dropList(s, b.elements, b.elements.map((e) => e.name));
+      if (clause && !clause.name && b && ts.isNamedImports(b))
+        dropList(
+          s,
+          b.elements,
+          b.elements.map((e) => e.name),
+        );
       continue;
     }
     const r = requireDeclaration(s);
     if (r && fromModule(r.module) && ts.isObjectBindingPattern(r.decl.name) && r.decl.name.elements.every((e) => ts.isIdentifier(e.name))) {
       const elements = r.decl.name.elements;
-      dropList(s, elements, elements.map((e) => e.name as TS.Identifier));
+      dropList(
+        s,
+        elements,
+        elements.map((e) => e.name as TS.Identifier),
+      );
     }
   }
   return [...edits, ...removeStatements(sf, whole)];

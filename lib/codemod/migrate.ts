@@ -118,7 +118,17 @@ export function migrate(options: MigrateOptions): MigrateReport {
         if (!pkg) note = `no package.json above this file: add ${PACKAGE_NAME} to your dependencies`;
         else if (!packages.has(pkg)) packages.set(pkg, readFileSync(pkg, 'utf8'));
       }
-      files.push({ path, before, after: outcome.text, changed, rewrites: outcome.rewrites, markers: outcome.markers, markersAdded: outcome.markersAdded, ...(outcome.error ? { error: outcome.error } : {}), ...(note ? { note } : {}) });
+      files.push({
+        path,
+        before,
+        after: outcome.text,
+        changed,
+        rewrites: outcome.rewrites,
+        markers: outcome.markers,
+        markersAdded: outcome.markersAdded,
+        ...(outcome.error ? { error: outcome.error } : {}),
+        ...(note ? { note } : {}),
+      });
     }
   }
   const range = options.dependencyRange ?? ownRange();
@@ -126,7 +136,15 @@ export function migrate(options: MigrateOptions): MigrateReport {
     const edit = addDependency(before, PACKAGE_NAME, range);
     const after = edit ? applyEdits(before, [edit]) : before;
     const line = edit ? before.slice(0, edit.start).split('\n').length : 0;
-    files.push({ path, before, after, changed: after !== before, rewrites: edit ? [{ line, what: `dependency ${PACKAGE_NAME} ${range} added` }] : [], markers: [], markersAdded: 0 });
+    files.push({
+      path,
+      before,
+      after,
+      changed: after !== before,
+      rewrites: edit ? [{ line, what: `dependency ${PACKAGE_NAME} ${range} added` }] : [],
+      markers: [],
+      markersAdded: 0,
+    });
   }
   if (write) {
     for (const [i, file] of files.entries()) {

@@ -71,7 +71,14 @@ function usedTransportImports(f: FileRewrite): Set<string> {
   for (const [local, from] of f.imported) {
     if (!isServerTransportModule(from.module) && !isClientTransportModule(from.module)) continue;
     const visit = (node: TS.Node): boolean => {
-      if (ts.isIdentifier(node) && node.text === local && !ts.isImportSpecifier(node.parent) && !ts.isBindingElement(node.parent) && !ts.isImportClause(node.parent)) return true;
+      if (
+        ts.isIdentifier(node) &&
+        node.text === local &&
+        !ts.isImportSpecifier(node.parent) &&
+        !ts.isBindingElement(node.parent) &&
+        !ts.isImportClause(node.parent)
+      )
+        return true;
       return ts.forEachChild(node, visit) ?? false;
     };
     if (visit(f.sf)) out.add(local);
@@ -115,7 +122,13 @@ export function migrateSource(text: string, options: MigrateSourceOptions): Sour
   const checked = checkedRewrite(fileName, text, result);
   if (checked.error) return unchanged(text, checked.error);
   const markers = markerLines(result);
-  return { text: result, rewrites: f.rewrites, markers, markersAdded: markers.length - markerLines(text).length, imports: [...f.imports.keys()] };
+  return {
+    text: result,
+    rewrites: f.rewrites,
+    markers,
+    markersAdded: markers.length - markerLines(text).length,
+    imports: [...f.imports.keys()],
+  };
 }
 
 /** Applies the collected edits, then the import bookkeeping on the result. */
@@ -129,13 +142,23 @@ function finish(f: FileRewrite, mode: MigrateMode): string {
   };
   if (mode === 'wrap' && f.rewrites.length > 0) {
     const model = reparse(text);
-    const removals = removeUnusedImports(model.sf, model.checker, (m) => isServerTransportModule(m) || isClientTransportModule(m), usedTransportImports(f));
+    const removals = removeUnusedImports(
+      model.sf,
+      model.checker,
+      (m) => isServerTransportModule(m) || isClientTransportModule(m),
+      usedTransportImports(f),
+    );
     if (removals.length > 0) text = applyEdits(text, removals);
   }
   if (f.imports.size > 0) {
     const model = reparse(text);
     const useRequire = model.moduleSystem === 'cjs' && !model.sf.statements.some(ts.isImportDeclaration);
-    const additions: Edit[] = addImports(model.sf, f.imports as ReadonlyMap<string, ReadonlyMap<string, NeededImport>>, model.typescript, useRequire);
+    const additions: Edit[] = addImports(
+      model.sf,
+      f.imports as ReadonlyMap<string, ReadonlyMap<string, NeededImport>>,
+      model.typescript,
+      useRequire,
+    );
     if (additions.length > 0) text = applyEdits(text, additions);
   }
   return text;

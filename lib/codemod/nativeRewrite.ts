@@ -28,7 +28,13 @@ function sdkOf(f: FileRewrite): 'v2' | 'v1' | undefined {
 function onInitialized(f: FileRewrite): TS.Node[] {
   const out: TS.Node[] = [];
   walk(f.sf, (n) => {
-    if (ts.isBinaryExpression(n) && n.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isPropertyAccessExpression(n.left) && n.left.name.text === 'oninitialized') out.push(n.right);
+    if (
+      ts.isBinaryExpression(n) &&
+      n.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isPropertyAccessExpression(n.left) &&
+      n.left.name.text === 'oninitialized'
+    )
+      out.push(n.right);
   });
   return out;
 }
@@ -60,7 +66,11 @@ export function nativeRewrite(f: FileRewrite): void {
     const real = list.filter((p) => p.kind !== 'ping');
     if (real.length === 0) continue;
     if (!h) {
-      for (const p of real) f.mark(p.call, p.kind === 'roots' && initializers.some((i) => within(p.call, i)) ? 'roots-in-oninitialized' : 'push-outside-request');
+      for (const p of real)
+        f.mark(
+          p.call,
+          p.kind === 'roots' && initializers.some((i) => within(p.call, i)) ? 'roots-in-oninitialized' : 'push-outside-request',
+        );
     } else if (sdk === 'v1') for (const p of real) f.mark(p.call, 'needs-v2');
     else if (real.length > 1) for (const p of real) f.mark(p.call, 'sequential-pushes');
     else rewritePush(f, h, real[0]!, ctxOf);
@@ -90,11 +100,13 @@ export function nativeRewrite(f: FileRewrite): void {
       if (name === 'subscribeResource' || name === 'unsubscribeResource') f.mark(n, 'subscribe-resource');
     }
     if (ts.isPropertyAssignment(n) && ts.isIdentifier(n.name)) {
-      if (n.name.text === 'sessionIdGenerator' && !(ts.isIdentifier(n.initializer) && n.initializer.text === 'undefined')) f.mark(n, 'session-state');
+      if (n.name.text === 'sessionIdGenerator' && !(ts.isIdentifier(n.initializer) && n.initializer.text === 'undefined'))
+        f.mark(n, 'session-state');
       if (n.name.text === 'eventStore') f.mark(n, 'event-store');
     }
     if (ts.isShorthandPropertyAssignment(n) && n.name.text === 'eventStore') f.mark(n, 'event-store');
-    if (ts.isClassDeclaration(n) && n.members.some((m) => m.name && ts.isIdentifier(m.name) && m.name.text === 'replayEventsAfter')) f.mark(n, 'event-store');
+    if (ts.isClassDeclaration(n) && n.members.some((m) => m.name && ts.isIdentifier(m.name) && m.name.text === 'replayEventsAfter'))
+      f.mark(n, 'event-store');
     if (ts.isPropertyAccessExpression(n) && n.name.text === 'sessionId' && ts.isIdentifier(n.expression)) {
       const h = inHandler(n);
       const param = h?.fn.parameters[h.ctxIndex];
@@ -125,7 +137,13 @@ export function nativeRewrite(f: FileRewrite): void {
 function capabilities(f: FileRewrite, call: TS.CallExpression, h: Handler, ctxOf: (h: Handler) => string | null): void {
   const parent = call.parent;
   // Already reads the envelope first (`envelope?.[CLIENT_CAPABILITIES_META_KEY] ?? server.getClientCapabilities()`).
-  if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken && parent.right === call && parent.left.getText(f.sf).includes('CLIENT_CAPABILITIES_META_KEY')) return;
+  if (
+    ts.isBinaryExpression(parent) &&
+    parent.operatorToken.kind === ts.SyntaxKind.QuestionQuestionToken &&
+    parent.right === call &&
+    parent.left.getText(f.sf).includes('CLIENT_CAPABILITIES_META_KEY')
+  )
+    return;
   const ctx = ctxOf(h);
   if (ctx === null) {
     f.mark(call, 'handler-shape');
@@ -147,17 +165,34 @@ function logOf(call: TS.CallExpression): { level: TS.Expression; data: TS.Expres
   const [first] = call.arguments;
   let params: TS.Expression | undefined;
   if (callee.name.text === 'sendLoggingMessage') params = first;
-  else if ((callee.name.text === 'notify' || callee.name.text === 'sendNotification') && first && ts.isObjectLiteralExpression(first) && stringValue(propertyValue(first, 'method')) === 'notifications/message') params = propertyValue(first, 'params');
+  else if (
+    (callee.name.text === 'notify' || callee.name.text === 'sendNotification') &&
+    first &&
+    ts.isObjectLiteralExpression(first) &&
+    stringValue(propertyValue(first, 'method')) === 'notifications/message'
+  )
+    params = propertyValue(first, 'params');
   if (!params || !ts.isObjectLiteralExpression(params)) return undefined;
   const level = propertyValue(params, 'level');
   const data = propertyValue(params, 'data');
   const logger = propertyValue(params, 'logger');
-  const known = params.properties.every((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && ts.isIdentifier(p.name) && ['level', 'data', 'logger'].includes(p.name.text));
+  const known = params.properties.every(
+    (p) =>
+      (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) &&
+      ts.isIdentifier(p.name) &&
+      ['level', 'data', 'logger'].includes(p.name.text),
+  );
   if (!level || !data || !known) return undefined;
   return { level, data, ...(logger ? { logger } : {}) };
 }
 
-function logging(f: FileRewrite, call: TS.CallExpression, log: { level: TS.Expression; data: TS.Expression; logger?: TS.Expression }, h: Handler, ctxOf: (h: Handler) => string | null): void {
+function logging(
+  f: FileRewrite,
+  call: TS.CallExpression,
+  log: { level: TS.Expression; data: TS.Expression; logger?: TS.Expression },
+  h: Handler,
+  ctxOf: (h: Handler) => string | null,
+): void {
   const ctx = ctxOf(h);
   if (ctx === null) {
     f.mark(call, 'handler-shape');

@@ -42,7 +42,12 @@ export function addDependency(text: string, name: string, version: string): Edit
   const root = statement && ts.isObjectLiteralExpression(statement.expression) ? statement.expression : undefined;
   if (!root || (json as unknown as { parseDiagnostics?: unknown[] }).parseDiagnostics?.length) return undefined;
   // The package itself (its own examples and fixtures) does not depend on itself.
-  if (root.properties.some((p) => ts.isPropertyAssignment(p) && propertyName(p) === 'name' && ts.isStringLiteral(p.initializer) && p.initializer.text === name)) return undefined;
+  if (
+    root.properties.some(
+      (p) => ts.isPropertyAssignment(p) && propertyName(p) === 'name' && ts.isStringLiteral(p.initializer) && p.initializer.text === name,
+    )
+  )
+    return undefined;
   const lists = ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies'];
   for (const p of root.properties) {
     if (!ts.isPropertyAssignment(p) || !lists.includes(propertyName(p) ?? '') || !ts.isObjectLiteralExpression(p.initializer)) continue;
@@ -69,8 +74,14 @@ export function addDependency(text: string, name: string, version: string): Edit
   }
   // No dependencies yet: a new member at the end of the object, laid out like the others.
   const last = root.properties[root.properties.length - 1];
-  if (!last) return { start: root.getStart(json) + 1, end: root.getEnd() - 1, text: `${nl}  "dependencies": {${nl}    ${entry}${nl}  }${nl}` };
-  if (!text.slice(root.getStart(json), root.getEnd()).includes('\n')) return { start: last.getEnd(), end: last.getEnd(), text: `, "dependencies": { ${entry} }` };
+  if (!last)
+    return { start: root.getStart(json) + 1, end: root.getEnd() - 1, text: `${nl}  "dependencies": {${nl}    ${entry}${nl}  }${nl}` };
+  if (!text.slice(root.getStart(json), root.getEnd()).includes('\n'))
+    return { start: last.getEnd(), end: last.getEnd(), text: `, "dependencies": { ${entry} }` };
   const indent = indentAt(text, lineStart(text, last.getStart(json)));
-  return { start: last.getEnd(), end: last.getEnd(), text: `,${nl}${indent}"dependencies": {${nl}${indent}${indent || '  '}${entry}${nl}${indent}}` };
+  return {
+    start: last.getEnd(),
+    end: last.getEnd(),
+    text: `,${nl}${indent}"dependencies": {${nl}${indent}${indent || '  '}${entry}${nl}${indent}}`,
+  };
 }

@@ -22,14 +22,21 @@ export interface Push {
   readonly params?: TS.Expression;
 }
 
-const INPUT_METHODS: Record<string, PushKind> = { 'elicitation/create': 'elicit', 'sampling/createMessage': 'sampling', 'roots/list': 'roots', ping: 'ping' };
+const INPUT_METHODS: Record<string, PushKind> = {
+  'elicitation/create': 'elicit',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+  ping: 'ping',
+};
 
 /** An object literal given directly, or through a `const` declared with one. */
 function literalOf(f: FileRewrite, arg: TS.Expression | undefined): TS.ObjectLiteralExpression | undefined {
   if (arg && ts.isObjectLiteralExpression(arg)) return arg;
   if (!arg || !ts.isIdentifier(arg)) return undefined;
   const decl = f.declarationOf(arg);
-  return decl && ts.isVariableDeclaration(decl) && decl.initializer && ts.isObjectLiteralExpression(decl.initializer) ? decl.initializer : undefined;
+  return decl && ts.isVariableDeclaration(decl) && decl.initializer && ts.isObjectLiteralExpression(decl.initializer)
+    ? decl.initializer
+    : undefined;
 }
 
 /** The push a call makes, if it is one. */
@@ -72,13 +79,35 @@ function topStatement(node: TS.Node, body: TS.Block): { statement: TS.Statement;
   let n: TS.Node = node;
   while (n.parent && n.parent !== body) {
     const p = n.parent;
-    if (ts.isBlock(p) && ts.isTryStatement(p.parent) && p.parent.tryBlock === p && p.parent.parent === body) return { statement: n as TS.Statement, block: p, unconditional };
+    if (ts.isBlock(p) && ts.isTryStatement(p.parent) && p.parent.tryBlock === p && p.parent.parent === body)
+      return { statement: n as TS.Statement, block: p, unconditional };
     const fine =
-      ts.isVariableDeclaration(p) || ts.isVariableDeclarationList(p) || ts.isVariableStatement(p) || ts.isExpressionStatement(p) || ts.isReturnStatement(p) ||
-      ts.isParenthesizedExpression(p) || ts.isPropertyAccessExpression(p) || (ts.isElementAccessExpression(p) && p.expression === n) || ts.isAsExpression(p) ||
-      ts.isNonNullExpression(p) || ts.isSatisfiesExpression(p) || ts.isTemplateSpan(p) || ts.isTemplateExpression(p) || ts.isPropertyAssignment(p) ||
-      ts.isObjectLiteralExpression(p) || ts.isArrayLiteralExpression(p) || ts.isSpreadElement(p) || ts.isCallExpression(p) || ts.isAwaitExpression(p) ||
-      (ts.isBinaryExpression(p) && ![ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken, ts.SyntaxKind.CommaToken].includes(p.operatorToken.kind));
+      ts.isVariableDeclaration(p) ||
+      ts.isVariableDeclarationList(p) ||
+      ts.isVariableStatement(p) ||
+      ts.isExpressionStatement(p) ||
+      ts.isReturnStatement(p) ||
+      ts.isParenthesizedExpression(p) ||
+      ts.isPropertyAccessExpression(p) ||
+      (ts.isElementAccessExpression(p) && p.expression === n) ||
+      ts.isAsExpression(p) ||
+      ts.isNonNullExpression(p) ||
+      ts.isSatisfiesExpression(p) ||
+      ts.isTemplateSpan(p) ||
+      ts.isTemplateExpression(p) ||
+      ts.isPropertyAssignment(p) ||
+      ts.isObjectLiteralExpression(p) ||
+      ts.isArrayLiteralExpression(p) ||
+      ts.isSpreadElement(p) ||
+      ts.isCallExpression(p) ||
+      ts.isAwaitExpression(p) ||
+      (ts.isBinaryExpression(p) &&
+        ![
+          ts.SyntaxKind.AmpersandAmpersandToken,
+          ts.SyntaxKind.BarBarToken,
+          ts.SyntaxKind.QuestionQuestionToken,
+          ts.SyntaxKind.CommaToken,
+        ].includes(p.operatorToken.kind));
     if (!fine) unconditional = false;
     n = p;
   }
@@ -93,7 +122,11 @@ function reindent(text: string, from: string, to: string): string {
     .join('\n');
 }
 
-const RESULT_TYPE: Record<Exclude<PushKind, 'ping'>, string> = { elicit: 'ElicitResult', sampling: 'CreateMessageResult', roots: 'ListRootsResult' };
+const RESULT_TYPE: Record<Exclude<PushKind, 'ping'>, string> = {
+  elicit: 'ElicitResult',
+  sampling: 'CreateMessageResult',
+  roots: 'ListRootsResult',
+};
 const DEFAULT_KEY: Record<Exclude<PushKind, 'ping'>, string> = { elicit: 'elicitation', sampling: 'sampling', roots: 'roots' };
 
 export function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: Handler) => string | null): void {
@@ -110,7 +143,10 @@ export function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: H
     return;
   }
   const outer = top.block === body ? top.statement : (top.block.parent as TS.TryStatement);
-  const before = [...body.statements.slice(0, body.statements.indexOf(outer as TS.Statement)), ...(top.block === body ? [] : top.block.statements.slice(0, top.block.statements.indexOf(top.statement)))];
+  const before = [
+    ...body.statements.slice(0, body.statements.indexOf(outer as TS.Statement)),
+    ...(top.block === body ? [] : top.block.statements.slice(0, top.block.statements.indexOf(top.statement))),
+  ];
   const effect = before.find((s) => !isPureStatement(s));
   if (effect) {
     const text = effect.getText(f.sf).split('\n')[0]!.trim().replace(/;$/, '');
@@ -122,7 +158,11 @@ export function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: H
   const params = push.params;
   if (kind === 'roots') builder = 'inputRequired.listRoots()';
   else {
-    const local = params ? [params, ...descendants(params)].some((n) => isReference(n) && ((d) => d !== undefined && within(d, top.statement))(f.declarationOf(n))) : false;
+    const local = params
+      ? [params, ...descendants(params)].some(
+          (n) => isReference(n) && ((d) => d !== undefined && within(d, top.statement))(f.declarationOf(n)),
+        )
+      : false;
     if (!params || local || (kind === 'elicit' && !ts.isObjectLiteralExpression(params))) {
       f.mark(push.call, 'push-params');
       return;
@@ -136,7 +176,9 @@ export function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: H
       const modeText = mode ? stringValue(mode) : 'form';
       if (modeText === 'form') builder = `inputRequired.elicit(${reindent(params.getText(f.sf), from, to)})`;
       else if (modeText === 'url') {
-        const kept = literal.properties.filter((p) => !(p.name && ts.isIdentifier(p.name) && ['mode', 'elicitationId'].includes(p.name.text)));
+        const kept = literal.properties.filter(
+          (p) => !(p.name && ts.isIdentifier(p.name) && ['mode', 'elicitationId'].includes(p.name.text)),
+        );
         builder = `inputRequired.elicitUrl({ ${kept.map((p) => p.getText(f.sf)).join(', ')} })`;
       } else {
         f.mark(push.call, 'push-params');
@@ -149,8 +191,12 @@ export function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: H
     f.mark(push.call, 'handler-shape');
     return;
   }
-  const declared = ts.isVariableStatement(top.statement) && top.statement.declarationList.declarations.length === 1 ? top.statement.declarationList.declarations[0]! : undefined;
-  const key = declared && ts.isIdentifier(declared.name) && unparen(declared.initializer) === awaited ? declared.name.text : DEFAULT_KEY[kind];
+  const declared =
+    ts.isVariableStatement(top.statement) && top.statement.declarationList.declarations.length === 1
+      ? top.statement.declarationList.declarations[0]!
+      : undefined;
+  const key =
+    declared && ts.isIdentifier(declared.name) && unparen(declared.initializer) === awaited ? declared.name.text : DEFAULT_KEY[kind];
   const nl = newlineOf(f.text);
   const indent = indentAt(f.text, top.statement.getStart(f.sf));
   const unit = indentUnit(f.text);
@@ -160,24 +206,34 @@ export function rewritePush(f: FileRewrite, h: Handler, push: Push, ctxOf: (h: H
   const ret = builder.includes('\n')
     ? [`return inputRequired({`, `${unit}inputRequests: {`, `${unit}${unit}${key}: ${builder},`, `${unit}},`, `})${semi}`]
     : [`return inputRequired({ inputRequests: { ${key}: ${builder} } })${semi}`];
-  const guard = [`if (inputResponse(${ctx}.mcpReq.inputResponses, ${keyLiteral}).kind !== ${quote}${kind === 'elicit' ? 'elicit' : kind}${quote}) {`, ...ret.map((l) => `${unit}${l}`), '}'].join(`${nl}${indent}`);
+  const guard = [
+    `if (inputResponse(${ctx}.mcpReq.inputResponses, ${keyLiteral}).kind !== ${quote}${kind === 'elicit' ? 'elicit' : kind}${quote}) {`,
+    ...ret.map((l) => `${unit}${l}`),
+    '}',
+  ].join(`${nl}${indent}`);
   const at = lineStart(f.text, top.statement.getStart(f.sf));
   f.edit(at, at, `${indent}${guard}${nl}`);
   const response = `${ctx}.mcpReq.inputResponses?.[${keyLiteral}]`;
   // The answer keeps the type the push had: `as` in TypeScript, a JSDoc cast in JavaScript.
-  const read = f.model.typescript ? `${response} as ${RESULT_TYPE[kind]}` : `/** @type {import(${quote}${V2_SERVER}${quote}).${RESULT_TYPE[kind]}} */ (${response})`;
+  const read = f.model.typescript
+    ? `${response} as ${RESULT_TYPE[kind]}`
+    : `/** @type {import(${quote}${V2_SERVER}${quote}).${RESULT_TYPE[kind]}} */ (${response})`;
   if (ts.isExpressionStatement(top.statement) && unparen(top.statement.expression) === awaited) {
     f.remove([top.statement]);
   } else {
     const parent = awaited.parent;
-    const bare = !f.model.typescript || ts.isVariableDeclaration(parent) || ts.isParenthesizedExpression(parent) || ts.isReturnStatement(parent);
+    const bare =
+      !f.model.typescript || ts.isVariableDeclaration(parent) || ts.isParenthesizedExpression(parent) || ts.isReturnStatement(parent);
     f.replace(awaited, bare ? read : `(${read})`);
   }
   f.need(V2_SERVER, 'inputRequired');
   f.need(V2_SERVER, 'inputResponse');
   if (f.model.typescript) f.need(V2_SERVER, RESULT_TYPE[kind], true);
   const what = { elicit: 'elicitation', sampling: 'sampling', roots: 'roots' }[kind];
-  f.rewrote(push.call, `${what} push → inputRequired({ inputRequests: { ${key} } }) on the first pass, ctx.mcpReq.inputResponses.${key} on re-entry`);
+  f.rewrote(
+    push.call,
+    `${what} push → inputRequired({ inputRequests: { ${key} } }) on the first pass, ctx.mcpReq.inputResponses.${key} on re-entry`,
+  );
 }
 
 function unparen(e: TS.Expression | undefined): TS.Expression | undefined {
@@ -199,4 +255,3 @@ function descendants(node: TS.Node): TS.Node[] {
   walk(node, (n) => out.push(n));
   return out;
 }
-

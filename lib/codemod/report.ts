@@ -17,7 +17,8 @@ export function renderReport(report: MigrateReport, base: string): string {
   const out: string[] = [];
   const changed = report.files.filter((f) => f.changed);
   if (!report.write) {
-    for (const f of changed) out.push(createTwoFilesPatch(`a/${shown(f.path)}`, `b/${shown(f.path)}`, f.before, f.after).replace(/^=+\n/, ''));
+    for (const f of changed)
+      out.push(createTwoFilesPatch(`a/${shown(f.path)}`, `b/${shown(f.path)}`, f.before, f.after).replace(/^=+\n/, ''));
   }
   const rows = report.files.filter((f) => f.changed || f.markers.length > 0 || f.error);
   const header = `mcp-dual-era migrate --mode ${report.mode}${report.write ? '' : ' (dry run)'}`;
@@ -31,7 +32,8 @@ export function renderReport(report: MigrateReport, base: string): string {
   out.push(`${'file'.padEnd(width)}  rewrites  markers  status`);
   for (const f of rows) {
     const status = f.error ? 'left as it was' : f.changed ? (report.write ? 'written' : 'would change') : 'unchanged';
-    const markers = f.markersAdded > 0 && f.markersAdded !== f.markers.length ? `${f.markers.length} (${f.markersAdded} new)` : String(f.markers.length);
+    const markers =
+      f.markersAdded > 0 && f.markersAdded !== f.markers.length ? `${f.markers.length} (${f.markersAdded} new)` : String(f.markers.length);
     out.push(`${shown(f.path).padEnd(width)}  ${String(f.rewrites.length).padStart(8)}  ${markers.padStart(7)}  ${status}`);
   }
   const rewrites = rows.reduce((n, f) => n + f.rewrites.length, 0);

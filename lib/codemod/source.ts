@@ -77,18 +77,26 @@ function describeErrors(sf: TS.SourceFile, errors: readonly TS.Diagnostic[]): st
  * Parses a file. `packageType` is the `type` of the nearest package.json, which decides the module
  * system of a `.js` file that neither imports nor requires anything.
  */
-export function parseSource(fileName: string, text: string, packageType?: 'module' | 'commonjs'): { model?: SourceModel; errors: string[] } {
+export function parseSource(
+  fileName: string,
+  text: string,
+  packageType?: 'module' | 'commonjs',
+): { model?: SourceModel; errors: string[] } {
   const parsed = program(fileName, text);
   const errors = describeErrors(parsed.sf, parsed.errors);
   if (errors.length > 0) return { errors };
   const { sf, checker } = parsed;
-  return { model: { fileName, text, sf, checker, typescript: isTypeScript(fileName), moduleSystem: moduleSystemOf(sf, fileName, packageType) }, errors };
+  return {
+    model: { fileName, text, sf, checker, typescript: isTypeScript(fileName), moduleSystem: moduleSystemOf(sf, fileName, packageType) },
+    errors,
+  };
 }
 
 function moduleSystemOf(sf: TS.SourceFile, fileName: string, packageType: 'module' | 'commonjs' | undefined): ModuleSystem {
   if (/\.(cjs|cts)$/.test(fileName)) return 'cjs';
   if (/\.(mjs|mts)$/.test(fileName)) return 'esm';
-  if (sf.statements.some((s) => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) || ts.isExportAssignment(s) || hasExportModifier(s))) return 'esm';
+  if (sf.statements.some((s) => ts.isImportDeclaration(s) || ts.isExportDeclaration(s) || ts.isExportAssignment(s) || hasExportModifier(s)))
+    return 'esm';
   let requires = false;
   const visit = (node: TS.Node): void => {
     if (requires) return;
@@ -106,7 +114,13 @@ function hasExportModifier(node: TS.Node): boolean {
 
 /** `require('x')` with a string literal. */
 export function isRequireCall(node: TS.Node): node is TS.CallExpression {
-  return ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && node.arguments.length === 1 && ts.isStringLiteralLike(node.arguments[0]!);
+  return (
+    ts.isCallExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'require' &&
+    node.arguments.length === 1 &&
+    ts.isStringLiteralLike(node.arguments[0]!)
+  );
 }
 
 /** Every local name the file imports (ESM imports and destructured or whole `require()`s). */

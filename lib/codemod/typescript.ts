@@ -9,7 +9,7 @@ import type * as TS from 'typescript';
 
 /** What to do when the compiler is not installed, said where `migrate` is run. */
 export const TYPESCRIPT_MISSING =
-  "the migration reads code with the TypeScript compiler, which is not installed here: add it to the project (npm install --save-dev typescript), or run it beside this command (npx -p typescript -p mcp-dual-era mcp-dual-era migrate …)";
+  'the migration reads code with the TypeScript compiler, which is not installed here: add it to the project (npm install --save-dev typescript), or run it beside this command (npx -p typescript -p mcp-dual-era mcp-dual-era migrate …)';
 
 function load(): typeof TS {
   try {

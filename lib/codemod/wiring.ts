@@ -9,7 +9,8 @@ import { rootIdentifier, within, type FileRewrite } from './fileRewrite.ts';
 
 export type ServerTransportKind = 'stdio' | 'http-node' | 'http-web' | 'sse';
 
-const SERVER_MODULE = /^@modelcontextprotocol\/sdk\/(?:dist\/(?:esm|cjs)\/)?server\/(stdio|streamableHttp|webStandardStreamableHttp|sse)(?:\.js)?$/;
+const SERVER_MODULE =
+  /^@modelcontextprotocol\/sdk\/(?:dist\/(?:esm|cjs)\/)?server\/(stdio|streamableHttp|webStandardStreamableHttp|sse)(?:\.js)?$/;
 const SERVER_CLASSES: Record<string, ServerTransportKind> = {
   StdioServerTransport: 'stdio',
   StreamableHTTPServerTransport: 'http-node',
@@ -45,14 +46,27 @@ export function serverTransportKind(f: FileRewrite, node: TS.NewExpression): Ser
 export function boundIdentifier(node: TS.Expression): TS.Identifier | undefined {
   const parent = node.parent;
   if (ts.isVariableDeclaration(parent) && parent.initializer === node && ts.isIdentifier(parent.name)) return parent.name;
-  if (ts.isBinaryExpression(parent) && parent.right === node && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(parent.left)) return parent.left;
+  if (
+    ts.isBinaryExpression(parent) &&
+    parent.right === node &&
+    parent.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+    ts.isIdentifier(parent.left)
+  )
+    return parent.left;
   return undefined;
 }
 
 /** `x.connect(arg)` with `arg` the given node. */
 export function connectCallOf(arg: TS.Node): TS.CallExpression | undefined {
   const call = arg.parent;
-  if (ts.isCallExpression(call) && call.arguments.length === 1 && call.arguments[0] === arg && ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === 'connect') return call;
+  if (
+    ts.isCallExpression(call) &&
+    call.arguments.length === 1 &&
+    call.arguments[0] === arg &&
+    ts.isPropertyAccessExpression(call.expression) &&
+    call.expression.name.text === 'connect'
+  )
+    return call;
   return undefined;
 }
 
@@ -83,7 +97,10 @@ export function registrationOf(f: FileRewrite, call: TS.CallExpression): Registr
 }
 
 /** The registration of a handler function: inline as the last argument, or a function named there. */
-export function findRegistration(f: FileRewrite, fn: TS.FunctionLikeDeclaration): { registration: Registration; declaration?: TS.Statement } | undefined {
+export function findRegistration(
+  f: FileRewrite,
+  fn: TS.FunctionLikeDeclaration,
+): { registration: Registration; declaration?: TS.Statement } | undefined {
   const direct = fn.parent;
   if (ts.isCallExpression(direct) && direct.arguments[direct.arguments.length - 1] === fn) {
     const registration = registrationOf(f, direct);
@@ -95,7 +112,12 @@ export function findRegistration(f: FileRewrite, fn: TS.FunctionLikeDeclaration)
   if (ts.isFunctionDeclaration(fn) && fn.name) {
     name = fn.name;
     declaration = fn;
-  } else if (ts.isVariableDeclaration(direct) && ts.isIdentifier(direct.name) && ts.isVariableDeclarationList(direct.parent) && direct.parent.declarations.length === 1) {
+  } else if (
+    ts.isVariableDeclaration(direct) &&
+    ts.isIdentifier(direct.name) &&
+    ts.isVariableDeclarationList(direct.parent) &&
+    direct.parent.declarations.length === 1
+  ) {
     name = direct.name;
     declaration = direct.parent.parent as TS.Statement;
   }
@@ -110,22 +132,49 @@ export function findRegistration(f: FileRewrite, fn: TS.FunctionLikeDeclaration)
 }
 
 /** Names the wiring may call without being anything but wiring. */
-const WIRING_GLOBALS = new Set(['console', 'JSON', 'Object', 'Array', 'String', 'Number', 'Boolean', 'Math', 'Date', 'Promise', 'Error', 'TypeError', 'Map', 'Set', 'URL', 'crypto', 'Buffer']);
+const WIRING_GLOBALS = new Set([
+  'console',
+  'JSON',
+  'Object',
+  'Array',
+  'String',
+  'Number',
+  'Boolean',
+  'Math',
+  'Date',
+  'Promise',
+  'Error',
+  'TypeError',
+  'Map',
+  'Set',
+  'URL',
+  'crypto',
+  'Buffer',
+]);
 
 /**
  * The handler function of a registration call (its last argument): written inline, or a function
  * of this file named there (then also the statement that declares it).
  */
-export function handlerOf(f: FileRewrite, call: TS.CallExpression): { fn: TS.FunctionLikeDeclaration; declaration?: TS.Statement } | undefined {
+export function handlerOf(
+  f: FileRewrite,
+  call: TS.CallExpression,
+): { fn: TS.FunctionLikeDeclaration; declaration?: TS.Statement } | undefined {
   const last = call.arguments[call.arguments.length - 1];
   if (!last) return undefined;
   if (ts.isArrowFunction(last) || ts.isFunctionExpression(last)) return { fn: last };
   if (!ts.isIdentifier(last)) return undefined;
   const decl = f.declarationOf(last);
   if (decl && ts.isFunctionDeclaration(decl) && ts.isSourceFile(decl.parent)) return { fn: decl, declaration: decl };
-  if (decl && ts.isVariableDeclaration(decl) && decl.initializer && (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))) {
+  if (
+    decl &&
+    ts.isVariableDeclaration(decl) &&
+    decl.initializer &&
+    (ts.isArrowFunction(decl.initializer) || ts.isFunctionExpression(decl.initializer))
+  ) {
     const statement = decl.parent.parent;
-    if (ts.isVariableStatement(statement) && ts.isSourceFile(statement.parent) && statement.declarationList.declarations.length === 1) return { fn: decl.initializer, declaration: statement };
+    if (ts.isVariableStatement(statement) && ts.isSourceFile(statement.parent) && statement.declarationList.declarations.length === 1)
+      return { fn: decl.initializer, declaration: statement };
   }
   return undefined;
 }
@@ -143,7 +192,10 @@ export function beyondWiring(f: FileRewrite, fn: TS.FunctionLikeDeclaration, all
     const imported = f.importOf(id);
     if (imported && (imported.module.startsWith('@modelcontextprotocol/') || /^(node:)?crypto$/.test(imported.module))) return true;
     // An event store class of this file, by shape.
-    return ts.isClassDeclaration(decl) && decl.members.some((m) => m.name !== undefined && ts.isIdentifier(m.name) && m.name.text === 'storeEvent');
+    return (
+      ts.isClassDeclaration(decl) &&
+      decl.members.some((m) => m.name !== undefined && ts.isIdentifier(m.name) && m.name.text === 'storeEvent')
+    );
   };
   let problem: string | undefined;
   const describe = (node: TS.Node) => {
@@ -156,10 +208,17 @@ export function beyondWiring(f: FileRewrite, fn: TS.FunctionLikeDeclaration, all
       const callee = ts.isTaggedTemplateExpression(node) ? node.tag : node.expression;
       const root = rootIdentifier(callee);
       if (!root || !inside(root)) problem = `calls ${describe(ts.isTaggedTemplateExpression(node) ? node : callee)}(…)`;
-    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && node.operatorToken.kind <= ts.SyntaxKind.LastAssignment) {
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    ) {
       const root = rootIdentifier(node.left);
       if (!root || !inside(root)) problem = `assigns ${describe(node.left)}`;
-    } else if ((ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) && (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)) {
+    } else if (
+      (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+      (node.operator === ts.SyntaxKind.PlusPlusToken || node.operator === ts.SyntaxKind.MinusMinusToken)
+    ) {
       const root = rootIdentifier(node.operand);
       if (!root || !inside(root)) problem = `updates ${describe(node.operand)}`;
     } else if (ts.isDeleteExpression(node)) {

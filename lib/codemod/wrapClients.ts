@@ -47,7 +47,10 @@ export function wrapClients(f: FileRewrite): void {
 }
 
 /** The connect call of a transport and the other uses of its variable. */
-function usesOf(f: FileRewrite, node: TS.NewExpression): { connect?: TS.CallExpression; others: TS.Identifier[]; wrapped: boolean; variable?: TS.Identifier } {
+function usesOf(
+  f: FileRewrite,
+  node: TS.NewExpression,
+): { connect?: TS.CallExpression; others: TS.Identifier[]; wrapped: boolean; variable?: TS.Identifier } {
   const inline = connectCallOf(node);
   if (inline) return { connect: inline, others: [], wrapped: false };
   const bound = boundIdentifier(node);
@@ -105,7 +108,9 @@ function http(f: FileRewrite, node: TS.NewExpression): void {
     f.mark(node, 'client-options');
     return;
   }
-  const beyond = others.filter((r) => !(ts.isPropertyAccessExpression(r.parent) && r.parent.expression === r && BRIDGE_MEMBERS.has(r.parent.name.text)));
+  const beyond = others.filter(
+    (r) => !(ts.isPropertyAccessExpression(r.parent) && r.parent.expression === r && BRIDGE_MEMBERS.has(r.parent.name.text)),
+  );
   if (!connect || beyond.length > 0) {
     f.mark(beyond[0] ?? node, 'client-transport-used');
     return;

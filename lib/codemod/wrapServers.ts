@@ -10,7 +10,18 @@ import { ts } from './typescript.ts';
 import { indentAt, lineEnd, newlineOf } from './edits.ts';
 import { enclosingFunction, propertyOf, rootIdentifier, statementOf, stringValue, walk, within, type FileRewrite } from './fileRewrite.ts';
 import { markerComment, type MarkerCode } from './markers.ts';
-import { beyondWiring, boundIdentifier, connectCallOf, findRegistration, handlerOf, registrationOf, routesAt, serverTransportKind, type Registration, type ServerTransportKind } from './wiring.ts';
+import {
+  beyondWiring,
+  boundIdentifier,
+  connectCallOf,
+  findRegistration,
+  handlerOf,
+  registrationOf,
+  routesAt,
+  serverTransportKind,
+  type Registration,
+  type ServerTransportKind,
+} from './wiring.ts';
 
 export const SERVER_ENTRY = 'mcp-dual-era/server';
 
@@ -64,7 +75,10 @@ function locate(f: FileRewrite, node: TS.NewExpression, kind: ServerTransportKin
   if (!transport) return undefined;
   const declared = f.declarationOf(transport);
   const name = declared && ts.isVariableDeclaration(declared) && ts.isIdentifier(declared.name) ? declared.name : transport;
-  const connect = f.referencesOf(name).map(connectCallOf).find((c) => c !== undefined);
+  const connect = f
+    .referencesOf(name)
+    .map(connectCallOf)
+    .find((c) => c !== undefined);
   return connect ? { kind, construction: node, transport, connect } : undefined;
 }
 
@@ -119,7 +133,9 @@ function upstreamOf(f: FileRewrite, server: TS.Expression, handler: TS.FunctionL
   const local = (decls: Set<TS.Node>) => [...decls].some((d) => within(d, handler));
   if (ts.isCallExpression(server) || ts.isNewExpression(server)) {
     const reaches = declarationsIn(f, server);
-    return local(reaches) ? { problem: 'server-from-request' } : { text: `() => ${server.getText(f.sf)}`, single: false, companions: [], reaches };
+    return local(reaches)
+      ? { problem: 'server-from-request' }
+      : { text: `() => ${server.getText(f.sf)}`, single: false, companions: [], reaches };
   }
   if (!ts.isIdentifier(server)) return { text: server.getText(f.sf), single: true, companions: [], reaches: new Set() };
   const decl = f.declarationOf(server);
@@ -135,7 +151,8 @@ function upstreamOf(f: FileRewrite, server: TS.Expression, handler: TS.FunctionL
   reaches.add(decl);
   // A server configured here (tools registered in the handler) cannot be rebuilt by calling `init`.
   const name = ts.isBindingElement(decl) ? (decl.name as TS.Identifier) : (decl as TS.VariableDeclaration).name;
-  if (ts.isIdentifier(name) && f.referencesOf(name).some((r) => r !== name && within(r, handler) && !isLifecycleUse(r))) return { problem: 'server-built-here' };
+  if (ts.isIdentifier(name) && f.referencesOf(name).some((r) => r !== name && within(r, handler) && !isLifecycleUse(r)))
+    return { problem: 'server-built-here' };
   let text = `() => ${init.getText(f.sf)}`;
   let companions: TS.Identifier[] = [];
   if (ts.isBindingElement(decl)) {
@@ -165,8 +182,15 @@ function sessionMap(f: FileRewrite, transport: TS.Identifier | undefined): TS.De
   for (const ref of f.referencesOf(name)) {
     const p = ref.parent;
     let target: TS.Expression | undefined;
-    if (ts.isBinaryExpression(p) && p.right === ref && p.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isElementAccessExpression(p.left)) target = p.left.expression;
-    if (ts.isCallExpression(p) && p.arguments[1] === ref && ts.isPropertyAccessExpression(p.expression) && p.expression.name.text === 'set') target = p.expression.expression;
+    if (
+      ts.isBinaryExpression(p) &&
+      p.right === ref &&
+      p.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isElementAccessExpression(p.left)
+    )
+      target = p.left.expression;
+    if (ts.isCallExpression(p) && p.arguments[1] === ref && ts.isPropertyAccessExpression(p.expression) && p.expression.name.text === 'set')
+      target = p.expression.expression;
     const root = target ? rootIdentifier(target) : undefined;
     const d = root ? f.declarationOf(root) : undefined;
     if (d) return d;
@@ -177,7 +201,12 @@ function sessionMap(f: FileRewrite, transport: TS.Identifier | undefined): TS.De
 /** The path a Node listener checks `req.url` against, if it checks one. */
 function checkedPath(f: FileRewrite, handler: TS.FunctionLikeDeclaration): string | undefined {
   let path: string | undefined;
-  const equality = [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken, ts.SyntaxKind.EqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsToken];
+  const equality = [
+    ts.SyntaxKind.EqualsEqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsEqualsToken,
+    ts.SyntaxKind.EqualsEqualsToken,
+    ts.SyntaxKind.ExclamationEqualsToken,
+  ];
   walk(handler, (n) => {
     if (path) return;
     if (ts.isBinaryExpression(n) && equality.includes(n.operatorToken.kind)) {
@@ -185,7 +214,12 @@ function checkedPath(f: FileRewrite, handler: TS.FunctionLikeDeclaration): strin
       const literal = sides.map(stringValue).find((v) => v?.startsWith('/'));
       if (literal && sides.some((s) => /\.(url|pathname)$/.test(s.getText(f.sf)))) path = literal.split('?')[0];
     }
-    if (ts.isCallExpression(n) && ts.isPropertyAccessExpression(n.expression) && n.expression.name.text === 'startsWith' && /\.(url|pathname)\??$/.test(n.expression.expression.getText(f.sf))) {
+    if (
+      ts.isCallExpression(n) &&
+      ts.isPropertyAccessExpression(n.expression) &&
+      n.expression.name.text === 'startsWith' &&
+      /\.(url|pathname)\??$/.test(n.expression.expression.getText(f.sf))
+    ) {
       const v = stringValue(n.arguments[0]);
       if (v?.startsWith('/')) path = v;
     }
@@ -203,7 +237,8 @@ function optionsOf(x: Found): TS.ObjectLiteralExpression | undefined {
 function webRequestOf(f: FileRewrite, handler: TS.FunctionLikeDeclaration): string | undefined {
   let found: string | undefined;
   walk(handler, (n) => {
-    if (found || !ts.isCallExpression(n) || !ts.isPropertyAccessExpression(n.expression) || n.expression.name.text !== 'handleRequest') return;
+    if (found || !ts.isCallExpression(n) || !ts.isPropertyAccessExpression(n.expression) || n.expression.name.text !== 'handleRequest')
+      return;
     const arg = n.arguments[0];
     const root = arg ? rootIdentifier(arg) : undefined;
     if (arg && root && handler.parameters.some((p) => ts.isIdentifier(p.name) && p.name.text === root.text)) found = arg.getText(f.sf);
@@ -252,10 +287,15 @@ function streamable(f: FileRewrite, x: Found, served: Set<TS.CallExpression>): v
   const nl = newlineOf(f.text);
   const params = handler.parameters.map((p) => p.getText(f.sf)).join(', ');
   const names = handler.parameters.map((p) => p.name.getText(f.sf));
-  const listener = web ? `(${params}) => ${wrapName}.fetch(${web})` : `(${params || 'req, res'}) => ${wrapName}.node(${names[0] ?? 'req'}, ${names[1] ?? 'res'})`;
+  const listener = web
+    ? `(${params}) => ${wrapName}.fetch(${web})`
+    : `(${params || 'req, res'}) => ${wrapName}.node(${names[0] ?? 'req'}, ${names[1] ?? 'res'})`;
   const markers = endpointMarkers(f, x, upstream, handler);
   const wrapDecl = (path: string | null, semi: string, indent: string) =>
-    [...markers.map(([code, detail]) => markerComment(code, detail)), `const ${wrapName} = wrapLegacyServer({ upstream: ${upstream.text}, http: { path: ${path === null ? 'null' : `'${path}'`} } })${semi}`].join(`${nl}${indent}`);
+    [
+      ...markers.map(([code, detail]) => markerComment(code, detail)),
+      `const ${wrapName} = wrapLegacyServer({ upstream: ${upstream.text}, http: { path: ${path === null ? 'null' : `'${path}'`} } })${semi}`,
+    ].join(`${nl}${indent}`);
   f.need(SERVER_ENTRY, 'wrapLegacyServer');
 
   if (registration.kind === 'node') {
@@ -269,7 +309,10 @@ function streamable(f: FileRewrite, x: Found, served: Set<TS.CallExpression>): v
       f.remove([declaration]);
       f.replace(registration.call.arguments[registration.call.arguments.length - 1]!, listener);
     } else f.replace(handler, listener);
-    f.rewrote(x.construction, `Streamable HTTP ${map ? 'with sessions' : 'stateless'}: the Node request listener → ${wrapName}.node(req, res)`);
+    f.rewrote(
+      x.construction,
+      `Streamable HTTP ${map ? 'with sessions' : 'stateless'}: the Node request listener → ${wrapName}.node(req, res)`,
+    );
     return;
   }
 
@@ -284,18 +327,28 @@ function streamable(f: FileRewrite, x: Found, served: Set<TS.CallExpression>): v
   const statement = first.parent as TS.ExpressionStatement;
   const indent = indentAt(f.text, statement.getStart(f.sf));
   const semi = statement.getText(f.sf).trimEnd().endsWith(';') ? ';' : '';
-  f.replace(statement, `${wrapDecl(null, semi, indent)}${nl}${indent}${registration.receiver}.all(${first.arguments[0]!.getText(f.sf)}, ${listener})${semi}`);
+  f.replace(
+    statement,
+    `${wrapDecl(null, semi, indent)}${nl}${indent}${registration.receiver}.all(${first.arguments[0]!.getText(f.sf)}, ${listener})${semi}`,
+  );
   f.remove([...group.routes.slice(1).map((r) => r.parent), ...(declaration ? [declaration] : []), ...group.handlers]);
   for (const [call, reason] of group.left) f.mark(call, 'handler-not-wiring', reason);
   const methods = group.routes.map((r) => (registrationOf(f, r) as { method: string }).method.toUpperCase()).join(', ');
-  f.rewrote(first, `Streamable HTTP ${map ? 'with sessions' : 'stateless'}: ${methods} ${registration.path} → ${registration.receiver}.all('${registration.path}', … ${wrapName}.${web ? 'fetch' : 'node'}(…))`);
+  f.rewrote(
+    first,
+    `Streamable HTTP ${map ? 'with sessions' : 'stateless'}: ${methods} ${registration.path} → ${registration.receiver}.all('${registration.path}', … ${wrapName}.${web ? 'fetch' : 'node'}(…))`,
+  );
 }
 
 /**
  * The routes that make up one MCP endpoint, those on its path left as they are (with why), and the
  * declarations of named handlers that only these routes used.
  */
-function routeGroup(f: FileRewrite, registration: Extract<Registration, { kind: 'route' }>, map: TS.Declaration | undefined): { routes: TS.CallExpression[]; left: Array<[TS.CallExpression, string]>; handlers: TS.Statement[] } {
+function routeGroup(
+  f: FileRewrite,
+  registration: Extract<Registration, { kind: 'route' }>,
+  map: TS.Declaration | undefined,
+): { routes: TS.CallExpression[]; left: Array<[TS.CallExpression, string]>; handlers: TS.Statement[] } {
   const routes: TS.CallExpression[] = [];
   const left: Array<[TS.CallExpression, string]> = [];
   const named = new Set<TS.Statement>();
@@ -315,7 +368,9 @@ function routeGroup(f: FileRewrite, registration: Extract<Registration, { kind: 
   routes.sort((a, b) => a.pos - b.pos);
   // A named handler goes with the routes only when nothing else uses it.
   const handlers = [...named].filter((d) => {
-    const name = ts.isFunctionDeclaration(d) ? d.name! : ((d as TS.VariableStatement).declarationList.declarations[0]!.name as TS.Identifier);
+    const name = ts.isFunctionDeclaration(d)
+      ? d.name!
+      : ((d as TS.VariableStatement).declarationList.declarations[0]!.name as TS.Identifier);
     return f.referencesOf(name).every((r) => r === name || routes.some((c) => within(r, c)));
   });
   return { routes, left, handlers };

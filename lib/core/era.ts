@@ -113,8 +113,12 @@ const LEGACY_ONLY_METHODS = new Set([
   'tasks/result',
   'tasks/list',
 ]);
-const MODERN_ONLY_METHODS = new Set(['server/discover', 'subscriptions/listen', 'notifications/subscriptions/acknowledged', 'tasks/update']);
-
+const MODERN_ONLY_METHODS = new Set([
+  'server/discover',
+  'subscriptions/listen',
+  'notifications/subscriptions/acknowledged',
+  'tasks/update',
+]);
 
 /**
  * The era a message claims. A request claims modern only through

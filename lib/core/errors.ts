@@ -74,7 +74,8 @@ export const invalidRequest = (detail: string): WireError => wire(ErrorCode.Inva
 export const methodNotFound = (method: string, detail?: string): WireError =>
   wire(ErrorCode.MethodNotFound, detail ? `Method not found: ${method} (${detail})` : `Method not found: ${method}`);
 /** `-32602`: the params (or the modern `_meta` envelope) are invalid; `data` is passed through. */
-export const invalidParams = (detail: string, data?: unknown): WireError => wire(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
+export const invalidParams = (detail: string, data?: unknown): WireError =>
+  wire(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
 /** `-32603`: the request could not be served. */
 export const internalError = (detail: string): WireError => wire(ErrorCode.InternalError, `Internal error: ${detail}`);
 /** `-32020`: an HTTP routing header is missing or disagrees with the body. */
@@ -83,11 +84,9 @@ export const headerMismatch = (detail: string): WireError => wire(ErrorCode.Head
 /** `-32021` with the capabilities the request would have needed. */
 export function missingCapability(requiredCapabilities: Record<string, unknown>, detail?: string): WireError {
   const names = Object.keys(requiredCapabilities).join(', ');
-  return wire(
-    ErrorCode.MissingRequiredClientCapability,
-    detail ?? `Missing required client capability: ${names}`,
-    { requiredCapabilities },
-  );
+  return wire(ErrorCode.MissingRequiredClientCapability, detail ?? `Missing required client capability: ${names}`, {
+    requiredCapabilities,
+  });
 }
 
 /** `-32022` naming what was asked for and what is supported. */

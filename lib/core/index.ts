@@ -40,7 +40,15 @@ export {
   type WireError,
 } from './errors.ts';
 export { fail, ok, type Outcome } from './outcome.ts';
-export { type Implementation, ImplementationSchema, type JsonObject, LOGGING_LEVELS, type LoggingLevel, LoggingLevelSchema, type ProgressToken } from './primitives.ts';
+export {
+  type Implementation,
+  ImplementationSchema,
+  type JsonObject,
+  LOGGING_LEVELS,
+  type LoggingLevel,
+  LoggingLevelSchema,
+  type ProgressToken,
+} from './primitives.ts';
 export {
   type Classified,
   classify,
@@ -62,10 +70,20 @@ export {
   type RequestId,
   resultResponse,
 } from './jsonrpc.ts';
-export { type LegacyClientCapabilities, LegacyClientCapabilitiesSchema, type LegacyServerCapabilities, LegacyServerCapabilitiesSchema } from './legacy/capabilities.ts';
+export {
+  type LegacyClientCapabilities,
+  LegacyClientCapabilitiesSchema,
+  type LegacyServerCapabilities,
+  LegacyServerCapabilitiesSchema,
+} from './legacy/capabilities.ts';
 export { type InitializeParams, InitializeParamsSchema, type InitializeResult, InitializeResultSchema } from './legacy/lifecycle.ts';
 export { type InputMethod, LEGACY_INPUT_METHODS } from './legacy/inputs.ts';
-export { type ModernClientCapabilities, ModernClientCapabilitiesSchema, type ModernServerCapabilities, ModernServerCapabilitiesSchema } from './modern/capabilities.ts';
+export {
+  type ModernClientCapabilities,
+  ModernClientCapabilitiesSchema,
+  type ModernServerCapabilities,
+  ModernServerCapabilitiesSchema,
+} from './modern/capabilities.ts';
 export { type CacheScope, type DiscoverResult, DiscoverResultSchema, type RequestMeta, RequestMetaSchema } from './modern/lifecycle.ts';
 export {
   type InputRequest,
@@ -77,10 +95,23 @@ export {
   type InputResponses,
   InputResponsesSchema,
 } from './modern/inputs.ts';
-export { CACHEABLE_METHODS, type CacheableMethod, isCacheableMethod, isMrtrMethod, MRTR_METHODS, type MrtrMethod } from './modern/methods.ts';
+export {
+  CACHEABLE_METHODS,
+  type CacheableMethod,
+  isCacheableMethod,
+  isMrtrMethod,
+  MRTR_METHODS,
+  type MrtrMethod,
+} from './modern/methods.ts';
 export { type SubscriptionFilter, SubscriptionFilterSchema } from './modern/notifications.ts';
 export { assembleBatch, type BatchItem, splitBatch } from './translate/batch.ts';
-export { clientCapabilitiesToLegacy, clientCapabilitiesToModern, type RootsDeclaration, serverCapabilitiesToLegacy, serverCapabilitiesToModern } from './translate/capabilities.ts';
+export {
+  clientCapabilitiesToLegacy,
+  clientCapabilitiesToModern,
+  type RootsDeclaration,
+  serverCapabilitiesToLegacy,
+  serverCapabilitiesToModern,
+} from './translate/capabilities.ts';
 export { type CacheDefaults, type CachePolicy, type ToLegacyOptions, type ToModernOptions } from './translate/context.ts';
 export { discoverToInitializeResult, initializeResultToDiscover } from './translate/discover.ts';
 export {
@@ -97,7 +128,17 @@ export {
   sessionFromInitialize,
 } from './translate/envelope.ts';
 export { errorToLegacy, errorToModern } from './translate/errors.ts';
-export { computeHeaders, decodeHeaderValue, encodeHeaderValue, HEADER, type HeaderLookup, type ParamHeader, paramHeaders, type ToolHeaderInfo, verifyHeaders } from './translate/headers.ts';
+export {
+  computeHeaders,
+  decodeHeaderValue,
+  encodeHeaderValue,
+  HEADER,
+  type HeaderLookup,
+  type ParamHeader,
+  paramHeaders,
+  type ToolHeaderInfo,
+  verifyHeaders,
+} from './translate/headers.ts';
 export {
   checkInputCapability,
   INPUT_KEY_META,
@@ -113,7 +154,15 @@ export {
   retryRequest,
   urlElicitationToInputRequired,
 } from './translate/inputRequests.ts';
-export { cancelToLegacy, cancelToModern, isLegacyOnlyNotification, logToLegacy, logToModern, progressToLegacy, progressToModern } from './translate/notifications.ts';
+export {
+  cancelToLegacy,
+  cancelToModern,
+  isLegacyOnlyNotification,
+  logToLegacy,
+  logToModern,
+  progressToLegacy,
+  progressToModern,
+} from './translate/notifications.ts';
 export { type InvalidToolAnnotation, resultToLegacy, resultToModern } from './translate/results.ts';
 export {
   acknowledgement,

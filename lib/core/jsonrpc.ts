@@ -25,13 +25,21 @@ export const JsonRpcNotificationSchema = v.looseObject({ jsonrpc: v.literal('2.0
 export type JsonRpcNotification = { jsonrpc: '2.0'; method: string; params?: Record<string, unknown> };
 
 /** Validates a successful JSON-RPC response. */
-export const JsonRpcResultSchema = v.looseObject({ jsonrpc: v.literal('2.0'), id: RequestIdSchema, result: v.record(v.string(), v.unknown()) });
+export const JsonRpcResultSchema = v.looseObject({
+  jsonrpc: v.literal('2.0'),
+  id: RequestIdSchema,
+  result: v.record(v.string(), v.unknown()),
+});
 /** A successful JSON-RPC response. */
 export type JsonRpcResult = { jsonrpc: '2.0'; id: RequestId; result: Record<string, unknown> };
 
 export const WireErrorSchema = v.looseObject({ code: v.pipe(v.number(), v.integer()), message: v.string(), data: v.optional(v.unknown()) });
 /** Validates a JSON-RPC error response. */
-export const JsonRpcErrorSchema = v.looseObject({ jsonrpc: v.literal('2.0'), id: v.optional(v.nullable(RequestIdSchema)), error: WireErrorSchema });
+export const JsonRpcErrorSchema = v.looseObject({
+  jsonrpc: v.literal('2.0'),
+  id: v.optional(v.nullable(RequestIdSchema)),
+  error: WireErrorSchema,
+});
 /** A JSON-RPC error response (`id` null or absent when the request could not be read). */
 export type JsonRpcError = { jsonrpc: '2.0'; id?: RequestId | null; error: WireError };
 
@@ -52,7 +60,6 @@ export type Classified =
 export interface ClassifyFailure extends WireError {
   readonly id: RequestId | null;
 }
-
 
 function isId(id: unknown): id is RequestId {
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
@@ -154,7 +161,10 @@ export function nestedBeyond(text: string, value: unknown, maxDepth = DEFAULT_MA
  * text it came from) before it is classified: the fronts that answer callers hold the ids a
  * JavaScript number would change this way.
  */
-export function parseMessage(text: string, options: { maxDepth?: number; rewrite?: (value: unknown, text: string) => unknown } = {}): Outcome<Classified, ClassifyFailure> {
+export function parseMessage(
+  text: string,
+  options: { maxDepth?: number; rewrite?: (value: unknown, text: string) => unknown } = {},
+): Outcome<Classified, ClassifyFailure> {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -173,7 +183,10 @@ export function resultResponse(id: RequestId, result: Record<string, unknown>): 
 
 /** Builds an error response; `id` is null only when the request's id could not be read. */
 export function errorResponse(id: RequestId | null, error: WireError): JsonRpcError {
-  const err: WireError = error.data === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, data: error.data };
+  const err: WireError =
+    error.data === undefined
+      ? { code: error.code, message: error.message }
+      : { code: error.code, message: error.message, data: error.data };
   return id === null ? { jsonrpc: '2.0', error: err } : { jsonrpc: '2.0', id, error: err };
 }
 

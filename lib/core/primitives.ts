@@ -47,7 +47,10 @@ export type JsonObject = Record<string, unknown>;
  * object; a JSON object in the protocol never is one).
  */
 export function notArray<S extends v.GenericSchema>(schema: S) {
-  return v.pipe(v.custom<v.InferInput<S>>((value) => !Array.isArray(value), 'expected an object, not an array'), schema);
+  return v.pipe(
+    v.custom<v.InferInput<S>>((value) => !Array.isArray(value), 'expected an object, not an array'),
+    schema,
+  );
 }
 
 export const JsonObjectSchema = v.record(v.string(), v.unknown());

@@ -60,7 +60,8 @@ export function eraOfDiscoverAnswer(answer: DiscoverAnswer, asked: DiscoverAsked
         return statusVerdict(answer.status) ?? { era: 'legacy', reason: `server/discover answered HTTP ${answer.status} with a result` };
       }
       const result = answer.result;
-      if (!isRecord(result) || !Array.isArray(result['supportedVersions'])) return { era: 'legacy', reason: 'the answer to server/discover is not a DiscoverResult' };
+      if (!isRecord(result) || !Array.isArray(result['supportedVersions']))
+        return { era: 'legacy', reason: 'the answer to server/discover is not a DiscoverResult' };
       const version = pickModernVersion(result['supportedVersions'], ours);
       if (version) return { era: 'modern', version, discover: result };
       return noSharedVersion(result['supportedVersions'], 'the server offers');
@@ -68,11 +69,19 @@ export function eraOfDiscoverAnswer(answer: DiscoverAnswer, asked: DiscoverAsked
     case 'error':
       return errorVerdict(answer.error, answer.status, asked, ours);
     case 'status':
-      return statusVerdict(answer.status) ?? { era: 'legacy', reason: `server/discover answered HTTP ${answer.status} without a JSON-RPC answer` };
+      return (
+        statusVerdict(answer.status) ?? {
+          era: 'legacy',
+          reason: `server/discover answered HTTP ${answer.status} without a JSON-RPC answer`,
+        }
+      );
     case 'silence':
       return answer.spoken
         ? { era: 'legacy', reason: `no answer to server/discover within ${answer.ms} ms` }
-        : { era: 'unknown', reason: `the server said nothing in ${Math.round(answer.ms / 1000)} s: it did not start (no answer to server/discover or initialize)` };
+        : {
+            era: 'unknown',
+            reason: `the server said nothing in ${Math.round(answer.ms / 1000)} s: it did not start (no answer to server/discover or initialize)`,
+          };
     case 'exit':
       return { era: 'legacy', reason: 'the server exited on server/discover' };
     case 'other':
@@ -93,7 +102,8 @@ function errorVerdict(error: WireError, status: number | undefined, asked: Disco
   const unknown = status === undefined ? undefined : statusVerdict(status);
   if (unknown) return unknown;
   const answered = `server/discover answered ${status === undefined ? '' : `HTTP ${status} with `}${error.code} ${error.message}`;
-  if (!isRecognisedModernError(error, status)) return { era: 'legacy', reason: answered, ...(status === undefined ? {} : { streamable: true }) };
+  if (!isRecognisedModernError(error, status))
+    return { era: 'legacy', reason: answered, ...(status === undefined ? {} : { streamable: true }) };
   if (error.code !== ErrorCode.UnsupportedProtocolVersion) return { era: 'modern', version: asked.sent, refusal: error };
   const supported = (error.data as JsonObject)['supported'] as unknown[];
   const version = pickModernVersion(supported, ours);
@@ -109,6 +119,7 @@ function errorVerdict(error: WireError, status: number | undefined, asked: Disco
 function noSharedVersion(supported: readonly unknown[], said: string): EraVerdict & { era: 'legacy' | 'unshared' } {
   const offered = supported.map(String);
   const list = offered.join(', ') || 'nothing';
-  if (supported.some(isLegacyVersion)) return { era: 'legacy', reason: `${said} ${list}: legacy versions only reach it through initialize` };
+  if (supported.some(isLegacyVersion))
+    return { era: 'legacy', reason: `${said} ${list}: legacy versions only reach it through initialize` };
   return { era: 'unshared', supported: offered, reason: `${said} ${list}, no modern version this client speaks` };
 }

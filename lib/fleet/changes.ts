@@ -77,7 +77,9 @@ export class FleetChanges {
       return;
     }
     if (this.#sending.size >= MAX_SENDING) {
-      this.#onError?.(new Error(`${MAX_SENDING} different changes are on their way to the fleet's Redis: a change was not told to the other replicas`));
+      this.#onError?.(
+        new Error(`${MAX_SENDING} different changes are on their way to the fleet's Redis: a change was not told to the other replicas`),
+      );
       return;
     }
     const entry = { again: false };
@@ -117,7 +119,8 @@ export class FleetChanges {
     } catch {
       return;
     }
-    if (!isRecord(change) || typeof change['from'] !== 'string' || change['from'] === this.#self || typeof change['scope'] !== 'string') return;
+    if (!isRecord(change) || typeof change['from'] !== 'string' || change['from'] === this.#self || typeof change['scope'] !== 'string')
+      return;
     const notification = change['notification'];
     if (!isRecord(notification) || notification['jsonrpc'] !== '2.0' || typeof notification['method'] !== 'string') return;
     for (const handler of this.#handlers) handler(change['scope'], notification as unknown as JsonRpcNotification, change['from']);

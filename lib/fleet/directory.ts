@@ -123,7 +123,9 @@ export class FleetDirectory {
     await this.#secrets.refresh();
     const self = this.#self;
     if (!self) return;
-    await this.#redis.set(this.#keys.replica(self.id), JSON.stringify({ ...self, signature: this.#secrets.sign(signed(self)) }), { PX: this.#ttlMs });
+    await this.#redis.set(this.#keys.replica(self.id), JSON.stringify({ ...self, signature: this.#secrets.sign(signed(self)) }), {
+      PX: this.#ttlMs,
+    });
   }
 
   /** The record `text` holds, when it is one and its signature verifies. */

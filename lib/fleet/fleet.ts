@@ -89,7 +89,10 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       keyring = new Keyring(agreed.keys);
       keySource = agreed.created ? 'created' : 'agreed';
       const ring = keyring;
-      refresher = setInterval(() => void stateKeys.refresh(ring).catch((e) => options.onError?.(e)), Math.max(100, options.keyRefreshMs ?? 2000));
+      refresher = setInterval(
+        () => void stateKeys.refresh(ring).catch((e) => options.onError?.(e)),
+        Math.max(100, options.keyRefreshMs ?? 2000),
+      );
       refresher.unref();
     }
     // The first replica's secret wins; every replica signs and checks with it.
@@ -113,7 +116,8 @@ export async function joinFleet(options: FleetOptions): Promise<Fleet> {
       secrets,
       usedStates: new RedisUsedStates(redis, keys),
       async rotateKey() {
-        if (keySource === 'given') throw new Error('this fleet seals with a key given to every replica: give them the new key first and the old one after it');
+        if (keySource === 'given')
+          throw new Error('this fleet seals with a key given to every replica: give them the new key first and the old one after it');
         await stateKeys.refresh(keyring);
         keyring.add(await stateKeys.rotate());
       },

@@ -63,7 +63,10 @@ export function subscriberOf(client: FleetRedis): FleetRedis {
 export async function boundedConnect(client: FleetRedis, what: string): Promise<void> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const silent = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} accepted the connection but did not answer within ${REDIS_COMMAND_MS} ms`)), REDIS_COMMAND_MS);
+    timer = setTimeout(
+      () => reject(new Error(`${what} accepted the connection but did not answer within ${REDIS_COMMAND_MS} ms`)),
+      REDIS_COMMAND_MS,
+    );
   });
   try {
     await Promise.race([client.connect(), silent]);

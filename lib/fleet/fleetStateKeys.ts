@@ -41,7 +41,11 @@ export class FleetStateKeys {
   async agree(): Promise<{ keys: StateKey[]; created: boolean }> {
     const first = Keyring.generate();
     // One replica's first key wins: the list is created only where none exists.
-    const created = (await this.#redis.eval(`if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('RPUSH', KEYS[1], ARGV[1]) return 1 end return 0`, { keys: [this.#list], arguments: [encode(first)] })) === 1;
+    const created =
+      (await this.#redis.eval(`if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('RPUSH', KEYS[1], ARGV[1]) return 1 end return 0`, {
+        keys: [this.#list],
+        arguments: [encode(first)],
+      })) === 1;
     return { keys: await this.read(), created };
   }
 

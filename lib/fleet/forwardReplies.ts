@@ -34,15 +34,30 @@ export interface Reply {
 export function goneReply(what: ForwardedFor, owner: string, why: string): Reply {
   const json = { 'content-type': 'application/json' };
   if ('call' in what) return { status: 400, headers: json, body: exactJson(ownerGoneError(what.call, owner, why)) };
-  if ('session' in what) return { status: 404, headers: json, body: JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` } }) };
-  const body = errorResponse(what.handedOver, { code: ErrorCode.InternalError, message: `Internal error: this replica is draining and the one it handed the request to is gone (${why}); send the request again` });
+  if ('session' in what)
+    return {
+      status: 404,
+      headers: json,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: ErrorCode.SessionNotFound, message: `Session not found: the replica that held it is gone (${why})` },
+      }),
+    };
+  const body = errorResponse(what.handedOver, {
+    code: ErrorCode.InternalError,
+    message: `Internal error: this replica is draining and the one it handed the request to is gone (${why}); send the request again`,
+  });
   return { status: 503, headers: { ...json, 'retry-after': '0' }, body: exactJson(body) };
 }
 
 /** The answer when the directory cannot be asked where `owner` is: 503, to be sent again shortly. */
 export function unreachableReply(what: ForwardedFor, owner: string): Reply {
   const id = 'call' in what ? what.call : 'handedOver' in what ? what.handedOver : null;
-  const body = errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the fleet's directory (its Redis) cannot be reached to find replica ${owner}, which holds this; send it again shortly` });
+  const body = errorResponse(id, {
+    code: ErrorCode.InternalError,
+    message: `Internal error: the fleet's directory (its Redis) cannot be reached to find replica ${owner}, which holds this; send it again shortly`,
+  });
   return { status: 503, headers: { 'content-type': 'application/json', 'retry-after': '1' }, body: exactJson(body) };
 }
 
@@ -61,7 +76,10 @@ export function brokenEvents(what: ForwardedFor, ids: readonly RequestId[], owne
   const gone = ids.map((id) =>
     'call' in what
       ? ownerGoneError(id, owner, why)
-      : errorResponse(id, { code: ErrorCode.InternalError, message: `Internal error: the replica serving this request is gone (${why}); send it again${'session' in what ? ' in a new session' : ''}` }),
+      : errorResponse(id, {
+          code: ErrorCode.InternalError,
+          message: `Internal error: the replica serving this request is gone (${why}); send it again${'session' in what ? ' in a new session' : ''}`,
+        }),
   );
   return gone.map((m) => `event: message\ndata: ${exactJson(m)}\n\n`).join('');
 }
@@ -91,7 +109,12 @@ export function answerWatch(unanswered: Set<RequestId>): (chunk: Uint8Array) => 
  * it breaks before it is done, `broken` gives a last chunk for the requests still unanswered (the
  * defined error for each), so every request gets one answer, not a cut stream.
  */
-export function passedOn(body: ReadableStream<Uint8Array>, ended: () => void, unanswered: Set<RequestId> | undefined, broken: (ids: readonly RequestId[]) => Uint8Array | undefined): ReadableStream<Uint8Array> {
+export function passedOn(
+  body: ReadableStream<Uint8Array>,
+  ended: () => void,
+  unanswered: Set<RequestId> | undefined,
+  broken: (ids: readonly RequestId[]) => Uint8Array | undefined,
+): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const watch = unanswered ? answerWatch(unanswered) : undefined;
   return new ReadableStream<Uint8Array>({
@@ -133,9 +156,10 @@ export function requestIds(body: string | undefined): RequestId[] {
   if (body === undefined) return [];
   try {
     const parsed = holdExactIds(JSON.parse(body), body);
-    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) => (isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number') ? [m['id']] : []));
+    return (Array.isArray(parsed) ? parsed : [parsed]).flatMap((m) =>
+      isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number') ? [m['id']] : [],
+    );
   } catch {
     return [];
   }
 }
-

@@ -18,7 +18,17 @@ import type { Keyring } from '../state/keyring.ts';
 import type { FleetDirectory, ReplicaRecord } from './directory.ts';
 import type { HopSecrets } from './hopSecrets.ts';
 import { CARRIED_BACK, hopMessage, hopTarget, NOT_CARRIED, pathOf, UNSIGNED, type HopTarget } from './hops.ts';
-import { answerWatch, asResponse, brokenEvents, goneReply, passedOn, requestIds, unreachableReply, writeReply, type Reply } from './forwardReplies.ts';
+import {
+  answerWatch,
+  asResponse,
+  brokenEvents,
+  goneReply,
+  passedOn,
+  requestIds,
+  unreachableReply,
+  writeReply,
+  type Reply,
+} from './forwardReplies.ts';
 
 /** How a fleet forwards. */
 export interface ForwardingOptions {
@@ -246,9 +256,17 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
   };
 
   /** Sends the call `body` (request `id`) to its owner at `record`, signed, and passes its answer back on `res`. */
-  const sendCall = (record: ReplicaRecord, owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void => {
+  const sendCall = (
+    record: ReplicaRecord,
+    owner: string,
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: string,
+    id: JsonRpcRequest['id'],
+  ): void => {
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
     const { url: target, path, options: to } = targetOf(record.advertise, req.url);
     headers[HOP_HEADER] = hopValue(record.id, { method: 'POST', path, sessionId: null, body }, new Map(Object.entries(headers)));
     headers['content-length'] = String(Buffer.byteLength(body));
@@ -268,23 +286,27 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       // A stream that broke off ends with the call's answer, unless it carried it already.
       res.end(streamed && unanswered.size > 0 ? brokenEvents({ call: id }, [...unanswered], owner, why) : undefined);
     };
-    const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)({ ...to, method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent }, (answer) => {
-      forwarded++;
-      streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
-      const carried: Record<string, string | string[]> = {};
-      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined && CARRIED_BACK.has(name)) carried[name] = value;
-      res.writeHead(answer.statusCode ?? 502, carried);
-      answer.on('data', (chunk: Buffer) => {
-        if (streamed) watch(chunk);
-        if (!res.write(chunk)) {
-          answer.pause();
-          res.once('drain', () => answer.resume());
-        }
-      });
-      answer.on('end', () => finish());
-      answer.on('aborted', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
-      answer.on('error', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
-    });
+    const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
+      { ...to, method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent },
+      (answer) => {
+        forwarded++;
+        streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
+        const carried: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(answer.headers))
+          if (value !== undefined && CARRIED_BACK.has(name)) carried[name] = value;
+        res.writeHead(answer.statusCode ?? 502, carried);
+        answer.on('data', (chunk: Buffer) => {
+          if (streamed) watch(chunk);
+          if (!res.write(chunk)) {
+            answer.pause();
+            res.once('drain', () => answer.resume());
+          }
+        });
+        answer.on('end', () => finish());
+        answer.on('aborted', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
+        answer.on('error', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
+      },
+    );
     const stopWatching = watchOwner(owner, () => {
       lostOwner = true;
       upstream.destroy(new Error('its heartbeat stopped'));
@@ -320,7 +342,13 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       await whenListed();
       // New work handed over goes to another ready replica if the one picked from a list a
       // second old has just gone.
-      const found = located('handedOver' in what ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined))) : await ownerRecord(owner), what, owner);
+      const found = located(
+        'handedOver' in what
+          ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined)))
+          : await ownerRecord(owner),
+        what,
+        owner,
+      );
       if ('status' in found) return asResponse(found);
       let record: ReplicaRecord = found;
       const headers = new Headers();
@@ -342,13 +370,23 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         stopWatching();
         request.signal.removeEventListener('abort', onClientGone);
       };
-      const why = (e: unknown) => (lostOwner ? 'its heartbeat stopped' : e === undefined ? 'its answer broke off' : `unreachable: ${e instanceof Error ? e.message : String(e)}`);
+      const why = (e: unknown) =>
+        lostOwner
+          ? 'its heartbeat stopped'
+          : e === undefined
+            ? 'its answer broke off'
+            : `unreachable: ${e instanceof Error ? e.message : String(e)}`;
       let answer: Response;
       for (let attempt = 0; ; attempt++) {
         try {
           const target = targetOf(record.advertise, request.url);
           headers.set(HOP_HEADER, hopValue(record.id, { ...signed, path: target.path }, carried));
-          answer = await fetch(target.url, { method: request.method, headers, ...(body === undefined ? {} : { body }), signal: controller.signal });
+          answer = await fetch(target.url, {
+            method: request.method,
+            headers,
+            ...(body === undefined ? {} : { body }),
+            signal: controller.signal,
+          });
           break;
         } catch (e) {
           const again = 'handedOver' in what && attempt === 0 && !controller.signal.aborted ? await freshPeer(record.advertise) : undefined;
@@ -402,7 +440,16 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       if (parts.length < 6) return false;
       const [from = '', to, atText, nonce = '', signature = ''] = parts;
       const at = Number(atText);
-      if (from === '' || from === fleet.id || to !== fleet.id || !Number.isSafeInteger(at) || Math.abs(Date.now() - at) > maxAge || nonce === '' || signature === '') return false;
+      if (
+        from === '' ||
+        from === fleet.id ||
+        to !== fleet.id ||
+        !Number.isSafeInteger(at) ||
+        Math.abs(Date.now() - at) > maxAge ||
+        nonce === '' ||
+        signature === ''
+      )
+        return false;
       const namesText = parts.slice(5).join('.');
       const names = namesText === '' ? [] : namesText.split(',');
       if (!(await fleet.secrets.verify(hopMessage(from, to, at, nonce, names, request), signature))) return false;

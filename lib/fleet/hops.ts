@@ -51,4 +51,3 @@ export interface HopTarget {
 export function pathOf(target: URL): string {
   return `${target.pathname}${target.search}`;
 }
-

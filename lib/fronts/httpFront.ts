@@ -45,7 +45,14 @@ import { traceCarrier } from '../observe/traceContext.ts';
 /** The span of a retry forwarded to the replica its call is parked on (nothing without an OpenTelemetry SDK). */
 function forwardedSpan(rpc: JsonRpcRequest, header: HeaderGetter, owner: string): { end(): void } {
   const params = rpc.params as JsonObject | undefined;
-  const facts = { method: rpc.method, params, id: rpc.id, transport: 'tcp' as const, clientEra: 'modern' as const, serverEra: 'legacy' as const };
+  const facts = {
+    method: rpc.method,
+    params,
+    id: rpc.id,
+    transport: 'tcp' as const,
+    clientEra: 'modern' as const,
+    serverEra: 'legacy' as const,
+  };
   return RequestSpan.forwarded(facts, traceCarrier(params?.['_meta'], header), owner);
 }
 
@@ -113,7 +120,13 @@ type Route =
  */
 type Decision =
   | Route
-  | { readonly kind: 'forward'; readonly owner: string; readonly call?: JsonRpcRequest; readonly session?: string; readonly parsed: unknown }
+  | {
+      readonly kind: 'forward';
+      readonly owner: string;
+      readonly call?: JsonRpcRequest;
+      readonly session?: string;
+      readonly parsed: unknown;
+    }
   | { readonly kind: 'verify-hop'; readonly hop: string; readonly then: Exclude<Route, { kind: 'reply' }> }
   | { readonly kind: 'hand-over'; readonly then: Exclude<Route, { kind: 'reply' }> };
 
@@ -152,7 +165,6 @@ function lowerCase(name: string): string {
   return lower;
 }
 
-
 /** The path of a request target or absolute URL, without building a URL object. */
 function pathOf(url: string): string {
   const scheme = url.indexOf('//');
@@ -190,7 +202,10 @@ function asWebRequest(req: IncomingMessage, body?: string, res?: ServerResponse)
 }
 
 /** The answer to a request that says it was forwarded by a replica of the fleet, and was not (or was, once before). */
-const FORBIDDEN_HOP = errorBody(ErrorCode.InvalidRequest, 'Forbidden: a forwarded request that no replica of this fleet sent to this one, or one taken already');
+const FORBIDDEN_HOP = errorBody(
+  ErrorCode.InvalidRequest,
+  'Forbidden: a forwarded request that no replica of this fleet sent to this one, or one taken already',
+);
 
 function forbiddenHop(): Response {
   return jsonResponse(FORBIDDEN_HOP, 403);
@@ -226,7 +241,8 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   const route = (message: Classified, header: HeaderGetter, sessionId: string | null): Route => {
     const parsed = message.kind === 'batch' ? message.items : message.message;
     if (sessionId && (message.kind !== 'request' || claimedEra(message.message) !== 'modern')) return { kind: 'legacy-handle', parsed };
-    if (message.kind === 'request' && message.message.method === 'initialize' && claimedEra(message.message) === 'legacy') return { kind: 'legacy-open', parsed };
+    if (message.kind === 'request' && message.message.method === 'initialize' && claimedEra(message.message) === 'legacy')
+      return { kind: 'legacy-open', parsed };
     if (!serve) return { kind: 'reply', status: 400, body: errorBody(ErrorCode.ConnectionClosed, NO_SESSION) };
     if (message.kind === 'notification') return { kind: 'reply', status: 202 };
     if (message.kind !== 'request') return { kind: 'reply', status: 400, body: errorBody(ErrorCode.InvalidRequest, NO_SESSION_BATCH) };
@@ -238,14 +254,18 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const envelope = readEnvelope(rpc, envelopeOptions);
     if (!envelope.ok) return { kind: 'reply', status: envelope.error.status, body: errorAnswer(rpc.id, envelope.error).message };
     // A method refused whatever the server can do gets its 404 as JSON, even when it asked for a stream.
-    const streams = (rpc.method === 'subscriptions/listen' || envelope.value.progressToken !== undefined || envelope.value.logLevel !== undefined) && !isRemovedInModern(rpc.method) && rpc.method !== 'tasks/update';
+    const streams =
+      (rpc.method === 'subscriptions/listen' || envelope.value.progressToken !== undefined || envelope.value.logLevel !== undefined) &&
+      !isRemovedInModern(rpc.method) &&
+      rpc.method !== 'tasks/update';
     return { kind: 'serve', rpc, envelope: envelope.value, streams };
   };
 
   const draining = (): boolean => config.health !== undefined && !config.health.ready();
   /** What a draining replica hands to another: new calls and new legacy sessions (a listen is refused: its client listens again). */
   const handedOver = (r: Route): boolean =>
-    r.kind === 'legacy-open' || (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.rpc.params?.['requestState'] === undefined);
+    r.kind === 'legacy-open' ||
+    (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.rpc.params?.['requestState'] === undefined);
 
   /**
    * The one decision on a POSTed message (see `Decision`). A retry of a call another replica owns
@@ -275,7 +295,9 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
   };
 
   /** Whether `pathname` is one of the health or metrics endpoints this front serves. */
-  const isProbe = (pathname: string): boolean => (config.health !== undefined && (pathname === '/healthz' || pathname === '/readyz')) || (config.metrics !== undefined && pathname === '/metrics');
+  const isProbe = (pathname: string): boolean =>
+    (config.health !== undefined && (pathname === '/healthz' || pathname === '/readyz')) ||
+    (config.metrics !== undefined && pathname === '/metrics');
 
   const fetch = async (request: Request): Promise<Response> => {
     const header: HeaderGetter = (name) => request.headers.get(name);
@@ -287,7 +309,8 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     if (config.health && request.method === 'GET') {
       const pathname = pathOf(request.url);
       if (pathname === '/healthz') return jsonResponse({ status: 'ok', ...config.health.info?.() }, 200);
-      if (pathname === '/readyz') return config.health.ready() ? jsonResponse({ status: 'ready' }, 200) : jsonResponse({ status: 'draining' }, 503);
+      if (pathname === '/readyz')
+        return config.health.ready() ? jsonResponse({ status: 'ready' }, 200) : jsonResponse({ status: 'draining' }, 503);
     }
     if (config.metrics && request.method === 'GET' && pathOf(request.url) === '/metrics') {
       const { body, contentType } = await config.metrics.text();
@@ -344,7 +367,9 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
         const r = d.then;
         const peer = await forwarding!.readyPeer();
         if (peer === undefined) return carryOut(r, request, header, sessionId);
-        return forwarding!.forward(peer, request, exactJson(r.kind === 'serve' ? r.rpc : r.parsed), { handedOver: r.kind === 'serve' ? r.rpc.id : null });
+        return forwarding!.forward(peer, request, exactJson(r.kind === 'serve' ? r.rpc : r.parsed), {
+          handedOver: r.kind === 'serve' ? r.rpc.id : null,
+        });
       }
       case 'reply':
         return d.body === undefined ? new Response(null, { status: d.status }) : jsonResponse(d.body, d.status);
@@ -360,11 +385,16 @@ export function createHttpFront(config: HttpFrontConfig): HttpFront {
     const challenge = challengeFor(() => request.url);
     if (!d.streams) {
       const answer = await serve!(rpc, { principal, signal: request.signal, envelope, notify: noop, headers: header, challenge });
-      return answer ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {}) : new Response(null, { status: 204 });
+      return answer
+        ? jsonResponse(answer.message, answer.status, answer.headers ? { ...answer.headers } : {})
+        : new Response(null, { status: 204 });
     }
     const gone = new Cancellation();
     request.signal.addEventListener('abort', () => gone.abort(), { once: true });
-    return lazyEventStream((writer) => serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, challenge }), { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) });
+    return lazyEventStream(
+      (writer) => serve!(rpc, { principal, signal: gone, envelope, notify: (n) => writer.send(n), headers: header, challenge }),
+      { onCancel: () => gone.abort(), keepAliveMs, headDelayMs: headDelay(rpc) },
+    );
   };
 
   let throughFetch: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;

@@ -70,7 +70,10 @@ function passesTo(credentials: Credentials, request: Request): boolean {
 
 /** The SDK's server transport, loaded with the first legacy session (a stdio front never needs it). */
 let sdkTransport: Promise<typeof WebStandardStreamableHTTPServerTransport> | undefined;
-const loadTransport = () => (sdkTransport ??= import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').then((m) => m.WebStandardStreamableHTTPServerTransport));
+const loadTransport = () =>
+  (sdkTransport ??= import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js').then(
+    (m) => m.WebStandardStreamableHTTPServerTransport,
+  ));
 
 /** Options of {@link LegacyHttpSessions}: the bounds, and who is asking. */
 export interface LegacyHttpSessionsOptions extends LegacySessionLimits {
@@ -135,12 +138,21 @@ export class LegacyHttpSessions {
     // Refusing new work (a replica that drains), a session takes no new request: its client is
     // told the session is gone and initializes again (elsewhere); what is under way (answers to
     // the server's requests, the calls they belong to, the GET stream) goes on to its end.
-    if (this.#refusing && holdsRequest(parsedBody)) return Promise.resolve(jsonError(404, ErrorCode.SessionNotFound, 'Session not found: this replica is draining; initialize again'));
+    if (this.#refusing && holdsRequest(parsedBody))
+      return Promise.resolve(jsonError(404, ErrorCode.SessionNotFound, 'Session not found: this replica is draining; initialize again'));
     const principal = this.#principal(request);
-    if (!this.#source.passesAuthorization) return this.#table.serve(request, principal, (session) => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }));
+    if (!this.#source.passesAuthorization)
+      return this.#table.serve(request, principal, (session) =>
+        session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }),
+      );
     // The upstream judges each request's credentials: a session follows its client's refreshed
     // token once the upstream took it.
-    return this.#table.serve(request, principal, (session) => this.#relayJudged(session, request, parsedBody, principal), (session) => passesTo(session.credentials!, request));
+    return this.#table.serve(
+      request,
+      principal,
+      (session) => this.#relayJudged(session, request, parsedBody, principal),
+      (session) => passesTo(session.credentials!, request),
+    );
   }
 
   /** Relays a request of a session whose client's credentials go upstream, answered as the upstream judged them. */
@@ -243,10 +255,18 @@ export class LegacyHttpSessions {
     }
   }
 
-  async #open(request: Request, parsedBody: unknown, principal: string, ticket: SessionTicket<LegacySession>, booted: () => void): Promise<Response> {
+  async #open(
+    request: Request,
+    parsedBody: unknown,
+    principal: string,
+    ticket: SessionTicket<LegacySession>,
+    booted: () => void,
+  ): Promise<Response> {
     let upstream: Transport;
     let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
-    const credentials: Credentials | undefined = this.#source.passesAuthorization ? { authorization: request.headers.get('authorization') ?? undefined, verdicts: new Map(), refused: false } : undefined;
+    const credentials: Credentials | undefined = this.#source.passesAuthorization
+      ? { authorization: request.headers.get('authorization') ?? undefined, verdicts: new Map(), refused: false }
+      : undefined;
     try {
       ServerTransport = await loadTransport();
       upstream = await this.#source.connect(credentials ? { authorization: () => credentials.authorization, relayed: true } : undefined);
@@ -274,7 +294,8 @@ export class LegacyHttpSessions {
     const inFlight = new Map<RequestId, unknown>();
     // A client that leaves before its initialize is answered opened nothing: its session (and the
     // server process it may hold) is closed, not kept until it idles out.
-    const initializeId = isRecord(parsedBody) && parsedBody['method'] === 'initialize' ? (parsedBody['id'] as RequestId | undefined) : undefined;
+    const initializeId =
+      isRecord(parsedBody) && parsedBody['method'] === 'initialize' ? (parsedBody['id'] as RequestId | undefined) : undefined;
     const abandoned = (): void => {
       if (initializeId === undefined || !inFlight.has(initializeId)) return;
       if (sessionId) this.#table.delete(sessionId);
@@ -287,7 +308,8 @@ export class LegacyHttpSessions {
       if ('method' in message && 'id' in message) {
         const meta = message.params?.['_meta'];
         inFlight.set(message.id, isRecord(meta) ? meta['progressToken'] : undefined);
-      } else if ('method' in message && message.method === 'notifications/cancelled') inFlight.delete(message.params?.['requestId'] as RequestId);
+      } else if ('method' in message && message.method === 'notifications/cancelled')
+        inFlight.delete(message.params?.['requestId'] as RequestId);
       upstream.send(observed ? observed.sent(message, headerSource(extra)) : message).catch(() => {});
     };
     upstream.onmessage = (message, extra) => {
@@ -360,7 +382,11 @@ function exactAnswers(response: Promise<Response>, body: unknown): Promise<Respo
 /** The ids of the requests in a POSTed body. */
 function requestIds(body: unknown): RequestId[] {
   const items = Array.isArray(body) ? body : [body];
-  return items.flatMap((m) => (isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number') ? [m['id'] as RequestId] : []));
+  return items.flatMap((m) =>
+    isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number')
+      ? [m['id'] as RequestId]
+      : [],
+  );
 }
 
 /** Whether a POSTed body holds a request (not only answers and notifications). */
@@ -371,7 +397,8 @@ function holdsRequest(body: unknown): boolean {
 
 /** The HTTP headers of the POST a client's message came in, as the SDK's transport hands them over with it. */
 function headerSource(extra: unknown): HeaderSource | undefined {
-  const headers = (extra as { requestInfo?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.requestInfo?.headers;
+  const headers = (extra as { requestInfo?: { headers?: Record<string, string | string[] | undefined> } } | undefined)?.requestInfo
+    ?.headers;
   if (!headers) return undefined;
   return (name) => {
     const value = headers[name];

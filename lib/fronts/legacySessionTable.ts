@@ -101,7 +101,6 @@ export class LegacySessionTable<S> {
     return row && row.principal === principal ? row.session : undefined;
   }
 
-
   /**
    * Makes room for one more session of `principal`: the caller's own idle session used longest ago
    * when it is at its bound, the idle session used longest ago of the principal holding the most
@@ -111,7 +110,15 @@ export class LegacySessionTable<S> {
   admit(principal: string): { ok: true; ticket: SessionTicket<S> } | { ok: false; refusal: LimitRefusal } {
     const refusal = this.#room(principal);
     if (refusal) return { ok: false, refusal };
-    const row: Row<S> = { id: `\u0000opening ${++this.#pending}`, principal, session: undefined, lastActive: this.#now(), active: 1, used: false, listening: 0 };
+    const row: Row<S> = {
+      id: `\u0000opening ${++this.#pending}`,
+      principal,
+      session: undefined,
+      lastActive: this.#now(),
+      active: 1,
+      used: false,
+      listening: 0,
+    };
     this.#rows.set(row.id, row);
     let done = false;
     return {
@@ -141,7 +148,12 @@ export class LegacySessionTable<S> {
     const mine = [...this.#rows.values()].filter((r) => r.principal === principal);
     if (mine.length >= this.perPrincipal) {
       const victim = idlest(mine, now);
-      if (!victim) return limitRefusal('legacy-sessions-per-caller', this.perPrincipal, `this caller has ${this.perPrincipal} legacy sessions in use; close one (DELETE) first`);
+      if (!victim)
+        return limitRefusal(
+          'legacy-sessions-per-caller',
+          this.perPrincipal,
+          `this caller has ${this.perPrincipal} legacy sessions in use; close one (DELETE) first`,
+        );
       this.#evict(victim);
     }
     if (this.#rows.size < this.max) return undefined;
@@ -183,7 +195,12 @@ export class LegacySessionTable<S> {
    * 404 otherwise. A POST or DELETE is activity until answered (a streamed answer until it ends);
    * the GET stream is not (a session only listening is idle, and closes when idle long enough).
    */
-  async serve(request: Request, principal: string, forward: (session: S) => Promise<Response>, passes?: (session: S) => boolean): Promise<Response> {
+  async serve(
+    request: Request,
+    principal: string,
+    forward: (session: S) => Promise<Response>,
+    passes?: (session: S) => boolean,
+  ): Promise<Response> {
     const id = request.headers.get('mcp-session-id');
     const row = id === null ? undefined : this.#rows.get(id);
     const session = row?.session !== undefined && (row.principal === principal || passes?.(row.session)) ? row.session : undefined;
@@ -261,7 +278,8 @@ export const EVICTABLE_AFTER_MS = { unused: 1000, used: 30_000 } as const;
 function idlest<S>(rows: ReadonlyArray<Row<S>>, now: number): Row<S> | undefined {
   let best: Row<S> | undefined;
   for (const r of rows) {
-    if (r.active > 0 || r.listening > 0 || r.session === undefined || now - r.lastActive < EVICTABLE_AFTER_MS[r.used ? 'used' : 'unused']) continue;
+    if (r.active > 0 || r.listening > 0 || r.session === undefined || now - r.lastActive < EVICTABLE_AFTER_MS[r.used ? 'used' : 'unused'])
+      continue;
     if (!best || (best.used && !r.used) || (best.used === r.used && r.lastActive < best.lastActive)) best = r;
   }
   return best;

@@ -35,7 +35,9 @@ const MAX_METADATA_BYTES = 64 * 1024;
 const DEFAULT_CACHE_MS = 5 * 60_000;
 
 /** What the upstream says of itself as a protected resource, or why it could not be read. */
-export type UpstreamMetadata = { readonly ok: true; readonly document: Record<string, unknown> | undefined } | { readonly ok: false; readonly message: string };
+export type UpstreamMetadata =
+  | { readonly ok: true; readonly document: Record<string, unknown> | undefined }
+  | { readonly ok: false; readonly message: string };
 
 /** A resource URL as RFC 8707 compares them: no fragment, no trailing slash on the path. */
 export function canonicalResource(url: string | URL): string {
@@ -117,7 +119,8 @@ export class ProtectedResource {
   /** Answers a request for the front's metadata: the upstream's, naming the front's resource. */
   async metadata(requestUrl: string): Promise<Response> {
     const read = await this.upstreamMetadata();
-    if (!read.ok) return jsonError(502, ErrorCode.InternalError, `The upstream's protected-resource metadata could not be read: ${read.message}`);
+    if (!read.ok)
+      return jsonError(502, ErrorCode.InternalError, `The upstream's protected-resource metadata could not be read: ${read.message}`);
     if (!read.document) return jsonError(404, ErrorCode.MethodNotFound, 'Not found: the upstream publishes no protected-resource metadata');
     const resource = this.resourceOf(requestUrl);
     const refused = typeof read.document['resource'] === 'string' ? passthroughRefusal(read.document['resource'], resource) : undefined;
@@ -170,7 +173,9 @@ export class ProtectedResource {
   }
 
   async #read(): Promise<UpstreamMetadata> {
-    const candidates = [...new Set([...(this.#named ? [this.#named] : []), metadataUrlOf(this.#upstream), `${this.#upstream.origin}${METADATA_PATH}`])];
+    const candidates = [
+      ...new Set([...(this.#named ? [this.#named] : []), metadataUrlOf(this.#upstream), `${this.#upstream.origin}${METADATA_PATH}`]),
+    ];
     for (const url of candidates) {
       let res: Response;
       try {
@@ -194,7 +199,8 @@ export class ProtectedResource {
       } catch {
         return { ok: false, message: `GET ${url}: not JSON` };
       }
-      if (!isRecord(document) || typeof document['resource'] !== 'string') return { ok: false, message: `GET ${url}: not protected-resource metadata (no "resource")` };
+      if (!isRecord(document) || typeof document['resource'] !== 'string')
+        return { ok: false, message: `GET ${url}: not protected-resource metadata (no "resource")` };
       return { ok: true, document };
     }
     return { ok: true, document: undefined };

@@ -45,7 +45,15 @@ export interface ModernContext {
  */
 export function withTelemetry(ctx: ModernContext, telemetry: RequestTelemetry): ModernContext {
   // Every field, required: a field added to ModernContext must be added here too.
-  const full: { readonly [K in keyof Required<ModernContext>]: ModernContext[K] } = { principal: ctx.principal, signal: ctx.signal, notify: ctx.notify, envelope: ctx.envelope, headers: ctx.headers, challenge: ctx.challenge, telemetry };
+  const full: { readonly [K in keyof Required<ModernContext>]: ModernContext[K] } = {
+    principal: ctx.principal,
+    signal: ctx.signal,
+    notify: ctx.notify,
+    envelope: ctx.envelope,
+    headers: ctx.headers,
+    challenge: ctx.challenge,
+    telemetry,
+  };
   return full;
 }
 
@@ -70,7 +78,10 @@ export function authRefusalOf(failure: UpstreamFailure | undefined): AuthRefusal
   if (!failure || (failure.httpStatus !== 401 && failure.httpStatus !== 403) || failure.challenge === undefined) return undefined;
   const status = failure.httpStatus;
   const said = failure.body ? `: ${failure.body}` : '';
-  const message = status === 401 ? `Unauthorized: the server refused the credentials (HTTP 401)${said}` : `Forbidden: the server refused the request for its credentials (HTTP 403)${said}`;
+  const message =
+    status === 401
+      ? `Unauthorized: the server refused the credentials (HTTP 401)${said}`
+      : `Forbidden: the server refused the request for its credentials (HTTP 403)${said}`;
   return { status, challenge: failure.challenge, error: { code: ErrorCode.InvalidRequest, message, data: { httpStatus: status } } };
 }
 
@@ -79,10 +90,18 @@ export function authRefusalOf(failure: UpstreamFailure | undefined): AuthRefusal
  * challenge (as `challenge` shows it to this client), so the client signs in (or refreshes its
  * token) as it would at the server itself. `undefined` for any other failure.
  */
-export function authRefusalAnswer(id: JsonRpcRequest['id'] | null, failure: UpstreamFailure | undefined, challenge: ((upstream: string) => string) | undefined): Answer | undefined {
+export function authRefusalAnswer(
+  id: JsonRpcRequest['id'] | null,
+  failure: UpstreamFailure | undefined,
+  challenge: ((upstream: string) => string) | undefined,
+): Answer | undefined {
   const refusal = authRefusalOf(failure);
   if (!refusal) return undefined;
-  return { message: errorResponse(id, refusal.error), status: refusal.status, headers: { 'www-authenticate': challenge ? challenge(refusal.challenge) : refusal.challenge } };
+  return {
+    message: errorResponse(id, refusal.error),
+    status: refusal.status,
+    headers: { 'www-authenticate': challenge ? challenge(refusal.challenge) : refusal.challenge },
+  };
 }
 
 /** The error answer for a request, with its HTTP status. */
@@ -133,7 +152,10 @@ export const HOP_HEADER = 'x-mcp-dual-era-hop';
  * Who a forwarded request is answered for when its owner is gone: a parked call's retry, a legacy
  * session, or new work a draining replica handed to a ready one.
  */
-export type ForwardedFor = { readonly call: JsonRpcRequest['id'] } | { readonly session: string } | { readonly handedOver: JsonRpcRequest['id'] | null };
+export type ForwardedFor =
+  | { readonly call: JsonRpcRequest['id'] }
+  | { readonly session: string }
+  | { readonly handedOver: JsonRpcRequest['id'] | null };
 
 /**
  * Where a request that belongs to another replica of a fleet goes: the fleet hands this to the

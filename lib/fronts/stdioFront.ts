@@ -113,7 +113,10 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       own.onclose = () => {
         if (legacy === own) legacy = undefined;
         const failure = own.failure;
-        legacyGone = { detail: `it ${failure ? closedReason(failure, spoke ? undefined : 'before it answered initialize') : 'closed the connection'}`, failure };
+        legacyGone = {
+          detail: `it ${failure ? closedReason(failure, spoke ? undefined : 'before it answered initialize') : 'closed the connection'}`,
+          failure,
+        };
         // One that never said a word did not start: the wrap's owner hears of it.
         if (!spoke) wrap.legacy.failed?.(legacyGone.detail);
         for (const id of unanswered) write(errorResponse(id, legacyGoneError()));
@@ -127,7 +130,14 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
       return own;
     } catch (e) {
       const failure = upstream?.failure;
-      legacyGone = { detail: failure ? (describeFailure(failure) ?? (e instanceof Error ? e.message : String(e))) : e instanceof Error ? e.message : String(e), failure };
+      legacyGone = {
+        detail: failure
+          ? (describeFailure(failure) ?? (e instanceof Error ? e.message : String(e)))
+          : e instanceof Error
+            ? e.message
+            : String(e),
+        failure,
+      };
       wrap.legacy.failed?.(legacyGone.detail);
       return undefined;
     }
@@ -135,7 +145,9 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
 
   const relay = async (message: JsonRpcMessage | JsonRpcMessage[]) => {
     // A batch is relayed as it is, and what the server makes of it is its own (2025-03-26 alone has them).
-    const requests = Array.isArray(message) ? [] : [message].filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m && isRequestId(m.id));
+    const requests = Array.isArray(message)
+      ? []
+      : [message].filter((m): m is JsonRpcRequest => 'method' in m && 'id' in m && isRequestId(m.id));
     const upstream = legacy ?? (await legacyOpening);
     if (upstream && upstream === legacy) {
       for (const r of requests) unanswered.add(r.id);
@@ -226,7 +238,11 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     }
     if (c.kind === 'request') {
       // Neither modern nor inside a legacy session: answered by the modern rules (missing _meta).
-      track(serveModern(c.message, { principal, signal: new Cancellation(), notify: () => {} }).then((answer) => answer && write(answer.message)));
+      track(
+        serveModern(c.message, { principal, signal: new Cancellation(), notify: () => {} }).then(
+          (answer) => answer && write(answer.message),
+        ),
+      );
     }
   };
 
@@ -245,7 +261,8 @@ export function serveStdio(wrap: Served, options: StdioFrontOptions = {}): Runni
     clearTimeout(timer);
     if (options.closeOnEnd !== false) await wrap.close();
     for (const entry of serving.values()) entry.controller.abort();
-    while (inflight.size > 0 || serving.size > 0) await Promise.allSettled([...inflight.values(), ...serving.values().map((e) => e.served)]);
+    while (inflight.size > 0 || serving.size > 0)
+      await Promise.allSettled([...inflight.values(), ...serving.values().map((e) => e.served)]);
     await legacy?.close();
     finish();
   };

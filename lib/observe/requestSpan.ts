@@ -99,7 +99,10 @@ function targetAttributes(method: string, params: JsonObject | undefined, into: 
 }
 
 /** Records a JSON-RPC answer on `span`: its error code (status error) or its result type. */
-function recordAnswer(span: Span, message: JsonRpcResponse | { error: { code: number; message: string } } | { result: unknown } | undefined): void {
+function recordAnswer(
+  span: Span,
+  message: JsonRpcResponse | { error: { code: number; message: string } } | { result: unknown } | undefined,
+): void {
   if (!message) {
     span.setAttribute(Attr.resultType, 'none');
     return;
@@ -198,7 +201,11 @@ export class RequestSpan {
     const attributes: Attributes = { [Attr.methodName]: method };
     if (this.#serverEra !== undefined) attributes[Attr.serverEra] = this.#serverEra;
     const { SpanKind, propagation, trace } = otel();
-    const span = ourTracer().startSpan(spanName(method, params), { kind: SpanKind.CLIENT, attributes: targetAttributes(method, params, attributes) }, this.context);
+    const span = ourTracer().startSpan(
+      spanName(method, params),
+      { kind: SpanKind.CLIENT, attributes: targetAttributes(method, params, attributes) },
+      this.context,
+    );
     const carrier: TraceCarrier = {};
     propagation.inject(trace.setSpan(this.context, span), carrier, setter);
     return {

@@ -61,7 +61,6 @@ export class RequestTelemetry {
     this.#access = access;
   }
 
-
   /** How the request got its upstream session, and how long it waited for it (ms) when it was not free at once. */
   session(use: SessionUse, waitedMs = 0): void {
     this.span.set(Attr.upstreamSession, use);
@@ -93,8 +92,20 @@ export class RequestTelemetry {
     this.#metrics?.served(this.#method, message, seconds);
     const access = this.#access;
     if (!access) return;
-    const outcome = !message ? 'none' : 'error' in message ? 'error' : isRecord(message.result) && message.result['resultType'] === 'input_required' ? 'input_required' : 'complete';
-    access.write({ ...access.base, outcome, ...(message && 'error' in message ? { code: message.error.code } : {}), durationMs: Math.round(seconds * 10_000) / 10, ...(traceId ? { traceId } : {}) });
+    const outcome = !message
+      ? 'none'
+      : 'error' in message
+        ? 'error'
+        : isRecord(message.result) && message.result['resultType'] === 'input_required'
+          ? 'input_required'
+          : 'complete';
+    access.write({
+      ...access.base,
+      outcome,
+      ...(message && 'error' in message ? { code: message.error.code } : {}),
+      durationMs: Math.round(seconds * 10_000) / 10,
+      ...(traceId ? { traceId } : {}),
+    });
   }
 }
 
@@ -129,17 +140,46 @@ export function observe(request: JsonRpcRequest, options: ObserveOptions): Reque
   const version = isRecord(meta) ? meta[MetaKey.protocolVersion] : undefined;
   const span = tracing
     ? RequestSpan.start(
-        { method: request.method, params, id: request.id, transport: options.transport, clientEra: options.clientEra, serverEra: options.serverEra, protocolVersion: typeof version === 'string' ? version : undefined },
+        {
+          method: request.method,
+          params,
+          id: request.id,
+          transport: options.transport,
+          clientEra: options.clientEra,
+          serverEra: options.serverEra,
+          protocolVersion: typeof version === 'string' ? version : undefined,
+        },
         carrier,
       )
     : RequestSpan.untraced();
-  const access = options.access ? { write: options.access.write, base: accessBase(request, options.clientEra, options.access.principal), carried: isRecord(meta) && typeof meta['traceparent'] === 'string' ? meta['traceparent'] : carrier?.traceparent } : undefined;
+  const access = options.access
+    ? {
+        write: options.access.write,
+        base: accessBase(request, options.clientEra, options.access.principal),
+        carried: isRecord(meta) && typeof meta['traceparent'] === 'string' ? meta['traceparent'] : carrier?.traceparent,
+      }
+    : undefined;
   return new RequestTelemetry(span, request.method, options.metrics, access);
 }
 
 /** What an access line says of `request` before it is answered. */
-function accessBase(request: JsonRpcRequest, era: AccessEntry['era'], principal: string): Omit<AccessEntry, 'outcome' | 'code' | 'durationMs' | 'traceId'> {
+function accessBase(
+  request: JsonRpcRequest,
+  era: AccessEntry['era'],
+  principal: string,
+): Omit<AccessEntry, 'outcome' | 'code' | 'durationMs' | 'traceId'> {
   const params = request.params;
-  const named = isRecord(params) ? (typeof params['name'] === 'string' ? params['name'] : typeof params['uri'] === 'string' ? params['uri'] : undefined) : undefined;
-  return { method: request.method, ...(named !== undefined ? { name: named.slice(0, 256) } : {}), era, principal: principalHash(principal) };
+  const named = isRecord(params)
+    ? typeof params['name'] === 'string'
+      ? params['name']
+      : typeof params['uri'] === 'string'
+        ? params['uri']
+        : undefined
+    : undefined;
+  return {
+    method: request.method,
+    ...(named !== undefined ? { name: named.slice(0, 256) } : {}),
+    era,
+    principal: principalHash(principal),
+  };
 }

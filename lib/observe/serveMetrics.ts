@@ -50,7 +50,10 @@ export function outcomeOf(message: JsonRpcResponse | undefined): { outcome: Outc
     const code = String(message.error.code);
     return { outcome: 'error', code: KNOWN_CODES.has(code) ? code : 'other' };
   }
-  return { outcome: isRecord(message.result) && message.result['resultType'] === 'input_required' ? 'input_required' : 'complete', code: '' };
+  return {
+    outcome: isRecord(message.result) && message.result['resultType'] === 'input_required' ? 'input_required' : 'complete',
+    code: '',
+  };
 }
 
 /** The conventions' advice for MCP operation durations (seconds). */
@@ -72,12 +75,41 @@ export class ServeMetrics {
     const { Counter, Gauge, Histogram, Registry } = createRequire(import.meta.url)('prom-client') as typeof PromClient;
     this.registry = new Registry();
     const registers = [this.registry];
-    this.#requests = new Counter({ name: 'mcp_dual_era_requests_total', help: 'Requests served, by method, outcome (complete, input_required, error, none) and JSON-RPC error code', labelNames: ['method', 'outcome', 'error_type'], registers });
-    this.#duration = new Histogram({ name: SERVER_DURATION_METRIC, help: 'How long a request took from its arrival to its answer (mcp.server.operation.duration)', labelNames: ['mcp_method_name', 'error_type'], buckets: DURATION_BUCKETS, registers });
-    this.#poolWait = new Histogram({ name: 'mcp_dual_era_session_wait_seconds', help: 'How long a request waited for an upstream session (opened for it, or freed by another call)', buckets: DURATION_BUCKETS, registers });
-    this.#opened = new Counter({ name: 'mcp_dual_era_upstream_sessions_opened_total', help: 'Upstream sessions opened (a server process started, or an HTTP session initialized)', registers });
-    this.#closed = new Counter({ name: 'mcp_dual_era_upstream_sessions_closed_total', help: 'Upstream sessions closed (idle, failed, or the server exited)', registers });
-    this.#failed = new Counter({ name: 'mcp_dual_era_upstream_failures_total', help: 'Upstream sessions that could not be opened; started="false" when the server never started', labelNames: ['started'], registers });
+    this.#requests = new Counter({
+      name: 'mcp_dual_era_requests_total',
+      help: 'Requests served, by method, outcome (complete, input_required, error, none) and JSON-RPC error code',
+      labelNames: ['method', 'outcome', 'error_type'],
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: SERVER_DURATION_METRIC,
+      help: 'How long a request took from its arrival to its answer (mcp.server.operation.duration)',
+      labelNames: ['mcp_method_name', 'error_type'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.#poolWait = new Histogram({
+      name: 'mcp_dual_era_session_wait_seconds',
+      help: 'How long a request waited for an upstream session (opened for it, or freed by another call)',
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.#opened = new Counter({
+      name: 'mcp_dual_era_upstream_sessions_opened_total',
+      help: 'Upstream sessions opened (a server process started, or an HTTP session initialized)',
+      registers,
+    });
+    this.#closed = new Counter({
+      name: 'mcp_dual_era_upstream_sessions_closed_total',
+      help: 'Upstream sessions closed (idle, failed, or the server exited)',
+      registers,
+    });
+    this.#failed = new Counter({
+      name: 'mcp_dual_era_upstream_failures_total',
+      help: 'Upstream sessions that could not be opened; started="false" when the server never started',
+      labelNames: ['started'],
+      registers,
+    });
     const held = (name: string, help: string, read: (now: HeldNow) => number): void => {
       new Gauge({
         name,

@@ -78,7 +78,9 @@ class Rpc {
     if ('method' in message) {
       if (!('id' in message)) return;
       const result = message.method === 'roots/list' ? { roots: [] } : message.method === 'ping' ? {} : undefined;
-      const answer = result ? { jsonrpc: '2.0' as const, id: message.id, result } : { jsonrpc: '2.0' as const, id: message.id, error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } };
+      const answer = result
+        ? { jsonrpc: '2.0' as const, id: message.id, result }
+        : { jsonrpc: '2.0' as const, id: message.id, error: { code: ErrorCode.MethodNotFound, message: 'Method not found' } };
       void this.#transport.send(answer).catch(() => {});
       return;
     }
@@ -91,15 +93,25 @@ class Rpc {
     return new Promise<JsonObject>((resolve, reject) => {
       // A server process that has not said a word yet is still starting: it is waited for (up to
       // `probeStartMs` from its start), and that is said; silence after it spoke is no answer.
-      const cancel = startupTimer(this.#transport, { timeoutMs: this.#timeoutMs, startMs: DEFAULTS.probeStartMs, startedAt: this.#born }, {
-        waiting: (waited) => this.#onWaiting?.(waitingReason(waited, DEFAULTS.probeStartMs, ` to answer ${method}`)),
-        expired: () => settle(undefined),
-      });
+      const cancel = startupTimer(
+        this.#transport,
+        { timeoutMs: this.#timeoutMs, startMs: DEFAULTS.probeStartMs, startedAt: this.#born },
+        {
+          waiting: (waited) => this.#onWaiting?.(waitingReason(waited, DEFAULTS.probeStartMs, ` to answer ${method}`)),
+          expired: () => settle(undefined),
+        },
+      );
       const settle = (message: JsonRpcMessage | undefined) => {
         cancel();
         this.#waiting.delete(id);
         if (message && 'result' in message) resolve(message.result as JsonObject);
-        else reject(new AdapterError('protocol', message && 'error' in message ? `${method}: ${message.error.message} (${message.error.code})` : `${method}: no answer`));
+        else
+          reject(
+            new AdapterError(
+              'protocol',
+              message && 'error' in message ? `${method}: ${message.error.message} (${message.error.code})` : `${method}: no answer`,
+            ),
+          );
       };
       this.#waiting.set(id, settle);
       this.#transport.send({ jsonrpc: '2.0', id, method, params }).catch(() => settle(undefined));
@@ -125,7 +137,10 @@ async function count(ask: (params: JsonObject) => Promise<JsonObject>, key: stri
 }
 
 /** Counts tools, prompts and resources the capabilities announce. */
-async function counts(capabilities: JsonObject, ask: (method: string, params: JsonObject) => Promise<JsonObject>): Promise<ServerReport['counts']> {
+async function counts(
+  capabilities: JsonObject,
+  ask: (method: string, params: JsonObject) => Promise<JsonObject>,
+): Promise<ServerReport['counts']> {
   const out: { tools?: number; prompts?: number; resources?: number } = {};
   if (isRecord(capabilities['tools'])) out.tools = await count((p) => ask('tools/list', p), 'tools');
   if (isRecord(capabilities['prompts'])) out.prompts = await count((p) => ask('prompts/list', p), 'prompts');
@@ -143,9 +158,15 @@ export function reachFor(kind: ServerKind, target: ProbeTarget): ServerReport['c
   const upstream = isHttpTarget(target) ? `--upstream ${describeTarget(target)}` : `-- ${describeTarget(target)}`;
   const connect = isHttpTarget(target) ? `connect ${describeTarget(target)}` : `connect -- ${describeTarget(target)}`;
   return {
-    'modern-only': kind === 'legacy' ? { direct: false, through: `mcp-dual-era serve ${upstream} (or ${connect} on the host's side)` } : { direct: true },
+    'modern-only':
+      kind === 'legacy'
+        ? { direct: false, through: `mcp-dual-era serve ${upstream} (or ${connect} on the host's side)` }
+        : { direct: true },
     'dual-era': { direct: true },
-    legacy: kind === 'modern-only' ? { direct: false, through: `mcp-dual-era serve --modern ${upstream} (or ${connect} on the host's side)` } : { direct: true },
+    legacy:
+      kind === 'modern-only'
+        ? { direct: false, through: `mcp-dual-era serve --modern ${upstream} (or ${connect} on the host's side)` }
+        : { direct: true },
   };
 }
 
@@ -159,7 +180,13 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
   const timeoutMs = options.timeoutMs ?? DEFAULTS.probeTimeoutMs;
   const clientInfo = options.clientInfo ?? ADAPTER_INFO;
   const started = performance.now();
-  const probed = await probe(target, { cache: false, keepProcess: true, timeoutMs, clientInfo, ...(options.events ? { events: options.events } : {}) });
+  const probed = await probe(target, {
+    cache: false,
+    keepProcess: true,
+    timeoutMs,
+    clientInfo,
+    ...(options.events ? { events: options.events } : {}),
+  });
   const probeMs = performance.now() - started;
   const verdict = probed.verdict;
   const onWaiting = (reason: string) => options.events?.emit('waiting', { target: describeTarget(target), waitedMs: 0, reason });
@@ -181,7 +208,10 @@ export async function inspectServer(target: ProbeTarget, options: InspectOptions
       report = {
         transport: http ? 'streamable-http' : 'stdio',
         kind: legacy ? 'dual-era' : 'modern-only',
-        versions: { modern: Array.isArray(discover['supportedVersions']) ? discover['supportedVersions'].map(String) : [verdict.version], ...(legacy ? { legacy } : {}) },
+        versions: {
+          modern: Array.isArray(discover['supportedVersions']) ? discover['supportedVersions'].map(String) : [verdict.version],
+          ...(legacy ? { legacy } : {}),
+        },
         ...withInfo(serverInfoOf(meta2[MetaKey.serverInfo] ?? discover['serverInfo'])),
         capabilities,
         ...(typeof discover['instructions'] === 'string' ? { instructions: discover['instructions'] } : {}),
@@ -230,7 +260,12 @@ function withInfo(info: ServerReport['serverInfo']): { serverInfo?: NonNullable<
 }
 
 /** Whether a modern server also takes a legacy `initialize`: the version it agreed on, if so. */
-async function legacyHandshake(target: ProbeTarget, timeoutMs: number, clientInfo: NonNullable<InspectOptions['clientInfo']>, onWaiting?: (reason: string) => void): Promise<string | undefined> {
+async function legacyHandshake(
+  target: ProbeTarget,
+  timeoutMs: number,
+  clientInfo: NonNullable<InspectOptions['clientInfo']>,
+  onWaiting?: (reason: string) => void,
+): Promise<string | undefined> {
   const transport: Transport = isHttpTarget(target)
     ? new LegacyHttpClientTransport({ url: target.url, mode: 'streamable', ...httpOptions(target) })
     : new StdioChildTransport({ ...target, stderr: 'ignore' });

@@ -128,13 +128,24 @@ function discoverRequest(id: RequestId, version: string, options: ProbeOptions):
     jsonrpc: '2.0',
     id,
     method: 'server/discover',
-    params: { _meta: { [MetaKey.protocolVersion]: version, [MetaKey.clientInfo]: options.clientInfo ?? ADAPTER_INFO, [MetaKey.clientCapabilities]: {} } },
+    params: {
+      _meta: {
+        [MetaKey.protocolVersion]: version,
+        [MetaKey.clientInfo]: options.clientInfo ?? ADAPTER_INFO,
+        [MetaKey.clientCapabilities]: {},
+      },
+    },
   };
 }
 
 /** The legacy `initialize` a probe sends (the newest legacy version, no capabilities). */
 function legacyInitializeRequest(id: RequestId, options: ProbeOptions): JsonRpcRequest {
-  return { jsonrpc: '2.0', id, method: 'initialize', params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: LATEST_LEGACY_VERSION, capabilities: {}, clientInfo: options.clientInfo ?? ADAPTER_INFO },
+  };
 }
 
 /**
@@ -170,7 +181,12 @@ export async function probe(target: ProbeTarget, options: ProbeOptions = {}): Pr
 
 // ── stdio ───────────────────────────────────────────────────────────────────
 
-type Heard = { kind: 'answer'; message: JsonRpcMessage; to: 'discover' | 'initialize' } | { kind: 'exit' } | { kind: 'timeout' } | { kind: 'silent' } | { kind: 'aborted' };
+type Heard =
+  | { kind: 'answer'; message: JsonRpcMessage; to: 'discover' | 'initialize' }
+  | { kind: 'exit' }
+  | { kind: 'timeout' }
+  | { kind: 'silent' }
+  | { kind: 'aborted' };
 
 /** What the stdio probe heard, as the era verdict reads it. */
 function heardAnswer(heard: Exclude<Heard, { kind: 'aborted' }>, timeoutMs: number, startMs: number): DiscoverAnswer {
@@ -191,7 +207,12 @@ function heardAnswer(heard: Exclude<Heard, { kind: 'aborted' }>, timeoutMs: numb
   }
 }
 
-async function probeStdio(target: StdioChildOptions, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
+async function probeStdio(
+  target: StdioChildOptions,
+  name: string,
+  options: ProbeOptions,
+  versions: readonly ModernVersion[],
+): Promise<ProbeResult> {
   const child = new StdioChildTransport(target);
   let exited = false;
   let waiting: { ids: Map<RequestId, 'discover' | 'initialize'>; settle: (heard: Heard) => void } | undefined;
@@ -223,19 +244,27 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
   const ask = (request: JsonRpcRequest): Promise<Heard> =>
     new Promise<Heard>((resolve) => {
       if (exited) return resolve({ kind: 'exit' });
-      const cancel = startupTimer(child, { timeoutMs, startMs, startedAt: started }, {
-        waiting: (waited) => {
-          if (!initializeSent) {
-            initializeSent = true;
-            const id = `mcp-dual-era-probe-${++probeIds}`;
-            waiting?.ids.set(id, 'initialize');
-            options.events?.emit('probe', { target: name, method: 'initialize', attempt: 1, version: LATEST_LEGACY_VERSION });
-            child.send(legacyInitializeRequest(id, options)).catch(() => settle({ kind: 'exit' }));
-          }
-          options.events?.emit('waiting', { target: name, waitedMs: waited, reason: waitingReason(waited, startMs, ', its first answer tells its era') });
+      const cancel = startupTimer(
+        child,
+        { timeoutMs, startMs, startedAt: started },
+        {
+          waiting: (waited) => {
+            if (!initializeSent) {
+              initializeSent = true;
+              const id = `mcp-dual-era-probe-${++probeIds}`;
+              waiting?.ids.set(id, 'initialize');
+              options.events?.emit('probe', { target: name, method: 'initialize', attempt: 1, version: LATEST_LEGACY_VERSION });
+              child.send(legacyInitializeRequest(id, options)).catch(() => settle({ kind: 'exit' }));
+            }
+            options.events?.emit('waiting', {
+              target: name,
+              waitedMs: waited,
+              reason: waitingReason(waited, startMs, ', its first answer tells its era'),
+            });
+          },
+          expired: (silent) => settle({ kind: silent ? 'silent' : 'timeout' }),
         },
-        expired: (silent) => settle({ kind: silent ? 'silent' : 'timeout' }),
-      });
+      );
       const onAbort = () => settle({ kind: 'aborted' });
       options.signal?.addEventListener('abort', onAbort, { once: true });
       const settle = (heard: Heard) => {
@@ -272,8 +301,12 @@ async function probeStdio(target: StdioChildOptions, name: string, options: Prob
   // Whatever the process says about the probe from now on (a late answer) is dropped.
   child.onmessage = undefined;
   waiting = undefined;
-  const verdict: Verdict = reading.era === 'modern' ? { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) } : { era: 'legacy' };
-  if (reading.era === 'legacy' || reading.era === 'unshared') options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
+  const verdict: Verdict =
+    reading.era === 'modern'
+      ? { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) }
+      : { era: 'legacy' };
+  if (reading.era === 'legacy' || reading.era === 'unshared')
+    options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
   // A legacy server the probe sent `initialize` is not handed on: its session would begin twice.
   if (!options.keepProcess || exited || (initializeSent && verdict.era === 'legacy')) {
     await child.close().catch(() => {});
@@ -318,14 +351,23 @@ async function readAnswer(res: Response, id: RequestId): Promise<JsonRpcMessage 
   return parsed.value.message;
 }
 
-async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions, versions: readonly ModernVersion[]): Promise<ProbeResult> {
+async function probeHttp(
+  target: HttpTarget,
+  name: string,
+  options: ProbeOptions,
+  versions: readonly ModernVersion[],
+): Promise<ProbeResult> {
   const url = new URL(target.url);
   const fetcher = target.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const newSignal = () => (options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs));
+  const newSignal = () =>
+    options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   const silent = (e: unknown): AdapterError => {
     if (options.signal?.aborted) return new AdapterError('cancelled', 'the probe was cancelled');
-    const detail = e instanceof Error && e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `${e instanceof Error ? e.message : String(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`;
+    const detail =
+      e instanceof Error && e.name === 'TimeoutError'
+        ? `no answer within ${timeoutMs} ms`
+        : `${e instanceof Error ? e.message : String(e)}${e instanceof Error && e.cause instanceof Error ? ` (${e.cause.message})` : ''}`;
     return refuse(`could not probe ${url.href}: ${detail}`, e);
   };
   let version = versions[0]!;
@@ -343,7 +385,13 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
     let res: Response;
     const signal = newSignal();
     try {
-      res = await fetcher(url, { method: 'POST', headers, body: JSON.stringify(discoverRequest(id, version, options)), redirect: 'manual', signal });
+      res = await fetcher(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(discoverRequest(id, version, options)),
+        redirect: 'manual',
+        signal,
+      });
     } catch (e) {
       throw silent(e);
     }
@@ -351,7 +399,8 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
     const status = res.status;
     const redirected = res.type === 'opaqueredirect';
     let answer: JsonRpcMessage | undefined;
-    if (redirected || (status >= 300 && status < 400) || status === 401 || status === 403 || status >= 500) await res.body?.cancel().catch(() => {});
+    if (redirected || (status >= 300 && status < 400) || status === 401 || status === 403 || status >= 500)
+      await res.body?.cancel().catch(() => {});
     else {
       try {
         answer = await readAnswer(res, id);
@@ -377,13 +426,25 @@ async function probeHttp(target: HttpTarget, name: string, options: ProbeOptions
     retried = true;
     version = reading.version;
   }
-  if (reading.era === 'modern') return { verdict: { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) }, source: 'probe', roundTrips };
+  if (reading.era === 'modern')
+    return {
+      verdict: { era: 'modern', version: reading.version, ...(reading.discover ? { discover: reading.discover } : {}) },
+      source: 'probe',
+      roundTrips,
+    };
   options.events?.emit('fallback', { target: name, from: 'modern', to: 'legacy', reason: reading.reason });
   // A JSON-RPC error to the POST (not a modern one) is a legacy server answering on Streamable
   // HTTP: that is all an `initialize` would tell. Without one, an `initialize` finds the transport.
-  if (reading.era === 'legacy' && reading.streamable) return { verdict: { era: 'legacy', http: 'streamable' }, source: 'probe', roundTrips };
+  if (reading.era === 'legacy' && reading.streamable)
+    return { verdict: { era: 'legacy', http: 'streamable' }, source: 'probe', roundTrips };
   const legacy = await legacyHttpMode(target, name, options);
-  if (legacy.mode === 'sse') options.events?.emit('fallback', { target: name, from: 'streamable', to: 'sse', reason: legacy.reason ?? 'the Streamable HTTP initialize was refused' });
+  if (legacy.mode === 'sse')
+    options.events?.emit('fallback', {
+      target: name,
+      from: 'streamable',
+      to: 'sse',
+      reason: legacy.reason ?? 'the Streamable HTTP initialize was refused',
+    });
   return { verdict: { era: 'legacy', http: legacy.mode }, source: 'probe', roundTrips };
 }
 
@@ -413,7 +474,8 @@ async function legacyHttpMode(target: HttpTarget, name: string, options: ProbeOp
     await transport.start();
     await transport.send(legacyInitializeRequest(id, options));
     const answer = await answered;
-    if ('error' in answer && answer.error) throw refuse(`${new URL(target.url).href} is neither a modern nor a legacy MCP endpoint: ${answer.error.message}`, answer.error);
+    if ('error' in answer && answer.error)
+      throw refuse(`${new URL(target.url).href} is neither a modern nor a legacy MCP endpoint: ${answer.error.message}`, answer.error);
     const mode = transport.mode ?? 'streamable';
     return { mode, ...(mode === 'sse' ? { reason: 'the Streamable HTTP initialize was refused; the endpoint speaks HTTP+SSE' } : {}) };
   } finally {

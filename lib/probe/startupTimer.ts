@@ -21,7 +21,11 @@ export interface StartupBounds {
  * said nothing yet, `expired(silent)` once it ends (`silent`: the server never said a word).
  * Returns what cancels it.
  */
-export function startupTimer(transport: Transport, bounds: StartupBounds, on: { waiting(waitedMs: number): void; expired(silent: boolean): void }): () => void {
+export function startupTimer(
+  transport: Transport,
+  bounds: StartupBounds,
+  on: { waiting(waitedMs: number): void; expired(silent: boolean): void },
+): () => void {
   let timer: ReturnType<typeof setTimeout>;
   const fire = (): void => {
     const waited = Date.now() - bounds.startedAt;

@@ -177,8 +177,13 @@ export interface HttpBackendOptions extends LegacyHttpClientOptions {
 export function httpBackend(options: HttpBackendOptions): Backend {
   const { passAuthorization = false, ...transport } = options;
   const fixed = transport.headers;
-  if (passAuthorization && (typeof fixed === 'function' || Object.keys(fixed ?? {}).some((name) => name.toLowerCase() === 'authorization'))) {
-    throw new TypeError('httpBackend: passAuthorization passes each caller\'s own Authorization header; it cannot be combined with a fixed Authorization header or a headers function');
+  if (
+    passAuthorization &&
+    (typeof fixed === 'function' || Object.keys(fixed ?? {}).some((name) => name.toLowerCase() === 'authorization'))
+  ) {
+    throw new TypeError(
+      "httpBackend: passAuthorization passes each caller's own Authorization header; it cannot be combined with a fixed Authorization header or a headers function",
+    );
   }
   const url = new URL(options.url);
   return {

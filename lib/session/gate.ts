@@ -284,7 +284,12 @@ export class Openings {
   /** The refusal of a caller whose turn did not come in time. */
   refusal(): LimitRefusal {
     const gate = this.gate;
-    return limitRefusal('sessions-opening', gate.size, `${gate.held + gate.waiting} callers were opening or waiting to open an upstream connection; try again`, { scope: 'server' });
+    return limitRefusal(
+      'sessions-opening',
+      gate.size,
+      `${gate.held + gate.waiting} callers were opening or waiting to open an upstream connection; try again`,
+      { scope: 'server' },
+    );
   }
 }
 

@@ -145,7 +145,10 @@ export class SessionPool {
   constructor(backend: Backend, options: SessionPoolOptions = {}) {
     this.backend = backend;
     this.options = options;
-    this.openings = options.opening instanceof Openings ? options.opening : new Openings(backend, options.opening === undefined ? {} : { size: options.opening });
+    this.openings =
+      options.opening instanceof Openings
+        ? options.opening
+        : new Openings(backend, options.opening === undefined ? {} : { size: options.opening });
     this.#copies = backend.kind === 'http' ? new PushCopies(() => this.size) : undefined;
     this.#unwatch = this.openings.working(() => this.#atWork());
     const idle = options.idleMs ?? DEFAULTS.sessionIdleMs;
@@ -170,7 +173,8 @@ export class SessionPool {
     const openedBefore = now - AT_WORK_OPENED_MS;
     const usedSince = now - EVICTABLE_AFTER_MS;
     for (const e of this.#entries.values()) {
-      for (const s of e.sessions) if ((s.inFlight > 0 || s.lastUsed >= usedSince) && (this.#openedAt.get(s) ?? now) <= openedBefore) return true;
+      for (const s of e.sessions)
+        if ((s.inFlight > 0 || s.lastUsed >= usedSince) && (this.#openedAt.get(s) ?? now) <= openedBefore) return true;
     }
     return false;
   }
@@ -200,7 +204,11 @@ export class SessionPool {
    * will do (`enough`); else whether to open another (`wait` false) or wait for one to be free
    * (`wait` true, `atBound` when the key has all the sessions it may have).
    */
-  #choose(key: SessionKey, options: AcquireOptions, found?: Entry): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean; atBound: boolean } {
+  #choose(
+    key: SessionKey,
+    options: AcquireOptions,
+    found?: Entry,
+  ): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean; atBound: boolean } {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     let entry = found ?? this.#entries.get(keyText(key));
     if (!entry) {
@@ -229,7 +237,12 @@ export class SessionPool {
     let pick = live[0];
     if (pick && key.principal === this.options.sharedPrincipal) {
       for (const s of live) if (s.inFlight < pick.inFlight) pick = s;
-      if (pick.inFlight >= SPREAD_AT && live.length + entry.opening < (this.options.spread ?? Math.max(1, availableParallelism() - 1)) && !beingOpened(entry)) void this.#spread(entry, key);
+      if (
+        pick.inFlight >= SPREAD_AT &&
+        live.length + entry.opening < (this.options.spread ?? Math.max(1, availableParallelism() - 1)) &&
+        !beingOpened(entry)
+      )
+        void this.#spread(entry, key);
     }
     if (pick) pick.touch(Date.now());
     return { entry, pick, enough: pick !== undefined, wait: false, atBound };
@@ -271,7 +284,11 @@ export class SessionPool {
       let refusal: LimitRefusal | undefined;
       if (wait) {
         refusal = atBound
-          ? limitRefusal('sessions-per-capabilities', this.#perKey(key.principal), `all ${this.#perKey(key.principal)} upstream sessions of this caller and capability set are busy with calls that may ask for input`)
+          ? limitRefusal(
+              'sessions-per-capabilities',
+              this.#perKey(key.principal),
+              `all ${this.#perKey(key.principal)} upstream sessions of this caller and capability set are busy with calls that may ask for input`,
+            )
           : undefined;
       } else {
         if (!pick && beingOpened(entry) && !exclusive) return this.#waitForOpen(entry, options.signal);
@@ -280,7 +297,9 @@ export class SessionPool {
           // In turn with other openings (counted meanwhile as the principal's); the room is looked
           // at again once the turn came.
           entry.queued++;
-          const through = await this.openings.turn(options.caller ?? key.principal, deadline - Date.now(), options.signal).finally(() => entry.queued--);
+          const through = await this.openings
+            .turn(options.caller ?? key.principal, deadline - Date.now(), options.signal)
+            .finally(() => entry.queued--);
           if (through) {
             // Waiting for the turn may have made the opening needless: a session came free, or
             // the call was found not to need one alone (its target finished without pushing).
@@ -344,7 +363,14 @@ export class SessionPool {
   }
 
   /** Opens a session for `entry` (closing `victim`, an idle session, first), then gives its place at the gate back. */
-  async #openIn(entry: Entry, key: SessionKey, exclusive: boolean, options: AcquireOptions, victim: { entry: Entry; session: UpstreamSession } | undefined, through: () => void): Promise<UpstreamSession> {
+  async #openIn(
+    entry: Entry,
+    key: SessionKey,
+    exclusive: boolean,
+    options: AcquireOptions,
+    victim: { entry: Entry; session: UpstreamSession } | undefined,
+    through: () => void,
+  ): Promise<UpstreamSession> {
     if (victim) {
       victim.entry.sessions = victim.entry.sessions.filter((s) => s !== victim.session);
       void victim.session.close();
@@ -379,7 +405,11 @@ export class SessionPool {
   }
 
   #room(principal: string): Room {
-    return roomFor(principal, this.#entries.values(), { max: this.max, reserve: principal === this.options.sharedPrincipal ? 0 : this.reserve, perPrincipal: this.#perPrincipal(principal) });
+    return roomFor(principal, this.#entries.values(), {
+      max: this.max,
+      reserve: principal === this.options.sharedPrincipal ? 0 : this.reserve,
+      perPrincipal: this.#perPrincipal(principal),
+    });
   }
 
   /** Drops an entry with nothing in it (an entry per key tried is not kept). */
@@ -400,7 +430,9 @@ export class SessionPool {
         capabilities: key.capabilities,
         protocolVersion: this.options.protocolVersion ?? '2025-11-25',
         ...(this.#copies ? { copies: this.#copies } : {}),
-        ...(this.options.onUnrelatedPush ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push, session) } : {}),
+        ...(this.options.onUnrelatedPush
+          ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push, session) }
+          : {}),
         ...(this.options.awaitsCall ? { awaitsCall: (push: JsonRpcRequest) => this.options.awaitsCall!(key, push) } : {}),
         onNotification: (method, params) => this.options.onNotification?.(key, session, method, params),
         onClose: (reason) => {

@@ -33,7 +33,9 @@ export function busy(s: UpstreamSession): boolean {
 export const EVICTABLE_AFTER_MS = 1000;
 
 /** Where a new session can come from: room as it is, an idle session to close first, or a refusal. */
-export type Room = { readonly ok: true; readonly victim?: { entry: Entry; session: UpstreamSession } } | { readonly ok: false; readonly refusal: LimitRefusal };
+export type Room =
+  | { readonly ok: true; readonly victim?: { entry: Entry; session: UpstreamSession } }
+  | { readonly ok: false; readonly refusal: LimitRefusal };
 
 /** The bounds a room is found within. */
 export interface RoomBounds {
@@ -80,10 +82,20 @@ export function roomFor(principal: string, entries: Iterable<Entry>, bounds: Roo
   }
   if (mine >= perPrincipal) {
     if (myIdle) return { ok: true, victim: myIdle };
-    return { ok: false, refusal: limitRefusal('sessions-per-caller', perPrincipal, `this caller has ${perPrincipal} upstream sessions busy`) };
+    return {
+      ok: false,
+      refusal: limitRefusal('sessions-per-caller', perPrincipal, `this caller has ${perPrincipal} upstream sessions busy`),
+    };
   }
   if (mineBusy > 0 && busyCount >= max - reserve) {
-    return { ok: false, refusal: limitRefusal('sessions', max, `${busyCount} of ${max} upstream sessions are busy; the other ${max - busyCount} are kept for callers that hold none`) };
+    return {
+      ok: false,
+      refusal: limitRefusal(
+        'sessions',
+        max,
+        `${busyCount} of ${max} upstream sessions are busy; the other ${max - busyCount} are kept for callers that hold none`,
+      ),
+    };
   }
   if (size < max) return { ok: true };
   if (idle) return { ok: true, victim: idle };

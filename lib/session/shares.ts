@@ -90,7 +90,12 @@ export class Shares {
     }
     while (this.#total >= this.budget) {
       const victim = this.#victim(principal);
-      if (!victim) return limitRefusal(kind === 'parked' ? 'parked' : 'sessions', this.budget, 'every upstream session that may be held by waiting calls and listens is held, and none can be released now');
+      if (!victim)
+        return limitRefusal(
+          kind === 'parked' ? 'parked' : 'sessions',
+          this.budget,
+          'every upstream session that may be held by waiting calls and listens is held, and none can be released now',
+        );
       this.#release(victim);
     }
     const item: Item = {

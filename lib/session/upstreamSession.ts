@@ -66,7 +66,9 @@ function noop(): void {}
 
 function closedError(reason: string, failure?: UpstreamFailure): WireError {
   const message = `Internal error: the upstream server ${reason}`;
-  return failure && Object.keys(failure).length > 0 ? { code: ErrorCode.InternalError, message, data: { ...failure } } : { code: ErrorCode.InternalError, message };
+  return failure && Object.keys(failure).length > 0
+    ? { code: ErrorCode.InternalError, message, data: { ...failure } }
+    : { code: ErrorCode.InternalError, message };
 }
 
 /** A legacy session over one transport. */
@@ -183,16 +185,31 @@ export class UpstreamSession {
     try {
       await this.#transport.start();
     } catch (e) {
-      throw e instanceof AdapterError ? e : new AdapterError('upstream-error', `the upstream server could not be reached: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw e instanceof AdapterError
+        ? e
+        : new AdapterError('upstream-error', `the upstream server could not be reached: ${e instanceof Error ? e.message : String(e)}`, {
+            cause: e,
+          });
     }
     const timeout = AbortSignal.timeout(this.options.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
-    const outcome = await this.call('initialize', { protocolVersion: this.options.protocolVersion, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo }, { signal: timeout });
+    const outcome = await this.call(
+      'initialize',
+      { protocolVersion: this.options.protocolVersion, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo },
+      { signal: timeout },
+    );
     if ('error' in outcome) {
       const gone = this.#failure !== undefined;
       await this.close();
-      if (gone) throw new AdapterError('upstream-exited', `it ${closedReason(this.#failure, 'before it answered initialize')}`, { cause: outcome.error, upstream: this.#failure });
+      if (gone)
+        throw new AdapterError('upstream-exited', `it ${closedReason(this.#failure, 'before it answered initialize')}`, {
+          cause: outcome.error,
+          upstream: this.#failure,
+        });
       const said = outcome.error.message.replace(/^Internal error: /, '');
-      throw new AdapterError('upstream-error', `initialize failed: ${said}`, { cause: outcome.error, upstream: failureOf(outcome.error.data) });
+      throw new AdapterError('upstream-error', `initialize failed: ${said}`, {
+        cause: outcome.error,
+        upstream: failureOf(outcome.error.data),
+      });
     }
     this.#initialize = outcome.result as InitializeResult;
     await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -218,7 +235,17 @@ export class UpstreamSession {
       progressToken = `p${upstreamId}`;
       sent = { ...params, _meta: { ...meta, progressToken } };
     }
-    const pending: Pending = { upstreamId, method, hooks, progressToken, callerToken, pushable: hooks.pushable ?? isMrtrMethod(method), resolve: noop, onAbort: undefined, settled: false };
+    const pending: Pending = {
+      upstreamId,
+      method,
+      hooks,
+      progressToken,
+      callerToken,
+      pushable: hooks.pushable ?? isMrtrMethod(method),
+      resolve: noop,
+      onAbort: undefined,
+      settled: false,
+    };
     const promise = new Promise<RpcOutcome>((resolve) => (pending.resolve = resolve));
     this.#pending.set(upstreamId, pending);
     if (pending.pushable) {
@@ -232,10 +259,14 @@ export class UpstreamSession {
       hooks.signal?.addEventListener('abort', onAbort, { once: true });
       hooks.onCancel?.(onAbort);
     }
-    const request: JsonRpcRequest = sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
+    const request: JsonRpcRequest =
+      sent === undefined ? { jsonrpc: '2.0', id: upstreamId, method } : { jsonrpc: '2.0', id: upstreamId, method, params: sent };
     // The session's one call in flight: nothing else of ours is due on the pipe this turn.
     const sending = this.#pending.size === 1 ? this.#transport.send(request, LONE) : this.#transport.send(request);
-    if (sending !== SENT) sending.catch((e: unknown) => this.#settle(pending, { error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }));
+    if (sending !== SENT)
+      sending.catch((e: unknown) =>
+        this.#settle(pending, { error: closedError(`could not be reached (${e instanceof Error ? e.message : String(e)})`) }),
+      );
     return promise;
   }
 
@@ -262,7 +293,13 @@ export class UpstreamSession {
     if (this.#held.length > 0) this.#settleHeld();
     if (pending.onAbort) pending.hooks.signal?.removeEventListener('abort', pending.onAbort);
     if (cancelUpstream && !this.#closed) {
-      this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: pending.upstreamId, reason: 'The client cancelled the request' } }).catch(() => {});
+      this.#transport
+        .send({
+          jsonrpc: '2.0',
+          method: 'notifications/cancelled',
+          params: { requestId: pending.upstreamId, reason: 'The client cancelled the request' },
+        })
+        .catch(() => {});
     }
     pending.resolve(outcome);
     if (this.#pending.size === 0 && this.#holds === 0 && !this.#closed) this.options.onIdle?.();
@@ -284,7 +321,12 @@ export class UpstreamSession {
     const owner: Pending = {
       upstreamId: -1,
       method,
-      hooks: { onPush: (push) => (give ? give(push, true) : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } })) },
+      hooks: {
+        onPush: (push) =>
+          give
+            ? give(push, true)
+            : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } }),
+      },
       progressToken: undefined,
       callerToken: undefined,
       pushable: true,
@@ -465,11 +507,19 @@ export class UpstreamSession {
     let claimed: Claim | undefined;
     try {
       const copies = this.options.copies;
-      const verdict = push.method !== 'ping' && copies && extra?.relatedRequestId === undefined ? await copies.gather(push, () => this.pushableInFlight + (this.#claim ? 1 : 0)) : 'handle';
+      const verdict =
+        push.method !== 'ping' && copies && extra?.relatedRequestId === undefined
+          ? await copies.gather(push, () => this.pushableInFlight + (this.#claim ? 1 : 0))
+          : 'handle';
       if (verdict === 'drop') return;
       if (push.method === 'ping') outcome = { result: {} };
       else if (verdict === 'refuse') {
-        outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: the server sent ${push.method} to several sessions with calls in flight; it cannot be told which call it belongs to` } };
+        outcome = {
+          error: {
+            code: ErrorCode.InternalError,
+            message: `Internal error: the server sent ${push.method} to several sessions with calls in flight; it cannot be told which call it belongs to`,
+          },
+        };
       } else {
         const owner = arriving && this.#claim ? this.#claim.owner : await this.#attribute(extra, push);
         if (owner && owner === this.#claim?.owner) {
@@ -487,7 +537,10 @@ export class UpstreamSession {
         }
       }
       if (this.#closed) return;
-      const reply: JsonRpcMessage = 'result' in outcome ? { jsonrpc: '2.0', id: push.id, result: outcome.result } : { jsonrpc: '2.0', id: push.id, error: outcome.error };
+      const reply: JsonRpcMessage =
+        'result' in outcome
+          ? { jsonrpc: '2.0', id: push.id, result: outcome.result }
+          : { jsonrpc: '2.0', id: push.id, error: outcome.error };
       await this.#transport.send(reply).catch(() => {});
       claimed?.answered.push({ method: push.method, outcome });
     } finally {
@@ -517,7 +570,15 @@ export class UpstreamSession {
     if (!this.#closed) {
       for (const p of this.#pending.values()) {
         if (p.method === 'initialize') continue;
-        cancels.push(this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: p.upstreamId, reason: 'The connection is closing' } }).catch(() => {}));
+        cancels.push(
+          this.#transport
+            .send({
+              jsonrpc: '2.0',
+              method: 'notifications/cancelled',
+              params: { requestId: p.upstreamId, reason: 'The connection is closing' },
+            })
+            .catch(() => {}),
+        );
       }
     }
     this.#shutdown('was shut down');

@@ -25,7 +25,8 @@ const LABEL = /^[A-Za-z0-9_-]{1,64}$/;
 export const isLabel = (text: string): boolean => LABEL.test(text);
 
 /** What a text's AAD binds: the format, its key, the caller's `aad` and (after a newline, which neither holds) its label. */
-const boundAad = (keyId: string, aad: string, label: string | undefined): Buffer => Buffer.from(label === undefined ? `${PREFIX}.${keyId}.${aad}` : `${PREFIX}.${keyId}.${aad}\n${label}`);
+const boundAad = (keyId: string, aad: string, label: string | undefined): Buffer =>
+  Buffer.from(label === undefined ? `${PREFIX}.${keyId}.${aad}` : `${PREFIX}.${keyId}.${aad}\n${label}`);
 
 /** Random bytes for the nonces, drawn a block at a time (one draw per nonce costs more than the seal's cipher setup). */
 const NONCES = Buffer.alloc(12 * 256);
@@ -79,7 +80,11 @@ export class Keyring {
    */
   static parse(id: string, text: string | undefined): StateKey {
     const trimmed = text?.trim() ?? '';
-    if (trimmed === '') throw new AdapterError('config', `the requestState key ${JSON.stringify(id)} is missing (no text given: is its environment variable set?)`);
+    if (trimmed === '')
+      throw new AdapterError(
+        'config',
+        `the requestState key ${JSON.stringify(id)} is missing (no text given: is its environment variable set?)`,
+      );
     const bytes = /^[0-9a-fA-F]{64}$/.test(trimmed) ? Buffer.from(trimmed, 'hex') : Buffer.from(trimmed, 'base64');
     if (bytes.length !== 32) throw new AdapterError('config', `a requestState key must be 32 bytes (got ${bytes.length})`);
     return { id, key: bytes };
@@ -114,7 +119,8 @@ export class Keyring {
    * given (1–64 of `[A-Za-z0-9_-]`), is written in the clear at the end of the text and bound too.
    */
   seal(plaintext: Uint8Array, aad: string, label?: string): string {
-    if (label !== undefined && !LABEL.test(label)) throw new TypeError(`a sealed text's label is 1 to 64 letters, digits, '_' or '-', not ${JSON.stringify(label)}`);
+    if (label !== undefined && !LABEL.test(label))
+      throw new TypeError(`a sealed text's label is 1 to 64 letters, digits, '_' or '-', not ${JSON.stringify(label)}`);
     const current = this.#keys[this.#keys.length - 1]!;
     const iv = nonce();
     const cipher = createCipheriv('aes-256-gcm', current.key, iv);
@@ -146,7 +152,13 @@ export class Keyring {
     const known = this.#sealed.get(sealed);
     if (known && known.aad === aad && this.#keys.includes(known.key)) return ok(known.plaintext);
     const parts = sealed.split('.');
-    if ((parts.length !== 3 && parts.length !== 4) || parts[0] !== PREFIX || !/^[A-Za-z0-9_-]+$/.test(parts[2]!) || (parts.length === 4 && !LABEL.test(parts[3]!))) return fail('malformed');
+    if (
+      (parts.length !== 3 && parts.length !== 4) ||
+      parts[0] !== PREFIX ||
+      !/^[A-Za-z0-9_-]+$/.test(parts[2]!) ||
+      (parts.length === 4 && !LABEL.test(parts[3]!))
+    )
+      return fail('malformed');
     const key = this.#keys.find((k) => k.id === parts[1]);
     if (!key) return fail('unknown-key');
     const raw = Buffer.from(parts[2]!, 'base64url');

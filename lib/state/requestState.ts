@@ -202,7 +202,11 @@ function useId(state: RequestState): string {
 }
 
 /** Opens a sealed state and makes every check on it, in order; the first that fails refuses it. */
-export async function openState<K extends StateKind>(keyring: Keyring, sealed: string, expect: StateExpectation<K>): Promise<Outcome<StateOf<K>, StateRefusal>> {
+export async function openState<K extends StateKind>(
+  keyring: Keyring,
+  sealed: string,
+  expect: StateExpectation<K>,
+): Promise<Outcome<StateOf<K>, StateRefusal>> {
   const decoded = decode(keyring, sealed, expect.kind);
   if (!decoded.ok) return decoded;
   const state = decoded.value;

@@ -184,7 +184,11 @@ export function holdsExactIds(message: unknown): boolean {
   if (!isRecord(message)) return false;
   if (isHeld(message['id'])) return true;
   const params = message['params'];
-  if (isRecord(params) && ((message['method'] === 'notifications/cancelled' && isHeld(params['requestId'])) || namesHeldSubscription(params['_meta']))) return true;
+  if (
+    isRecord(params) &&
+    ((message['method'] === 'notifications/cancelled' && isHeld(params['requestId'])) || namesHeldSubscription(params['_meta']))
+  )
+    return true;
   const result = message['result'];
   return isRecord(result) && namesHeldSubscription(result['_meta']);
 }

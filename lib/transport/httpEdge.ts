@@ -119,7 +119,8 @@ export function bodyHeaderFailure(header: HeaderGetter, limits: EdgeLimits = {})
   const max = maxBodyBytes(limits);
   const declared = Number(header('content-length') ?? NaN);
   if (declared > max) return tooLarge(max);
-  if (mediaTypeOf(header('content-type')) !== 'application/json') return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 };
+  if (mediaTypeOf(header('content-type')) !== 'application/json')
+    return { code: ErrorCode.InvalidRequest, message: 'Invalid Request: Content-Type must be application/json', id: null, status: 415 };
   return undefined;
 }
 
@@ -128,7 +129,10 @@ export function bodyHeaderFailure(header: HeaderGetter, limits: EdgeLimits = {})
  * a parse failure is a 400.
  */
 export function parseBody(text: string, limits: EdgeLimits = {}): Outcome<Classified, BodyFailure> {
-  const parsed = parseMessage(text, limits.maxDepth === undefined ? { rewrite: holdExactIds } : { maxDepth: limits.maxDepth, rewrite: holdExactIds });
+  const parsed = parseMessage(
+    text,
+    limits.maxDepth === undefined ? { rewrite: holdExactIds } : { maxDepth: limits.maxDepth, rewrite: holdExactIds },
+  );
   return parsed.ok ? ok(parsed.value) : fail({ ...parsed.error, status: 400 });
 }
 
@@ -155,7 +159,11 @@ export async function readBody(request: Request, limits: EdgeLimits = {}): Promi
 
 /** The JSON-RPC error response body for a body failure (with the id when one was read). */
 export function bodyFailureMessage(failure: BodyFailure): JsonRpcMessage {
-  return { jsonrpc: '2.0', ...(failure.id === null ? {} : { id: failure.id }), error: { code: failure.code, message: failure.message } } as JsonRpcMessage;
+  return {
+    jsonrpc: '2.0',
+    ...(failure.id === null ? {} : { id: failure.id }),
+    error: { code: failure.code, message: failure.message },
+  } as JsonRpcMessage;
 }
 
 /** A JSON response (a caller's ids as it wrote them). */
@@ -237,7 +245,10 @@ export interface SseWriter {
  * closes the stream; when the client goes away `onCancel` runs. Keep-alive comments every
  * `keepAliveMs` while open.
  */
-export function sseResponse(produce: (writer: SseWriter) => void, options: { onCancel?: () => void; keepAliveMs?: number; headers?: Record<string, string> } = {}): Response {
+export function sseResponse(
+  produce: (writer: SseWriter) => void,
+  options: { onCancel?: () => void; keepAliveMs?: number; headers?: Record<string, string> } = {},
+): Response {
   const encoder = new TextEncoder();
   let timer: ReturnType<typeof setInterval> | undefined;
   let closed = false;
@@ -273,7 +284,10 @@ export function sseResponse(produce: (writer: SseWriter) => void, options: { onC
       options.onCancel?.();
     },
   });
-  return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...options.headers } });
+  return new Response(stream, {
+    status: 200,
+    headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', ...options.headers },
+  });
 }
 
 /** What a served request ends with: its one message, its HTTP status and headers. */
@@ -288,7 +302,10 @@ export interface EdgeAnswer {
  * `headDelayMs`: an answer that comes before, with a status other than 200 (a refusal), goes out
  * as plain JSON with its status and headers instead.
  */
-export function lazyEventStream(run: (writer: SseWriter) => Promise<EdgeAnswer | undefined>, options: { onCancel?: () => void; keepAliveMs?: number; headDelayMs?: number } = {}): Promise<Response> {
+export function lazyEventStream(
+  run: (writer: SseWriter) => Promise<EdgeAnswer | undefined>,
+  options: { onCancel?: () => void; keepAliveMs?: number; headDelayMs?: number } = {},
+): Promise<Response> {
   return new Promise<Response>((resolve) => {
     let decided = false;
     let target: SseWriter | undefined;

@@ -185,7 +185,8 @@ export class LegacyHttpClientLink {
   /** A request's POST failed without an HTTP answer; anything else is only reported. */
   fail(id: RequestId | undefined, detail: string, cause?: unknown): void {
     if (this.closed) return;
-    if (id !== undefined) this.abandon(id, detail, 'The connection to the server broke', cause === undefined ? undefined : networkFailure(cause));
+    if (id !== undefined)
+      this.abandon(id, detail, 'The connection to the server broke', cause === undefined ? undefined : networkFailure(cause));
     else this.#owner.onerror?.(new AdapterError('upstream-error', detail, { cause }));
   }
 
@@ -200,7 +201,9 @@ export class LegacyHttpClientLink {
   deliverText(text: string, extra: MessageExtra | undefined): void {
     const parsed = parseMessage(text);
     if (!parsed.ok) {
-      this.#owner.onerror?.(new AdapterError('protocol', `the server sent something that is not a JSON-RPC message: ${parsed.error.message}`));
+      this.#owner.onerror?.(
+        new AdapterError('protocol', `the server sent something that is not a JSON-RPC message: ${parsed.error.message}`),
+      );
       return;
     }
     this.#receive(parsed.value, extra);
@@ -238,7 +241,12 @@ export class LegacyHttpClientLink {
    * Reads one SSE body to its end: `message` events are delivered, others go to `onOther`. Resolves
    * with the bytes seen when an event went past the bound (the stream then ended there).
    */
-  async consume(res: Response, cursor: Cursor, extra: MessageExtra | undefined, onOther?: (event: EventSourceMessage) => void): Promise<number | undefined> {
+  async consume(
+    res: Response,
+    cursor: Cursor,
+    extra: MessageExtra | undefined,
+    onOther?: (event: EventSourceMessage) => void,
+  ): Promise<number | undefined> {
     if (!res.body) return undefined;
     let over: number | undefined;
     await readSse(res.body, {
@@ -252,7 +260,8 @@ export class LegacyHttpClientLink {
         this.retryMs = ms;
       },
       onError: (e) => {
-        if (e.type !== 'unknown-field' && !this.closed) this.#owner.onerror?.(new AdapterError('protocol', `bad SSE from the server: ${e.message}`, { cause: e }));
+        if (e.type !== 'unknown-field' && !this.closed)
+          this.#owner.onerror?.(new AdapterError('protocol', `bad SSE from the server: ${e.message}`, { cause: e }));
       },
       maxEventBytes: this.max,
       onTooLarge: (size) => {
@@ -281,7 +290,12 @@ export class LegacyHttpClientLink {
   }
 
   /** POSTs one message; `undefined` when the fetch failed (the failure is then handled). */
-  async post(url: URL, message: JsonRpcMessage, id: RequestId | undefined, streamable: boolean): Promise<{ res: Response; sentSession: boolean } | undefined> {
+  async post(
+    url: URL,
+    message: JsonRpcMessage,
+    id: RequestId | undefined,
+    streamable: boolean,
+  ): Promise<{ res: Response; sentSession: boolean } | undefined> {
     const headers = this.headers(streamable);
     headers.set('content-type', 'application/json');
     headers.set('accept', 'application/json, text/event-stream');

@@ -8,7 +8,16 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { mediaType } from './sse.ts';
 import { AdapterError } from '../core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
-import { drain, httpFailure, networkFailure, noop, reason, snippet, type Cursor, type LegacyHttpClientLink } from './legacyHttpClientLink.ts';
+import {
+  drain,
+  httpFailure,
+  networkFailure,
+  noop,
+  reason,
+  snippet,
+  type Cursor,
+  type LegacyHttpClientLink,
+} from './legacyHttpClientLink.ts';
 
 /** The start of a body (a few KiB at most: enough for an excerpt), the rest left unread. */
 async function readSome(res: Response, max = 4096): Promise<string> {
@@ -61,7 +70,11 @@ export class LegacySseClient {
     }
     if (!res.ok || mediaType(res) !== 'text/event-stream') {
       const failure = httpFailure(res.status, await readSome(res), res.headers);
-      throw new AdapterError('upstream-error', `GET ${link.url.href} answered HTTP ${res.status} (${mediaType(res) || 'no content type'}), not an SSE stream${failure.body ? `: ${failure.body}` : ''}`, { upstream: failure });
+      throw new AdapterError(
+        'upstream-error',
+        `GET ${link.url.href} answered HTTP ${res.status} (${mediaType(res) || 'no content type'}), not an SSE stream${failure.body ? `: ${failure.body}` : ''}`,
+        { upstream: failure },
+      );
     }
     let found: (url: URL) => void = noop;
     let lost: (e: Error) => void = noop;

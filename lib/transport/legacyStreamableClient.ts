@@ -136,12 +136,14 @@ export class LegacyStreamableClient {
         return link.fail(id, `the server's answer broke off: ${reason(e)}`, e);
       }
       if (text.trim() !== '') link.deliverText(text, extra);
-      if (id !== undefined && link.waiting(id)) link.answer(id, `the server's JSON answer (HTTP ${res.status}) held no response to request ${id}`, { httpStatus: res.status });
+      if (id !== undefined && link.waiting(id))
+        link.answer(id, `the server's JSON answer (HTTP ${res.status}) held no response to request ${id}`, { httpStatus: res.status });
       return;
     }
     await drain(res);
     // A 202 for a request: the answer may still come on the GET stream (or the request times out).
-    if (id !== undefined && res.status !== 202) link.answer(id, `the server answered HTTP ${res.status} with content type "${type}"`, { httpStatus: res.status });
+    if (id !== undefined && res.status !== 202)
+      link.answer(id, `the server answered HTTP ${res.status} with content type "${type}"`, { httpStatus: res.status });
   }
 
   async #readPostStream(res: Response, id: RequestId | undefined, extra: MessageExtra | undefined): Promise<void> {
@@ -157,7 +159,13 @@ export class LegacyStreamableClient {
     if (over !== undefined) return link.tooLarge(id, res.status, over);
     if (link.closed || id === undefined || !link.waiting(id)) return;
     if (cursor.lastEventId !== undefined) return this.#resume(id, cursor, extra);
-    link.abandon(id, broken === undefined ? 'the server closed the stream before it answered' : `the server's stream broke before it answered: ${reason(broken)}`, 'The stream of the answer broke');
+    link.abandon(
+      id,
+      broken === undefined
+        ? 'the server closed the stream before it answered'
+        : `the server's stream broke before it answered: ${reason(broken)}`,
+      'The stream of the answer broke',
+    );
   }
 
   /** Re-opens a POST stream that had event ids with GET + `Last-Event-ID` until the answer comes. */
@@ -212,7 +220,11 @@ export class LegacyStreamableClient {
           link.lose(`the server's session ${link.sessionId ?? ''} has expired (HTTP 404); initialize a new one`);
           throw new GiveUp('the session has expired');
         }
-        const failure = !res.ok ? `HTTP ${res.status}` : mediaType(res) !== 'text/event-stream' ? `content type "${mediaType(res)}"` : undefined;
+        const failure = !res.ok
+          ? `HTTP ${res.status}`
+          : mediaType(res) !== 'text/event-stream'
+            ? `content type "${mediaType(res)}"`
+            : undefined;
         if (failure === undefined) return res;
         await drain(res);
         if ((res.status === 401 || res.status === 403) && link.options.onAuthRefusal === 'answer') this.#refusedGet = true;
@@ -260,14 +272,20 @@ export class LegacyStreamableClient {
         res = await this.#openSse(cursor.lastEventId, signal);
         this.#opened?.();
       } catch (e) {
-        if (!link.closed) link.report(new AdapterError('upstream-error', `the standalone GET stream could not be opened: ${reason(e)}`, { cause: e }));
+        if (!link.closed)
+          link.report(new AdapterError('upstream-error', `the standalone GET stream could not be opened: ${reason(e)}`, { cause: e }));
         return;
       }
       if (!res) return;
       const before = cursor.events;
       const over = await link.consume(res, cursor, undefined).catch(noop);
       if (over !== undefined && !link.closed) {
-        link.report(new AdapterError('protocol', `an event larger than ${link.max} bytes on the standalone GET stream (${over} bytes seen); re-opening it`));
+        link.report(
+          new AdapterError(
+            'protocol',
+            `an event larger than ${link.max} bytes on the standalone GET stream (${over} bytes seen); re-opening it`,
+          ),
+        );
       }
       quiet = cursor.events > before ? 0 : quiet + 1;
     }
@@ -277,9 +295,14 @@ export class LegacyStreamableClient {
   async endSession(): Promise<void> {
     const link = this.#link;
     try {
-      const res = await link.fetch(link.url, { method: 'DELETE', headers: link.headers(true), signal: AbortSignal.timeout(link.options.requestTimeoutMs ?? 5000) });
+      const res = await link.fetch(link.url, {
+        method: 'DELETE',
+        headers: link.headers(true),
+        signal: AbortSignal.timeout(link.options.requestTimeoutMs ?? 5000),
+      });
       await drain(res);
-      if (!res.ok && res.status !== 405 && res.status !== 404) link.report(new AdapterError('upstream-error', `ending the session answered HTTP ${res.status}`));
+      if (!res.ok && res.status !== 405 && res.status !== 404)
+        link.report(new AdapterError('upstream-error', `ending the session answered HTTP ${res.status}`));
     } catch (e) {
       link.report(new AdapterError('upstream-error', `could not end the session: ${reason(e)}`, { cause: e }));
     }

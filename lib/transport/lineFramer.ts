@@ -73,7 +73,9 @@ export class LineFramer {
         this.#over = {
           size: partial.length + (end - start),
           head: (partial.slice(0, OVERFLOW_END_CHARS) + text.slice(start, start + OVERFLOW_END_CHARS)).slice(0, OVERFLOW_END_CHARS),
-          tail: (partial.slice(-OVERFLOW_END_CHARS) + text.slice(Math.max(start, end - OVERFLOW_END_CHARS), end)).slice(-OVERFLOW_END_CHARS),
+          tail: (partial.slice(-OVERFLOW_END_CHARS) + text.slice(Math.max(start, end - OVERFLOW_END_CHARS), end)).slice(
+            -OVERFLOW_END_CHARS,
+          ),
         };
       } else if (nl === -1) {
         this.#partial += text.slice(start);

@@ -103,7 +103,13 @@ export class ModernHttpClientTransport implements Transport {
       headers.set('accept', 'application/json, text/event-stream');
       let res: Response;
       try {
-        res = await this.#fetch(this.#url, { method: 'POST', headers, body: JSON.stringify(request), signal: abort.signal, redirect: 'manual' });
+        res = await this.#fetch(this.#url, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify(request),
+          signal: abort.signal,
+          redirect: 'manual',
+        });
       } catch (e) {
         if (abort.signal.aborted) return;
         return fail(`could not POST to ${this.#url.href}: ${e instanceof Error ? e.message : String(e)}`);
@@ -116,7 +122,8 @@ export class ModernHttpClientTransport implements Transport {
       };
       const max = this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
       try {
-        if (mediaType(res) === 'text/event-stream' && res.body) await readSseMessages(res.body, onMessage, { maxEventBytes: max, onTooLarge: () => fail(tooLargeDetail(max)) });
+        if (mediaType(res) === 'text/event-stream' && res.body)
+          await readSseMessages(res.body, onMessage, { maxEventBytes: max, onTooLarge: () => fail(tooLargeDetail(max)) });
         else {
           const read = await readBounded(res, max);
           if (!read.ok) return fail(tooLargeDetail(max));

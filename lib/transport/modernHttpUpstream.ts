@@ -62,7 +62,12 @@ export class ModernHttpUpstream implements ModernUpstream {
     try {
       const response = await this.#fetch(this.#options.url, {
         method: 'POST',
-        headers: { ...this.#options.headers, ...headers.value, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        headers: {
+          ...this.#options.headers,
+          ...headers.value,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
         body: JSON.stringify({ ...request, id }),
         signal: controller.signal,
       });
@@ -83,13 +88,20 @@ export class ModernHttpUpstream implements ModernUpstream {
     } catch (e) {
       if (signal?.aborted) throw new AdapterError('cancelled', 'the call was cancelled');
       if (e instanceof AdapterError) throw e;
-      throw new AdapterError('upstream-error', `cannot reach ${this.describe}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+      throw new AdapterError('upstream-error', `cannot reach ${this.describe}: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
   }
 
-  async #stream(body: ReadableStream<Uint8Array>, request: JsonRpcRequest, id: string, options: UpstreamCallOptions): Promise<JsonRpcResponse> {
+  async #stream(
+    body: ReadableStream<Uint8Array>,
+    request: JsonRpcRequest,
+    id: string,
+    options: UpstreamCallOptions,
+  ): Promise<JsonRpcResponse> {
     let final: JsonRpcResponse | undefined;
     let tooLarge = false;
     await readSse(body, {
@@ -103,7 +115,8 @@ export class ModernHttpUpstream implements ModernUpstream {
         }
         const c = classify(data);
         if (!c.ok) return;
-        if ((c.value.kind === 'result' || c.value.kind === 'error') && c.value.message.id === id) final = { ...c.value.message, id: request.id } as JsonRpcResponse;
+        if ((c.value.kind === 'result' || c.value.kind === 'error') && c.value.message.id === id)
+          final = { ...c.value.message, id: request.id } as JsonRpcResponse;
         else if (c.value.kind === 'notification') options.onNotification?.(c.value.message as JsonRpcNotification);
       },
       done: () => final !== undefined,
@@ -113,7 +126,10 @@ export class ModernHttpUpstream implements ModernUpstream {
       },
     });
     if (final) return final;
-    return errorResponse(request.id, internalError(tooLarge ? tooLargeDetail(this.#max) : 'the upstream ended the stream without a response'));
+    return errorResponse(
+      request.id,
+      internalError(tooLarge ? tooLargeDetail(this.#max) : 'the upstream ended the stream without a response'),
+    );
   }
 
   legacyPipe(): Transport {

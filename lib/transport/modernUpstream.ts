@@ -7,7 +7,14 @@
  */
 import { ErrorCode, AdapterError, internalError } from '../core/errors.ts';
 import { MetaKey } from '../core/era.ts';
-import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../core/jsonrpc.ts';
+import {
+  errorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../core/jsonrpc.ts';
 import { extend, isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from './transport.ts';
 import { KeyedTable } from '../util/idTable.ts';
@@ -70,7 +77,12 @@ function progressTokenOf(request: JsonRpcRequest): unknown {
 function withProgressToken(request: JsonRpcRequest, id: RequestId, token: unknown): JsonRpcRequest {
   const params = isRecord(request.params) ? request.params : {};
   const meta = isRecord(params['_meta']) ? params['_meta'] : {};
-  const out: JsonRpcRequest = { jsonrpc: '2.0', id, method: request.method, params: token === undefined ? params : extend(params, { _meta: extend(meta, { progressToken: token }) }) };
+  const out: JsonRpcRequest = {
+    jsonrpc: '2.0',
+    id,
+    method: request.method,
+    params: token === undefined ? params : extend(params, { _meta: extend(meta, { progressToken: token }) }),
+  };
   return out;
 }
 
@@ -135,7 +147,9 @@ export class ModernPipeUpstream implements ModernUpstream {
     }
     if ('id' in message) {
       // Modern servers send no requests; a stray one gets an error rather than silence.
-      void this.#transport.send(errorResponse(message.id, { code: ErrorCode.MethodNotFound, message: 'Method not found: the client takes no requests' })).catch(() => {});
+      void this.#transport
+        .send(errorResponse(message.id, { code: ErrorCode.MethodNotFound, message: 'Method not found: the client takes no requests' }))
+        .catch(() => {});
       return;
     }
     const n = message as JsonRpcNotification;
@@ -174,19 +188,33 @@ export class ModernPipeUpstream implements ModernUpstream {
     const signal = options.signal;
     if (signal?.aborted) throw new AdapterError('cancelled', 'cancelled before it was sent');
     return new Promise<JsonRpcResponse>((resolve, reject) => {
-      const call: PipeCall = { originalId: request.id, resolve, onNotification: options.onNotification, token: request.method === 'subscriptions/listen' ? 'listen' : token, originalToken };
+      const call: PipeCall = {
+        originalId: request.id,
+        resolve,
+        onNotification: options.onNotification,
+        token: request.method === 'subscriptions/listen' ? 'listen' : token,
+        originalToken,
+      };
       this.#calls.set(id, call);
       if (token !== undefined) this.#byToken.set(token, id);
       const onAbort = () => {
         if (!this.#calls.has(id)) return;
         this.#forget(id, call);
-        void this.#transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: String(signal?.reason ?? 'cancelled') } }).catch(() => {});
+        void this.#transport
+          .send({
+            jsonrpc: '2.0',
+            method: 'notifications/cancelled',
+            params: { requestId: id, reason: String(signal?.reason ?? 'cancelled') },
+          })
+          .catch(() => {});
         reject(new AdapterError('cancelled', 'the call was cancelled'));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#transport.send(withProgressToken(request, id, token)).catch((e: unknown) => {
         this.#forget(id, call);
-        resolve(errorResponse(request.id, internalError(`cannot reach the upstream server: ${e instanceof Error ? e.message : String(e)}`)));
+        resolve(
+          errorResponse(request.id, internalError(`cannot reach the upstream server: ${e instanceof Error ? e.message : String(e)}`)),
+        );
       });
     });
   }
@@ -201,4 +229,3 @@ export class ModernPipeUpstream implements ModernUpstream {
     await this.#transport.close();
   }
 }
-

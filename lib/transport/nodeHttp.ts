@@ -52,7 +52,7 @@ export interface HttpHandler {
 }
 
 /** The Web-to-Node adapter (hono's), loaded with the first request that needs it: a stdio front never does. */
-let adapter: Promise<(typeof import('@hono/node-server'))['getRequestListener']> | undefined;
+let adapter: Promise<typeof import('@hono/node-server')['getRequestListener']> | undefined;
 
 /** A Node request listener that serves through a Web `fetch` handler. */
 export function viaFetch(fetch: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
@@ -151,7 +151,10 @@ export interface NodeSseWriter extends SseWriter {
  * go out as plain JSON with its own status (`release`, then answer). Keep-alive comments every
  * `keepAliveMs`; `onCancel` runs if the client goes away before the writer is closed.
  */
-export function nodeSse(res: ServerResponse, options: { onCancel?: () => void; keepAliveMs?: number; headDelayMs?: number } = {}): NodeSseWriter {
+export function nodeSse(
+  res: ServerResponse,
+  options: { onCancel?: () => void; keepAliveMs?: number; headDelayMs?: number } = {},
+): NodeSseWriter {
   let closed = false;
   let started = false;
   let timer: ReturnType<typeof setInterval> | undefined;

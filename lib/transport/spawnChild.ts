@@ -46,7 +46,22 @@ let ahead: { readonly options: ChildCommand; readonly started: StartedAhead } | 
  */
 export const BASIC_ENV: readonly string[] =
   process.platform === 'win32'
-    ? ['APPDATA', 'HOMEDRIVE', 'HOMEPATH', 'LOCALAPPDATA', 'PATH', 'PATHEXT', 'PROCESSOR_ARCHITECTURE', 'SYSTEMDRIVE', 'SYSTEMROOT', 'TEMP', 'TMP', 'USERNAME', 'USERPROFILE', 'WINDIR']
+    ? [
+        'APPDATA',
+        'HOMEDRIVE',
+        'HOMEPATH',
+        'LOCALAPPDATA',
+        'PATH',
+        'PATHEXT',
+        'PROCESSOR_ARCHITECTURE',
+        'SYSTEMDRIVE',
+        'SYSTEMROOT',
+        'TEMP',
+        'TMP',
+        'USERNAME',
+        'USERPROFILE',
+        'WINDIR',
+      ]
     : ['HOME', 'LANG', 'LC_ALL', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'TMPDIR', 'USER'];
 
 /** The environment a server process starts with: ours (all, basic or none), less what is withheld, plus `env`. */
@@ -79,7 +94,15 @@ function sameProcess(a: ChildCommand, b: ChildCommand): boolean {
   const args = a.args ?? [];
   const other = b.args ?? [];
   const withheld = (o: ChildCommand) => [...(o.withholdEnv ?? [])].sort().join('\u0000');
-  return a.command === b.command && args.length === other.length && args.every((x, i) => x === other[i]) && a.cwd === b.cwd && (a.inheritEnv ?? true) === (b.inheritEnv ?? true) && withheld(a) === withheld(b) && sameEnv(a.env, b.env);
+  return (
+    a.command === b.command &&
+    args.length === other.length &&
+    args.every((x, i) => x === other[i]) &&
+    a.cwd === b.cwd &&
+    (a.inheritEnv ?? true) === (b.inheritEnv ?? true) &&
+    withheld(a) === withheld(b) &&
+    sameEnv(a.env, b.env)
+  );
 }
 
 /**

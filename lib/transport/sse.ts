@@ -86,7 +86,11 @@ export async function readSse(body: ReadableStream<Uint8Array>, handlers: SseHan
 export type SseMessagesOptions = Pick<SseHandlers, 'maxEventBytes' | 'onTooLarge'>;
 
 /** Reads the JSON-RPC messages of an SSE body (`message` events), handing each to `onMessage` as it arrives. */
-export function readSseMessages(body: ReadableStream<Uint8Array>, onMessage: (message: unknown) => void, options: SseMessagesOptions = {}): Promise<void> {
+export function readSseMessages(
+  body: ReadableStream<Uint8Array>,
+  onMessage: (message: unknown) => void,
+  options: SseMessagesOptions = {},
+): Promise<void> {
   return readSse(body, {
     ...options,
     onEvent: (event) => {

@@ -265,7 +265,8 @@ export class StdioChildTransport implements Transport {
     if (nestedBeyond(line, message)) {
       this.onerror?.(new AdapterError('protocol', `a message nested deeper than ${DEFAULT_MAX_DEPTH} levels on the server's stdout`));
       const id = (message as { id?: unknown }).id;
-      if (!Array.isArray(message) && !('method' in (message as object)) && isRequestId(id)) this.onmessage?.(errorResponse(id, internalError(`the server's answer is nested deeper than ${DEFAULT_MAX_DEPTH} levels`)));
+      if (!Array.isArray(message) && !('method' in (message as object)) && isRequestId(id))
+        this.onmessage?.(errorResponse(id, internalError(`the server's answer is nested deeper than ${DEFAULT_MAX_DEPTH} levels`)));
       return;
     }
     this.options.trace?.('received', message);
@@ -276,7 +277,12 @@ export class StdioChildTransport implements Transport {
   #overflow(size: number, head: string, tail: string): void {
     this.#spoken();
     const max = this.options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
-    this.onerror?.(new AdapterError('protocol', `a message larger than ${max} bytes on the server's stdout (${size} characters), skipped: ${head.slice(0, 200)}…`));
+    this.onerror?.(
+      new AdapterError(
+        'protocol',
+        `a message larger than ${max} bytes on the server's stdout (${size} characters), skipped: ${head.slice(0, 200)}…`,
+      ),
+    );
     const id = responseIdOf(head, tail);
     if (id !== undefined) this.onmessage?.(errorResponse(id, internalError(tooLargeDetail(max))));
   }
@@ -325,7 +331,8 @@ export class StdioChildTransport implements Transport {
     // What this turn sent (the cancellations of calls in flight, say) goes before the end.
     this.#write?.flush();
     child.stdin?.end();
-    const waited = (ms: number) => Promise.race([this.#exited!.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
+    const waited = (ms: number) =>
+      Promise.race([this.#exited!.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     if (!(await waited(grace))) {
       child.kill('SIGTERM');
       if (!(await waited(grace))) child.kill('SIGKILL');

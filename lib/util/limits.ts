@@ -48,9 +48,20 @@ export interface LimitData {
 }
 
 /** A refusal of `limit`. */
-export function limitRefusal(limit: LimitName, max: number, detail: string, options: { scope?: LimitRefusal['scope']; retryAfterSeconds?: number } = {}): LimitRefusal {
+export function limitRefusal(
+  limit: LimitName,
+  max: number,
+  detail: string,
+  options: { scope?: LimitRefusal['scope']; retryAfterSeconds?: number } = {},
+): LimitRefusal {
   const scope = options.scope ?? (limit.endsWith('-per-caller') || limit === 'sessions-per-capabilities' ? 'caller' : 'server');
-  return { limit, max, scope, retryAfterSeconds: Math.max(1, Math.ceil(options.retryAfterSeconds ?? (scope === 'caller' ? 5 : 1))), detail };
+  return {
+    limit,
+    max,
+    scope,
+    retryAfterSeconds: Math.max(1, Math.ceil(options.retryAfterSeconds ?? (scope === 'caller' ? 5 : 1))),
+    detail,
+  };
 }
 
 /** The `-32005` error of a refusal: `Limit exceeded: <limit> (<max>): <detail>`, with `data`. */
@@ -73,7 +84,10 @@ export function limitHeaders(refusal: Pick<LimitRefusal, 'retryAfterSeconds'>): 
  * The whole answer of a refusal: its message (with `id`, or none for a request that had none
  * to read), HTTP status and headers.
  */
-export function limitAnswer(refusal: LimitRefusal, id?: RequestId | null): { message: JsonRpcResponse; status: number; headers: Record<string, string> } {
+export function limitAnswer(
+  refusal: LimitRefusal,
+  id?: RequestId | null,
+): { message: JsonRpcResponse; status: number; headers: Record<string, string> } {
   const error = limitExceeded(refusal);
   const message = id === undefined ? ({ jsonrpc: '2.0', error } as unknown as JsonRpcResponse) : errorResponse(id, error);
   return { message, status: limitStatus(refusal), headers: limitHeaders(refusal) };

@@ -16,7 +16,10 @@ export type Page = { readonly result: JsonObject } | { readonly error: { readonl
  * (`undefined` for the first) and its index; each result goes to `onPage`, in order. Rejects when
  * a page is an error (with its message) or when `fetchPage` rejects; the pages read before stay read.
  */
-export async function readPages(fetchPage: (cursor: string | undefined, page: number) => Promise<Page>, onPage: (result: JsonObject) => void): Promise<void> {
+export async function readPages(
+  fetchPage: (cursor: string | undefined, page: number) => Promise<Page>,
+  onPage: (result: JsonObject) => void,
+): Promise<void> {
   let cursor: string | undefined;
   for (let page = 0; page < MAX_PAGES; page++) {
     const outcome = await fetchPage(cursor, page);

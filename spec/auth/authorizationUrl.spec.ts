@@ -24,10 +24,18 @@ function refusal(url: string | URL): string {
 const c = suite('checkAuthorizationUrl');
 
 c('should accept an https URL and an http URL to this machine', () => {
-  const https = checkAuthorizationUrl('https://auth.example.com/authorize?response_type=code&client_id=abc&code_challenge=x-y_z&state=s1&redirect_uri=http%3A%2F%2F127.0.0.1%3A4567%2Fcallback');
+  const https = checkAuthorizationUrl(
+    'https://auth.example.com/authorize?response_type=code&client_id=abc&code_challenge=x-y_z&state=s1&redirect_uri=http%3A%2F%2F127.0.0.1%3A4567%2Fcallback',
+  );
   assert.ok(https.ok);
   assert.is(https.ok && https.value.searchParams.get('client_id'), 'abc');
-  for (const url of ['http://127.0.0.1:8080/authorize?a=1', 'http://localhost:3000/authorize', 'http://[::1]:9/authorize', 'http://127.9.8.7/authorize']) assert.ok(checkAuthorizationUrl(url).ok, url);
+  for (const url of [
+    'http://127.0.0.1:8080/authorize?a=1',
+    'http://localhost:3000/authorize',
+    'http://[::1]:9/authorize',
+    'http://127.9.8.7/authorize',
+  ])
+    assert.ok(checkAuthorizationUrl(url).ok, url);
   // The SDK hands a URL object, its query built with URLSearchParams.
   const built = new URL('https://auth.example.com/authorize');
   built.searchParams.set('scope', 'read write $(x) `y`');
@@ -38,12 +46,18 @@ c('should refuse javascript:, file: and data: URLs, naming the scheme and why', 
   assert.match(refusal('javascript:alert(document.cookie)//https://auth.example.com/'), /javascript: is not one: it runs script/);
   assert.match(refusal('file:///etc/passwd'), /file: is not one: it opens a file on this machine/);
   assert.match(refusal('data:text/html,<script>alert(1)</script>'), /data: is not one: it carries its own content/);
-  assert.match(refusal('ftp://auth.example.com/authorize'), /only https: URLs \(or http: to this machine\) are opened, and ftp: is not one/);
+  assert.match(
+    refusal('ftp://auth.example.com/authorize'),
+    /only https: URLs \(or http: to this machine\) are opened, and ftp: is not one/,
+  );
 });
 
 c('should refuse shell metacharacters: $(…), a backtick, quotes, a pipe, a semicolon, spaces and control characters', () => {
   assert.match(refusal('https://a.example/authorize?x=$(touch /tmp/pwned)'), /contains "\$"/);
-  assert.match(refusal(new URL('https://a.example/authorize?x=$(touch%20/tmp/pwned)')), /contains "\$", a character no authorization URL needs unencoded/);
+  assert.match(
+    refusal(new URL('https://a.example/authorize?x=$(touch%20/tmp/pwned)')),
+    /contains "\$", a character no authorization URL needs unencoded/,
+  );
   assert.match(refusal('https://a.example/authorize?x=`id`'), /contains "`"/);
   assert.match(refusal('https://a.example/auth`id`orize'), /contains "`"/);
   assert.match(refusal('https://a.example/authorize?x=1|id'), /contains "\|"/);
@@ -60,7 +74,10 @@ c('should refuse shell metacharacters: $(…), a backtick, quotes, a pipe, a sem
 c('should refuse an over-long URL, http to another host and credentials', () => {
   const long = `https://a.example/authorize?pad=${'a'.repeat(MAX_AUTHORIZATION_URL_LENGTH)}`;
   assert.match(refusal(long), new RegExp(`it is ${long.length} characters long, over the ${MAX_AUTHORIZATION_URL_LENGTH} accepted`));
-  assert.ok(checkAuthorizationUrl(`https://a.example/authorize?pad=${'a'.repeat(MAX_AUTHORIZATION_URL_LENGTH - 40)}`).ok, 'long but within the bound');
+  assert.ok(
+    checkAuthorizationUrl(`https://a.example/authorize?pad=${'a'.repeat(MAX_AUTHORIZATION_URL_LENGTH - 40)}`).ok,
+    'long but within the bound',
+  );
   assert.match(refusal('http://auth.example.com/authorize'), /http: is accepted only to this machine .* not auth\.example\.com: use https/);
   assert.match(refusal('http://127.0.0.1.evil.example/authorize'), /http: is accepted only to this machine/);
   assert.match(refusal('https://user:secret@auth.example.com/authorize'), /carries a user name or password/);
@@ -82,8 +99,21 @@ r('should neither print nor open a refused authorization URL, and say why', asyn
   try {
     const opened: string[] = [];
     let printed = '';
-    const provider = new SignInProvider({ serverUrl: 'https://mcp.example.com/mcp', dir, opener: (url) => void opened.push(url), output: { write: (t: string) => (printed += t) } });
-    for (const evil of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,hi', 'https://a.example/authorize?x=$(touch /tmp/pwned)', 'https://a.example/authorize?x=`id`', 'http://evil.example/authorize', `https://a.example/authorize?p=${'a'.repeat(5000)}`]) {
+    const provider = new SignInProvider({
+      serverUrl: 'https://mcp.example.com/mcp',
+      dir,
+      opener: (url) => void opened.push(url),
+      output: { write: (t: string) => (printed += t) },
+    });
+    for (const evil of [
+      'javascript:alert(1)',
+      'file:///etc/passwd',
+      'data:text/html,hi',
+      'https://a.example/authorize?x=$(touch /tmp/pwned)',
+      'https://a.example/authorize?x=`id`',
+      'http://evil.example/authorize',
+      `https://a.example/authorize?p=${'a'.repeat(5000)}`,
+    ]) {
       let error: unknown;
       try {
         await provider.redirectToAuthorization(new URL(evil));
@@ -104,7 +134,12 @@ r('should print and open an accepted one, on its own line after "Sign in at: "',
   const dir = mkdtempSync(join(tmpdir(), 'mcp-oauth-url-'));
   const opened: string[] = [];
   let printed = '';
-  const provider = new SignInProvider({ serverUrl: 'https://mcp.example.com/mcp', dir, opener: (url) => void opened.push(url), output: { write: (t: string) => (printed += t) } });
+  const provider = new SignInProvider({
+    serverUrl: 'https://mcp.example.com/mcp',
+    dir,
+    opener: (url) => void opened.push(url),
+    output: { write: (t: string) => (printed += t) },
+  });
   try {
     await provider.prepareAuthorization();
     const state = provider.state();
@@ -142,7 +177,8 @@ o('should start the platform opener with the URL as one argument, without a shel
 });
 
 o('should shrug off a missing opener', async () => {
-  const missing = ((_command: string, args: readonly string[], options: object) => spawn(`no-such-opener-${process.pid}`, args, options)) as unknown as typeof spawn;
+  const missing = ((_command: string, args: readonly string[], options: object) =>
+    spawn(`no-such-opener-${process.pid}`, args, options)) as unknown as typeof spawn;
   assert.ok(openBrowser('https://auth.example.com/authorize', { spawn: missing }));
   // The ENOENT arrives as an 'error' event, after the call: it must not become an uncaught error.
   await new Promise((r) => setTimeout(r, 100));

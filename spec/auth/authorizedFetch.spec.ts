@@ -11,7 +11,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { auth, Client, UnauthorizedError, type OAuthClientInformationMixed, type OAuthClientMetadata, type OAuthClientProvider, type OAuthTokens } from '@modelcontextprotocol/client';
+import {
+  auth,
+  Client,
+  UnauthorizedError,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthTokens,
+} from '@modelcontextprotocol/client';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authorizedFetch } from '../../lib/auth/authorizedFetch.ts';
@@ -24,7 +32,12 @@ import { startProtectedModernServer, type ProtectedModernServer } from '../../fi
 import { authorizationCode, followAuthorization } from '../helpers/oauthBrowser.ts';
 import { PINNED } from '../helpers/modernClient.ts';
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'spec', version: '1' } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'spec', version: '1' } },
+});
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 let as: AuthServer;
@@ -54,7 +67,9 @@ function signIn(serverUrl: string | URL): { provider: SignInProvider; opened: st
 const initialize = (f: typeof fetch, url: URL | string) => f(url, { method: 'POST', headers: HEADERS, body: INITIALIZE });
 
 /** A tiny HTTP server for what the fixtures do not do (a server that misbehaves); its requests are counted by path. */
-async function tinyServer(handler: (req: IncomingMessage, res: ServerResponse, origin: string) => void): Promise<{ origin: string; hits: string[] }> {
+async function tinyServer(
+  handler: (req: IncomingMessage, res: ServerResponse, origin: string) => void,
+): Promise<{ origin: string; hits: string[] }> {
   const hits: string[] = [];
   let origin = '';
   const server = createServer((req, res) => {
@@ -115,7 +130,10 @@ f('should use the stored token without signing in again, and send a Request obje
   assert.is(opened.length, 1);
 
   const other = signIn(legacy.url);
-  const response = await authorizedFetch(other.provider, legacy.url)(new Request(legacy.url, { method: 'POST', headers: HEADERS, body: INITIALIZE }));
+  const response = await authorizedFetch(
+    other.provider,
+    legacy.url,
+  )(new Request(legacy.url, { method: 'POST', headers: HEADERS, body: INITIALIZE }));
   assert.is(response.status, 200);
   assert.match(await response.text(), /protected-legacy-fixture/);
   assert.is(other.opened.length, 1);
@@ -178,10 +196,16 @@ f('should return a 401 that comes right after a fresh sign-in as it is', async (
   // A server that refuses every token, however fresh, its metadata naming the real authorization server.
   const stubborn = await tinyServer((req, res, origin) => {
     if (req.url === '/.well-known/oauth-protected-resource/mcp') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [as.issuer.href] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [as.issuer.href] }));
       return;
     }
-    res.writeHead(401, { 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"` }).end();
+    res
+      .writeHead(401, {
+        'www-authenticate': `Bearer error="invalid_token", resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+      })
+      .end();
   });
   const url = `${stubborn.origin}/mcp`;
   const { provider, opened } = signIn(url);
@@ -192,14 +216,23 @@ f('should return a 401 that comes right after a fresh sign-in as it is', async (
 });
 
 f('should refuse resource_metadata on another origin than the 401, and fetch nothing from it', async () => {
-  const elsewhere = await tinyServer((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: 'x', authorization_servers: [as.issuer.href] })));
-  const evil = await tinyServer((_req, res) => res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${elsewhere.origin}/.well-known/oauth-protected-resource"` }).end());
+  const elsewhere = await tinyServer((_req, res) =>
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ resource: 'x', authorization_servers: [as.issuer.href] })),
+  );
+  const evil = await tinyServer((_req, res) =>
+    res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${elsewhere.origin}/.well-known/oauth-protected-resource"` }).end(),
+  );
   const url = `${evil.origin}/mcp`;
   const { provider, opened } = signIn(url);
   let error: unknown;
   await initialize(authorizedFetch(provider, url), url).catch((e: unknown) => (error = e));
   assert.instance(error, Error);
-  assert.match((error as Error).message, new RegExp(`names resource metadata at ${elsewhere.origin}, another origin than ${evil.origin}.*it was not fetched`));
+  assert.match(
+    (error as Error).message,
+    new RegExp(`names resource metadata at ${elsewhere.origin}, another origin than ${evil.origin}.*it was not fetched`),
+  );
   assert.equal(elsewhere.hits, [], 'nothing was fetched from the other origin');
   assert.equal(opened, []);
   assert.is(provider.tokens(), undefined);
@@ -237,7 +270,8 @@ f('should neither print nor open an authorization URL with shell metacharacters 
   // A server that is its own authorization server, whose authorization endpoint carries `$(…)`.
   const evil = await tinyServer((req, res, origin) => {
     const json = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    if (req.url === '/.well-known/oauth-protected-resource/mcp') return json(200, { resource: `${origin}/mcp`, authorization_servers: [`${origin}/`] });
+    if (req.url === '/.well-known/oauth-protected-resource/mcp')
+      return json(200, { resource: `${origin}/mcp`, authorization_servers: [`${origin}/`] });
     if (req.url === '/.well-known/oauth-authorization-server') {
       return json(200, {
         issuer: `${origin}/`,
@@ -261,7 +295,12 @@ f('should neither print nor open an authorization URL with shell metacharacters 
   dirs.push(dir);
   const opened: string[] = [];
   let printed = '';
-  const provider = new SignInProvider({ serverUrl: url, dir, opener: (u) => void opened.push(u), output: { write: (t: string) => (printed += t) } });
+  const provider = new SignInProvider({
+    serverUrl: url,
+    dir,
+    opener: (u) => void opened.push(u),
+    output: { write: (t: string) => (printed += t) },
+  });
   let error: unknown;
   await initialize(authorizedFetch(provider, url), url).catch((e: unknown) => (error = e));
   assert.match((error as Error).message, /the authorization URL .* is refused: it contains "\$"/);
@@ -274,14 +313,17 @@ f('should neither print nor open an authorization URL with shell metacharacters 
 f('should sign in again with the scope a 403 insufficient_scope asks for', async () => {
   const scoped = await tinyServer((req, res, origin) => {
     if (req.url === '/.well-known/oauth-protected-resource/mcp') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [as.issuer.href] }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ resource: `${origin}/mcp`, authorization_servers: [as.issuer.href] }));
       return;
     }
     const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
     const metadata = `resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`;
     as.verifier.verifyAccessToken(token ?? '').then(
       (info) => {
-        if (info.scopes.includes('mcp:admin')) res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+        if (info.scopes.includes('mcp:admin'))
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
         else res.writeHead(403, { 'www-authenticate': `Bearer error="insufficient_scope", scope="mcp:admin", ${metadata}` }).end();
       },
       () => res.writeHead(401, { 'www-authenticate': `Bearer ${metadata}` }).end(),
@@ -308,7 +350,13 @@ class PlainProvider implements OAuthClientProvider {
     return 'http://127.0.0.1:9/callback';
   }
   get clientMetadata(): OAuthClientMetadata {
-    return { client_name: 'plain', redirect_uris: [this.redirectUrl], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+    return {
+      client_name: 'plain',
+      redirect_uris: [this.redirectUrl],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
   }
   clientInformation() {
     return this.#client;

@@ -61,7 +61,10 @@ s('should rewrite a file by replacing it atomically, keeping 0600 and leaving no
   assert.is.not(statSync(path).ino, before, 'a new file renamed over the old one');
   assert.is(mode(path), 0o600);
   assert.is(p.tokens()?.access_token, 'at-2');
-  assert.equal(readdirSync(p.store.dir).filter((f) => f.endsWith('.tmp')), []);
+  assert.equal(
+    readdirSync(p.store.dir).filter((f) => f.endsWith('.tmp')),
+    [],
+  );
 });
 
 s("should make the server's folder 0700 even when it existed with a wider mode", () => {
@@ -80,14 +83,22 @@ s('should keep one folder per server, named by a hash of its normalized URL', ()
   assert.match(serverFolderName(SERVER), /^[0-9a-f]{32}$/);
   const dir = fresh();
   provider(dir).saveTokens(TOKENS);
-  assert.is(provider(dir, { serverUrl: 'https://other.example.com/mcp' }).tokens(), undefined, "another server does not see this one's tokens");
+  assert.is(
+    provider(dir, { serverUrl: 'https://other.example.com/mcp' }).tokens(),
+    undefined,
+    "another server does not see this one's tokens",
+  );
   assert.is(provider(dir).tokens()?.access_token, 'at-1');
 });
 
 s('should default to $XDG_CONFIG_HOME/mcp-dual-era/oauth, else ~/.config/mcp-dual-era/oauth', () => {
   assert.is(defaultOAuthDir({ XDG_CONFIG_HOME: '/x/config' }, '/home/u'), '/x/config/mcp-dual-era/oauth');
   assert.is(defaultOAuthDir({}, '/home/u'), '/home/u/.config/mcp-dual-era/oauth');
-  assert.is(defaultOAuthDir({ XDG_CONFIG_HOME: 'relative' }, '/home/u'), '/home/u/.config/mcp-dual-era/oauth', 'a relative XDG_CONFIG_HOME is ignored, as the spec says');
+  assert.is(
+    defaultOAuthDir({ XDG_CONFIG_HOME: 'relative' }, '/home/u'),
+    '/home/u/.config/mcp-dual-era/oauth',
+    'a relative XDG_CONFIG_HOME is ignored, as the spec says',
+  );
 });
 
 s.run();
@@ -113,7 +124,10 @@ p('should delete what invalidateCredentials names, and everything for all', () =
     signIn.saveCodeVerifier('v');
     signIn.saveDiscoveryState({ authorizationServerUrl: 'https://auth.example.com/' });
   };
-  const left = () => readdirSync(signIn.store.dir).filter((f) => f !== 'server.json').sort();
+  const left = () =>
+    readdirSync(signIn.store.dir)
+      .filter((f) => f !== 'server.json')
+      .sort();
   fill();
   signIn.invalidateCredentials('tokens');
   assert.equal(left(), ['client.json', 'discovery.json', 'verifier.json']);
@@ -191,8 +205,16 @@ p('should offer a client ID metadata document, a client registered beforehand (t
   assert.is(cimd.clientMetadataUrl, 'https://client.example.com/mcp-dual-era.json');
   assert.is(cimd.dpop, undefined);
   const pre = provider(fresh(), { client: { id: 'pre-1', secret: 's3cret', issuer: 'https://as-a.example.com/' } });
-  assert.equal(pre.clientInformation({ issuer: 'https://as-a.example.com' }), { client_id: 'pre-1', client_secret: 's3cret', issuer: 'https://as-a.example.com/' });
-  assert.is(pre.clientInformation({ issuer: 'https://elsewhere.example.com' }), undefined, 'its secret goes to no other authorization server');
+  assert.equal(pre.clientInformation({ issuer: 'https://as-a.example.com' }), {
+    client_id: 'pre-1',
+    client_secret: 's3cret',
+    issuer: 'https://as-a.example.com/',
+  });
+  assert.is(
+    pre.clientInformation({ issuer: 'https://elsewhere.example.com' }),
+    undefined,
+    'its secret goes to no other authorization server',
+  );
   assert.is(pre.clientMetadata.token_endpoint_auth_method, 'client_secret_basic');
   pre.saveClientInformation({ client_id: 'registered' });
   assert.not.ok(existsSync(join(pre.store.dir, 'client.json')), 'a client registered beforehand is not written');

@@ -18,7 +18,18 @@ t('should read the issuer and subject of a bearer JWT', () => {
 });
 
 t('should name nobody for an opaque, malformed or subjectless token', () => {
-  for (const value of [undefined, '', 'Bearer opaque-token-value', 'Basic YWxpY2U6c2VjcmV0', `Bearer a.${b64('no object')}.c`, `Bearer a.${b64({ iss: 'x' })}.c`, `Bearer a.${b64({ sub: 7 })}.c`, `Bearer a.${b64({ sub: 'a', iss: 3 })}.c`, 'Bearer a.!!!.c', `Bearer a.${Buffer.from('{not json').toString('base64url')}.c`])
+  for (const value of [
+    undefined,
+    '',
+    'Bearer opaque-token-value',
+    'Basic YWxpY2U6c2VjcmV0',
+    `Bearer a.${b64('no object')}.c`,
+    `Bearer a.${b64({ iss: 'x' })}.c`,
+    `Bearer a.${b64({ sub: 7 })}.c`,
+    `Bearer a.${b64({ sub: 'a', iss: 3 })}.c`,
+    'Bearer a.!!!.c',
+    `Bearer a.${Buffer.from('{not json').toString('base64url')}.c`,
+  ])
     assert.is(tokenSubject(value), undefined, String(value));
 });
 

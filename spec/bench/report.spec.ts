@@ -7,7 +7,14 @@ import { README_END, README_START, readRun, renderReport, updateReadme, writeRep
 import { figuresOf, goalHolds } from '../../bench/report/figures.ts';
 import type { Run } from '../../bench/report/types.ts';
 
-const comparison = (concurrency: number, throughputRatio: number) => ({ concurrency, candidate: 'wrap-http' as const, reference: 'passthrough' as const, throughputRatio, addedP50Us: 80, addedP99Us: 400 });
+const comparison = (concurrency: number, throughputRatio: number) => ({
+  concurrency,
+  candidate: 'wrap-http' as const,
+  reference: 'passthrough' as const,
+  throughputRatio,
+  addedP50Us: 80,
+  addedP99Us: 400,
+});
 const latency = (p50Us: number) => ({ n: 100, p50Us, p99Us: p50Us * 3, meanUs: p50Us * 1.2 });
 const timing = (p50Ms: number, p99Ms: number, n = 60) => ({ n, p50Ms, p99Ms, meanMs: p50Ms * 1.1 });
 
@@ -29,27 +36,103 @@ function sampleRun(): Run {
         options: { sampleMs: 200, samples: 5, quick: false },
         goal: { maxRatio: 1.5, sizes: ['small', 'medium'] },
         results: [
-          { case: 'tools/call request', direction: 'legacy→modern', size: 'small', bytes: 200, baselineNsPerMsg: 2000, translateNsPerMsg: 1000, ratio: 0.5, pairedRatio: 0.5 },
-          { case: 'tools/call request', direction: 'legacy→modern', size: 'medium', bytes: 10_000, baselineNsPerMsg: 40_000, translateNsPerMsg: 2000, ratio: 0.05, pairedRatio: 0.05 },
-          { case: 'tools/call request', direction: 'legacy→modern', size: 'large', bytes: 1_000_000, baselineNsPerMsg: 4_000_000, translateNsPerMsg: 8_000_000, ratio: 2, pairedRatio: 2 },
+          {
+            case: 'tools/call request',
+            direction: 'legacy→modern',
+            size: 'small',
+            bytes: 200,
+            baselineNsPerMsg: 2000,
+            translateNsPerMsg: 1000,
+            ratio: 0.5,
+            pairedRatio: 0.5,
+          },
+          {
+            case: 'tools/call request',
+            direction: 'legacy→modern',
+            size: 'medium',
+            bytes: 10_000,
+            baselineNsPerMsg: 40_000,
+            translateNsPerMsg: 2000,
+            ratio: 0.05,
+            pairedRatio: 0.05,
+          },
+          {
+            case: 'tools/call request',
+            direction: 'legacy→modern',
+            size: 'large',
+            bytes: 1_000_000,
+            baselineNsPerMsg: 4_000_000,
+            translateNsPerMsg: 8_000_000,
+            ratio: 2,
+            pairedRatio: 2,
+          },
         ],
       },
       wrap: {
         wrap: { commit: '0123456', source: 'lib/ of the working tree, as committed' },
         options: { quick: false, slices: 5, sliceMs: 1000, warmupMs: 3000, startWarmupMs: 15_000 },
         goals: { definition: { minVsPassthrough: 0.85, minVsMcpProxy: 2.5, maxAddedP50Us: 100, addedP50Concurrency: 1 } },
-        comparisons: { vsPassthrough: [comparison(1, 0.8), comparison(16, 0.9)], vsProxy: [comparison(1, 4)], vsDirectSdk: [comparison(1, 0.3)], stdioVsSdk: [comparison(1, 0.6)], stdioVsRaw: [] },
-        cells: [{ contender: 'wrap-http', label: 'wrap (HTTP)', concurrency: 1, calls: 1000, callsPerSecond: 1600, p50Us: 550, p99Us: 2000, meanUs: 600, errors: 0, errorSamples: [], cpu: { generatorUs: 200, frontUs: 300, serverUs: 150, otherBusy: 0.02, machineBusy: 0.9 } }],
+        comparisons: {
+          vsPassthrough: [comparison(1, 0.8), comparison(16, 0.9)],
+          vsProxy: [comparison(1, 4)],
+          vsDirectSdk: [comparison(1, 0.3)],
+          stdioVsSdk: [comparison(1, 0.6)],
+          stdioVsRaw: [],
+        },
+        cells: [
+          {
+            contender: 'wrap-http',
+            label: 'wrap (HTTP)',
+            concurrency: 1,
+            calls: 1000,
+            callsPerSecond: 1600,
+            p50Us: 550,
+            p99Us: 2000,
+            meanUs: 600,
+            errors: 0,
+            errorSamples: [],
+            cpu: { generatorUs: 200, frontUs: 300, serverUs: 150, otherBusy: 0.02, machineBusy: 0.9 },
+          },
+        ],
         failures: [],
       },
       mrtr: {
         quick: false,
         n: 5000,
         goalBeyondMessagesBytes: 4096,
-        perParkedCall: { direct: { total: 35_000, rss: 40_000, idle: 30_000, wrapAlone: 3800, session: 100, call: 3700, beyond: 3072, beyondWithSession: 3500 } },
-        memory: { server: { pushJsonBytes: 206, paramsJsonBytes: 240, paramsHeapPerCopy: 280, serverPerSuspended: 31_000, serverPerFinished: 28_000 } },
+        perParkedCall: {
+          direct: {
+            total: 35_000,
+            rss: 40_000,
+            idle: 30_000,
+            wrapAlone: 3800,
+            session: 100,
+            call: 3700,
+            beyond: 3072,
+            beyondWithSession: 3500,
+          },
+        },
+        memory: {
+          server: {
+            pushJsonBytes: 206,
+            paramsJsonBytes: 240,
+            paramsHeapPerCopy: 280,
+            serverPerSuspended: 31_000,
+            serverPerFinished: 28_000,
+          },
+        },
         latency: {
-          cells: [{ transport: 'node-http', collectMs: 15, echo: latency(400), rounds: { first: latency(16_000), retry: latency(2000), round: latency(18_000) }, ratioP50: 45, ratioP99: 40, pairedRatio: 44 }],
+          cells: [
+            {
+              transport: 'node-http',
+              collectMs: 15,
+              echo: latency(400),
+              rounds: { first: latency(16_000), retry: latency(2000), round: latency(18_000) },
+              ratioP50: 45,
+              ratioP99: 40,
+              pairedRatio: 44,
+            },
+          ],
           serverAlone: { echo: latency(30), round: latency(400) },
         },
         failures: [],
@@ -65,7 +148,14 @@ function sampleRun(): Run {
             rows: [
               { key: 'connect', label: 'legacy client connects', stats: timing(200, 300), ratioP50: 1, ratioP99: 1, pairedRatio: 1 },
               { key: 'probe', label: 'probe, fresh', stats: timing(210, 320), ratioP50: 1.05, ratioP99: 1.07, pairedRatio: 1.04 },
-              { key: 'cached', label: 'probe, cached', stats: timing(0.004, 0.05, 6000), ratioP50: 2e-5, ratioP99: 1.7e-4, pairedRatio: 2e-5 },
+              {
+                key: 'cached',
+                label: 'probe, cached',
+                stats: timing(0.004, 0.05, 6000),
+                ratioP50: 2e-5,
+                ratioP99: 1.7e-4,
+                pairedRatio: 2e-5,
+              },
             ],
             errors: 0,
             errorSamples: [],
@@ -81,9 +171,30 @@ function sampleRun(): Run {
             key: 'everything',
             label: 'server-everything',
             rows: [
-              { key: 'alone', label: 'the server alone: initialize', stats: { n: 30, p50Ms: 360, p99Ms: 400, meanMs: 365 }, ratioP50: 1, addedP50Ms: 0, withinDiscovery: 30 },
-              { key: 'connect', label: 'connect: server/discover', stats: { n: 30, p50Ms: 450, p99Ms: 520, meanMs: 455 }, ratioP50: 1.25, addedP50Ms: 90, withinDiscovery: 30 },
-              { key: 'serve-stdio', label: 'serve --stdio: server/discover', stats: { n: 30, p50Ms: 600, p99Ms: 1100, meanMs: 640 }, ratioP50: 1.67, addedP50Ms: 240, withinDiscovery: 28 },
+              {
+                key: 'alone',
+                label: 'the server alone: initialize',
+                stats: { n: 30, p50Ms: 360, p99Ms: 400, meanMs: 365 },
+                ratioP50: 1,
+                addedP50Ms: 0,
+                withinDiscovery: 30,
+              },
+              {
+                key: 'connect',
+                label: 'connect: server/discover',
+                stats: { n: 30, p50Ms: 450, p99Ms: 520, meanMs: 455 },
+                ratioP50: 1.25,
+                addedP50Ms: 90,
+                withinDiscovery: 30,
+              },
+              {
+                key: 'serve-stdio',
+                label: 'serve --stdio: server/discover',
+                stats: { n: 30, p50Ms: 600, p99Ms: 1100, meanMs: 640 },
+                ratioP50: 1.67,
+                addedP50Ms: 240,
+                withinDiscovery: 28,
+              },
             ],
             errors: 0,
             errorSamples: [],
@@ -136,55 +247,81 @@ report('should write the conditions, every table with its ratio column, and the 
   assert.match(markdown, '| serveModern | 34.18 KB | 3.71 KB | 0.10 KB | 3.61 KB | 3.00 KB | 0.75× |');
   assert.not.match(markdown, 'Not a full run');
 });
-report('should take away the server\'s share measured beside each MRTR cell, where the run has it', () => {
+report("should take away the server's share measured beside each MRTR cell, where the run has it", () => {
   const run = sampleRun();
   const mrtr = run.parts.mrtr!;
   const { markdown: after } = renderReport(run);
   // Without a share of its own, a cell has the one measured after every cell: 400 − 30 µs.
   assert.match(after, '| 45.0× | 40.0× | 44.0× | 44.1× |');
   const cell = { ...mrtr.latency!.cells[0]!, serverAlone: { echo: latency(30), round: latency(2030) } };
-  const { markdown: beside } = renderReport({ ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [cell] } } } });
+  const { markdown: beside } = renderReport({
+    ...run,
+    parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [cell] } } },
+  });
   assert.match(beside, "| paired | server's share | without the server's share |");
   assert.match(beside, '| 44.0× | 2,000 µs | 40.0× |');
 });
-report('should report a round in front of the server with its schema built once beside the one that builds it per call, each held to the goal', () => {
-  const run = sampleRun();
-  const mrtr = run.parts.mrtr!;
-  const perCall = { ...mrtr.latency!.cells[0]!, server: 'inline' as const };
-  const once = { ...perCall, server: 'hoisted' as const, rounds: { ...perCall.rounds, round: latency(1400) }, ratioP50: 3.5, ratioP99: 3.5, pairedRatio: 3.5, serverAlone: { echo: latency(30), round: latency(50) } };
-  const both: Run = { ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [perCall, once] } } } };
-  const all = figuresOf(both);
-  const find = (label: string) => all.find((f) => f.label === label);
-  // With the schema compiled per elicitation, the round is reported as it is and our own part of it held to the goal.
-  assert.is(find('round ÷ plain call, Node HTTP, collectMs 15')?.goal, undefined);
-  const own = find("round without the server's share ÷ plain call, Node HTTP, collectMs 15")!;
-  const share = perCall.serverAlone ? perCall.serverAlone.round.p50Us - perCall.serverAlone.echo.p50Us : mrtr.latency!.serverAlone.round.p50Us - mrtr.latency!.serverAlone.echo.p50Us;
-  assert.is(own.value, (perCall.rounds.round.p50Us - share) / perCall.echo.p50Us);
-  assert.is(own.goal?.value, 4);
-  assert.is(find('round ÷ plain call, Node HTTP, collectMs 15, schema built once')?.value, 3.5);
-  assert.is(goalHolds(find('round ÷ plain call, Node HTTP, collectMs 15, schema built once')!), true);
-  const { markdown } = renderReport(both);
-  assert.match(markdown, '| front | schema | collectMs | pairs |');
-  assert.match(markdown, '| Node HTTP | per call | 15 | ');
-  assert.match(markdown, '| Node HTTP | once | 15 | ');
-  const dir = mkdtempSync(join(tmpdir(), 'readme-'));
-  try {
-    const file = join(dir, 'README.md');
-    writeFileSync(file, `# x\n\n${README_START}\n${README_END}\n`);
-    assert.ok(updateReadme(file, both));
-    const readme = readFileSync(file, 'utf8');
-    assert.not.match(readme, '| round ÷ plain call, Node HTTP | 45.0×');
-    assert.match(readme, "| round without the server's share ÷ plain call, Node HTTP |");
-    assert.match(readme, '| round ÷ plain call, Node HTTP, server with its schema built once | 3.50× ✓ | ≤ 4.00× |');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+report(
+  'should report a round in front of the server with its schema built once beside the one that builds it per call, each held to the goal',
+  () => {
+    const run = sampleRun();
+    const mrtr = run.parts.mrtr!;
+    const perCall = { ...mrtr.latency!.cells[0]!, server: 'inline' as const };
+    const once = {
+      ...perCall,
+      server: 'hoisted' as const,
+      rounds: { ...perCall.rounds, round: latency(1400) },
+      ratioP50: 3.5,
+      ratioP99: 3.5,
+      pairedRatio: 3.5,
+      serverAlone: { echo: latency(30), round: latency(50) },
+    };
+    const both: Run = { ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [perCall, once] } } } };
+    const all = figuresOf(both);
+    const find = (label: string) => all.find((f) => f.label === label);
+    // With the schema compiled per elicitation, the round is reported as it is and our own part of it held to the goal.
+    assert.is(find('round ÷ plain call, Node HTTP, collectMs 15')?.goal, undefined);
+    const own = find("round without the server's share ÷ plain call, Node HTTP, collectMs 15")!;
+    const share = perCall.serverAlone
+      ? perCall.serverAlone.round.p50Us - perCall.serverAlone.echo.p50Us
+      : mrtr.latency!.serverAlone.round.p50Us - mrtr.latency!.serverAlone.echo.p50Us;
+    assert.is(own.value, (perCall.rounds.round.p50Us - share) / perCall.echo.p50Us);
+    assert.is(own.goal?.value, 4);
+    assert.is(find('round ÷ plain call, Node HTTP, collectMs 15, schema built once')?.value, 3.5);
+    assert.is(goalHolds(find('round ÷ plain call, Node HTTP, collectMs 15, schema built once')!), true);
+    const { markdown } = renderReport(both);
+    assert.match(markdown, '| front | schema | collectMs | pairs |');
+    assert.match(markdown, '| Node HTTP | per call | 15 | ');
+    assert.match(markdown, '| Node HTTP | once | 15 | ');
+    const dir = mkdtempSync(join(tmpdir(), 'readme-'));
+    try {
+      const file = join(dir, 'README.md');
+      writeFileSync(file, `# x\n\n${README_START}\n${README_END}\n`);
+      assert.ok(updateReadme(file, both));
+      const readme = readFileSync(file, 'utf8');
+      assert.not.match(readme, '| round ÷ plain call, Node HTTP | 45.0×');
+      assert.match(readme, "| round without the server's share ÷ plain call, Node HTTP |");
+      assert.match(readme, '| round ÷ plain call, Node HTTP, server with its schema built once | 3.50× ✓ | ≤ 4.00× |');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
 report('should report a legacy client through serve --stdio against the byte relay, with no goal, where the run measured it', () => {
   const run = sampleRun();
   const wrap = run.parts.wrap!;
   const legacyCell = { ...wrap.cells[0]!, contender: 'wrap-stdio-legacy' as const, label: 'wrap (stdio), legacy client' };
-  const measured: Run = { ...run, parts: { ...run.parts, wrap: { ...wrap, cells: [...wrap.cells, legacyCell], comparisons: { ...wrap.comparisons, stdioLegacyVsRelay: [comparison(1, 0.93)] } } } };
+  const measured: Run = {
+    ...run,
+    parts: {
+      ...run.parts,
+      wrap: {
+        ...wrap,
+        cells: [...wrap.cells, legacyCell],
+        comparisons: { ...wrap.comparisons, stdioLegacyVsRelay: [comparison(1, 0.93)] },
+      },
+    },
+  };
   const figure = figuresOf(measured).find((f) => f.label === 'wrap (stdio), legacy client ÷ stdio relay, c=1');
   assert.is(figure?.value, 0.93);
   assert.is(figure?.goal, undefined);
@@ -197,7 +334,14 @@ report('should hold a round through serve --stdio as its own process to the goal
   const run = sampleRun();
   const mrtr = run.parts.mrtr!;
   const http = mrtr.latency!.cells[0]!;
-  const processes = { ...http, transport: 'stdio-process' as const, server: 'hoisted' as const, ratioP50: 3.1, ratioP99: 1.5, pairedRatio: 3.05 };
+  const processes = {
+    ...http,
+    transport: 'stdio-process' as const,
+    server: 'hoisted' as const,
+    ratioP50: 3.1,
+    ratioP99: 1.5,
+    pairedRatio: 3.05,
+  };
   const both: Run = { ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [http, processes] } } } };
   const found = figuresOf(both).find((f) => f.label === 'round ÷ plain call, stdio (processes), collectMs 15, schema built once');
   assert.is(found?.value, 3.1);
@@ -209,8 +353,28 @@ report('should hold a round through serve --stdio as its own process to the goal
 });
 report('should report the callers waves with answered counts and p99 over mcp-proxy for the same callers', () => {
   const run = sampleRun();
-  const wave = (front: string, label: string, callers: number, answered: number, p99Ms: number) => ({ front, label, callers, answered, wallMs: 1000, perSecond: answered, p50Ms: p99Ms / 2, p99Ms, servers: 1, memoryMb: 200, failures: {} });
-  const callers = { callers: [1000], concurrency: 32, waves: [wave('wrap-shared', 'serve --share-sessions', 1000, 1000, 75), wave('mcp-proxy', 'mcp-proxy 6.7.19', 1000, 1000, 150), wave('wrap', 'serve (isolated)', 1000, 990, 9000)] };
+  const wave = (front: string, label: string, callers: number, answered: number, p99Ms: number) => ({
+    front,
+    label,
+    callers,
+    answered,
+    wallMs: 1000,
+    perSecond: answered,
+    p50Ms: p99Ms / 2,
+    p99Ms,
+    servers: 1,
+    memoryMb: 200,
+    failures: {},
+  });
+  const callers = {
+    callers: [1000],
+    concurrency: 32,
+    waves: [
+      wave('wrap-shared', 'serve --share-sessions', 1000, 1000, 75),
+      wave('mcp-proxy', 'mcp-proxy 6.7.19', 1000, 1000, 150),
+      wave('wrap', 'serve (isolated)', 1000, 990, 9000),
+    ],
+  };
   const { markdown } = renderReport({ ...run, parts: { ...run.parts, callers } });
   assert.match(markdown, '## 7. Many callers: distinct callers through one front');
   assert.match(markdown, '| serve --share-sessions | 1,000 | 1000/1000 | 1,000 | 37.5 | 75.0 | 0.50× | 1 | 200 |');
@@ -221,12 +385,20 @@ report('should report the callers waves with answered counts and p99 over mcp-pr
 report("should hold our own part of a traced request to its goal and report the SDK's own beside it", () => {
   const run = sampleRun();
   const m = (usPerCall: number) => ({ usPerCall, bytesPerCall: 1000 });
-  const front = { calls: 30_000, rounds: 7, minimal: m(9), wrapped: m(13), traced: { standIn: m(16), sdk: m(30), spansPerCall: 2, ownUsPerCall: 2, sdkUsPerCall: 15, propagatorUsPerCall: 1, goalOwnUs: 3 } };
+  const front = {
+    calls: 30_000,
+    rounds: 7,
+    minimal: m(9),
+    wrapped: m(13),
+    traced: { standIn: m(16), sdk: m(30), spansPerCall: 2, ownUsPerCall: 2, sdkUsPerCall: 15, propagatorUsPerCall: 1, goalOwnUs: 3 },
+  };
   const withFront: Run = { ...run, parts: { ...run.parts, front } };
   const figure = figuresOf(withFront).find((f) => f.section === 'Tracing')!;
   assert.is(figure.label, 'our own part of a traced request ÷ 3 µs');
   assert.is(goalHolds(figure), true);
-  const missed = figuresOf({ ...run, parts: { ...run.parts, front: { ...front, traced: { ...front.traced, ownUsPerCall: 4 } } } }).find((f) => f.section === 'Tracing')!;
+  const missed = figuresOf({ ...run, parts: { ...run.parts, front: { ...front, traced: { ...front.traced, ownUsPerCall: 4 } } } }).find(
+    (f) => f.section === 'Tracing',
+  )!;
   assert.is(goalHolds(missed), false);
   const { markdown } = renderReport(withFront);
   assert.match(markdown, "## 8. The front's own cost, and tracing");
@@ -250,13 +422,25 @@ report('should draw one bar per figure, coloured by its goal, in a well-formed S
   assert.ok(chart.includes('fill="#c62828"'), 'a missed goal is drawn red');
   assert.is(renderReport(run).chart, chart, 'the same run gives the same bytes');
 });
-report('should list the ratios of a full run on another Node beside this run\'s, marking those far apart', () => {
+report("should list the ratios of a full run on another Node beside this run's, marking those far apart", () => {
   const run = sampleRun();
   const wrap = run.parts.wrap!;
   const other: Run = {
     ...run,
     machine: { ...run.machine, node: 'v24.22.3' },
-    parts: { ...run.parts, wrap: { ...wrap, comparisons: { ...wrap.comparisons, vsPassthrough: wrap.comparisons.vsPassthrough.map((x) => ({ ...x, throughputRatio: x.concurrency === 1 ? 0.95 : x.throughputRatio })) } } },
+    parts: {
+      ...run.parts,
+      wrap: {
+        ...wrap,
+        comparisons: {
+          ...wrap.comparisons,
+          vsPassthrough: wrap.comparisons.vsPassthrough.map((x) => ({
+            ...x,
+            throughputRatio: x.concurrency === 1 ? 0.95 : x.throughputRatio,
+          })),
+        },
+      },
+    },
   };
   const { markdown } = renderReport(run, [other]);
   assert.match(markdown, '## 9. On other Node lines');

@@ -31,7 +31,7 @@ import { PINNED } from '../helpers/modernClient.ts';
 import { authorizationUrlFrom, followAuthorization } from '../helpers/oauthBrowser.ts';
 
 const mode = (path: string) => statSync(path).mode & 0o777;
-const textOf = (result: unknown) => ((result as { content: Array<{ text?: string }> }).content[0]?.text ?? '');
+const textOf = (result: unknown) => (result as { content: Array<{ text?: string }> }).content[0]?.text ?? '';
 
 /** Plays the user: follows every sign-in URL the bridge prints on stderr, as a browser would. */
 class Browser {
@@ -129,7 +129,10 @@ c('should take a v1 host to the protected modern-only server once the printed si
     assert.is(textOf(await client.callTool({ name: 'confirm', arguments: { question: 'Go on?' } })), 'confirmed: true');
     assert.is(mode(folder), 0o700);
     for (const file of ['tokens.json', 'client.json']) assert.is(mode(join(folder, file)), 0o600, file);
-    assert.equal(readdirSync(folder).filter((f) => f.endsWith('.tmp')), []);
+    assert.equal(
+      readdirSync(folder).filter((f) => f.endsWith('.tmp')),
+      [],
+    );
   } finally {
     await client.close();
   }
@@ -159,7 +162,13 @@ class InPlaceStdioClientTransport extends StdioClientTransport {}
 c('should take a pinned modern host to the protected legacy server, elicitation through input_required', async () => {
   const dir = tempDir();
   const { command, args, cwd } = oauthConnect(legacy.url, dir);
-  const transport = new InPlaceStdioClientTransport({ command, args, cwd, env: { ...process.env } as Record<string, string>, stderr: 'pipe' });
+  const transport = new InPlaceStdioClientTransport({
+    command,
+    args,
+    cwd,
+    env: { ...process.env } as Record<string, string>,
+    stderr: 'pipe',
+  });
   const browser = new Browser();
   browser.watch(transport.stderr as Readable | null);
   const client = new Client({ name: 'modern-host', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} } } });
@@ -215,7 +224,10 @@ e('should refresh an expired token silently, and ask for a new sign-in when the 
     // The refresh token is refused too (the stored one replaced by one the server never issued).
     const store = new OAuthStore(dir, modern.url);
     const held = store.read<{ latest: string; entries: Record<string, Record<string, unknown>> }>('tokens.json')!;
-    store.write('tokens.json', { ...held, entries: { ...held.entries, [held.latest]: { ...held.entries[held.latest], refresh_token: 'refused' } } });
+    store.write('tokens.json', {
+      ...held,
+      entries: { ...held.entries, [held.latest]: { ...held.entries[held.latest], refresh_token: 'refused' } },
+    });
     as.revokeAll();
     assert.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'three' } })), 'three');
     assert.is(browser.urls.length, 2, 'a second sign-in URL was printed and followed');
@@ -242,7 +254,9 @@ r('should refuse resource_metadata on another origin with a clear error, fetchin
     fetched.push(req.url ?? '');
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
-  const evil = await listen((_req, res) => res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${elsewhere}/.well-known/oauth-protected-resource"` }).end());
+  const evil = await listen((_req, res) =>
+    res.writeHead(401, { 'www-authenticate': `Bearer resource_metadata="${elsewhere}/.well-known/oauth-protected-resource"` }).end(),
+  );
   const dir = tempDir();
   let error: unknown;
   const { command, args, cwd } = oauthConnect(`${evil}/mcp`, dir);
@@ -257,7 +271,10 @@ r('should refuse resource_metadata on another origin with a clear error, fetchin
     await client.close();
   }
   assert.instance(error, Error);
-  assert.match((error as Error).message, new RegExp(`names resource metadata at ${elsewhere}, another origin than ${evil}.*it was not fetched`));
+  assert.match(
+    (error as Error).message,
+    new RegExp(`names resource metadata at ${elsewhere}, another origin than ${evil}.*it was not fetched`),
+  );
   assert.equal(fetched, [], 'nothing was fetched from the other origin');
   assert.equal(browser.urls, []);
 });
@@ -265,7 +282,10 @@ r('should refuse resource_metadata on another origin with a clear error, fetchin
 r('should refuse --oauth with a command, with --header Authorization, and its options without it (exit 2)', async () => {
   const run = (args: string[]) =>
     new Promise<{ code: number | null; err: string }>((done) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'connect', ...args], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'connect', ...args], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       if (child.pid) pids.push(child.pid);
       let err = '';
       child.stderr.on('data', (chunk) => (err += chunk));
@@ -297,27 +317,65 @@ r('should read the sign-in options into the provider they describe, and refuse t
   assert.is(await refused({ dpop: true }), '--dpop goes with --oauth');
   assert.is(await refused({ 'client-id': 'c', 'client-secret-env': 'MCP_SECRET' }), '--client-id, --client-secret-env go with --oauth');
   assert.match(await refused({ oauth: true, 'client-secret-env': 'MCP_SECRET' }), '--client-secret-env goes with --client-id');
-  assert.match(await refused({ oauth: true, 'client-id': 'c', 'client-secret-env': 'UNSET_VARIABLE' }), '--client-secret-env names UNSET_VARIABLE, which is not set (or empty)');
+  assert.match(
+    await refused({ oauth: true, 'client-id': 'c', 'client-secret-env': 'UNSET_VARIABLE' }),
+    '--client-secret-env names UNSET_VARIABLE, which is not set (or empty)',
+  );
   assert.match(await refused({ oauth: true, 'client-id': 'c', 'client-secret-env': 'EMPTY' }), 'which is not set (or empty)');
-  assert.match(await refused({ oauth: true, 'client-metadata-url': 'http://client.example.com/doc.json' }), '--client-metadata-url must be an https URL with a path');
-  assert.match(await refused({ oauth: true, 'client-metadata-url': 'https://client.example.com/' }), '--client-metadata-url must be an https URL with a path');
+  assert.match(
+    await refused({ oauth: true, 'client-metadata-url': 'http://client.example.com/doc.json' }),
+    '--client-metadata-url must be an https URL with a path',
+  );
+  assert.match(
+    await refused({ oauth: true, 'client-metadata-url': 'https://client.example.com/' }),
+    '--client-metadata-url must be an https URL with a path',
+  );
   assert.match(await refused({ oauth: true, grant: 'client-credentials' }), '--grant client-credentials needs --client-id');
-  assert.match(await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c' }), 'needs one of --client-secret-env and --private-key-file');
-  assert.match(await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c', 'client-secret-env': 'MCP_SECRET', 'no-browser': true }), '--no-browser is for a person');
+  assert.match(
+    await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c' }),
+    'needs one of --client-secret-env and --private-key-file',
+  );
+  assert.match(
+    await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c', 'client-secret-env': 'MCP_SECRET', 'no-browser': true }),
+    '--no-browser is for a person',
+  );
   assert.match(await refused({ oauth: true, grant: 'password' }), '--grant is authorization-code');
   assert.match(await refused({ oauth: true, 'private-key-file': '/nowhere.pem' }), 'goes with --grant client-credentials');
-  assert.match(await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c', 'private-key-file': '/nowhere.pem' }), '--private-key-file /nowhere.pem cannot be read');
+  assert.match(
+    await refused({ oauth: true, grant: 'client-credentials', 'client-id': 'c', 'private-key-file': '/nowhere.pem' }),
+    '--private-key-file /nowhere.pem cannot be read',
+  );
   assert.match(await refused({ oauth: true, issuer: 'https://as.example.com' }), '--issuer names the authorization server');
   // What is accepted: a person's sign-in with a metadata document, a pre-registered confidential client, and a program's own credentials.
-  const signIn = await oauthProvider({ oauth: true, 'client-metadata-url': 'https://client.example.com/mcp.json', 'client-id': 'pre', 'client-secret-env': 'MCP_SECRET', issuer: 'https://as.example.com/', dpop: true, 'oauth-dir': mkdtempSync(join(tmpdir(), 'mde-oauth-options-')) }, url, env);
+  const signIn = await oauthProvider(
+    {
+      oauth: true,
+      'client-metadata-url': 'https://client.example.com/mcp.json',
+      'client-id': 'pre',
+      'client-secret-env': 'MCP_SECRET',
+      issuer: 'https://as.example.com/',
+      dpop: true,
+      'oauth-dir': mkdtempSync(join(tmpdir(), 'mde-oauth-options-')),
+    },
+    url,
+    env,
+  );
   assert.ok(signIn.ok && signIn.value instanceof SignInProvider);
   if (signIn.ok && signIn.value instanceof SignInProvider) {
     assert.is(signIn.value.clientMetadataUrl, 'https://client.example.com/mcp.json');
-    assert.equal(signIn.value.clientInformation({ issuer: 'https://as.example.com' }), { client_id: 'pre', client_secret: 's3cret', issuer: 'https://as.example.com/' });
+    assert.equal(signIn.value.clientInformation({ issuer: 'https://as.example.com' }), {
+      client_id: 'pre',
+      client_secret: 's3cret',
+      issuer: 'https://as.example.com/',
+    });
     assert.type(signIn.value.dpop, 'function');
     rmSync(signIn.value.store.dir, { recursive: true, force: true });
   }
-  const machine = await oauthProvider({ oauth: true, grant: 'client-credentials', 'client-id': 'svc', 'client-secret-env': 'MCP_SECRET' }, url, env);
+  const machine = await oauthProvider(
+    { oauth: true, grant: 'client-credentials', 'client-id': 'svc', 'client-secret-env': 'MCP_SECRET' },
+    url,
+    env,
+  );
   assert.ok(machine.ok && machine.value !== undefined);
   if (machine.ok && machine.value) {
     assert.is(machine.value.redirectUrl, undefined, 'no browser, no redirect');

@@ -19,24 +19,39 @@ const s = suite('connect stopped by its host');
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   s(`should answer what is in flight and leave at once on ${signal}, ending its server`, async () => {
     const marker = randomUUID();
-    const child = spawn(process.execPath, [builtCli(), 'connect', '--quiet', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, env: { ...process.env, [MARKER]: marker }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [builtCli(), 'connect', '--quiet', '--', process.execPath, EVERYTHING, 'stdio'], {
+      cwd: ROOT,
+      env: { ...process.env, [MARKER]: marker },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (c: string) => (out += c));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const lines = () => out.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { id?: number; result?: unknown; error?: { message: string }; method?: string });
+    const lines = () =>
+      out
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { id?: number; result?: unknown; error?: { message: string }; method?: string });
     const until = async (ok: () => boolean) => {
       const deadline = Date.now() + 30_000;
       while (!ok() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     };
     try {
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } })}\n`);
+      child.stdin!.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } })}\n`,
+      );
       await until(() => lines().some((l) => l.id === 1));
       child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
-      child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 }, _meta: { progressToken: 'p' } } })}\n`);
+      child.stdin!.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 }, _meta: { progressToken: 'p' } } })}\n`,
+      );
       // In flight once the server reports its first step.
       await until(() => lines().some((l) => l.method === 'notifications/progress'));
-      assert.ok(lines().some((l) => l.method === 'notifications/progress'), 'the call is under way');
+      assert.ok(
+        lines().some((l) => l.method === 'notifications/progress'),
+        'the call is under way',
+      );
       const signalled = performance.now();
       child.kill(signal);
       const code = await exited;

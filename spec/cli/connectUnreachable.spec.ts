@@ -11,8 +11,24 @@ import { builtCli } from '../helpers/built.ts';
 import { ROOT } from '../helpers/everything.ts';
 
 const FIRST = {
-  legacy: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } },
-  modern: { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'host', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } },
+  legacy: {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+  },
+  modern: {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'server/discover',
+    params: {
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'host', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      },
+    },
+  },
 };
 
 /** A loopback port nothing listens on. */

@@ -11,7 +11,12 @@ import { startServerAhead } from '../../lib/cli/early.ts';
 import { takeAhead } from '../../lib/transport/spawnChild.ts';
 
 const IDLE = [process.execPath, '-e', 'setTimeout(() => {}, 10000)'];
-const asked = (env: Record<string, string> = {}, cwd?: string) => ({ command: IDLE[0]!, args: IDLE.slice(1), env, ...(cwd ? { cwd } : {}) });
+const asked = (env: Record<string, string> = {}, cwd?: string) => ({
+  command: IDLE[0]!,
+  args: IDLE.slice(1),
+  env,
+  ...(cwd ? { cwd } : {}),
+});
 
 /** Whether the command line started the process `options` describes (which is then stopped). */
 function started(options: ReturnType<typeof asked>): boolean {

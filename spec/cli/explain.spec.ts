@@ -16,7 +16,12 @@ const LEGACY = resolve(ROOT, 'examples/transcripts/legacy-session.jsonl');
 const MODERN = resolve(ROOT, 'examples/transcripts/modern-session.jsonl');
 
 function run(args: string[], input?: string) {
-  const r = spawnSync(TSX, [CLI, 'explain', ...args], { cwd: ROOT, encoding: 'utf8', ...(input !== undefined ? { input } : {}), env: { ...process.env, NO_COLOR: '' } });
+  const r = spawnSync(TSX, [CLI, 'explain', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    ...(input !== undefined ? { input } : {}),
+    env: { ...process.env, NO_COLOR: '' },
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -46,7 +51,10 @@ const x = suite('mcp-dual-era explain');
 x('should show a legacy session as a modern client sees it, schema-valid', () => {
   const list = explained(LEGACY);
   assert.is(list.length, 19);
-  assert.ok(list.every((e) => e.era === 'legacy' && e.problem === undefined), JSON.stringify(list.filter((e) => e.problem)));
+  assert.ok(
+    list.every((e) => e.era === 'legacy' && e.problem === undefined),
+    JSON.stringify(list.filter((e) => e.problem)),
+  );
   const [init, initResult, initialized, setLevel] = list;
   assert.is(init!.becomes[0].method, 'server/discover');
   assert.equal(init!.becomes[0].params._meta['io.modelcontextprotocol/clientInfo'], { name: 'desk-host', version: '3.2.0' });
@@ -80,18 +88,29 @@ x('should show a legacy session as a modern client sees it, schema-valid', () =>
 x('should show a modern session as a legacy peer sees it, schema-valid', () => {
   const list = explained(MODERN);
   assert.is(list.length, 7);
-  assert.ok(list.every((e) => e.era === 'modern' && e.problem === undefined), JSON.stringify(list.filter((e) => e.problem)));
+  assert.ok(
+    list.every((e) => e.era === 'modern' && e.problem === undefined),
+    JSON.stringify(list.filter((e) => e.problem)),
+  );
   assert.is(list[0]!.becomes[0].method, 'initialize');
   assert.is(list[1]!.becomes[0].result.serverInfo.name, 'weather-server');
   const call = list[2]!;
-  assert.equal(call.becomes.map((m) => m.method), ['logging/setLevel', 'tools/call'], 'a new log level becomes logging/setLevel first');
+  assert.equal(
+    call.becomes.map((m) => m.method),
+    ['logging/setLevel', 'tools/call'],
+    'a new log level becomes logging/setLevel first',
+  );
   assert.not.ok('_meta' in call.becomes[1].params, 'the era keys are taken off');
   const round = list[3]!;
   assert.is(round.becomes[0].method, 'elicitation/create', 'input_required becomes a push');
   const retry = list[4]!;
-  assert.equal(retry.becomes, [{ jsonrpc: '2.0', id: round.becomes[0].id, result: { action: 'accept', content: { city: 'Lisbon' } } }], 'the retry answers the push');
+  assert.equal(
+    retry.becomes,
+    [{ jsonrpc: '2.0', id: round.becomes[0].id, result: { action: 'accept', content: { city: 'Lisbon' } } }],
+    'the retry answers the push',
+  );
   const final = list[6]!;
-  assert.is(final.becomes[0].id, 2, 'the retry\'s answer is the first call\'s');
+  assert.is(final.becomes[0].id, 2, "the retry's answer is the first call's");
   assert.not.ok('resultType' in final.becomes[0].result);
   validateAll(list, '2025-11-25');
 });
@@ -102,7 +121,10 @@ x('should print side by side, plain when piped, and read standard input', () => 
   assert.not.match(piped.stdout, '\x1b[', 'no colour when piped');
   assert.match(piped.stdout, 'legacy (as recorded)');
   assert.match(piped.stdout, '(nothing)');
-  assert.ok(piped.stdout.split('\n').every((line) => line.length <= 126 || line.includes('↳')), 'lines keep to the width');
+  assert.ok(
+    piped.stdout.split('\n').every((line) => line.length <= 126 || line.includes('↳')),
+    'lines keep to the width',
+  );
   const stdin = run(['-', '--json'], '{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
   assert.is(stdin.status, 0);
   assert.is(JSON.parse(stdin.stdout)[0].note.includes('ping'), true);

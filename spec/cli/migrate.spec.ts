@@ -39,9 +39,24 @@ usage('should say its exit codes in --help', async () => {
 
 usage('should exit 1, not 2, and say how to run it, when the TypeScript compiler is not installed', () => {
   const file = resolve(ROOT, 'fixtures/codemod/wrap-stdio-server.input.ts');
-  const r = spawnSync(process.execPath, ['--require', resolve(ROOT, 'spec/helpers/withoutTypescript.cjs'), '--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'migrate', file], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--require',
+      resolve(ROOT, 'spec/helpers/withoutTypescript.cjs'),
+      '--import',
+      'tsx',
+      resolve(ROOT, 'lib/cli/main.ts'),
+      'migrate',
+      file,
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   assert.is(r.status, 1, r.stderr);
-  assert.match(r.stderr, 'mcp-dual-era migrate: the migration reads code with the TypeScript compiler, which is not installed here: add it to the project (npm install --save-dev typescript)');
+  assert.match(
+    r.stderr,
+    'mcp-dual-era migrate: the migration reads code with the TypeScript compiler, which is not installed here: add it to the project (npm install --save-dev typescript)',
+  );
 });
 
 usage.run();
@@ -61,9 +76,12 @@ cli('should print a unified diff and a summary on a dry run, and write nothing',
   const { code, stdout } = await migrateCli(['src'], project.dir);
   assert.is(code, 0);
   assert.match(stdout, '--- a/src/server.ts\n+++ b/src/server.ts\n');
-  assert.match(stdout, "-  await server.connect(new StdioServerTransport());\n+  serveStdio(wrapLegacyServer({ upstream: server }));\n");
+  assert.match(stdout, '-  await server.connect(new StdioServerTransport());\n+  serveStdio(wrapLegacyServer({ upstream: server }));\n');
   assert.match(stdout, '--- a/package.json\n+++ b/package.json\n');
-  assert.match(stdout, /file\s+rewrites\s+markers\s+status\nsrc\/server\.ts\s+1\s+0\s+would change\npackage\.json\s+1\s+0\s+would change\n/);
+  assert.match(
+    stdout,
+    /file\s+rewrites\s+markers\s+status\nsrc\/server\.ts\s+1\s+0\s+would change\npackage\.json\s+1\s+0\s+would change\n/,
+  );
   assert.match(stdout, 'Nothing written: run again with --write to apply.');
   assert.is(server(), fixture('wrap-stdio-server.input.ts'));
   assert.not.match(readFileSync(join(project.dir, 'package.json'), 'utf8'), 'mcp-dual-era');
@@ -87,14 +105,21 @@ cli('should apply the changes with --write, then find nothing to do', async () =
 cli('should rewrite pushes in native mode', async () => {
   const { code, stdout } = await migrateCli(['--mode', 'native', '--json', 'src/tools'], project.dir);
   assert.is(code, 0);
-  const report = JSON.parse(stdout) as { mode: string; files: Array<{ file: string; changed: boolean; rewrites: Array<{ line: number; what: string }> }> };
+  const report = JSON.parse(stdout) as {
+    mode: string;
+    files: Array<{ file: string; changed: boolean; rewrites: Array<{ line: number; what: string }> }>;
+  };
   assert.is(report.mode, 'native');
-  assert.equal(report.files.map((f) => [f.file, f.changed]), [['src/tools/native.ts', true]]);
+  assert.equal(
+    report.files.map((f) => [f.file, f.changed]),
+    [['src/tools/native.ts', true]],
+  );
   assert.match(report.files[0]!.rewrites[0]!.what, 'elicitation push → inputRequired');
 });
 
 cli('should exit 1 for a file that does not parse and a path that cannot be read, leaving them as they were', async () => {
-  const broken = "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\nawait server.connect(new StdioServerTransport(;\n";
+  const broken =
+    "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\nawait server.connect(new StdioServerTransport(;\n";
   project.write('src/broken.ts', broken);
   const { code, stdout, stderr } = await migrateCli(['--write', 'src/broken.ts', 'src/missing.ts'], project.dir);
   assert.is(code, 1);

@@ -46,14 +46,26 @@ p('should report server-everything over stdio as legacy, with what a modern-only
   assert.ok(report.capabilities.tools && report.capabilities.prompts && report.capabilities.resources);
   assert.ok(report.counts.tools >= 10 && report.counts.prompts >= 1 && report.counts.resources >= 1, JSON.stringify(report.counts));
   assert.is(report.timing.roundTrips, 1);
-  assert.equal(report.steps.map((s: any) => s.step), ['probe', 'fallback']);
+  assert.equal(
+    report.steps.map((s: any) => s.step),
+    ['probe', 'fallback'],
+  );
   assert.is(report.clients['modern-only'].direct, false);
   assert.match(report.clients['modern-only'].through, 'mcp-dual-era serve -- ');
   assert.is(report.clients.legacy.direct, true);
 });
 
 p('should report the v2 server with legacy clients allowed as dual-era', async () => {
-  const { code, report } = await cli(['--json', '--timeout', '10000', '--', process.execPath, '--import', 'tsx', resolve(ROOT, 'fixtures/servers/dualEraStdio.ts')]);
+  const { code, report } = await cli([
+    '--json',
+    '--timeout',
+    '10000',
+    '--',
+    process.execPath,
+    '--import',
+    'tsx',
+    resolve(ROOT, 'fixtures/servers/dualEraStdio.ts'),
+  ]);
   assert.is(code, 0);
   assert.is(report.kind, 'dual-era');
   assert.equal(report.versions, { modern: ['2026-07-28'], legacy: '2025-11-25' });

@@ -18,7 +18,10 @@ const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const CLI = resolve(ROOT, 'lib/cli/main.ts');
 const EXAMPLE = resolve(ROOT, 'fixtures/servers/exampleServer.ts');
 const LEGACY_STDIO = resolve(ROOT, 'fixtures/servers/legacyStdio.ts');
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
 
 function start(args: string[]): { child: ChildProcess; stderr: () => string; listening: Promise<string> } {
   // Node itself with tsx's loader, not the tsx command: SIGTERM reaches the command directly (the
@@ -37,11 +40,16 @@ function start(args: string[]): { child: ChildProcess; stderr: () => string; lis
 }
 
 async function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((r) => (child.exitCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
 
 /** Runs `run` with stdout and stderr captured. */
 async function captured(run: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -66,13 +74,31 @@ s('should front the example server for modern and legacy clients, then shut down
     assert.match(stderr(), 'upstream trip-desk 1.0.0 speaks 2025-11-25 (legacy era)');
     const modern = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'book_table' };
     const args = { restaurant: 'Casa Lisboa', people: 2 };
-    const first: any = await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'book_table', arguments: args, _meta: META } }, modern)).json();
+    const first: any = await (
+      await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'book_table', arguments: args, _meta: META } }, modern)
+    ).json();
     assert.is(first.result.resultType, 'input_required');
     const [key] = Object.keys(first.result.inputRequests);
-    const retry = { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'book_table', arguments: args, inputResponses: { [key!]: { action: 'accept', content: { confirm: true, time: '19:30' } } }, requestState: first.result.requestState, _meta: META } };
+    const retry = {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'book_table',
+        arguments: args,
+        inputResponses: { [key!]: { action: 'accept', content: { confirm: true, time: '19:30' } } },
+        requestState: first.result.requestState,
+        _meta: META,
+      },
+    };
     const done: any = await (await post(url, retry, modern)).json();
     assert.equal(done.result.content, [{ type: 'text', text: 'Booked a table for 2 at Casa Lisboa at 19:30.' }]);
-    const init = await post(url, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } });
+    const init = await post(url, {
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+    });
     assert.is(init.status, 200);
     assert.ok(init.headers.get('mcp-session-id'), 'a legacy session on the same endpoint');
     await init.body?.cancel();
@@ -112,7 +138,10 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
     [['--limit', 'reserve=-1', '--', 'x'], '--limit reserve must be a whole number of at least 0'],
     [['--modern', '--limit', 'parked-per-caller=3', '--', 'x'], '--limit parked-per-caller does not apply to serve --modern'],
     [['--limit', 'headers-timeout-ms=90000', '--', 'x'], 'headers-timeout-ms must not be above http-request-timeout-ms'],
-    [['--share-sessions', '--pass-authorization', '--upstream', 'http://127.0.0.1:9/mcp'], '--share-sessions does not go with --pass-authorization'],
+    [
+      ['--share-sessions', '--pass-authorization', '--upstream', 'http://127.0.0.1:9/mcp'],
+      '--share-sessions does not go with --pass-authorization',
+    ],
     [['--share-sessions', '--modern', '--', 'x'], '--share-sessions fronts a legacy server'],
   ];
   // Usage errors are found before anything starts: checked in process (the exit code is serve's result).
@@ -132,7 +161,11 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
 s("should keep our own configuration out of the upstream's environment", async () => {
   const key = Buffer.alloc(32, 7).toString('base64');
   const getEnv = async (args: string[]): Promise<Record<string, string>> => {
-    const child = spawn(TSX, [CLI, 'serve', '--port', '0', ...args, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MDE_SPEC_STATE_KEY: key, MDE_SPEC_PLAIN: 'passed on' } });
+    const child = spawn(TSX, [CLI, 'serve', '--port', '0', ...args, '--', process.execPath, EVERYTHING, 'stdio'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, MDE_SPEC_STATE_KEY: key, MDE_SPEC_PLAIN: 'passed on' },
+    });
     let err = '';
     try {
       const url = await new Promise<string>((resolveUrl, reject) => {
@@ -144,7 +177,9 @@ s("should keep our own configuration out of the upstream's environment", async (
         child.once('exit', (code) => reject(new Error(`exited ${code}: ${err}`)));
       });
       const headers = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get-env' };
-      const answer: any = await (await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-env', arguments: {}, _meta: META } }, headers)).json();
+      const answer: any = await (
+        await post(url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-env', arguments: {}, _meta: META } }, headers)
+      ).json();
       return JSON.parse(answer.result.content[0].text) as Record<string, string>;
     } finally {
       child.kill('SIGTERM');
@@ -162,7 +197,11 @@ s("should keep our own configuration out of the upstream's environment", async (
   assert.is(clean['MDE_SPEC_ADDED'], 'yes', '--env adds to it');
   assert.ok(clean['PATH'], 'PATH is kept, so commands are found');
   // Over stdio the server is started before serve has read the rest of itself: withheld there too.
-  const stdio = spawn(TSX, [CLI, 'serve', '--stdio', '--quiet', '--state-key-env', 'MDE_SPEC_STATE_KEY', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, MDE_SPEC_STATE_KEY: key } });
+  const stdio = spawn(
+    TSX,
+    [CLI, 'serve', '--stdio', '--quiet', '--state-key-env', 'MDE_SPEC_STATE_KEY', '--', process.execPath, EVERYTHING, 'stdio'],
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, MDE_SPEC_STATE_KEY: key } },
+  );
   try {
     const line = new Promise<string>((resolveLine) => {
       let out = '';
@@ -171,7 +210,9 @@ s("should keep our own configuration out of the upstream's environment", async (
         if (out.includes('\n')) resolveLine(out.slice(0, out.indexOf('\n')));
       });
     });
-    stdio.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-env', arguments: {}, _meta: META } })}\n`);
+    stdio.stdin!.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get-env', arguments: {}, _meta: META } })}\n`,
+    );
     const env = JSON.parse(JSON.parse(await line).result.content[0].text) as Record<string, string>;
     assert.not.ok('MDE_SPEC_STATE_KEY' in env, 'withheld from the process started ahead');
   } finally {
@@ -189,7 +230,11 @@ s('should say a taken port before starting the upstream, and exit 1 (with --mode
   const upstream = [process.execPath, '-e', 'require("fs").writeFileSync(process.env.MDE_FLAG, "started"); setInterval(() => {}, 1000)'];
   try {
     for (const mode of [[], ['--modern']]) {
-      const r = spawnSync(TSX, [CLI, 'serve', ...mode, '--quiet', '--port', String(port), '--env', `MDE_FLAG=${flag}`, '--', ...upstream], { cwd: ROOT, encoding: 'utf8', timeout: 30_000 });
+      const r = spawnSync(TSX, [CLI, 'serve', ...mode, '--quiet', '--port', String(port), '--env', `MDE_FLAG=${flag}`, '--', ...upstream], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
       assert.is(r.status, 1, `${mode.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, `port ${port} is in use: choose another with --port`);
       assert.not.match(r.stderr, 'EADDRINUSE');
@@ -208,15 +253,24 @@ s('should serve a client on stdio that falls back from modern to initialize, wit
   try {
     // A modern-first client that gave up on its discover (here: at once) and starts again with initialize.
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: META } })}\n`);
-    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } })}\n`);
+    child.stdin!.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } })}\n`,
+    );
     const deadline = Date.now() + 20_000;
     while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' })}\n`);
     while (out.trim().split('\n').length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 500));
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
-    assert.equal(lines.map((l) => l.id), [1, 2], JSON.stringify(lines));
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    assert.equal(
+      lines.map((l) => l.id),
+      [1, 2],
+      JSON.stringify(lines),
+    );
     assert.is(lines[0].result.protocolVersion, '2025-11-25');
     assert.is(lines[0].result.serverInfo.name, 'trip-desk');
     assert.ok(lines[1].result.tools.some((t: { name: string }) => t.name === 'book_table'));
@@ -229,18 +283,37 @@ s('should serve a client on stdio that falls back from modern to initialize, wit
 
 s('should answer with the failure of a server that never starts, say it once and exit 1 (--stdio, either era)', () => {
   const failing = [process.execPath, '-e', 'console.error("Error: no config file"); process.exit(2)'];
-  const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } } };
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'host', version: '1' } },
+  };
   const discover = { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: META } };
   for (const first of [discover, initialize]) {
-    const r = spawnSync(TSX, [CLI, 'serve', '--stdio', '--quiet', '--', ...failing], { cwd: ROOT, encoding: 'utf8', input: `${JSON.stringify(first)}\n`, timeout: 30_000 });
+    const r = spawnSync(TSX, [CLI, 'serve', '--stdio', '--quiet', '--', ...failing], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      input: `${JSON.stringify(first)}\n`,
+      timeout: 30_000,
+    });
     assert.is(r.status, 1, `${first.method}: ${r.stderr}`);
-    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const answers = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.is(answers.length, 1, r.stdout);
     assert.is(answers[0].id, 0);
     assert.match(answers[0].error.message, 'it exited with code 2 before it answered initialize: Error: no config file');
     assert.equal(answers[0].error.data.stderr, ['Error: no config file']);
     const said = r.stderr.split('\n').filter((l) => l.includes('failed'));
-    assert.equal(said, [`mcp-dual-era serve: the upstream server (${failing.join(' ')}) failed: it exited with code 2 before it answered initialize: Error: no config file`], r.stderr);
+    assert.equal(
+      said,
+      [
+        `mcp-dual-era serve: the upstream server (${failing.join(' ')}) failed: it exited with code 2 before it answered initialize: Error: no config file`,
+      ],
+      r.stderr,
+    );
   }
 });
 
@@ -255,15 +328,30 @@ s('should show every message in both eras with --verbose, keeping stdout for the
     child.stdin!.write(`${JSON.stringify(request)}\n`);
     const deadline = Date.now() + 20_000;
     while (!out.includes('\n') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     assert.is(lines.length, 1, 'only the answer on stdout');
     assert.is(lines[0].id, 7);
     assert.is(lines[0].result.resultType, 'complete');
     const trace = err.split('\n');
-    assert.ok(trace.some((l) => l.includes('client → us') && l.includes('"tools/list"') && l.includes('2026-07-28')), err);
-    assert.ok(trace.some((l) => l.includes('us → server') && l.includes('"initialize"')), 'the legacy handshake the wrap made');
-    assert.ok(trace.some((l) => l.includes('server → us') && l.includes('"tools"')), err);
-    assert.ok(trace.some((l) => l.includes('us → client') && l.includes('"resultType":"complete"')), err);
+    assert.ok(
+      trace.some((l) => l.includes('client → us') && l.includes('"tools/list"') && l.includes('2026-07-28')),
+      err,
+    );
+    assert.ok(
+      trace.some((l) => l.includes('us → server') && l.includes('"initialize"')),
+      'the legacy handshake the wrap made',
+    );
+    assert.ok(
+      trace.some((l) => l.includes('server → us') && l.includes('"tools"')),
+      err,
+    );
+    assert.ok(
+      trace.some((l) => l.includes('us → client') && l.includes('"resultType":"complete"')),
+      err,
+    );
     child.stdin!.end();
     assert.is(await exited(child), 0);
   } finally {
@@ -271,41 +359,69 @@ s('should show every message in both eras with --verbose, keeping stdout for the
   }
 });
 
-s("should answer a legacy initialize with the failure of a modern upstream that exited at start (--modern), not keep it waiting", async () => {
-  const serve = start(['--modern', '--port', '0', '--', process.execPath, '-e', "process.stderr.write('no config file\\n'); process.exit(3)"]);
-  const url = await serve.listening;
-  try {
-    await new Promise((r) => setTimeout(r, 300));
-    const controller = new AbortController();
-    const bound = setTimeout(() => controller.abort(), 20_000);
-    const answer = await fetch(url, {
-      method: 'POST',
-      signal: controller.signal,
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }),
-    }).then((r) => r.text(), (e: unknown) => `no answer: ${String(e)}`);
-    clearTimeout(bound);
-    assert.match(answer, '"code":-32603');
-    assert.match(answer, 'the upstream server is unavailable: it exited with code 3 before it answered initialize');
-    assert.match(answer, 'no config file');
-  } finally {
-    serve.child.kill('SIGINT');
-    await exited(serve.child);
-  }
-});
+s(
+  'should answer a legacy initialize with the failure of a modern upstream that exited at start (--modern), not keep it waiting',
+  async () => {
+    const serve = start([
+      '--modern',
+      '--port',
+      '0',
+      '--',
+      process.execPath,
+      '-e',
+      "process.stderr.write('no config file\\n'); process.exit(3)",
+    ]);
+    const url = await serve.listening;
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const controller = new AbortController();
+      const bound = setTimeout(() => controller.abort(), 20_000);
+      const answer = await fetch(url, {
+        method: 'POST',
+        signal: controller.signal,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+        }),
+      }).then(
+        (r) => r.text(),
+        (e: unknown) => `no answer: ${String(e)}`,
+      );
+      clearTimeout(bound);
+      assert.match(answer, '"code":-32603');
+      assert.match(answer, 'the upstream server is unavailable: it exited with code 3 before it answered initialize');
+      assert.match(answer, 'no config file');
+    } finally {
+      serve.child.kill('SIGINT');
+      await exited(serve.child);
+    }
+  },
+);
 
 s('should say once, in one line, that an upstream which exits before it answers initialize could not start, and exit 1', async () => {
-  const missing = spawnSync(TSX, [CLI, 'serve', '--quiet', '--port', '0', '--', 'node', '/mde-missing.js'], { cwd: ROOT, encoding: 'utf8' });
+  const missing = spawnSync(TSX, [CLI, 'serve', '--quiet', '--port', '0', '--', 'node', '/mde-missing.js'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   assert.is(missing.status, 1);
   const lines = missing.stderr.trim().split('\n');
   assert.is(lines.length, 1, missing.stderr);
-  assert.match(lines[0]!, "the upstream server (node /mde-missing.js) failed: it exited with code 1 before it answered initialize: Error: Cannot find module '/mde-missing.js'");
+  assert.match(
+    lines[0]!,
+    "the upstream server (node /mde-missing.js) failed: it exited with code 1 before it answered initialize: Error: Cannot find module '/mde-missing.js'",
+  );
   // Started once, not restarted (--spares 0: no warm spare is started beside it).
   const dir = mkdtempSync(join(tmpdir(), 'mde-starts-'));
   const starts = join(dir, 'starts');
   try {
     const script = `require('node:fs').appendFileSync(${JSON.stringify(starts)}, 'started\\n'); process.stderr.write('fatal: no configuration\\n'); process.exit(3)`;
-    const once = spawnSync(TSX, [CLI, 'serve', '--quiet', '--spares', '0', '--port', '0', '--', process.execPath, '-e', script], { cwd: ROOT, encoding: 'utf8' });
+    const once = spawnSync(TSX, [CLI, 'serve', '--quiet', '--spares', '0', '--port', '0', '--', process.execPath, '-e', script], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     assert.is(once.status, 1);
     assert.match(once.stderr, 'exited with code 3 before it answered initialize: fatal: no configuration');
     assert.is(readFileSync(starts, 'utf8'), 'started\n');
@@ -319,7 +435,10 @@ s('should start one server for a client whose first calls come all at once on st
   const started = join(dir, 'started');
   // Each start of the server says so in a file, then becomes the v1 SDK server itself.
   const upstream = `echo $$ >> '${started}'; exec '${process.execPath}' --import tsx '${LEGACY_STDIO}'`;
-  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--stdio', '--quiet', '--', 'sh', '-c', upstream], { cwd: ROOT, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve', '--stdio', '--quiet', '--', 'sh', '-c', upstream], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const answers = new Map<number, { result?: { content?: Array<{ text?: string }>; resultType?: string } }>();
   let partial = '';
   child.stdout!.on('data', (c: Buffer) => {
@@ -329,7 +448,11 @@ s('should start one server for a client whose first calls come all at once on st
   });
   const burst = (from: number, count: number) =>
     child.stdin!.write(
-      Array.from({ length: count }, (_, i) => `${JSON.stringify({ jsonrpc: '2.0', id: from + i, method: 'tools/call', params: { name: 'echo', arguments: { text: `call ${from + i}` }, _meta: META } })}\n`).join(''),
+      Array.from(
+        { length: count },
+        (_, i) =>
+          `${JSON.stringify({ jsonrpc: '2.0', id: from + i, method: 'tools/call', params: { name: 'echo', arguments: { text: `call ${from + i}` }, _meta: META } })}\n`,
+      ).join(''),
     );
   const answered = async (count: number) => {
     const deadline = Date.now() + 30_000;

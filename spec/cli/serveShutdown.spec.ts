@@ -10,19 +10,37 @@ import { builtCli } from '../helpers/built.ts';
 import { EVERYTHING, ROOT } from '../helpers/everything.ts';
 import { servingUrl } from '../helpers/servingUrl.ts';
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'spec', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'spec', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
 
 const s = suite('serve stopped with a call in progress');
 
 s('should answer the call that the server is shutting down, and say so in the log', async () => {
-  const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--', process.execPath, EVERYTHING, 'stdio'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const serving = servingUrl(child);
   try {
     const url = await serving.url;
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-long-running-operation' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 }, _meta: { ...META, progressToken: 'p' } } }),
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'trigger-long-running-operation',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 5,
+        method: 'tools/call',
+        params: { name: 'trigger-long-running-operation', arguments: { duration: 30, steps: 30 }, _meta: { ...META, progressToken: 'p' } },
+      }),
     });
     // Under way once the server reports its first step.
     const reader = response.body!.getReader();
@@ -44,7 +62,10 @@ s('should answer the call that the server is shutting down, and say so in the lo
     assert.match(said, '"id":5');
     assert.match(said, /"error":\{"code":-32603,"message":"Internal error: the upstream server was shut down/);
     assert.is(await exited, 0);
-    assert.match(serving.log(), 'mcp-dual-era: shutting down: ending 1 call(s) in progress, each answered that the server is shutting down');
+    assert.match(
+      serving.log(),
+      'mcp-dual-era: shutting down: ending 1 call(s) in progress, each answered that the server is shutting down',
+    );
   } finally {
     child.kill('SIGKILL');
   }

@@ -30,7 +30,10 @@ usage('should say a usage error in one line, and where the options are, for ever
   }
   const missing = run(['serve']);
   assert.is(missing.code, 2);
-  assert.equal(lines(missing.err), ['mcp-dual-era serve: name the upstream server (-- <command> or --upstream <url>)', "Run 'mcp-dual-era serve --help' for its options."]);
+  assert.equal(lines(missing.err), [
+    'mcp-dual-era serve: name the upstream server (-- <command> or --upstream <url>)',
+    "Run 'mcp-dual-era serve --help' for its options.",
+  ]);
 });
 
 usage('should list the commands first in help, and print a command’s options with help <command>', () => {
@@ -39,7 +42,13 @@ usage('should list the commands first in help, and print a command’s options w
     assert.is(code, 0, args.join(' '));
     const commands = lines(out).findIndex((l) => l === 'Commands:');
     assert.ok(commands >= 0 && commands < 6, `the commands come first: ${out}`);
-    for (const name of ['serve', 'connect', 'probe', 'explain', 'migrate', 'help']) assert.ok(lines(out).slice(commands + 1, commands + 8).some((l) => l.trimStart().startsWith(`${name} `)), `${name} is listed`);
+    for (const name of ['serve', 'connect', 'probe', 'explain', 'migrate', 'help'])
+      assert.ok(
+        lines(out)
+          .slice(commands + 1, commands + 8)
+          .some((l) => l.trimStart().startsWith(`${name} `)),
+        `${name} is listed`,
+      );
   }
   for (const command of ['serve', 'connect', 'probe', 'explain', 'migrate']) {
     const { code, out } = run(['help', command]);
@@ -52,7 +61,10 @@ usage('should say an unknown command in one line, with the commands', () => {
   for (const args of [['serv'], ['help', 'serv']]) {
     const { code, err } = run(args);
     assert.is(code, 2);
-    assert.equal(lines(err), ['mcp-dual-era: unknown command "serv" (the commands: serve, connect, probe, explain, migrate)', "Run 'mcp-dual-era help' for the commands."]);
+    assert.equal(lines(err), [
+      'mcp-dual-era: unknown command "serv" (the commands: serve, connect, probe, explain, migrate)',
+      "Run 'mcp-dual-era help' for the commands.",
+    ]);
   }
 });
 

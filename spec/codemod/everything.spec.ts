@@ -46,10 +46,12 @@ async function assertToolsWork(client: ModernClient): Promise<void> {
 
 e2e('should refuse the pinned client before the migration', async () => {
   const client = pinnedClient();
-  const failure = await client.connect(new ModernStdio({ command: process.execPath, args: [entry, 'stdio'], cwd: project.dir, stderr: 'ignore' })).then(
-    () => undefined,
-    (e: unknown) => e as Error,
-  );
+  const failure = await client
+    .connect(new ModernStdio({ command: process.execPath, args: [entry, 'stdio'], cwd: project.dir, stderr: 'ignore' }))
+    .then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
   await client.close();
   assert.ok(failure, 'connect failed');
   assert.match(failure!.message, /2026-07-28/);
@@ -58,10 +60,16 @@ e2e('should refuse the pinned client before the migration', async () => {
 e2e('should rewire the stdio, Streamable HTTP and HTTP+SSE entry points and add the dependency', async () => {
   const { code, stdout, stderr } = await migrateCli(['--write', '--json', 'dist'], project.dir);
   assert.is(code, 0, stderr);
-  const report = JSON.parse(stdout) as { files: Array<{ file: string; changed: boolean; rewrites: Array<{ what: string }>; markers: Array<{ code: string }> }> };
+  const report = JSON.parse(stdout) as {
+    files: Array<{ file: string; changed: boolean; rewrites: Array<{ what: string }>; markers: Array<{ code: string }> }>;
+  };
   const changed = report.files.filter((f) => f.changed).map((f) => f.file);
   assert.equal(changed, ['dist/transports/sse.js', 'dist/transports/stdio.js', 'dist/transports/streamableHttp.js', 'package.json']);
-  const rewrite = (file: string) => report.files.find((f) => f.file === file)!.rewrites.map((r) => r.what).join('\n');
+  const rewrite = (file: string) =>
+    report.files
+      .find((f) => f.file === file)!
+      .rewrites.map((r) => r.what)
+      .join('\n');
   assert.match(rewrite('dist/transports/stdio.js'), 'serveStdio(wrapLegacyServer');
   assert.match(rewrite('dist/transports/streamableHttp.js'), 'Streamable HTTP with sessions: POST, GET, DELETE /mcp');
   assert.match(rewrite('dist/transports/sse.js'), 'HTTP+SSE kept; a Streamable HTTP endpoint /mcp');
@@ -74,13 +82,18 @@ e2e('should rewire the stdio, Streamable HTTP and HTTP+SSE entry points and add 
 e2e('should change nothing on a second run', () => {
   const report = migrate({ paths: [project.dir], write: true });
   assert.ok(report.files.length > 40);
-  assert.equal(report.files.filter((f) => f.changed || f.error), []);
+  assert.equal(
+    report.files.filter((f) => f.changed || f.error),
+    [],
+  );
 });
 
 e2e('should serve the pinned client over stdio, elicitation included', async () => {
   const client = pinnedClient();
   try {
-    await client.connect(new ModernStdio({ command: process.execPath, args: ['--import', 'tsx', entry, 'stdio'], cwd: project.dir, stderr: 'ignore' }));
+    await client.connect(
+      new ModernStdio({ command: process.execPath, args: ['--import', 'tsx', entry, 'stdio'], cwd: project.dir, stderr: 'ignore' }),
+    );
     await assertToolsWork(client);
     const elicited = textOf(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} }));
     assert.match(elicited, '- Name: Ada Lovelace');

@@ -22,9 +22,13 @@ let project: Project;
 
 express.before(() => {
   project = createProject();
-  for (const name of ['wrap-express-sessions', 'wrap-express-stateless']) project.write(`${name}.ts`, readFileSync(resolve(ROOT, `fixtures/codemod/${name}.input.ts`), 'utf8'));
+  for (const name of ['wrap-express-sessions', 'wrap-express-stateless'])
+    project.write(`${name}.ts`, readFileSync(resolve(ROOT, `fixtures/codemod/${name}.input.ts`), 'utf8'));
   const report = migrate({ paths: [project.dir], write: true });
-  assert.equal(report.files.filter((f) => f.error), []);
+  assert.equal(
+    report.files.filter((f) => f.error),
+    [],
+  );
 });
 express.after(() => project.close());
 
@@ -36,7 +40,10 @@ express('should serve modern and legacy clients on the endpoint of the server wi
   legacy.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'decline' }));
   try {
     await modern.connect(new ModernHttp(url));
-    assert.equal((await modern.listTools()).tools.map((t) => t.name), ['book']);
+    assert.equal(
+      (await modern.listTools()).tools.map((t) => t.name),
+      ['book'],
+    );
     assert.is(textOf(await modern.callTool({ name: 'book', arguments: { restaurant: 'Chez Ada' } })), 'Booked');
     await legacy.connect(new LegacyHttp(url));
     assert.is(textOf(await legacy.callTool({ name: 'book', arguments: { restaurant: 'Chez Ada' } })), 'Not booked');

@@ -27,7 +27,7 @@ function steps(stdout: string): Map<string, unknown> {
   return out;
 }
 
-const text = (result: unknown) => ((result as { content: Array<{ text: string }> }).content[0]?.text ?? '');
+const text = (result: unknown) => (result as { content: Array<{ text: string }> }).content[0]?.text ?? '';
 
 const client = suite('migrate a v1 client program');
 let project: Project;
@@ -48,13 +48,22 @@ client('should be refused by a modern-only server before the migration', async (
 client('should wrap both transports with wrapLegacyClient and add the dependency', () => {
   const report = migrate({ paths: [project.dir], write: true });
   const byName = (name: string) => report.files.find((f) => f.path === resolve(project.dir, name))!;
-  assert.equal(byName('client.ts').rewrites.map((r) => r.what), ['client over stdio: client.connect(transport) → client.connect(wrapLegacyClient(transport))']);
-  assert.equal(byName('httpClient.ts').rewrites.map((r) => r.what), ['client over Streamable HTTP: new StreamableHTTPClientTransport(url) → wrapLegacyClient(url)']);
+  assert.equal(
+    byName('client.ts').rewrites.map((r) => r.what),
+    ['client over stdio: client.connect(transport) → client.connect(wrapLegacyClient(transport))'],
+  );
+  assert.equal(
+    byName('httpClient.ts').rewrites.map((r) => r.what),
+    ['client over Streamable HTTP: new StreamableHTTPClientTransport(url) → wrapLegacyClient(url)'],
+  );
   assert.match(readFileSync(resolve(project.dir, 'package.json'), 'utf8'), /"mcp-dual-era": "\^\d+\.\d+\.\d+"/);
 });
 
 client('should list and call the tools of the modern-only server over stdio, answering its elicitation', async () => {
-  const { code, stdout, stderr } = await runTsx(['client.ts', '--call', 'echo', '{"text":"hi"}', '--call', 'ask_name', '{}', '--', ...MODERN_STDIO], project.dir);
+  const { code, stdout, stderr } = await runTsx(
+    ['client.ts', '--call', 'echo', '{"text":"hi"}', '--call', 'ask_name', '{}', '--', ...MODERN_STDIO],
+    project.dir,
+  );
   assert.is(code, 0, stderr + stdout);
   const seen = steps(stdout);
   assert.is(seen.get('server'), 'modern-fixture');
@@ -69,7 +78,10 @@ client('should list and call the tools of the modern-only server over HTTP', asy
   try {
     const { code, stdout, stderr } = await runTsx(['httpClient.ts', modern.url], project.dir);
     assert.is(code, 0, stderr);
-    const [tools, echo] = stdout.trim().split('\n').map((l) => JSON.parse(l) as unknown);
+    const [tools, echo] = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as unknown);
     assert.ok((tools as { tools: string[] }).tools.includes('echo'));
     assert.is(text(echo), 'over HTTP');
   } finally {
@@ -78,7 +90,10 @@ client('should list and call the tools of the modern-only server over HTTP', asy
 });
 
 client('should still reach a legacy server over stdio', async () => {
-  const { code, stdout, stderr } = await runTsx(['client.ts', '--call', 'echo', '{"message":"still legacy"}', '--', process.execPath, EVERYTHING, 'stdio'], project.dir);
+  const { code, stdout, stderr } = await runTsx(
+    ['client.ts', '--call', 'echo', '{"message":"still legacy"}', '--', process.execPath, EVERYTHING, 'stdio'],
+    project.dir,
+  );
   assert.is(code, 0, stderr + stdout);
   const seen = steps(stdout);
   assert.is(seen.get('server'), 'mcp-servers/everything');

@@ -16,7 +16,8 @@ const FIXTURES = resolve(ROOT, 'fixtures/codemod');
 const names = readdirSync(FIXTURES).sort();
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const modeOf = (name: string): MigrateMode => (name.startsWith('native-') ? 'native' : 'wrap');
-const run = (name: string, text: string, mode = modeOf(name)) => migrateSource(text, { fileName: join(FIXTURES, name), mode, packageType: 'module' });
+const run = (name: string, text: string, mode = modeOf(name)) =>
+  migrateSource(text, { fileName: join(FIXTURES, name), mode, packageType: 'module' });
 
 const pairs = suite('migrateSource: fixture pairs');
 
@@ -60,7 +61,9 @@ const report = suite('migrateSource: what it reports');
 
 report('should list each rewrite with its line in the original', () => {
   const outcome = run('wrap-stdio-server.input.ts', read('wrap-stdio-server.input.ts'));
-  assert.equal(outcome.rewrites, [{ line: 26, what: 'stdio: server.connect(new StdioServerTransport()) → serveStdio(wrapLegacyServer({ upstream }))' }]);
+  assert.equal(outcome.rewrites, [
+    { line: 26, what: 'stdio: server.connect(new StdioServerTransport()) → serveStdio(wrapLegacyServer({ upstream }))' },
+  ]);
   assert.equal(outcome.imports, ['mcp-dual-era/server']);
 });
 
@@ -82,7 +85,8 @@ report.run();
 const safety = suite('migrateSource: safety');
 
 safety('should leave a file that does not parse as it is, saying where', () => {
-  const text = "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\nawait server.connect(new StdioServerTransport(;\n";
+  const text =
+    "import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';\nawait server.connect(new StdioServerTransport(;\n";
   const outcome = migrateSource(text, { fileName: '/x/broken.ts', mode: 'wrap' });
   assert.is(outcome.text, text);
   assert.match(outcome.error!, /^does not parse \(2:\d+ /);

@@ -16,7 +16,10 @@ const deps = suite('addDependency');
 
 deps('should insert in alphabetical place, with the indentation of the list', () => {
   const text = '{\n    "name": "x",\n    "dependencies": {\n        "express": "^5.0.0",\n        "zod": "^4.0.0"\n    }\n}\n';
-  assert.is(add(text), '{\n    "name": "x",\n    "dependencies": {\n        "express": "^5.0.0",\n        "mcp-dual-era": "^0.1.0",\n        "zod": "^4.0.0"\n    }\n}\n');
+  assert.is(
+    add(text),
+    '{\n    "name": "x",\n    "dependencies": {\n        "express": "^5.0.0",\n        "mcp-dual-era": "^0.1.0",\n        "zod": "^4.0.0"\n    }\n}\n',
+  );
 });
 
 deps('should insert first when every name sorts after it, on one line when the list is on one line', () => {
@@ -24,8 +27,14 @@ deps('should insert first when every name sorts after it, on one line when the l
 });
 
 deps('should fill an empty list and add a missing one', () => {
-  assert.is(add('{\n  "name": "x",\n  "dependencies": {}\n}\n'), '{\n  "name": "x",\n  "dependencies": {\n    "mcp-dual-era": "^0.1.0"\n  }\n}\n');
-  assert.is(add('{\n  "name": "x",\n  "type": "module"\n}\n'), '{\n  "name": "x",\n  "type": "module",\n  "dependencies": {\n    "mcp-dual-era": "^0.1.0"\n  }\n}\n');
+  assert.is(
+    add('{\n  "name": "x",\n  "dependencies": {}\n}\n'),
+    '{\n  "name": "x",\n  "dependencies": {\n    "mcp-dual-era": "^0.1.0"\n  }\n}\n',
+  );
+  assert.is(
+    add('{\n  "name": "x",\n  "type": "module"\n}\n'),
+    '{\n  "name": "x",\n  "type": "module",\n  "dependencies": {\n    "mcp-dual-era": "^0.1.0"\n  }\n}\n',
+  );
   assert.is(add('{ "name": "x" }'), '{ "name": "x", "dependencies": { "mcp-dual-era": "^0.1.0" } }');
 });
 

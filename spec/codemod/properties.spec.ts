@@ -23,9 +23,20 @@ const IMPORTS = [
 /** What the codemod rewrites (each statement list is placed as a whole). */
 const PATTERNS = [
   ['const server = new McpServer({ name: "s", version: "1" });', 'await server.connect(new StdioServerTransport());'],
-  ['const s2 = new McpServer({ name: "s2", version: "1" });', 'const transport = new StdioServerTransport();', 'await s2.connect(transport);'],
-  ['const client = new Client({ name: "c", version: "1" });', 'const ct = new StdioClientTransport({ command: "node", args: ["x.js"] });', 'await client.connect(ct);'],
-  ['const c2 = new Client({ name: "c2", version: "1" });', 'await c2.connect(new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/mcp")));'],
+  [
+    'const s2 = new McpServer({ name: "s2", version: "1" });',
+    'const transport = new StdioServerTransport();',
+    'await s2.connect(transport);',
+  ],
+  [
+    'const client = new Client({ name: "c", version: "1" });',
+    'const ct = new StdioClientTransport({ command: "node", args: ["x.js"] });',
+    'await client.connect(ct);',
+  ],
+  [
+    'const c2 = new Client({ name: "c2", version: "1" });',
+    'await c2.connect(new StreamableHTTPClientTransport(new URL("http://127.0.0.1:3000/mcp")));',
+  ],
   [
     'const app = express();',
     'app.post("/mcp", async (req, res) => {',

@@ -4,7 +4,8 @@ import { classifyVersion, claimedEra, negotiateLegacyVersion, pickModernVersion 
 
 const classify = suite('classifyVersion');
 classify('should place every known revision in its era', () => {
-  for (const v of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) assert.equal(classifyVersion(v), { kind: 'known', version: v, era: 'legacy' });
+  for (const v of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'])
+    assert.equal(classifyVersion(v), { kind: 'known', version: v, era: 'legacy' });
   assert.equal(classifyVersion('2026-07-28'), { kind: 'known', version: '2026-07-28', era: 'modern' });
 });
 classify('should place unknown dated strings by their date without claiming support', () => {
@@ -41,11 +42,21 @@ claimed('should call a request modern only through the protocolVersion _meta key
 });
 claimed('should read notifications, results and errors by their era marks', () => {
   assert.is(claimedEra({ jsonrpc: '2.0', method: 'notifications/initialized' }), 'legacy');
-  assert.is(claimedEra({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } } }), 'modern');
+  assert.is(
+    claimedEra({
+      jsonrpc: '2.0',
+      method: 'notifications/tools/list_changed',
+      params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 1 } },
+    }),
+    'modern',
+  );
   assert.is(claimedEra({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 1, progress: 1 } }), 'unclaimed');
   assert.is(claimedEra({ jsonrpc: '2.0', id: 1, result: { resultType: 'complete' } }), 'modern');
   assert.is(claimedEra({ jsonrpc: '2.0', id: 1, result: {} }), 'unclaimed');
-  assert.is(claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x', data: { supported: ['2026-07-28'], requested: '1' } } }), 'modern');
+  assert.is(
+    claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x', data: { supported: ['2026-07-28'], requested: '1' } } }),
+    'modern',
+  );
   // The same rule as server/discover's verdict: a -32022 without the list of versions is no modern mark.
   assert.is(claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32022, message: 'x' } }), 'unclaimed');
   assert.is(claimedEra({ jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'x' } }), 'legacy');

@@ -73,7 +73,10 @@ p.run();
 
 const e = suite('errorResponse');
 e('should omit the id when it is unknown and keep only code, message and data', () => {
-  assert.equal(errorResponse(null, { code: -32700, message: 'Parse error' }), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } });
+  assert.equal(errorResponse(null, { code: -32700, message: 'Parse error' }), {
+    jsonrpc: '2.0',
+    error: { code: -32700, message: 'Parse error' },
+  });
   const withExtra = { code: -32602, message: 'bad', data: { x: 1 }, status: 400 } as const;
   assert.equal(errorResponse(5, withExtra), { jsonrpc: '2.0', id: 5, error: { code: -32602, message: 'bad', data: { x: 1 } } });
 });

@@ -19,7 +19,10 @@ function sources(dir: string): string[] {
 
 const FORBIDDEN: Array<[RegExp, string]> = [
   [/from\s+['"]node:/, 'a node: import'],
-  [/from\s+['"](fs|path|os|crypto|http|https|net|child_process|stream|events|timers|url|util|buffer|process)(\/[^'"]*)?['"]/, 'a Node built-in import'],
+  [
+    /from\s+['"](fs|path|os|crypto|http|https|net|child_process|stream|events|timers|url|util|buffer|process)(\/[^'"]*)?['"]/,
+    'a Node built-in import',
+  ],
   [/from\s+['"]mitt['"]/, 'mitt'],
   [/from\s+['"]p-retry['"]/, 'p-retry'],
   [/\brequire\s*\(/, 'require()'],
@@ -59,7 +62,8 @@ purity('should keep the package entry point runtime-neutral (no Node built-in re
     for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/g)) {
       const spec = m[1]!;
       if (spec.startsWith('.')) visit(resolve(join(file, '..'), spec));
-      else if (spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!)) node.push(`${relative(resolve(CORE, '..'), file)} imports ${spec}`);
+      else if (spec.startsWith('node:') || builtinModules.includes(spec.split('/')[0]!))
+        node.push(`${relative(resolve(CORE, '..'), file)} imports ${spec}`);
     }
   };
   visit(resolve(CORE, '../index.ts'));

@@ -60,14 +60,22 @@ function mutations(typical: unknown[], keys: readonly string[]): unknown[] {
         for (const ik of [...Object.keys(inner), 'other']) for (const atom of ATOMS) out.push({ ...base, [key]: { ...inner, [ik]: atom } });
       }
       if (Array.isArray(inner) && typeof inner[0] === 'object' && inner[0] !== null) {
-        for (const ik of [...Object.keys(inner[0]), 'other']) for (const atom of ATOMS) out.push({ ...base, [key]: [{ ...inner[0], [ik]: atom }] });
+        for (const ik of [...Object.keys(inner[0]), 'other'])
+          for (const atom of ATOMS) out.push({ ...base, [key]: [{ ...inner[0], [ik]: atom }] });
       }
     }
   }
   return out;
 }
 
-function agree(name: string, quick: (value: never) => boolean, schema: v.GenericSchema, random: unknown[], typical: unknown[], keys: readonly string[]): void {
+function agree(
+  name: string,
+  quick: (value: never) => boolean,
+  schema: v.GenericSchema,
+  random: unknown[],
+  typical: unknown[],
+  keys: readonly string[],
+): void {
   let spared = 0;
   for (const value of [...random, ...mutations(typical, keys)]) {
     if (!quick(value as never)) continue;
@@ -81,19 +89,33 @@ function agree(name: string, quick: (value: never) => boolean, schema: v.Generic
 const shapes = suite('quick shape checks');
 
 shapes('should accept client capabilities only when the schema does, and the ones clients send', () => {
-  agree('capabilities', isPlainClientCapabilities, ModernClientCapabilitiesSchema, objects(['experimental', 'roots', 'sampling', 'elicitation', 'extensions'], 4000, 1), [
-    {},
-    { elicitation: { form: {} }, sampling: {} },
-    { roots: {}, sampling: { context: {}, tools: {} }, elicitation: { form: {}, url: {} } },
-    { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-  ], ['experimental', 'roots', 'sampling', 'elicitation', 'extensions']);
+  agree(
+    'capabilities',
+    isPlainClientCapabilities,
+    ModernClientCapabilitiesSchema,
+    objects(['experimental', 'roots', 'sampling', 'elicitation', 'extensions'], 4000, 1),
+    [
+      {},
+      { elicitation: { form: {} }, sampling: {} },
+      { roots: {}, sampling: { context: {}, tools: {} }, elicitation: { form: {}, url: {} } },
+      { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+    ],
+    ['experimental', 'roots', 'sampling', 'elicitation', 'extensions'],
+  );
 });
 
 shapes('should accept client info only when the schema does, and the ones clients send', () => {
-  agree('clientInfo', isPlainImplementation, ImplementationSchema, objects(['name', 'version', 'title', 'description', 'websiteUrl', 'icons'], 4000, 2), [
-    { name: 'c', version: '1' },
-    { name: 'c', version: '1', title: 'C', description: 'a client', websiteUrl: 'https://example.com' },
-  ], ['name', 'version', 'title', 'description', 'websiteUrl', 'icons']);
+  agree(
+    'clientInfo',
+    isPlainImplementation,
+    ImplementationSchema,
+    objects(['name', 'version', 'title', 'description', 'websiteUrl', 'icons'], 4000, 2),
+    [
+      { name: 'c', version: '1' },
+      { name: 'c', version: '1', title: 'C', description: 'a client', websiteUrl: 'https://example.com' },
+    ],
+    ['name', 'version', 'title', 'description', 'websiteUrl', 'icons'],
+  );
 });
 
 shapes('should accept each legacy result only when its schema does, and the ones servers send', () => {
@@ -107,18 +129,45 @@ shapes('should accept each legacy result only when its schema does, and the ones
     'resources/read': { contents: [{ uri: 'file:///a', text: 'x' }] },
     'completion/complete': { completion: { values: ['a', 'b'], total: 2 } },
   };
-  const members = ['tools', 'content', 'isError', 'structuredContent', 'prompts', 'messages', 'description', 'resources', 'resourceTemplates', 'contents', 'completion', 'nextCursor', 'values', 'name', 'inputSchema'];
+  const members = [
+    'tools',
+    'content',
+    'isError',
+    'structuredContent',
+    'prompts',
+    'messages',
+    'description',
+    'resources',
+    'resourceTemplates',
+    'contents',
+    'completion',
+    'nextCursor',
+    'values',
+    'name',
+    'inputSchema',
+  ];
   const values = objects(members, 6000, 3);
   // Arrays of candidate items too, since most members are lists.
   const r = rng(4);
   for (let i = 0; i < 3000; i++) {
     const o: Record<string, unknown> = {};
-    for (const k of members) if (r() < 0.5) o[k] = Array.from({ length: Math.floor(r() * 3) }, () => (r() < 0.5 ? pick(r, ATOMS) : { name: pick(r, ATOMS), inputSchema: pick(r, ATOMS), values: pick(r, ATOMS) }));
+    for (const k of members)
+      if (r() < 0.5)
+        o[k] = Array.from({ length: Math.floor(r() * 3) }, () =>
+          r() < 0.5 ? pick(r, ATOMS) : { name: pick(r, ATOMS), inputSchema: pick(r, ATOMS), values: pick(r, ATOMS) },
+        );
     if (r() < 0.3) o['completion'] = { values: r() < 0.5 ? ['a'] : pick(r, ATOMS) };
     values.push(o);
   }
   for (const method of Object.keys(LEGACY_RESULT_SCHEMAS) as LegacyResultMethod[]) {
-    agree(method, (x: Record<string, unknown>) => typeof x === 'object' && x !== null && LEGACY_RESULT_SHAPES[method](x), LEGACY_RESULT_SCHEMAS[method], values, [typical[method]], members);
+    agree(
+      method,
+      (x: Record<string, unknown>) => typeof x === 'object' && x !== null && LEGACY_RESULT_SHAPES[method](x),
+      LEGACY_RESULT_SCHEMAS[method],
+      values,
+      [typical[method]],
+      members,
+    );
   }
 });
 

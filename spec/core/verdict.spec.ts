@@ -9,29 +9,73 @@ import { eraOfDiscoverAnswer, type DiscoverAnswer, type DiscoverAsked, type EraV
 import { isRecognisedModernError } from '../../lib/core/errors.ts';
 
 const sent = '2026-07-28';
-const discover = { resultType: 'complete', supportedVersions: ['2026-07-28', '2025-11-25'], capabilities: {}, ttlMs: 0, cacheScope: 'public' };
+const discover = {
+  resultType: 'complete',
+  supportedVersions: ['2026-07-28', '2025-11-25'],
+  capabilities: {},
+  ttlMs: 0,
+  cacheScope: 'public',
+};
 const err = (code: number, data?: unknown) => ({ code, message: 'm', ...(data === undefined ? {} : { data }) });
 
-type Row = readonly [what: string, answer: DiscoverAnswer, era: EraVerdict['era'], more?: Partial<Record<string, unknown>>, asked?: Partial<DiscoverAsked>];
+type Row = readonly [
+  what: string,
+  answer: DiscoverAnswer,
+  era: EraVerdict['era'],
+  more?: Partial<Record<string, unknown>>,
+  asked?: Partial<DiscoverAsked>,
+];
 
 const ROWS: readonly Row[] = [
   // results
   ['a DiscoverResult sharing our version', { kind: 'result', result: discover }, 'modern', { version: sent, discover }],
   ['a DiscoverResult over HTTP 200', { kind: 'result', result: discover, status: 200 }, 'modern', { version: sent }],
   ['a DiscoverResult listing a legacy version only', { kind: 'result', result: { supportedVersions: ['2025-11-25'] } }, 'legacy'],
-  ['a DiscoverResult listing only modern versions we do not speak', { kind: 'result', result: { supportedVersions: ['2027-01-01'] } }, 'unshared', { supported: ['2027-01-01'] }],
+  [
+    'a DiscoverResult listing only modern versions we do not speak',
+    { kind: 'result', result: { supportedVersions: ['2027-01-01'] } },
+    'unshared',
+    { supported: ['2027-01-01'] },
+  ],
   ['a result without supportedVersions (a legacy server answering anything)', { kind: 'result', result: {} }, 'legacy'],
   ['a result that is not an object', { kind: 'result', result: 'ok' }, 'legacy'],
   ['a result with HTTP 400', { kind: 'result', result: discover, status: 400 }, 'legacy'],
   // recognised modern errors
-  ['-32022 naming the version sent: asked again, once', { kind: 'error', error: err(-32022, { supported: [sent], requested: sent }) }, 'retry', { version: sent }],
-  ['-32022 naming the version sent, after the retry', { kind: 'error', error: err(-32022, { supported: [sent], requested: sent }) }, 'modern', { version: sent }, { retried: true }],
-  ['-32022 naming another version we speak', { kind: 'error', error: err(-32022, { supported: ['2027-01-01'] }) }, 'retry', { version: '2027-01-01' }, { ours: ['2026-07-28', '2027-01-01'] as never }],
+  [
+    '-32022 naming the version sent: asked again, once',
+    { kind: 'error', error: err(-32022, { supported: [sent], requested: sent }) },
+    'retry',
+    { version: sent },
+  ],
+  [
+    '-32022 naming the version sent, after the retry',
+    { kind: 'error', error: err(-32022, { supported: [sent], requested: sent }) },
+    'modern',
+    { version: sent },
+    { retried: true },
+  ],
+  [
+    '-32022 naming another version we speak',
+    { kind: 'error', error: err(-32022, { supported: ['2027-01-01'] }) },
+    'retry',
+    { version: '2027-01-01' },
+    { ours: ['2026-07-28', '2027-01-01'] as never },
+  ],
   ['-32022 naming only a legacy version', { kind: 'error', error: err(-32022, { supported: ['2025-11-25'] }) }, 'legacy'],
-  ['-32022 naming only modern versions we do not speak', { kind: 'error', error: err(-32022, { supported: ['2027-01-01'] }), status: 400 }, 'unshared', { supported: ['2027-01-01'] }],
+  [
+    '-32022 naming only modern versions we do not speak',
+    { kind: 'error', error: err(-32022, { supported: ['2027-01-01'] }), status: 400 },
+    'unshared',
+    { supported: ['2027-01-01'] },
+  ],
   ['-32022 without data.supported', { kind: 'error', error: err(-32022) }, 'legacy'],
   ['-32020 (header mismatch)', { kind: 'error', error: err(-32020), status: 400 }, 'modern', { version: sent }],
-  ['-32021 with requiredCapabilities', { kind: 'error', error: err(-32021, { requiredCapabilities: { sampling: {} } }) }, 'modern', { version: sent }],
+  [
+    '-32021 with requiredCapabilities',
+    { kind: 'error', error: err(-32021, { requiredCapabilities: { sampling: {} } }) },
+    'modern',
+    { version: sent },
+  ],
   ['-32021 without requiredCapabilities', { kind: 'error', error: err(-32021) }, 'legacy'],
   ['HTTP 404 with -32601', { kind: 'error', error: err(-32601), status: 404 }, 'modern', { version: sent }],
   // errors both eras give
@@ -64,7 +108,8 @@ for (const [what, answer, era, more, asked] of ROWS) {
   verdict(`${what} → ${era}`, () => {
     const got = eraOfDiscoverAnswer(answer, { sent, ...asked });
     assert.is(got.era, era, JSON.stringify(got));
-    for (const [k, v] of Object.entries(more ?? {})) assert.equal((got as unknown as Record<string, unknown>)[k], v, `${k} of ${JSON.stringify(got)}`);
+    for (const [k, v] of Object.entries(more ?? {}))
+      assert.equal((got as unknown as Record<string, unknown>)[k], v, `${k} of ${JSON.stringify(got)}`);
     if (got.era !== 'modern' && got.era !== 'retry') assert.ok(got.reason.length > 0, 'a verdict that is not modern says why');
   });
 }
@@ -88,7 +133,14 @@ verdict('should recognise the same modern errors in claimedEra', () => {
     if (answer.kind !== 'error' || answer.status !== undefined) continue;
     const claimed = claimedEra({ jsonrpc: '2.0', id: 1, error: answer.error });
     const modern = isRecognisedModernError(answer.error);
-    assert.is(modern, era === 'modern' || era === 'retry' || era === 'unshared' || (era === 'legacy' && answer.error.code === -32022 && Array.isArray((answer.error.data as { supported?: unknown })?.supported)), what);
+    assert.is(
+      modern,
+      era === 'modern' ||
+        era === 'retry' ||
+        era === 'unshared' ||
+        (era === 'legacy' && answer.error.code === -32022 && Array.isArray((answer.error.data as { supported?: unknown })?.supported)),
+      what,
+    );
     if (modern) assert.is(claimed, 'modern', what);
     else assert.is.not(claimed, 'modern', what);
   }

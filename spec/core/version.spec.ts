@@ -4,7 +4,11 @@ import * as assert from 'uvu/assert';
 import { ADAPTER_INFO } from '../../lib/core/translate/context.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../../lib/core/version.ts';
 
-const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { name: string; version: string; scripts: Record<string, string> };
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  name: string;
+  version: string;
+  scripts: Record<string, string>;
+};
 
 const version = suite('the package version');
 

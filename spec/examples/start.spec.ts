@@ -32,7 +32,11 @@ const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
 const start = suite('npm start (examples/start.ts)');
 
 start('should print its lines once it listens, and every line should work when pasted into a shell', async () => {
-  const child = spawn(TSX, [resolve(ROOT, 'examples/start.ts')], { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(TSX, [resolve(ROOT, 'examples/start.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let err = '';
   child.stderr.setEncoding('utf8');
   const printed = new Promise<void>((resolveDone, reject) => {
@@ -52,11 +56,20 @@ start('should print its lines once it listens, and every line should work when p
     assert.match(err.slice(tryIt), url![1]!);
     // The commands, as a user pastes them (comments and all), run one after another in one shell.
     const script = err.slice(tryIt, err.indexOf('Or point any MCP client')).split('\n').slice(1).join('\n');
-    const marks = script.split('\n').filter((l) => l.trim().startsWith('#')).map((l) => l.trim());
-    const numbered = script.split('\n').map((l) => (l.trim().startsWith('#') ? `echo; echo '@@ ${marks.indexOf(l.trim())}'` : l)).join('\n');
+    const marks = script
+      .split('\n')
+      .filter((l) => l.trim().startsWith('#'))
+      .map((l) => l.trim());
+    const numbered = script
+      .split('\n')
+      .map((l) => (l.trim().startsWith('#') ? `echo; echo '@@ ${marks.indexOf(l.trim())}'` : l))
+      .join('\n');
     const ran = spawnSync('bash', ['-c', numbered], { encoding: 'utf8', timeout: 30_000 });
     assert.is(ran.status, 0, ran.stderr);
-    const outputs = ran.stdout.split(/^@@ \d+$/m).slice(1).map((o) => o.trim());
+    const outputs = ran.stdout
+      .split(/^@@ \d+$/m)
+      .slice(1)
+      .map((o) => o.trim());
     assert.is(outputs.length, 4, ran.stdout);
     const [discover, call, retry, legacy] = outputs as [string, string, string, string];
     assert.equal(JSON.parse(discover).result.supportedVersions, ['2026-07-28']);
@@ -85,7 +98,11 @@ start('should be the one example that says it is what npm start runs', () => {
 });
 
 start('should run the translator walk-through (examples/translate-session.ts) to its end', () => {
-  const ran = spawnSync(TSX, [resolve(ROOT, 'examples/translate-session.ts')], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const ran = spawnSync(TSX, [resolve(ROOT, 'examples/translate-session.ts')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   assert.is(ran.status, 0, ran.stderr);
   assert.match(ran.stdout, 'initialize becomes server/discover');
   assert.match(ran.stdout, 'input_required');
@@ -100,7 +117,10 @@ start('should serve the example with options only, and run the command with one'
   // it before the example listens, which the example says, and then another is tried).
   for (let attempt = 1; ; attempt++) {
     const port = String(await freePort());
-    const child = spawn(process.execPath, [resolve(ROOT, 'examples/start.mjs'), '--port', port], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [resolve(ROOT, 'examples/start.mjs'), '--port', port], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let err = '';
     child.stderr.setEncoding('utf8');
     try {

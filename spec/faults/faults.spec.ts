@@ -42,13 +42,20 @@ function post(id: number | string, method: string, params: Json, meta: Json = {}
   const name = params['name'] ?? params['uri'];
   return new Request('http://127.0.0.1/mcp', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof name === 'string' ? { 'mcp-name': name } : {}) },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+    },
     body: JSON.stringify(body),
     ...(signal ? { signal } : {}),
   });
 }
 
-const call = (id: number | string, name: string, args: Json = {}, meta: Json = {}, signal?: AbortSignal) => post(id, 'tools/call', { name, arguments: args }, meta, signal);
+const call = (id: number | string, name: string, args: Json = {}, meta: Json = {}, signal?: AbortSignal) =>
+  post(id, 'tools/call', { name, arguments: args }, meta, signal);
 
 /** The JSON answer; a case never waits for one without end (a hang fails it). */
 async function json(response: Response | Promise<Response>): Promise<Json> {
@@ -78,7 +85,10 @@ function stdioFaulty(): { backend: Backend; log: string[] } {
 }
 
 /** The faulty server in process, one per session, with every cancellation it receives. */
-function inProcessFaulty(onStarted?: (tool: string) => void, onReceived?: (message: JsonRpcMessage) => void): { upstream: () => ConnectableServer; cancelled: Array<string | number>; started: string[] } {
+function inProcessFaulty(
+  onStarted?: (tool: string) => void,
+  onReceived?: (message: JsonRpcMessage) => void,
+): { upstream: () => ConnectableServer; cancelled: Array<string | number>; started: string[] } {
   const cancelled: Array<string | number> = [];
   const started: string[] = [];
   return {
@@ -125,7 +135,11 @@ async function assertNothingLeft(wrap: LegacyServerWrap, timers: number): Promis
 
 /** Reads an event stream until `stop` holds for a message; then cancels it. */
 function readUntil(response: Response, stop: (m: Json) => boolean): Promise<Json[]> {
-  return bounded(readEvents(response, stop).then((r) => r.messages as Json[]), 20_000, 'the event stream');
+  return bounded(
+    readEvents(response, stop).then((r) => r.messages as Json[]),
+    20_000,
+    'the event stream',
+  );
 }
 
 let trap: ProcessTrap;
@@ -158,7 +172,10 @@ upstream('should answer the calls in flight when the server crashes mid-call, th
   const w = open({ upstream: backend, sessions: { perKey: 1 } });
   assert.is(text(await json(w.fetch(call(1, 'echo', { text: 'before' })))), 'before');
   const [slow, crash] = await Promise.all([json(w.fetch(call(2, 'slow', { ms: 60_000 }))), json(w.fetch(call(3, 'crash')))]);
-  for (const [answer, id] of [[slow, 2], [crash, 3]] as const) {
+  for (const [answer, id] of [
+    [slow, 2],
+    [crash, 3],
+  ] as const) {
     assert.is(answer['id'], id);
     assert.is(answer['error']?.code, -32603, JSON.stringify(answer));
     assert.match(answer['error'].message, /upstream server/);
@@ -172,13 +189,19 @@ upstream('should answer the calls in flight when the server crashes mid-call, th
 upstream('should cancel a slow call upstream and answer -32603 when its deadline passes', async () => {
   const { backend, log } = stdioFaulty();
   const w = open({ upstream: backend, requestTimeoutMs: 400 });
-  for (const [id, tool, args] of [[1, 'slow', { ms: 60_000 }], [2, 'hang', {}]] as const) {
+  for (const [id, tool, args] of [
+    [1, 'slow', { ms: 60_000 }],
+    [2, 'hang', {}],
+  ] as const) {
     const answer = await json(w.fetch(call(id, tool, args)));
     assert.is(answer['error']?.code, -32603, JSON.stringify(answer));
     assert.match(answer['error'].message, /did not answer/);
     const upstreamId = startedId(log, tool);
     assert.ok(upstreamId, `the server started ${tool}`);
-    assert.ok(await settle(() => log.includes(`cancelled ${upstreamId}`), 3000), `the server was told to cancel ${tool} ${upstreamId}: ${log.join(' | ')}`);
+    assert.ok(
+      await settle(() => log.includes(`cancelled ${upstreamId}`), 3000),
+      `the server was told to cancel ${tool} ${upstreamId}: ${log.join(' | ')}`,
+    );
   }
   assert.is(text(await json(w.fetch(call(3, 'echo', { text: 'still here' })))), 'still here');
   await assertNothingLeft(w, timers);
@@ -193,7 +216,10 @@ upstream('should skip the garbage a server writes to stdout, deeply nested lines
   const last = messages[messages.length - 1]!;
   assert.is(last['id'], 1);
   assert.is(text(last), 'survived');
-  assert.ok(messages.every((m) => JSON.stringify(m).length < 10_000), 'the nested log was not passed on');
+  assert.ok(
+    messages.every((m) => JSON.stringify(m).length < 10_000),
+    'the nested log was not passed on',
+  );
   assert.is(text(await json(w.fetch(call(2, 'echo', { text: 'next' })))), 'next');
   await assertNothingLeft(w, timers);
 });
@@ -227,7 +253,10 @@ overHttp('should answer and cancel upstream when the server closes the stream mi
   assert.match(answer['error'].message, /stream|connection/, answer['error'].message);
   const upstreamId = startedId(server.started, 'drop');
   assert.ok(upstreamId);
-  assert.ok(await settle(() => server.cancelled.map((id) => JSON.stringify(id)).includes(upstreamId!), 3000), `the server was told to cancel ${upstreamId}: ${JSON.stringify(server.cancelled)}`);
+  assert.ok(
+    await settle(() => server.cancelled.map((id) => JSON.stringify(id)).includes(upstreamId!), 3000),
+    `the server was told to cancel ${upstreamId}: ${JSON.stringify(server.cancelled)}`,
+  );
   assert.is(text(await json(w.fetch(call(2, 'echo', { text: 'next' })))), 'next');
   await assertNothingLeft(w, timers);
   await w.close();
@@ -317,7 +346,16 @@ client('should release a parked call whose retry never comes: the push is answer
   // waiting and is cancelled upstream after the grace period a released call gets.
   assert.ok(await settle(() => f.cancelled.length === 1, 8000), `the server was told to cancel: ${JSON.stringify(f.cancelled)}`);
   assert.is(JSON.stringify(f.cancelled[0]), startedId(f.started, 'ask_then_wait'));
-  const late = await json(w.fetch(post(3, 'tools/call', { name: 'ask_name', arguments: {}, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } }, requestState: asked['result'].requestState })));
+  const late = await json(
+    w.fetch(
+      post(3, 'tools/call', {
+        name: 'ask_name',
+        arguments: {},
+        inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } },
+        requestState: asked['result'].requestState,
+      }),
+    ),
+  );
   assert.is(late['error']?.code, -32602);
   assert.match(late['error'].message, /expired|no longer waiting/);
   await assertNothingLeft(w, timers);
@@ -329,7 +367,18 @@ client('should cancel upstream when the client goes away during the retry that r
   const asked = await json(w.fetch(call(1, 'ask_then_wait')));
   assert.is(asked['result'].resultType, 'input_required');
   const controller = new AbortController();
-  const retry = post(2, 'tools/call', { name: 'ask_then_wait', arguments: {}, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } }, requestState: asked['result'].requestState }, {}, controller.signal);
+  const retry = post(
+    2,
+    'tools/call',
+    {
+      name: 'ask_then_wait',
+      arguments: {},
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } },
+      requestState: asked['result'].requestState,
+    },
+    {},
+    controller.signal,
+  );
   const pending = w.fetch(retry).then(
     (r) => r.text(),
     (e: unknown) => e,
@@ -368,7 +417,11 @@ function stdioClient(w: LegacyServerWrap, graceMs: number) {
 async function endCancelled(c: ReturnType<typeof stdioClient>, w: LegacyServerWrap, id: string): Promise<void> {
   c.input.end();
   await bounded(c.front.done, 20_000, 'the front finishing');
-  assert.equal(c.lines.filter((m) => m['id'] === id), [], 'no answer for a cancelled request');
+  assert.equal(
+    c.lines.filter((m) => m['id'] === id),
+    [],
+    'no answer for a cancelled request',
+  );
   await assertNothingLeft(w, timers);
 }
 
@@ -380,7 +433,12 @@ stdio('should cancel upstream and answer nothing more when the client sends noti
   assert.ok(await settle(() => f.started.length === 1, 3000));
   c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1', reason: 'changed my mind' } });
   assert.ok(await settle(() => f.cancelled.length === 1, 3000), 'the server was told to cancel');
-  c.send({ jsonrpc: '2.0', id: 'echo-1', method: 'tools/call', params: { name: 'echo', arguments: { text: 'next' }, _meta: modernMeta() } });
+  c.send({
+    jsonrpc: '2.0',
+    id: 'echo-1',
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { text: 'next' }, _meta: modernMeta() },
+  });
   assert.ok(await settle(() => c.lines.some((m) => m['id'] === 'echo-1'), 3000));
   await endCancelled(c, w, 'slow-1');
 });
@@ -390,11 +448,17 @@ stdio('should park nothing for a call cancelled while its round of input was bei
   // The round's gathering asks the server a ping after its push and waits for the answer: the
   // client's cancel comes right when the server reads that ping, before it answers.
   const f = inProcessFaulty(undefined, (message) => {
-    if ('method' in message && message.method === 'ping') c!.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'ask' } });
+    if ('method' in message && message.method === 'ping')
+      c!.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'ask' } });
   });
   const w = open({ upstream: f.upstream, mrtr: new MrtrBroker({ collectMs: 200 }) });
   c = stdioClient(w, 1000);
-  c.send({ jsonrpc: '2.0', id: 'ask', method: 'tools/call', params: { name: 'ask_then_wait', arguments: {}, _meta: modernMeta({ [CAPS]: { elicitation: {} } }) } });
+  c.send({
+    jsonrpc: '2.0',
+    id: 'ask',
+    method: 'tools/call',
+    params: { name: 'ask_then_wait', arguments: {}, _meta: modernMeta({ [CAPS]: { elicitation: {} } }) },
+  });
   assert.ok(await settle(() => f.cancelled.length === 1, 8000), 'the server was told to cancel');
   assert.is(w.stats().parked, 0);
   await endCancelled(c, w, 'ask');
@@ -405,7 +469,12 @@ stdio('should end every request of a reused id when the input ends (and the wrap
   const w = open({ upstream: f.upstream });
   const c = stdioClient(w, 1000);
   // The listen reuses the id of a call that finishes first: the listen must still be ended.
-  c.send({ jsonrpc: '2.0', id: 'x', method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true }, _meta: modernMeta() } });
+  c.send({
+    jsonrpc: '2.0',
+    id: 'x',
+    method: 'subscriptions/listen',
+    params: { notifications: { resourcesListChanged: true }, _meta: modernMeta() },
+  });
   c.send({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: { name: 'echo', arguments: { text: 'same id' }, _meta: modernMeta() } });
   assert.ok(await settle(() => c.lines.some((m) => m['id'] === 'x' && m['result']), 3000));
   c.input.end();
@@ -424,23 +493,46 @@ stdio('should end the calls in flight when the client input ends, cancelling the
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const send = (message: Json) => child.stdin.write(`${JSON.stringify(message)}\n`);
   send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hang', arguments: {}, _meta: modernMeta() } });
-  send({ jsonrpc: '2.0', id: 2, method: 'subscriptions/listen', params: { notifications: { resourcesListChanged: true }, _meta: modernMeta() } });
-  assert.ok(await settle(() => stderr.includes('started hang') && stdout.includes('notifications/subscriptions/acknowledged'), 10_000), stderr);
+  send({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'subscriptions/listen',
+    params: { notifications: { resourcesListChanged: true }, _meta: modernMeta() },
+  });
+  assert.ok(
+    await settle(() => stderr.includes('started hang') && stdout.includes('notifications/subscriptions/acknowledged'), 10_000),
+    stderr,
+  );
   child.stdin.end();
   assert.is(await bounded(exited, 20_000, 'the process ending'), 0);
   const upstreamId = startedId(stderr.split('\n'), 'hang');
   assert.ok(stderr.includes(`cancelled ${upstreamId}`), `the server was told to cancel: ${stderr}`);
   assert.ok(stderr.trimEnd().endsWith('done'), stderr);
   // The call gets its error; the listen ends gracefully, with its result.
-  const answers = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json).filter((m) => 'id' in m);
-  assert.equal(answers.map((m) => [m['id'], m['error']?.code ?? m['result']?.['_meta']?.['io.modelcontextprotocol/subscriptionId']]).sort(), [[1, -32603], [2, 2]]);
+  const answers = stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Json)
+    .filter((m) => 'id' in m);
+  assert.equal(
+    answers.map((m) => [m['id'], m['error']?.code ?? m['result']?.['_meta']?.['io.modelcontextprotocol/subscriptionId']]).sort(),
+    [
+      [1, -32603],
+      [2, 2],
+    ],
+  );
 });
 
-stdio('should answer a legacy session\'s calls in flight with the server\'s own failure when its server crashes mid-call', async () => {
+stdio("should answer a legacy session's calls in flight with the server's own failure when its server crashes mid-call", async () => {
   const { backend } = stdioFaulty();
   const w = open({ upstream: backend });
   const c = stdioClient(w, 1000);
-  c.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } });
+  c.send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+  });
   assert.ok(await settle(() => c.lines.some((m) => m['id'] === 0), 10_000), 'initialized');
   c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
   c.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { ms: 60_000 } } });
@@ -462,17 +554,27 @@ stdio('should answer a legacy session\'s calls in flight with the server\'s own 
 });
 
 stdio('should answer a legacy initialize with the failure of a server that never starts, and tell the wrap', async () => {
-  const w = open({ upstream: stdioBackend({ command: process.execPath, args: ['-e', 'console.error("Error: no config"); process.exit(2)'] }) });
+  const w = open({
+    upstream: stdioBackend({ command: process.execPath, args: ['-e', 'console.error("Error: no config"); process.exit(2)'] }),
+  });
   const failed: Array<{ reason: string; started: boolean }> = [];
   w.events.on('upstream-failed', (e) => failed.push(e));
   const c = stdioClient(w, 1000);
-  c.send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } });
+  c.send({
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+  });
   assert.ok(await settle(() => c.lines.some((m) => m['id'] === 0), 10_000), 'answered');
   const [answer] = c.lines;
   assert.is(answer!['error']?.code, -32603);
   assert.match(answer!['error'].message, 'it exited with code 2 before it answered initialize: Error: no config');
   assert.equal(answer!['error'].data?.stderr, ['Error: no config']);
-  assert.equal(failed.map((f) => f.started), [false]);
+  assert.equal(
+    failed.map((f) => f.started),
+    [false],
+  );
   c.input.end();
   await bounded(c.front.done, 20_000, 'the front finishing');
   await w.close();

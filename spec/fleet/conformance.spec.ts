@@ -35,7 +35,8 @@ function differences(fleet: Run, alone: Run): string[] {
     .map((name) => `${name}: ${text(fleet.scenarios.get(name))} behind nginx, ${text(alone.scenarios.get(name))} in one process`);
 }
 
-const replicaLogs = (replicas: readonly Replica[]) => replicas.map((r, i) => `--- replica ${i} (${r.origin}) ---\n${r.log().slice(-3000)}`).join('\n');
+const replicaLogs = (replicas: readonly Replica[]) =>
+  replicas.map((r, i) => `--- replica ${i} (${r.origin}) ---\n${r.log().slice(-3000)}`).join('\n');
 
 const c = suite(`conformance suite (${REVISION}) through three fleet replicas behind nginx`);
 let fleet: SpecFleet | undefined;
@@ -73,7 +74,9 @@ c('should give the same result through three replicas behind nginx, retries forw
   const run = await runSuite(`${nginx!.url}/mcp`, REVISION);
   const forwarded = (await forwardedIn(replicas)) - before;
   const { scenarios, checks } = scoredPassing(run, `behind nginx\n${replicaLogs(replicas)}`);
-  process.stdout.write(`  three replicas behind nginx: ${scenarios} scored scenarios, ${checks} checks passed, ${forwarded} retries forwarded\n`);
+  process.stdout.write(
+    `  three replicas behind nginx: ${scenarios} scored scenarios, ${checks} checks passed, ${forwarded} retries forwarded\n`,
+  );
   assert.ok(forwarded > 0, `no retry was forwarded between replicas:\n${replicaLogs(replicas)}`);
   assert.equal(differences(run, reference), [], 'every scenario passes and fails the same checks behind nginx as in one process');
   assert.equal([...run.unscored].sort(), [...reference.unscored].sort(), 'the same scenarios are unscored');

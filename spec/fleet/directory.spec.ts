@@ -17,7 +17,11 @@ directory.after.each(async () => {
 
 directory('should find every replica that joined, from any other replica', async () => {
   const [a, b, c] = await Promise.all([fleet.client(), fleet.client(), fleet.client()]);
-  const dirs = [new FleetDirectory(a, fleet.keys, await HopSecrets.agree(a, fleet.keys)), new FleetDirectory(b, fleet.keys, await HopSecrets.agree(b, fleet.keys)), new FleetDirectory(c, fleet.keys, await HopSecrets.agree(c, fleet.keys))];
+  const dirs = [
+    new FleetDirectory(a, fleet.keys, await HopSecrets.agree(a, fleet.keys)),
+    new FleetDirectory(b, fleet.keys, await HopSecrets.agree(b, fleet.keys)),
+    new FleetDirectory(c, fleet.keys, await HopSecrets.agree(c, fleet.keys)),
+  ];
   try {
     await Promise.all(dirs.map((d, i) => d.join({ id: `r${i}`, advertise: `http://127.0.0.1:${4000 + i}` })));
     const seen = await dirs[2]!.replicas();

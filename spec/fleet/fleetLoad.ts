@@ -77,7 +77,16 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
   const fleet = specFleet();
   const upstream = await startLegacyHttp();
   const ports = await Promise.all([freePort(), freePort(), freePort()]);
-  const extra = (port: number) => ['--upstream', upstream.url, '--port', String(port), '--limit', 'legacy-sessions=128', '--limit', 'park-timeout-ms=10000'];
+  const extra = (port: number) => [
+    '--upstream',
+    upstream.url,
+    '--port',
+    String(port),
+    '--limit',
+    'legacy-sessions=128',
+    '--limit',
+    'park-timeout-ms=10000',
+  ];
   const replicas: Replica[] = await Promise.all(ports.map((p) => startReplica(fleet, extra(p), [])));
   const nginx = await startNginx(ports.map((p) => `127.0.0.1:${p}`));
   const url = new URL(`${nginx.url}/mcp`);
@@ -101,24 +110,36 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
 
   const post = (body: unknown, headers: Record<string, string>): Promise<Posted> => rawPost(agent, url, body, headers);
 
-  const headersFor = (client: number, name: string) => ({ authorization: `Bearer modern-${client}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
+  const headersFor = (client: number, name: string) => ({
+    authorization: `Bearer modern-${client}`,
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+  });
   /** A request the balancer could not deliver, or a replica refused while it drained: sent again. */
   const undelivered = (p: Posted) => p.status === 0 || p.status === 502 || p.status === 503 || p.json === undefined;
 
   const modernCall = async (c: number, id: string, pushing: 'ask_name' | 'sample' | undefined): Promise<void> => {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       if (!pushing) {
-        const answer = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: id }, _meta: meta(c) } }, headersFor(c, 'echo'));
+        const answer = await post(
+          { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: id }, _meta: meta(c) } },
+          headersFor(c, 'echo'),
+        );
         if (undelivered(answer)) {
           resend(`${answer.status} ${JSON.stringify(answer.json?.error?.message ?? '').slice(0, 80)}`);
           await sleep(50);
           continue;
         }
-        if (answer.json?.id !== id || answer.json?.result?.content?.[0]?.text !== id) wrong.push(`${id}: ${JSON.stringify(answer.json).slice(0, 300)}`);
+        if (answer.json?.id !== id || answer.json?.result?.content?.[0]?.text !== id)
+          wrong.push(`${id}: ${JSON.stringify(answer.json).slice(0, 300)}`);
         else answered++;
         return;
       }
-      const first = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: pushing, arguments: {}, _meta: meta(c) } }, headersFor(c, pushing));
+      const first = await post(
+        { jsonrpc: '2.0', id, method: 'tools/call', params: { name: pushing, arguments: {}, _meta: meta(c) } },
+        headersFor(c, pushing),
+      );
       if (undelivered(first)) {
         resend(`${first.status} ${JSON.stringify(first.json?.error?.message ?? '').slice(0, 80)}`);
         await sleep(50);
@@ -130,16 +151,28 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
         return;
       }
       const key = Object.keys(round.inputRequests)[0]!;
-      const response = pushing === 'ask_name' ? { action: 'accept', content: { name: id } } : { role: 'assistant', model: 'm', content: { type: 'text', text: id } };
+      const response =
+        pushing === 'ask_name'
+          ? { action: 'accept', content: { name: id } }
+          : { role: 'assistant', model: 'm', content: { type: 'text', text: id } };
       const retryId = `${id}-retry${attempt}`;
       const sent = performance.now();
-      const done = await post({ jsonrpc: '2.0', id: retryId, method: 'tools/call', params: { name: pushing, arguments: {}, inputResponses: { [key]: response }, requestState: round.requestState, _meta: meta(c) } }, headersFor(c, pushing));
+      const done = await post(
+        {
+          jsonrpc: '2.0',
+          id: retryId,
+          method: 'tools/call',
+          params: { name: pushing, arguments: {}, inputResponses: { [key]: response }, requestState: round.requestState, _meta: meta(c) },
+        },
+        headersFor(c, pushing),
+      );
       if (done.json?.error?.data?.reason === 'owner-gone') {
         // The protocol's answer: the call again, from the start, without requestState.
         ownerGone++;
         step(`owner-gone ${done.json?.error?.data?.owner} for ${id} (first round ${first.status})`);
         ownerGoneMaxMs = Math.max(ownerGoneMaxMs, performance.now() - sent);
-        if (done.json.error.data.retryWithoutRequestState !== true || done.json.id !== retryId) wrong.push(`${retryId}: ${JSON.stringify(done.json)}`);
+        if (done.json.error.data.retryWithoutRequestState !== true || done.json.id !== retryId)
+          wrong.push(`${retryId}: ${JSON.stringify(done.json)}`);
         continue;
       }
       if (undelivered(done)) {
@@ -151,7 +184,8 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
       }
       const text = done.json?.result?.content?.[0]?.text;
       const expected = pushing === 'ask_name' ? `Hello, ${id}!` : `model said ${id}`;
-      if (done.json?.id !== retryId || text !== expected) wrong.push(`${retryId}: ${done.status} ${JSON.stringify(done.json).slice(0, 300)}`);
+      if (done.json?.id !== retryId || text !== expected)
+        wrong.push(`${retryId}: ${done.status} ${JSON.stringify(done.json).slice(0, 300)}`);
       else {
         answered++;
         rounds++;
@@ -174,7 +208,10 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     const connect = async () => {
       const client = new LegacyClient({ name: `legacy-${c}`, version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {} } });
       client.setRequestHandler(ElicitRequestSchema, async () => (asked++, { action: 'accept', content: { name: current } }));
-      client.setRequestHandler(CreateMessageRequestSchema, async () => (asked++, { role: 'assistant', model: 'm', content: { type: 'text', text: current } }));
+      client.setRequestHandler(
+        CreateMessageRequestSchema,
+        async () => (asked++, { role: 'assistant', model: 'm', content: { type: 'text', text: current } }),
+      );
       const transport = new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer legacy-${c}` } } });
       await client.connect(transport);
       return { client, transport };
@@ -186,7 +223,9 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
         } catch (e) {
           // A replica that could not take it (draining with no other ready yet, or going): again.
           if (attempt >= MAX_ATTEMPTS) throw e;
-          resend(`legacy initialize: ${(e as { code?: unknown }).code ?? ''} ${(e instanceof Error ? e.message : String(e)).slice(0, 160)}`);
+          resend(
+            `legacy initialize: ${(e as { code?: unknown }).code ?? ''} ${(e instanceof Error ? e.message : String(e)).slice(0, 160)}`,
+          );
           await sleep(100);
         }
       }
@@ -202,7 +241,9 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
         for (let attempt = 0; ; attempt++) {
           const askedBefore = asked;
           try {
-            const result = await session.client.callTool({ name: tool, arguments: tool === 'echo' ? { text: id } : {} }, undefined, { timeout: LEGACY_TIMEOUT_MS });
+            const result = await session.client.callTool({ name: tool, arguments: tool === 'echo' ? { text: id } : {} }, undefined, {
+              timeout: LEGACY_TIMEOUT_MS,
+            });
             const text = (result.content as Array<{ text?: string }>)[0]?.text;
             if (text !== expected) wrong.push(`${id}: ${text}`);
             else if (tool !== 'echo' && asked !== askedBefore + 1) wrong.push(`${id}: the client was asked ${asked - askedBefore} times`);
@@ -260,8 +301,15 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
 
   const deadline = sleep(240_000).then(() => 'deadline' as const);
   try {
-    const clients = Promise.all(Array.from({ length: options.clients }, (_, c) => (c % 2 === 0 ? modern(c) : legacy(c)).catch((e: unknown) => void wrong.push(`client ${c}: ${e instanceof Error ? e.stack : String(e)}`))));
-    if ((await Promise.race([clients.then(() => 'done' as const), deadline])) === 'deadline') wrong.push('the load did not finish within 240 s');
+    const clients = Promise.all(
+      Array.from({ length: options.clients }, (_, c) =>
+        (c % 2 === 0 ? modern(c) : legacy(c)).catch(
+          (e: unknown) => void wrong.push(`client ${c}: ${e instanceof Error ? e.stack : String(e)}`),
+        ),
+      ),
+    );
+    if ((await Promise.race([clients.then(() => 'done' as const), deadline])) === 'deadline')
+      wrong.push('the load did not finish within 240 s');
     await fault;
     const seconds = (performance.now() - started) / 1000;
     await sleep(100);
@@ -269,13 +317,32 @@ export async function runFleetLoad(options: FleetLoadOptions): Promise<FleetLoad
     let forwarded = 0;
     const left = { parked: 0, inFlight: 0, legacySessions: 0 };
     for (const r of alive) {
-      const health = (await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number; parked: number; inFlight: number; legacySessions: number };
+      const health = (await (await fetch(`${r.origin}/healthz`)).json()) as {
+        forwarded: number;
+        parked: number;
+        inFlight: number;
+        legacySessions: number;
+      };
       forwarded += health.forwarded;
       left.parked += health.parked;
       left.inFlight += health.inFlight;
       left.legacySessions += health.legacySessions;
     }
-    return { calls: total, answered, rounds, wrong, ownerGone, ownerGoneMaxMs: Math.round(ownerGoneMaxMs), reinitialized, resent, resentFor, forwarded, left, seconds, ...(faultOver ? { faultOver } : {}) };
+    return {
+      calls: total,
+      answered,
+      rounds,
+      wrong,
+      ownerGone,
+      ownerGoneMaxMs: Math.round(ownerGoneMaxMs),
+      reinitialized,
+      resent,
+      resentFor,
+      forwarded,
+      left,
+      seconds,
+      ...(faultOver ? { faultOver } : {}),
+    };
   } finally {
     agent.destroy();
     await nginx.stop();

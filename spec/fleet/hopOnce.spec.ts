@@ -16,7 +16,15 @@ import { FleetStateKeys } from '../../lib/fleet/fleetStateKeys.ts';
 import { HopSecrets } from '../../lib/fleet/hopSecrets.ts';
 import { Keyring } from '../../lib/state/keyring.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
-import { ELICITATION_ANSWER, ELICITATION_HEADERS, ELICITATION_META, elicitationCall, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
+import {
+  ELICITATION_ANSWER,
+  ELICITATION_HEADERS,
+  ELICITATION_META,
+  elicitationCall,
+  startReplica,
+  stopReplica,
+  type Replica,
+} from '../helpers/fleetReplicas.ts';
 
 /** A request as the proxy saw it. */
 interface Seen {
@@ -51,7 +59,9 @@ function recordingProxy(target: () => string): { server: Server; seen: Seen[]; h
 /** Sends `seen` again to `origin`, with `change` made to its headers (`null` removes one) and its path. */
 function sendAgain(origin: string, seen: Seen, change: { headers?: Record<string, string | null>; path?: string } = {}): Promise<Response> {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(seen.headers)) if (value !== undefined && !['host', 'connection', 'content-length'].includes(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(seen.headers))
+    if (value !== undefined && !['host', 'connection', 'content-length'].includes(name))
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
   for (const [name, value] of Object.entries(change.headers ?? {})) {
     if (value === null) delete headers[name];
     else headers[name] = value;
@@ -61,7 +71,9 @@ function sendAgain(origin: string, seen: Seen, change: { headers?: Record<string
 
 /** Parks a call of server-everything's eliciting tool at `url`: the retry that answers it. */
 async function park(url: string, id: number, headers: Record<string, string> = {}): Promise<Record<string, unknown>> {
-  const parked = (await (await elicitationCall(url, id, {}, headers)).json()) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
+  const parked = (await (await elicitationCall(url, id, {}, headers)).json()) as {
+    result: { requestState: string; inputRequests: Record<string, unknown> };
+  };
   const [key] = Object.keys(parked.result.inputRequests);
   return { requestState: parked.result.requestState, inputResponses: { [key!]: ELICITATION_ANSWER } };
 }
@@ -119,9 +131,23 @@ hops('should refuse a hop signed with the fleet’s secret by a replica the dire
   const secrets = await HopSecrets.agree(redis, fleet.keys);
   const keys = await new FleetStateKeys(redis, fleet.keys).read();
   // Whoever read the secret from Redis runs the fleet's own forwarding as a replica nobody started.
-  const intruder = fleetForwarding({ id: 'intruder', keyring: new Keyring(keys), secrets, directory: new FleetDirectory(redis, fleet.keys, secrets) });
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...retry, _meta: ELICITATION_META } });
-  const request = new Request(front.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...ELICITATION_HEADERS }, body });
+  const intruder = fleetForwarding({
+    id: 'intruder',
+    keyring: new Keyring(keys),
+    secrets,
+    directory: new FleetDirectory(redis, fleet.keys, secrets),
+  });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 4,
+    method: 'tools/call',
+    params: { name: 'trigger-elicitation-request', arguments: {}, ...retry, _meta: ELICITATION_META },
+  });
+  const request = new Request(front.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...ELICITATION_HEADERS },
+    body,
+  });
   const answer = await intruder.forward(await ownerId(redis, fleet, proxy), request, body, { call: 4 });
   const text = await answer.text();
   assert.is(answer.status, 403, text);
@@ -138,10 +164,19 @@ hops('should not forward to an address a record nobody in the fleet signed names
   try {
     const redis = await fleet.client();
     const advertise = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
-    await redis.set(fleet.keys.replica('ghost'), JSON.stringify({ id: 'ghost', advertise, startedAt: Date.now(), ready: true }), { PX: 60_000 });
-    await redis.set(fleet.keys.replica('phantom'), JSON.stringify({ id: 'phantom', advertise, startedAt: Date.now(), ready: true, signature: 'c2lnbmF0dXJl' }), { PX: 60_000 });
+    await redis.set(fleet.keys.replica('ghost'), JSON.stringify({ id: 'ghost', advertise, startedAt: Date.now(), ready: true }), {
+      PX: 60_000,
+    });
+    await redis.set(
+      fleet.keys.replica('phantom'),
+      JSON.stringify({ id: 'phantom', advertise, startedAt: Date.now(), ready: true, signature: 'c2lnbmF0dXJl' }),
+      { PX: 60_000 },
+    );
     for (const replica of ['ghost', 'phantom']) {
-      const answer = await fetch(front.url, { method: 'GET', headers: { accept: 'text/event-stream', 'mcp-session-id': `${replica}.${randomUUID()}` } });
+      const answer = await fetch(front.url, {
+        method: 'GET',
+        headers: { accept: 'text/event-stream', 'mcp-session-id': `${replica}.${randomUUID()}` },
+      });
       assert.is(answer.status, 404, `a session of ${replica}: ${await answer.text()}`);
     }
     assert.equal(reached, [], 'the address the records name got nothing');

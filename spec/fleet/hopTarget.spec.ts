@@ -12,8 +12,16 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hopTarget } from '../../lib/fleet/hops.ts';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
-import { ELICITATION_ANSWER, ELICITATION_HEADERS, ELICITATION_META, elicitationCall, forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
-
+import {
+  ELICITATION_ANSWER,
+  ELICITATION_HEADERS,
+  ELICITATION_META,
+  elicitationCall,
+  forwardedIn,
+  startReplica,
+  stopReplica,
+  type Replica,
+} from '../helpers/fleetReplicas.ts';
 
 /** One request written as bytes on its own connection (`Connection: close`): the whole answer as text. */
 function rawRequest(origin: string, requestLine: string, headers: Record<string, string>, body: string): Promise<string> {
@@ -25,7 +33,12 @@ function rawRequest(origin: string, requestLine: string, headers: Record<string,
     socket.on('data', (c: string) => (answer += c));
     socket.on('end', () => resolve(answer));
     socket.on('error', reject);
-    const lines = [requestLine, ...Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}`)];
+    const lines = [
+      requestLine,
+      ...Object.entries({ ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' }).map(
+        ([k, v]) => `${k}: ${v}`,
+      ),
+    ];
     socket.write(`${lines.join('\r\n')}\r\n\r\n${body}`);
   });
 }
@@ -58,18 +71,44 @@ attack('should forward it to the owner of its call, and send nothing to the host
   const reached: IncomingMessage[] = [];
   const elsewhere = createHttpServer((req, res) => {
     reached.push(req);
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"from elsewhere"}]}}');
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end('{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"from elsewhere"}]}}');
   });
   await new Promise<void>((r) => elsewhere.listen(0, '127.0.0.1', r));
   try {
     const [a, b] = replicas as [Replica, Replica];
-    const parked = (await (await elicitationCall(a.url, 1, {}, { authorization: 'Bearer alice-token' })).json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> } };
+    const parked = (await (await elicitationCall(a.url, 1, {}, { authorization: 'Bearer alice-token' })).json()) as {
+      result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> };
+    };
     assert.is(parked.result.resultType, 'input_required', JSON.stringify(parked));
     const [key] = Object.keys(parked.result.inputRequests);
     const before = await forwardedIn(replicas);
     const named = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}/mcp`;
-    const retry = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, requestState: parked.result.requestState, inputResponses: { [key!]: ELICITATION_ANSWER }, _meta: ELICITATION_META } });
-    const answer = await rawRequest(b.url, `POST ${named} HTTP/1.1`, { host: new URL(b.url).host, 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer alice-token', ...ELICITATION_HEADERS }, retry);
+    const retry = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'trigger-elicitation-request',
+        arguments: {},
+        requestState: parked.result.requestState,
+        inputResponses: { [key!]: ELICITATION_ANSWER },
+        _meta: ELICITATION_META,
+      },
+    });
+    const answer = await rawRequest(
+      b.url,
+      `POST ${named} HTTP/1.1`,
+      {
+        host: new URL(b.url).host,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer alice-token',
+        ...ELICITATION_HEADERS,
+      },
+      retry,
+    );
     assert.is(reached.length, 0, `the named host got the caller's request: ${JSON.stringify(reached.map((r) => r.headers))}`);
     assert.match(answer, /^HTTP\/1\.1 200/, answer.slice(0, 600));
     assert.match(answer, 'User provided the requested information!');

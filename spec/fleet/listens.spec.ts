@@ -75,8 +75,15 @@ own('should carry a change one replica heard to the same caller’s listens on t
     await sleep(300);
     assert.equal(counts(), [1, 1, 1, 1], 'nothing twice, nothing to the other caller');
     // Each update is tagged with its own listen's id.
-    for (const [l, id] of [[aliceA, 'listen-alice'], [aliceB, 'listen-alice'], [bobA, 'listen-bob'], [bobB, 'listen-bob']] as const) {
-      const tagged = l.seen.filter((m) => m['method'] === 'notifications/resources/updated').map((m) => m['params']['_meta']['io.modelcontextprotocol/subscriptionId']);
+    for (const [l, id] of [
+      [aliceA, 'listen-alice'],
+      [aliceB, 'listen-alice'],
+      [bobA, 'listen-bob'],
+      [bobB, 'listen-bob'],
+    ] as const) {
+      const tagged = l.seen
+        .filter((m) => m['method'] === 'notifications/resources/updated')
+        .map((m) => m['params']['_meta']['io.modelcontextprotocol/subscriptionId']);
       assert.equal(tagged, [id]);
     }
   } finally {
@@ -93,7 +100,10 @@ let sharedReplicas: Replica[] = [];
 shared.before(async () => {
   sharedFleet = specFleet();
   upstream = await startLegacyHttp();
-  sharedReplicas = await Promise.all([startReplica(sharedFleet, ['--upstream', upstream.url], []), startReplica(sharedFleet, ['--upstream', upstream.url], [])]);
+  sharedReplicas = await Promise.all([
+    startReplica(sharedFleet, ['--upstream', upstream.url], []),
+    startReplica(sharedFleet, ['--upstream', upstream.url], []),
+  ]);
 });
 shared.after(async () => {
   await Promise.all(sharedReplicas.map(stopReplica));

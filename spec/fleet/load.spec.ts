@@ -23,27 +23,36 @@ load('should answer every call of every client right, each retry resumed once wh
   const { timedOut, other } = splitKnown(report.wrong);
   const gapResent = resentForGap(report.resentFor);
   assert.equal(other, []);
-  assert.ok(timedOut.length + gapResent <= pushTimedOutBound(CLIENTS * CALLS / 2), `${timedOut.length} pushes timed out, ${gapResent} legacy calls sent again for it (known gap, see knownGaps.ts)`);
+  assert.ok(
+    timedOut.length + gapResent <= pushTimedOutBound((CLIENTS * CALLS) / 2),
+    `${timedOut.length} pushes timed out, ${gapResent} legacy calls sent again for it (known gap, see knownGaps.ts)`,
+  );
   assert.is(report.answered + timedOut.length, CLIENTS * CALLS);
-  assert.is(report.rounds + timedOut.length, CLIENTS * CALLS / 2);
+  assert.is(report.rounds + timedOut.length, (CLIENTS * CALLS) / 2);
   assert.equal([report.ownerGone, report.reinitialized, report.resent - gapResent], [0, 0, 0], 'nothing to do again');
   assert.ok(report.forwarded > 0, 'retries and session requests were forwarded');
   assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
 });
 
-load('should lose nothing when a replica is killed in the middle: its parked calls end with the defined error, in bounded time', async () => {
-  const report = await runFleetLoad({ clients: CLIENTS, callsPerClient: CALLS, fault: 'kill' });
-  console.log(`  kill -9: ${JSON.stringify(report)}`);
-  const { timedOut, other } = splitKnown(report.wrong);
-  assert.equal(other, []);
-  assert.ok(timedOut.length <= pushTimedOutBound(CLIENTS * CALLS / 2), `${timedOut.length} pushes timed out (known gap, see knownGaps.ts)`);
-  assert.is(report.answered + timedOut.length, CLIENTS * CALLS);
-  // Owner gone is said at once when the owner's connection is refused, or once its heartbeat's record expires.
-  assert.ok(report.ownerGoneMaxMs < 6000, `owner-gone answered within ${report.ownerGoneMaxMs} ms`);
-  // What was under way on the killed replica was sent again; nothing else was.
-  assert.ok(report.resent <= CLIENTS, `${report.resent} sent again`);
-  assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
-});
+load(
+  'should lose nothing when a replica is killed in the middle: its parked calls end with the defined error, in bounded time',
+  async () => {
+    const report = await runFleetLoad({ clients: CLIENTS, callsPerClient: CALLS, fault: 'kill' });
+    console.log(`  kill -9: ${JSON.stringify(report)}`);
+    const { timedOut, other } = splitKnown(report.wrong);
+    assert.equal(other, []);
+    assert.ok(
+      timedOut.length <= pushTimedOutBound((CLIENTS * CALLS) / 2),
+      `${timedOut.length} pushes timed out (known gap, see knownGaps.ts)`,
+    );
+    assert.is(report.answered + timedOut.length, CLIENTS * CALLS);
+    // Owner gone is said at once when the owner's connection is refused, or once its heartbeat's record expires.
+    assert.ok(report.ownerGoneMaxMs < 6000, `owner-gone answered within ${report.ownerGoneMaxMs} ms`);
+    // What was under way on the killed replica was sent again; nothing else was.
+    assert.ok(report.resent <= CLIENTS, `${report.resent} sent again`);
+    assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
+  },
+);
 
 load('should lose nothing through a rolling restart of every replica', async () => {
   // Paced so the load outlasts the restarts (each takes a few seconds: drain, close, start).
@@ -52,7 +61,10 @@ load('should lose nothing through a rolling restart of every replica', async () 
   assert.ok(report.faultOver && report.faultOver.answered < CLIENTS * CALLS, 'every replica was restarted while the load ran');
   const { timedOut, other } = splitKnown(report.wrong);
   assert.equal(other, []);
-  assert.ok(timedOut.length <= pushTimedOutBound(CLIENTS * CALLS / 2), `${timedOut.length} pushes timed out (known gap, see knownGaps.ts)`);
+  assert.ok(
+    timedOut.length <= pushTimedOutBound((CLIENTS * CALLS) / 2),
+    `${timedOut.length} pushes timed out (known gap, see knownGaps.ts)`,
+  );
   assert.is(report.answered + timedOut.length, CLIENTS * CALLS);
   // A drained replica serves its parked calls' retries to the end and hands new work on.
   assert.is(report.ownerGone, 0, 'no parked call was lost');
@@ -67,7 +79,7 @@ load('should lose nothing through a rolling restart of every replica', async () 
     else assert.match(why, /^(503|legacy initialize: 503) .*draining/, why);
   }
   assert.ok(sessionsLost <= 3 * LEGACY_PER_RESTART, `${sessionsLost} new legacy sessions lost to a restart`);
-  assert.ok(resentForGap(report.resentFor) <= pushTimedOutBound(CLIENTS * CALLS / 2), 'the known gap stays within its bound');
+  assert.ok(resentForGap(report.resentFor) <= pushTimedOutBound((CLIENTS * CALLS) / 2), 'the known gap stays within its bound');
   assert.equal(report.left, { parked: 0, inFlight: 0, legacySessions: 0 });
 });
 

@@ -28,7 +28,8 @@ function countingTransport(url: string): { transport: StreamableHTTPClientTransp
   const counting: typeof fetch = (input, init) => {
     if (typeof init?.body === 'string') {
       const m = JSON.parse(init.body) as { method?: string; params?: { name?: string; requestState?: unknown } };
-      if (m.method === 'tools/call' && m.params?.requestState !== undefined) retries.set(m.params.name!, (retries.get(m.params.name!) ?? 0) + 1);
+      if (m.method === 'tools/call' && m.params?.requestState !== undefined)
+        retries.set(m.params.name!, (retries.get(m.params.name!) ?? 0) + 1);
     }
     return fetch(input, init);
   };
@@ -56,9 +57,19 @@ behind('should have nginx to test with', () => {
 });
 
 behind('should complete elicitation, sampling and roots rounds, each retry forwarded to the owner of its call', async () => {
-  const client = new ModernClient({ name: 'fleet-spec', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } });
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } }));
-  client.setRequestHandler('sampling/createMessage', async () => ({ model: 'spec-model', role: 'assistant', content: { type: 'text', text: 'a sampled answer' } }));
+  const client = new ModernClient(
+    { name: 'fleet-spec', version: '1.0.0' },
+    { ...PINNED, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
+  );
+  client.setRequestHandler('elicitation/create', async () => ({
+    action: 'accept',
+    content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' },
+  }));
+  client.setRequestHandler('sampling/createMessage', async () => ({
+    model: 'spec-model',
+    role: 'assistant',
+    content: { type: 'text', text: 'a sampled answer' },
+  }));
   client.setRequestHandler('roots/list', async () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
   const sent = countingTransport(nginx!.url);
   await client.connect(sent.transport);
@@ -75,7 +86,10 @@ behind('should complete elicitation, sampling and roots rounds, each retry forwa
     }
     // The elicitation and the sampling each took a round at least; the roots were asked in a round
     // of their own call, or of an earlier call on the same replica (the server keeps them).
-    assert.ok((sent.retries.get('trigger-elicitation-request') ?? 0) >= 1 && (sent.retries.get('trigger-sampling-request') ?? 0) >= 1, JSON.stringify([...sent.retries]));
+    assert.ok(
+      (sent.retries.get('trigger-elicitation-request') ?? 0) >= 1 && (sent.retries.get('trigger-sampling-request') ?? 0) >= 1,
+      JSON.stringify([...sent.retries]),
+    );
     // Round robin over three, a call's rounds and retries one after another: a call of one or two
     // rounds has each retry land on another replica than the one its call lives on.
     assert.is((await forwardedIn(replicas)) - before, sent.total(), `every retry was forwarded once: ${JSON.stringify([...sent.retries])}`);
@@ -114,7 +128,10 @@ rounds('should resume both rounds on the replica the call lives on, each retry f
   await client.connect(sent.transport);
   try {
     const before = await forwardedIn(roundsReplicas);
-    assert.is(textOf(await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} })), "Grace's favorite color is teal");
+    assert.is(
+      textOf(await client.callTool({ name: 'test_input_required_result_multi_round', arguments: {} })),
+      "Grace's favorite color is teal",
+    );
     assert.equal(asked, ['Step 1: What is your name?', 'Step 2: What is your favorite color?']);
     assert.is(sent.total(), 2, 'one retry per round');
     assert.is((await forwardedIn(roundsReplicas)) - before, 2, 'both retries were forwarded to the replica the call lives on');

@@ -16,7 +16,9 @@ const AGREE_MS = 20_000;
 
 /** Parks a call of server-everything's eliciting tool at `url`: the retry that answers it. */
 async function park(url: string, id: number): Promise<Record<string, unknown>> {
-  const parked = (await (await elicitationCall(url, id)).json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> } };
+  const parked = (await (await elicitationCall(url, id)).json()) as {
+    result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> };
+  };
   assert.is(parked.result.resultType, 'input_required', JSON.stringify(parked));
   const [key] = Object.keys(parked.result.inputRequests);
   return { requestState: parked.result.requestState, inputResponses: { [key!]: ELICITATION_ANSWER } };
@@ -56,9 +58,19 @@ restart('should keep a replica started before it and one started after it in one
   replicas.push(after);
   before.child.kill('SIGCONT');
   const parkedAfter = await park(after.url, 2);
-  assert.match(await servedEventually(after.url, 3, parkedBefore), 'User provided the requested information!', 'a call parked before the restart, retried on the replica started after it');
-  assert.match(await servedEventually(before.url, 4, parkedAfter), 'User provided the requested information!', 'a call parked on the newer replica, retried on the older one');
-  const forwarded = await Promise.all(replicas.map(async (r) => ((await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number }).forwarded));
+  assert.match(
+    await servedEventually(after.url, 3, parkedBefore),
+    'User provided the requested information!',
+    'a call parked before the restart, retried on the replica started after it',
+  );
+  assert.match(
+    await servedEventually(before.url, 4, parkedAfter),
+    'User provided the requested information!',
+    'a call parked on the newer replica, retried on the older one',
+  );
+  const forwarded = await Promise.all(
+    replicas.map(async (r) => ((await (await fetch(`${r.origin}/healthz`)).json()) as { forwarded: number }).forwarded),
+  );
   assert.equal(forwarded, [1, 1], 'each retry was forwarded to its owner');
   await fleet.end();
 });

@@ -10,8 +10,17 @@ import * as assert from 'uvu/assert';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 import { startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
 
-const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
-const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
+const HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'trigger-elicitation-request',
+};
 const ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
 /** Long enough that three calls parked and retried one after another stay parked on a loaded 2-core machine (3 s was not, once). */
 const PARK_MS = 8000;
@@ -21,7 +30,12 @@ async function call(replica: Replica, id: number, params: Record<string, unknown
   const res = await fetch(replica.url, {
     method: 'POST',
     headers: { ...HEADERS, authorization: `Bearer ${caller}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: META } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: META },
+    }),
   });
   return { status: res.status, ...((await res.json()) as object) };
 }

@@ -12,7 +12,15 @@ import { FleetDirectory } from '../../lib/fleet/directory.ts';
 import { HopSecrets } from '../../lib/fleet/hopSecrets.ts';
 import { EVERYTHING } from '../helpers/everything.ts';
 import { REDIS_URL, specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
-import { ELICITATION_ANSWER, ELICITATION_HEADERS, ELICITATION_META, elicitationCall, startReplica as start, stopReplica as stop, type Replica } from '../helpers/fleetReplicas.ts';
+import {
+  ELICITATION_ANSWER,
+  ELICITATION_HEADERS,
+  ELICITATION_META,
+  elicitationCall,
+  startReplica as start,
+  stopReplica as stop,
+  type Replica,
+} from '../helpers/fleetReplicas.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const TSX = resolve(ROOT, 'node_modules/.bin/tsx');
@@ -90,93 +98,139 @@ fleetSuite('should forward a suspend-mode retry to the replica that parked the c
   assert.match(JSON.stringify(finished.result?.content), 'User provided the requested information!');
 });
 
-fleetSuite('attack: a retry whose state names another owner than the one sealed is refused as altered, and the call stays parked for its caller', async () => {
-  replicas = await Promise.all([start(fleet), start(fleet)]);
-  const [a, b] = replicas as [Replica, Replica];
-  const first = await call(a.url, 1, {});
-  assert.is(first.result?.resultType, 'input_required', JSON.stringify(first));
-  const state: string = first.result.requestState;
-  // The owner is in the clear at the end of the text (what a replica routes by, without the key).
-  const parts = state.split('.');
-  assert.is(parts.length, 4, state);
-  const [key] = Object.keys(first.result.inputRequests);
-  const other = (await call(b.url, 2, {})).result.requestState.split('.')[3] as string;
-  assert.is.not(other, parts[3]);
-  const forged = [...parts.slice(0, 3), other].join('.');
-  // Sent to A (the real owner) or to B (which the forged label names): refused as altered, on either.
-  for (const [url, id] of [[a.url, 3], [b.url, 4]] as const) {
-    const refused = await call(url, id, { requestState: forged, inputResponses: { [key!]: ANSWER } });
-    assert.is(refused.error?.code, -32602, JSON.stringify(refused));
-    assert.match(refused.error.message, 'requestState is not valid: it was altered or is not ours');
-  }
-  // The label taken off: refused too. The honest retry, sent to B, still reaches the parked call on A.
-  const bare = await call(b.url, 5, { requestState: parts.slice(0, 3).join('.'), inputResponses: { [key!]: ANSWER } });
-  assert.is(bare.error?.code, -32602, JSON.stringify(bare));
-  const done = await call(b.url, 6, { requestState: state, inputResponses: { [key!]: ANSWER } });
-  assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
-});
+fleetSuite(
+  'attack: a retry whose state names another owner than the one sealed is refused as altered, and the call stays parked for its caller',
+  async () => {
+    replicas = await Promise.all([start(fleet), start(fleet)]);
+    const [a, b] = replicas as [Replica, Replica];
+    const first = await call(a.url, 1, {});
+    assert.is(first.result?.resultType, 'input_required', JSON.stringify(first));
+    const state: string = first.result.requestState;
+    // The owner is in the clear at the end of the text (what a replica routes by, without the key).
+    const parts = state.split('.');
+    assert.is(parts.length, 4, state);
+    const [key] = Object.keys(first.result.inputRequests);
+    const other = (await call(b.url, 2, {})).result.requestState.split('.')[3] as string;
+    assert.is.not(other, parts[3]);
+    const forged = [...parts.slice(0, 3), other].join('.');
+    // Sent to A (the real owner) or to B (which the forged label names): refused as altered, on either.
+    for (const [url, id] of [
+      [a.url, 3],
+      [b.url, 4],
+    ] as const) {
+      const refused = await call(url, id, { requestState: forged, inputResponses: { [key!]: ANSWER } });
+      assert.is(refused.error?.code, -32602, JSON.stringify(refused));
+      assert.match(refused.error.message, 'requestState is not valid: it was altered or is not ours');
+    }
+    // The label taken off: refused too. The honest retry, sent to B, still reaches the parked call on A.
+    const bare = await call(b.url, 5, { requestState: parts.slice(0, 3).join('.'), inputResponses: { [key!]: ANSWER } });
+    assert.is(bare.error?.code, -32602, JSON.stringify(bare));
+    const done = await call(b.url, 6, { requestState: state, inputResponses: { [key!]: ANSWER } });
+    assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
+  },
+);
 
-fleetSuite('should drain on SIGTERM: unready, new calls handed to a ready replica, parked calls served to their end, then exit', async () => {
-  replicas = await Promise.all([start(fleet), start(fleet)]);
-  const [a, b] = replicas as [Replica, Replica];
-  const origin = new URL(a.url).origin;
-  assert.is((await fetch(`${origin}/healthz`)).status, 200);
-  assert.is((await fetch(`${origin}/readyz`)).status, 200);
-  const parked = await call(a.url, 1, {});
-  assert.is(parked.result?.resultType, 'input_required');
-  const exited = new Promise<number | null>((r) => a.child.once('exit', r));
-  a.child.kill('SIGTERM');
-  let ready = 200;
-  for (let i = 0; i < 100 && ready === 200; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    ready = (await fetch(`${origin}/readyz`)).status;
-  }
-  assert.is(ready, 503, 'unready while it drains');
-  assert.is((await fetch(`${origin}/healthz`)).status, 200, 'alive meanwhile');
-  const fresh = await fetch(a.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META } }),
-  });
-  // Handed to the ready replica, which parks it: its retry is B's own.
-  assert.is(fresh.status, 200, 'a new call is handed to a ready replica');
-  const handed = (await fresh.json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> } };
-  assert.is(handed.result.resultType, 'input_required');
-  assert.is(((await (await fetch(`${origin}/healthz`)).json()) as { forwarded: number }).forwarded, 1);
-  const [handedKey] = Object.keys(handed.result.inputRequests);
-  const handedDone = await call(b.url, 4, { requestState: handed.result.requestState, inputResponses: { [handedKey!]: ANSWER } });
-  assert.match(JSON.stringify(handedDone.result?.content), 'User provided the requested information!', JSON.stringify(handedDone));
-  assert.is(((await (await fetch(`${new URL(b.url).origin}/healthz`)).json()) as { forwarded: number }).forwarded, 0, 'B resumed its own call');
-  const client = await fleet.client();
-  const record = (await new FleetDirectory(client, fleet.keys, await HopSecrets.agree(client, fleet.keys)).replicas()).find((r) => origin === r.advertise);
-  assert.is(record?.ready, false, 'the directory says it drains');
-  // The parked call's retry, landing on the other replica, is forwarded and served to its end.
-  const [key] = Object.keys(parked.result.inputRequests);
-  const done = await call(b.url, 3, { requestState: parked.result.requestState, inputResponses: { [key!]: ANSWER } });
-  assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
-  assert.is(await exited, 0, 'then it exits');
-  // Its port is closed: a balancer's request is refused before it is sent.
-  assert.ok(await fetch(a.url, { method: 'POST', body: '{}' }).then(() => false, () => true), 'nothing listens there');
-});
+fleetSuite(
+  'should drain on SIGTERM: unready, new calls handed to a ready replica, parked calls served to their end, then exit',
+  async () => {
+    replicas = await Promise.all([start(fleet), start(fleet)]);
+    const [a, b] = replicas as [Replica, Replica];
+    const origin = new URL(a.url).origin;
+    assert.is((await fetch(`${origin}/healthz`)).status, 200);
+    assert.is((await fetch(`${origin}/readyz`)).status, 200);
+    const parked = await call(a.url, 1, {});
+    assert.is(parked.result?.resultType, 'input_required');
+    const exited = new Promise<number | null>((r) => a.child.once('exit', r));
+    a.child.kill('SIGTERM');
+    let ready = 200;
+    for (let i = 0; i < 100 && ready === 200; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      ready = (await fetch(`${origin}/readyz`)).status;
+    }
+    assert.is(ready, 503, 'unready while it drains');
+    assert.is((await fetch(`${origin}/healthz`)).status, 200, 'alive meanwhile');
+    const fresh = await fetch(a.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META },
+      }),
+    });
+    // Handed to the ready replica, which parks it: its retry is B's own.
+    assert.is(fresh.status, 200, 'a new call is handed to a ready replica');
+    const handed = (await fresh.json()) as { result: { resultType: string; requestState: string; inputRequests: Record<string, unknown> } };
+    assert.is(handed.result.resultType, 'input_required');
+    assert.is(((await (await fetch(`${origin}/healthz`)).json()) as { forwarded: number }).forwarded, 1);
+    const [handedKey] = Object.keys(handed.result.inputRequests);
+    const handedDone = await call(b.url, 4, { requestState: handed.result.requestState, inputResponses: { [handedKey!]: ANSWER } });
+    assert.match(JSON.stringify(handedDone.result?.content), 'User provided the requested information!', JSON.stringify(handedDone));
+    assert.is(
+      ((await (await fetch(`${new URL(b.url).origin}/healthz`)).json()) as { forwarded: number }).forwarded,
+      0,
+      'B resumed its own call',
+    );
+    const client = await fleet.client();
+    const record = (await new FleetDirectory(client, fleet.keys, await HopSecrets.agree(client, fleet.keys)).replicas()).find(
+      (r) => origin === r.advertise,
+    );
+    assert.is(record?.ready, false, 'the directory says it drains');
+    // The parked call's retry, landing on the other replica, is forwarded and served to its end.
+    const [key] = Object.keys(parked.result.inputRequests);
+    const done = await call(b.url, 3, { requestState: parked.result.requestState, inputResponses: { [key!]: ANSWER } });
+    assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
+    assert.is(await exited, 0, 'then it exits');
+    // Its port is closed: a balancer's request is refused before it is sent.
+    assert.ok(
+      await fetch(a.url, { method: 'POST', body: '{}' }).then(
+        () => false,
+        () => true,
+      ),
+      'nothing listens there',
+    );
+  },
+);
 
 fleetSuite('should refuse a forwarded request that no replica of the fleet signed', async () => {
   replicas = [await start(fleet)];
   const forged = await fetch(replicas[0]!.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...CALL_HEADERS, 'x-mcp-dual-era-hop': `intruder.${Date.now()}.c2lnbmF0dXJl`, origin: 'https://evil.example' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...CALL_HEADERS,
+      'x-mcp-dual-era-hop': `intruder.${Date.now()}.c2lnbmF0dXJl`,
+      origin: 'https://evil.example',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'trigger-elicitation-request', arguments: {}, _meta: META },
+    }),
   });
   assert.is(forged.status, 403);
 });
 
 fleetSuite('should list the replicas in the directory while they run, and not after', async () => {
-  replicas = await Promise.all([start(fleet, ['--mrtr', 'replay']), start(fleet, ['--mrtr', 'replay', '--advertise', 'http://10.0.0.7:3000/'])]);
+  replicas = await Promise.all([
+    start(fleet, ['--mrtr', 'replay']),
+    start(fleet, ['--mrtr', 'replay', '--advertise', 'http://10.0.0.7:3000/']),
+  ]);
   const client = await fleet.client();
   const directory = new FleetDirectory(client, fleet.keys, await HopSecrets.agree(client, fleet.keys));
   const listed = await directory.replicas();
   assert.is(listed.length, 2);
-  assert.ok(listed.some((r) => r.advertise === 'http://10.0.0.7:3000'), JSON.stringify(listed));
-  assert.ok(listed.some((r) => replicas[0]!.url.startsWith(r.advertise)), JSON.stringify(listed));
+  assert.ok(
+    listed.some((r) => r.advertise === 'http://10.0.0.7:3000'),
+    JSON.stringify(listed),
+  );
+  assert.ok(
+    listed.some((r) => replicas[0]!.url.startsWith(r.advertise)),
+    JSON.stringify(listed),
+  );
   assert.ok(listed.every((r) => r.ready));
   await Promise.all(replicas.map(stop));
   assert.equal(await directory.replicas(), []);
@@ -185,7 +239,10 @@ fleetSuite('should list the replicas in the directory while they run, and not af
 fleetSuite('should refuse a fleet it cannot reach, and options that do not go together', async () => {
   const run = (args: string[]) =>
     new Promise<{ code: number | null; err: string }>((done) => {
-      const child = spawn(TSX, [CLI, 'serve', '--port', '0', ...args, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      const child = spawn(TSX, [CLI, 'serve', '--port', '0', ...args, '--', process.execPath, EVERYTHING, 'stdio'], {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
       let err = '';
       child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
       child.once('exit', (code) => done({ code, err }));

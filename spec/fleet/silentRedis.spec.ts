@@ -51,7 +51,11 @@ silent('should let a connected client’s command fail within its bound once Red
 silent('should make serve --fleet say so and exit 1, not hang before it listens', async () => {
   redis!.kill('SIGSTOP');
   try {
-    const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--fleet', url, '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [builtCli(), 'serve', '--port', '0', '--fleet', url, '--', process.execPath, EVERYTHING, 'stdio'],
+      { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
     const code = await new Promise<number | null>((done) => {
@@ -72,7 +76,7 @@ silent('should make serve --fleet say so and exit 1, not hang before it listens'
 
 silent.run();
 
-const down = suite('the fleet\'s Redis gone mid-run (serve --fleet, real replicas)');
+const down = suite("the fleet's Redis gone mid-run (serve --fleet, real replicas)");
 let downRedis: ChildProcess | undefined;
 let downReplicas: Replica[] = [];
 down.after(async () => {
@@ -86,7 +90,9 @@ down('should tell a retry sent to another replica to come again at once, serve i
   const fleet = specFleet(own.url);
   downReplicas = await Promise.all([startReplica(fleet), startReplica(fleet)]);
   const [a, b] = downReplicas as [Replica, Replica];
-  const parked = (await (await elicitationCall(a.url, 1)).json()) as { result: { requestState: string; inputRequests: Record<string, unknown> } };
+  const parked = (await (await elicitationCall(a.url, 1)).json()) as {
+    result: { requestState: string; inputRequests: Record<string, unknown> };
+  };
   const [key] = Object.keys(parked.result.inputRequests);
   const retry = { requestState: parked.result.requestState, inputResponses: { [key!]: ELICITATION_ANSWER } };
   await stopRedis(downRedis);

@@ -20,7 +20,14 @@ const abandoned = suite('legacy initialize abandoned by its client');
 
 abandoned('should keep no session and no server process for a client that left before its initialize was answered', async () => {
   const marker = randomUUID();
-  const wrap = wrapLegacyServer({ upstream: stdioBackend({ command: process.execPath, args: [SLOW, EVERYTHING, 'stdio'], env: { [MARKER]: marker, SLOW_START_MS: '1500' }, stderr: 'ignore' }) });
+  const wrap = wrapLegacyServer({
+    upstream: stdioBackend({
+      command: process.execPath,
+      args: [SLOW, EVERYTHING, 'stdio'],
+      env: { [MARKER]: marker, SLOW_START_MS: '1500' },
+      stderr: 'ignore',
+    }),
+  });
   const http = await serveNodeHttp(wrap, { port: 0 });
   try {
     const left = Array.from({ length: LEFT }, async (_, i) => {
@@ -29,7 +36,12 @@ abandoned('should keep no session and no server process for a client that left b
         method: 'POST',
         signal: controller.signal,
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer caller-${i}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `gave-up-${i}`, version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: `gave-up-${i}`, version: '1' } },
+        }),
       }).catch(() => 'left');
       await sleep(300);
       controller.abort();

@@ -33,8 +33,14 @@ function withId(message: Record<string, unknown>, id: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id: '@ID@', ...message }).replace('"@ID@"', id);
 }
 
-const modern = (method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) => ({ method, params: { ...params, _meta: modernMeta(meta) } });
-const initialize = { method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } };
+const modern = (method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}) => ({
+  method,
+  params: { ...params, _meta: modernMeta(meta) },
+});
+const initialize = {
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+};
 
 /** The JSON texts of an answer body: the body itself, or an event stream's `data:` lines. */
 function messageTexts(body: string, contentType: string): string[] {
@@ -57,16 +63,38 @@ function answerIds(texts: readonly string[]): string[] {
 }
 
 /** POSTs raw text to the Node listener; the status, content type, body and session id. */
-function rawPost(origin: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string; body: string; session: string | undefined }> {
+function rawPost(
+  origin: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string; body: string; session: string | undefined }> {
   const url = new URL(origin);
   return new Promise((done, fail) => {
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)), ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(Buffer.byteLength(body)),
+          ...headers,
+        },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (c: string) => (text += c));
-        res.on('end', () => done({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: text, session: res.headers['mcp-session-id'] as string | undefined }));
+        res.on('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            body: text,
+            session: res.headers['mcp-session-id'] as string | undefined,
+          }),
+        );
       },
     );
     req.on('error', fail);
@@ -74,7 +102,11 @@ function rawPost(origin: string, body: string, headers: Record<string, string> =
   });
 }
 
-const routing = (method: string, name?: string): Record<string, string> => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}) });
+const routing = (method: string, name?: string): Record<string, string> => ({
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': method,
+  ...(name ? { 'mcp-name': name } : {}),
+});
 
 let wrap: LegacyServerWrap;
 let listening: RunningHttpServer;
@@ -90,10 +122,25 @@ http.after.each(async () => {
 });
 
 /** POSTs through the Node listener or the Web handler. */
-async function post(via: 'node' | 'web', body: string, headers: Record<string, string>): Promise<{ status: number; type: string; body: string; session: string | undefined }> {
+async function post(
+  via: 'node' | 'web',
+  body: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; type: string; body: string; session: string | undefined }> {
   if (via === 'node') return rawPost(listening.origin, body, headers);
-  const res = await wrap.fetch(new Request(`${listening.origin}/mcp`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }));
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: await res.text(), session: res.headers.get('mcp-session-id') ?? undefined };
+  const res = await wrap.fetch(
+    new Request(`${listening.origin}/mcp`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    }),
+  );
+  return {
+    status: res.status,
+    type: res.headers.get('content-type') ?? '',
+    body: await res.text(),
+    session: res.headers.get('mcp-session-id') ?? undefined,
+  };
 }
 
 http('should echo every id byte for byte in a JSON answer, through the Node listener and the Web handler', async () => {
@@ -122,7 +169,13 @@ http('should echo every id byte for byte in an event-stream answer, through the 
 
 http('should name a listen by its id byte for byte, in its acknowledgement', async () => {
   const listen = withId(modern('subscriptions/listen', { notifications: { toolsListChanged: true } }), IDS[1]!);
-  const res = await wrap.fetch(new Request(`${listening.origin}/mcp`, { method: 'POST', body: listen, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...routing('subscriptions/listen') } }));
+  const res = await wrap.fetch(
+    new Request(`${listening.origin}/mcp`, {
+      method: 'POST',
+      body: listen,
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...routing('subscriptions/listen') },
+    }),
+  );
   assert.is(res.headers.get('content-type'), 'text/event-stream');
   const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
   let text = '';
@@ -158,7 +211,10 @@ http('should echo every id byte for byte in a legacy session, its initialize, it
     const called = await post('web', withId({ method: 'tools/call', params: { name: 'echo', arguments: { text: 'hi' } } }, id), session);
     assert.equal(answerIds(messageTexts(called.body, called.type)), [id], called.body);
   }
-  const opened = await rawPost(listening.origin, withId({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-03-26' } }, '1'));
+  const opened = await rawPost(
+    listening.origin,
+    withId({ ...initialize, params: { ...initialize.params, protocolVersion: '2025-03-26' } }, '1'),
+  );
   const session = { 'mcp-session-id': opened.session!, 'mcp-protocol-version': '2025-03-26' };
   await rawPost(listening.origin, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), session);
   const batch = `[${withId({ method: 'tools/list' }, IDS[0]!)},${withId({ method: 'ping' }, IDS[1]!)}]`;
@@ -177,7 +233,10 @@ function stdioFront(target: LegacyServerWrap) {
   const front = serveStdio(target, { input, output, closeOnEnd: false, graceMs: 2000 });
   const lines = () => written.split('\n').filter(Boolean);
   /** What was written, each line cut short, for a failure's message. */
-  const shown = () => lines().map((l) => l.slice(0, 160)).join('\n');
+  const shown = () =>
+    lines()
+      .map((l) => l.slice(0, 160))
+      .join('\n');
   return {
     send: (line: string) => input.write(`${line}\n`),
     lines,
@@ -256,14 +315,23 @@ async function connected(lines: readonly string[], answers: number): Promise<str
   const seen = await waitFor(() => answerIds(out()).length >= answers, 20_000);
   input.end();
   assert.is(await done, 0);
-  assert.ok(seen, out().map((l) => l.slice(0, 160)).join('\n'));
+  assert.ok(
+    seen,
+    out()
+      .map((l) => l.slice(0, 160))
+      .join('\n'),
+  );
   return answerIds(out());
 }
 
 const bridge = suite('exact ids through connect');
 
 bridge('should echo every id byte for byte to a legacy host', async () => {
-  const lines = [withId(initialize, IDS[0]!), JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), ...IDS.slice(1).map((id) => withId({ method: 'tools/list' }, id))];
+  const lines = [
+    withId(initialize, IDS[0]!),
+    JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    ...IDS.slice(1).map((id) => withId({ method: 'tools/list' }, id)),
+  ];
   assert.equal((await connected(lines, IDS.length)).sort(), [...IDS].sort());
 });
 

@@ -16,12 +16,26 @@ import { modernMeta } from '../helpers/messages.ts';
 function rawPost(origin: string, body: string, headers: Record<string, string>): Promise<{ status: number; body: string } | string> {
   const url = new URL(origin);
   return new Promise((resolve) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
+    const req = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: '/mcp',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': String(Buffer.byteLength(body)),
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
     req.on('error', (e) => resolve(`error: ${e.message}`));
     req.setTimeout(3000, () => {
       req.destroy();
@@ -31,8 +45,14 @@ function rawPost(origin: string, body: string, headers: Record<string, string>):
   });
 }
 
-const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } });
-const modernBody = (method: string, meta: Record<string, unknown> = {}) => JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { _meta: modernMeta(meta) } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
+});
+const modernBody = (method: string, meta: Record<string, unknown> = {}) =>
+  JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: { _meta: modernMeta(meta) } });
 const routing = (method: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': method });
 
 let wrap: LegacyServerWrap;
@@ -77,8 +97,17 @@ node('should answer -32020 to a protocol version that is an object with a toStri
 
 node('should answer the same as the Web handler to a body with a byte order mark', async () => {
   const body = `\ufeff${modernBody('tools/list')}`;
-  const viaSocket = (await rawPost(listening.origin, body, { host: '127.0.0.1', ...routing('tools/list') })) as { status: number; body: string };
-  const viaFetch = await wrap.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', ...routing('tools/list') }, body }));
+  const viaSocket = (await rawPost(listening.origin, body, { host: '127.0.0.1', ...routing('tools/list') })) as {
+    status: number;
+    body: string;
+  };
+  const viaFetch = await wrap.fetch(
+    new Request('http://127.0.0.1/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...routing('tools/list') },
+      body,
+    }),
+  );
   assert.is(viaSocket.status, viaFetch.status);
   assert.is(viaSocket.status, 200);
   assert.equal(JSON.parse(viaSocket.body).result.tools, ((await viaFetch.json()) as { result: { tools: unknown } }).result.tools);
@@ -86,10 +115,19 @@ node('should answer the same as the Web handler to a body with a byte order mark
 
 node('should answer a removed method with 404 as JSON even when the request asked for a stream', async () => {
   for (const meta of [{ progressToken: 'p' }, { 'io.modelcontextprotocol/logLevel': 'info' }]) {
-    const socket = (await rawPost(listening.origin, modernBody('ping', meta), { host: '127.0.0.1', ...routing('ping') })) as { status: number; body: string };
+    const socket = (await rawPost(listening.origin, modernBody('ping', meta), { host: '127.0.0.1', ...routing('ping') })) as {
+      status: number;
+      body: string;
+    };
     assert.is(socket.status, 404);
     assert.equal([JSON.parse(socket.body).id, JSON.parse(socket.body).error.code], [7, -32601]);
-    const web = await wrap.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': 'application/json', ...routing('ping') }, body: modernBody('ping', meta) }));
+    const web = await wrap.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...routing('ping') },
+        body: modernBody('ping', meta),
+      }),
+    );
     assert.is(web.status, 404);
     assert.match(web.headers.get('content-type') ?? '', /application\/json/);
   }
@@ -100,7 +138,13 @@ node('should take application/json by its media type only, on both fronts', asyn
   for (const type of ['text/plain; x=application/json', 'application/jsonx', 'text/json', 'application/json-patch+json']) {
     const answer = await rawPost(listening.origin, discover, { 'content-type': type, ...routing('server/discover') });
     assert.equal(typeof answer === 'object' ? answer.status : answer, 415, `node: ${type}`);
-    const web = await wrap.fetch(new Request('http://127.0.0.1/mcp', { method: 'POST', headers: { 'content-type': type, ...routing('server/discover') }, body: discover }));
+    const web = await wrap.fetch(
+      new Request('http://127.0.0.1/mcp', {
+        method: 'POST',
+        headers: { 'content-type': type, ...routing('server/discover') },
+        body: discover,
+      }),
+    );
     assert.is(web.status, 415, `fetch: ${type}`);
   }
   for (const type of ['application/json', 'Application/JSON; charset=utf-8', ' application/json ;charset=UTF-8']) {

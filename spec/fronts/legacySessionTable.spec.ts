@@ -100,7 +100,9 @@ sessions('should never give a session whose client listens (an open GET stream) 
   used();
   // Alice's client opens its GET stream and listens; her last request was half a minute and more ago.
   let cancel: (() => void) | undefined;
-  const stream = new Response(new ReadableStream({ start: (c) => void (cancel = () => c.close()) }), { headers: { 'content-type': 'text/event-stream' } });
+  const stream = new Response(new ReadableStream({ start: (c) => void (cancel = () => c.close()) }), {
+    headers: { 'content-type': 'text/event-stream' },
+  });
   const get = new Request('http://127.0.0.1/mcp', { method: 'GET', headers: { 'mcp-session-id': 'honest' } });
   const listening = await t.serve(get, 'alice', async () => stream);
   const reader = listening.body!.getReader();

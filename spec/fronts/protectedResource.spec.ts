@@ -47,14 +47,23 @@ pure("should point the upstream's challenge at the front's metadata, quoted or n
   const front = new ProtectedResource({ upstream: 'http://10.0.0.5:8080/mcp', resource: 'https://mcp.example.com/mcp' });
   const ours = 'resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"';
   assert.is(
-    front.challenge('Bearer error="invalid_token", error_description="expired", resource_metadata="http://10.0.0.5:8080/.well-known/oauth-protected-resource/mcp"', 'http://127.0.0.1:3000/mcp'),
+    front.challenge(
+      'Bearer error="invalid_token", error_description="expired", resource_metadata="http://10.0.0.5:8080/.well-known/oauth-protected-resource/mcp"',
+      'http://127.0.0.1:3000/mcp',
+    ),
     `Bearer error="invalid_token", error_description="expired", ${ours}`,
   );
-  assert.is(front.challenge('Bearer resource_metadata=http://10.0.0.5:8080/x, scope="a b"', 'http://127.0.0.1:3000/mcp'), `Bearer ${ours}, scope="a b"`);
+  assert.is(
+    front.challenge('Bearer resource_metadata=http://10.0.0.5:8080/x, scope="a b"', 'http://127.0.0.1:3000/mcp'),
+    `Bearer ${ours}, scope="a b"`,
+  );
   assert.is(front.challenge('Bearer realm="api"', 'http://127.0.0.1:3000/mcp'), 'Bearer realm="api"');
   // Without a public URL, the front is where the request came.
   const local = new ProtectedResource({ upstream: 'http://10.0.0.5:8080/mcp' });
-  assert.is(local.challenge('Bearer resource_metadata="x"', 'http://127.0.0.1:3000/mcp?a=1'), 'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"');
+  assert.is(
+    local.challenge('Bearer resource_metadata="x"', 'http://127.0.0.1:3000/mcp?a=1'),
+    'Bearer resource_metadata="http://127.0.0.1:3000/.well-known/oauth-protected-resource/mcp"',
+  );
 });
 
 pure('should know the metadata paths of the endpoint and no others', () => {
@@ -71,7 +80,13 @@ const served = suite('ProtectedResource.metadata');
 
 served("should answer the upstream's metadata with the front as its resource", async () => {
   const front = 'http://127.0.0.1:3000/mcp';
-  const up = await upstreamServing({ '/.well-known/oauth-protected-resource/mcp': { resource: front, authorization_servers: ['https://auth.example.com/'], scopes_supported: ['mcp'] } });
+  const up = await upstreamServing({
+    '/.well-known/oauth-protected-resource/mcp': {
+      resource: front,
+      authorization_servers: ['https://auth.example.com/'],
+      scopes_supported: ['mcp'],
+    },
+  });
   try {
     const pr = new ProtectedResource({ upstream: `${up.origin}/mcp` });
     const res = await pr.metadata(front);
@@ -88,14 +103,25 @@ served("should answer the upstream's metadata with the front as its resource", a
 
 served("should fall back to the origin's metadata, and read the URL the upstream's challenge named on its own origin only", async () => {
   const front = 'http://127.0.0.1:3000/mcp';
-  const up = await upstreamServing({ '/.well-known/oauth-protected-resource': { resource: front, authorization_servers: ['https://auth.example.com/'] }, '/named': { resource: front, authorization_servers: ['https://named.example.com/'] } });
+  const up = await upstreamServing({
+    '/.well-known/oauth-protected-resource': { resource: front, authorization_servers: ['https://auth.example.com/'] },
+    '/named': { resource: front, authorization_servers: ['https://named.example.com/'] },
+  });
   try {
     const pr = new ProtectedResource({ upstream: `${up.origin}/mcp` });
-    assert.equal(((await (await pr.metadata(front)).json()) as { authorization_servers: string[] }).authorization_servers, ['https://auth.example.com/']);
+    assert.equal(((await (await pr.metadata(front)).json()) as { authorization_servers: string[] }).authorization_servers, [
+      'https://auth.example.com/',
+    ]);
     pr.challenge('Bearer resource_metadata="https://evil.example.com/named"', front);
-    assert.equal(((await (await pr.metadata(front)).json()) as { authorization_servers: string[] }).authorization_servers, ['https://auth.example.com/'], 'another origin is not read');
+    assert.equal(
+      ((await (await pr.metadata(front)).json()) as { authorization_servers: string[] }).authorization_servers,
+      ['https://auth.example.com/'],
+      'another origin is not read',
+    );
     pr.challenge(`Bearer resource_metadata="${up.origin}/named"`, front);
-    assert.equal(((await (await pr.metadata(front)).json()) as { authorization_servers: string[] }).authorization_servers, ['https://named.example.com/']);
+    assert.equal(((await (await pr.metadata(front)).json()) as { authorization_servers: string[] }).authorization_servers, [
+      'https://named.example.com/',
+    ]);
     assert.not.ok(up.asked.some((p) => p.includes('evil')));
   } finally {
     await up.close();
@@ -103,14 +129,22 @@ served("should fall back to the origin's metadata, and read the URL the upstream
 });
 
 served('should refuse to serve the metadata of an upstream of another resource, and say none is published when it is not', async () => {
-  const up = await upstreamServing({ '/.well-known/oauth-protected-resource/mcp': { resource: 'https://elsewhere.example.com/mcp', authorization_servers: ['https://auth.example.com/'] } });
+  const up = await upstreamServing({
+    '/.well-known/oauth-protected-resource/mcp': {
+      resource: 'https://elsewhere.example.com/mcp',
+      authorization_servers: ['https://auth.example.com/'],
+    },
+  });
   const none = await upstreamServing({});
   const broken = await upstreamServing({ '/.well-known/oauth-protected-resource/mcp': '{"not":"metadata"}' });
   try {
     const refused = await new ProtectedResource({ upstream: `${up.origin}/mcp` }).metadata('http://127.0.0.1:3000/mcp');
     assert.is(refused.status, 502);
     assert.match(((await refused.json()) as { error: { message: string } }).error.message, 'token passthrough');
-    assert.match((await new ProtectedResource({ upstream: `${up.origin}/mcp` }).refusal('http://127.0.0.1:3000/mcp'))!, 'https://elsewhere.example.com/mcp');
+    assert.match(
+      (await new ProtectedResource({ upstream: `${up.origin}/mcp` }).refusal('http://127.0.0.1:3000/mcp'))!,
+      'https://elsewhere.example.com/mcp',
+    );
     const absent = new ProtectedResource({ upstream: `${none.origin}/mcp` });
     assert.is((await absent.metadata('http://127.0.0.1:3000/mcp')).status, 404);
     assert.is(await absent.refusal('http://127.0.0.1:3000/mcp'), undefined);

@@ -20,7 +20,10 @@ unknown('should answer GET and DELETE 404 Session not found, with or without oth
   const http = await serveNodeHttp(wrap, { port: 0 });
   const url = `${http.origin}/mcp`;
   const ask = async (method: 'GET' | 'DELETE') => {
-    const r = await fetch(url, { method, headers: { accept: 'text/event-stream', 'mcp-session-id': randomUUID(), 'mcp-protocol-version': '2025-11-25' } });
+    const r = await fetch(url, {
+      method,
+      headers: { accept: 'text/event-stream', 'mcp-session-id': randomUUID(), 'mcp-protocol-version': '2025-11-25' },
+    });
     return { status: r.status, body: await r.text() };
   };
   const client = new Client({ name: 'holder', version: '1.0.0' });

@@ -50,7 +50,27 @@ const DEEP = 1000;
 const NEST_MARKER = '__fuzz_nest__';
 
 /** Keys with a meaning somewhere: to JavaScript, to JSON-RPC, to MCP. */
-const AWKWARD_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'jsonrpc', 'id', 'method', 'params', 'result', 'error', '_meta', 'resultType', 'x-mcp-header', 'task', 'inputResponses', 'requestState', 'progressToken', ''];
+const AWKWARD_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'hasOwnProperty',
+  'jsonrpc',
+  'id',
+  'method',
+  'params',
+  'result',
+  'error',
+  '_meta',
+  'resultType',
+  'x-mcp-header',
+  'task',
+  'inputResponses',
+  'requestState',
+  'progressToken',
+  '',
+];
 
 export const awkwardKey: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...AWKWARD_KEYS), fc.string({ maxLength: 10 }));
 
@@ -179,13 +199,16 @@ export function applyMutations(value: unknown, mutations: readonly Mutation[]): 
         set('x'.repeat(m.size - 1) + '\u00e9');
         break;
       case 'nest':
-        set(m.depth > DEEP ? `${NEST_MARKER}${m.depth}:${m.objects ? 'o' : 'a'}` : nested(m.depth, typeof current === 'object' ? 0 : current, m.objects));
+        set(
+          m.depth > DEEP
+            ? `${NEST_MARKER}${m.depth}:${m.objects ? 'o' : 'a'}`
+            : nested(m.depth, typeof current === 'object' ? 0 : current, m.objects),
+        );
         break;
       case 'duplicate':
         if (Array.isArray(current)) {
           if (current.length > 0) current.push(clone(current[0]));
-        }
-        else if (place && Array.isArray(place.parent)) place.parent.push(clone(current));
+        } else if (place && Array.isArray(place.parent)) place.parent.push(clone(current));
         break;
       case 'stringify':
         set(current === undefined ? 'undefined' : JSON.stringify(current));
@@ -225,9 +248,24 @@ export type TextMutation =
 
 export const textMutation: fc.Arbitrary<TextMutation> = fc.oneof(
   fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('splice' as const), at: fc.nat(), insert: fc.oneof(fc.constantFrom('"', '{', '}', ']', ',', '\\', '\u0000', '\ud800', 'NaN', ' ', '\n'), fc.string({ maxLength: 4 })) }),
-  fc.record({ kind: fc.constant('garbage' as const), text: fc.oneof(fc.string({ maxLength: 40 }), fc.string({ maxLength: 40, unit: 'binary' }), fc.constantFrom('', ' ', 'null', '1', '"x"', '[]', '[[]]', '{}', 'true', '\ufeff{}', '{"jsonrpc":"2.0"')) }),
-  fc.record({ kind: fc.constant('wrap' as const), before: fc.constantFrom('[', ' ', '\ufeff', '{"a":'), after: fc.constantFrom(']', ' ', '}', ',', 'x') }),
+  fc.record({
+    kind: fc.constant('splice' as const),
+    at: fc.nat(),
+    insert: fc.oneof(fc.constantFrom('"', '{', '}', ']', ',', '\\', '\u0000', '\ud800', 'NaN', ' ', '\n'), fc.string({ maxLength: 4 })),
+  }),
+  fc.record({
+    kind: fc.constant('garbage' as const),
+    text: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ maxLength: 40, unit: 'binary' }),
+      fc.constantFrom('', ' ', 'null', '1', '"x"', '[]', '[[]]', '{}', 'true', '\ufeff{}', '{"jsonrpc":"2.0"'),
+    ),
+  }),
+  fc.record({
+    kind: fc.constant('wrap' as const),
+    before: fc.constantFrom('[', ' ', '\ufeff', '{"a":'),
+    after: fc.constantFrom(']', ' ', '}', ',', 'x'),
+  }),
 );
 
 export function applyTextMutation(text: string, m: TextMutation): string {

@@ -21,7 +21,11 @@ import { INPUT_ANSWERS } from './messages.ts';
 import { bounded, checkProperty, settle, type RunOptions } from './runner.ts';
 
 const CLIENT = { name: 'fuzz-legacy-client', version: '1.0.0' };
-const INITIALIZE = { protocolVersion: '2025-11-25', capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } }, clientInfo: CLIENT };
+const INITIALIZE = {
+  protocolVersion: '2025-11-25',
+  capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } },
+  clientInfo: CLIENT,
+};
 
 /** Legacy requests (method, params) a client of the modern fixture sends. */
 const REQUESTS: Array<[string, Json | undefined]> = [
@@ -61,7 +65,10 @@ interface MessageSpec {
   readonly size: number;
 }
 
-const id = fc.oneof({ weight: 6, arbitrary: validId.map((value) => ({ valid: true, value })) }, { weight: 1, arbitrary: invalidId.map((value) => ({ valid: false, value })) });
+const id = fc.oneof(
+  { weight: 6, arbitrary: validId.map((value) => ({ valid: true, value })) },
+  { weight: 1, arbitrary: invalidId.map((value) => ({ valid: false, value })) },
+);
 const messageSpec: fc.Arbitrary<MessageSpec> = fc.record({
   kind: fc.constantFrom('request', 'request', 'request', 'other', 'batch') as fc.Arbitrary<MessageSpec['kind']>,
   index: fc.nat(),
@@ -88,7 +95,8 @@ function build(spec: MessageSpec): unknown {
  */
 function owed(message: unknown, cancelled: ReadonlySet<string>): Array<[string, number, number]> {
   const shape = shapeOf(message);
-  if (shape.kind === 'batch') return (message as unknown[]).flatMap((m) => (Array.isArray(m) ? [['none', 1, 1] as [string, number, number]] : owed(m, cancelled)));
+  if (shape.kind === 'batch')
+    return (message as unknown[]).flatMap((m) => (Array.isArray(m) ? [['none', 1, 1] as [string, number, number]] : owed(m, cancelled)));
   if (shape.kind === 'broken') return [[shape.id === undefined ? 'none' : JSON.stringify(shape.id), 1, 1]];
   if (shape.kind !== 'request') return [];
   const key = JSON.stringify(shape.id);
@@ -116,7 +124,11 @@ export async function createBridgeFixture(): Promise<BridgeFixture> {
 }
 
 /** One legacy session; the problems. */
-async function runSession(fixture: BridgeFixture, init: { mutations: readonly Mutation[] }, specs: readonly MessageSpec[]): Promise<string[]> {
+async function runSession(
+  fixture: BridgeFixture,
+  init: { mutations: readonly Mutation[] },
+  specs: readonly MessageSpec[],
+): Promise<string[]> {
   const problems: string[] = [];
   const out: Json[] = [];
   const bridge = new LegacyClientBridge(fixture.upstream, { ownsUpstream: false, requestTimeoutMs: 20_000, subscribeAckTimeoutMs: 1000 });
@@ -146,14 +158,19 @@ async function runSession(fixture: BridgeFixture, init: { mutations: readonly Mu
 
   // Every request answered exactly once (a cancelled one at most once); nothing else answered.
   const expected = new Map<string, { min: number; max: number }>();
-  const cancelled = new Set(sent.filter((m) => shapeOf(m).kind === 'notification' && (m as Json)['method'] === 'notifications/cancelled').map((m) => JSON.stringify(((m as Json)['params'] as Json | undefined)?.['requestId'])));
+  const cancelled = new Set(
+    sent
+      .filter((m) => shapeOf(m).kind === 'notification' && (m as Json)['method'] === 'notifications/cancelled')
+      .map((m) => JSON.stringify(((m as Json)['params'] as Json | undefined)?.['requestId'])),
+  );
   for (const message of sent) {
     for (const [key, min, max] of owed(message, cancelled)) {
       const e = expected.get(key) ?? { min: 0, max: 0 };
       expected.set(key, { min: e.min + min, max: e.max + max });
     }
   }
-  const answers = (key: string) => out.filter((m) => !('method' in m) && (key === 'none' ? m['id'] === undefined || m['id'] === null : JSON.stringify(m['id']) === key));
+  const answers = (key: string) =>
+    out.filter((m) => !('method' in m) && (key === 'none' ? m['id'] === undefined || m['id'] === null : JSON.stringify(m['id']) === key));
   await settle(() => [...expected].every(([key, e]) => answers(key).length >= e.min), 20_000);
   await bridge.close();
   for (const [key, e] of expected) {
@@ -164,17 +181,26 @@ async function runSession(fixture: BridgeFixture, init: { mutations: readonly Mu
     if ('method' in m) continue;
     const key = m['id'] === undefined || m['id'] === null ? 'none' : JSON.stringify(m['id']);
     if (!expected.has(key)) problems.push(`an answer nobody asked for: ${JSON.stringify(m).slice(0, 300)}`);
-    if (m['jsonrpc'] !== '2.0' || ('result' in m) === ('error' in m)) problems.push(`not a JSON-RPC response: ${JSON.stringify(m).slice(0, 300)}`);
+    if (m['jsonrpc'] !== '2.0' || 'result' in m === 'error' in m)
+      problems.push(`not a JSON-RPC response: ${JSON.stringify(m).slice(0, 300)}`);
     const error = m['error'] as Json | undefined;
-    if (error && (typeof error['code'] !== 'number' || !Number.isInteger(error['code']) || typeof error['message'] !== 'string')) problems.push(`a malformed error: ${JSON.stringify(error).slice(0, 300)}`);
+    if (error && (typeof error['code'] !== 'number' || !Number.isInteger(error['code']) || typeof error['message'] !== 'string'))
+      problems.push(`a malformed error: ${JSON.stringify(error).slice(0, 300)}`);
   }
-  return problems.length > 0 ? [...problems, `sent: ${JSON.stringify(sent).slice(0, 1500)}`, `received: ${JSON.stringify(out).slice(0, 1500)}`] : [];
+  return problems.length > 0
+    ? [...problems, `sent: ${JSON.stringify(sent).slice(0, 1500)}`, `received: ${JSON.stringify(out).slice(0, 1500)}`]
+    : [];
 }
 
 /** Runs the bridge property; returns the messages sent. */
 export async function fuzzBridge(fixture: BridgeFixture, options: RunOptions): Promise<number> {
   let messages = 0;
-  const init = fc.record({ mutations: fc.oneof({ weight: 5, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(mutation({ maxDepth: 64, maxHuge: 70_000 }), { minLength: 1, maxLength: 2 }) }) });
+  const init = fc.record({
+    mutations: fc.oneof(
+      { weight: 5, arbitrary: fc.constant([]) },
+      { weight: 1, arbitrary: fc.array(mutation({ maxDepth: 64, maxHuge: 70_000 }), { minLength: 1, maxLength: 2 }) },
+    ),
+  });
   const property = fc.asyncProperty(init, fc.array(messageSpec, { minLength: 1, maxLength: 6 }), async (i, specs) => {
     messages += specs.length + 1;
     const problems = await bounded(runSession(fixture, i, specs), 60_000, 'the session');

@@ -13,17 +13,27 @@ const fuzz = suite('fuzz (short run)');
 
 fuzz('should call every exported translator function', () => {
   const targeted = new Set(translatorTargets());
-  assert.equal(translatorFunctions().filter((f) => !targeted.has(f)), []);
+  assert.equal(
+    translatorFunctions().filter((f) => !targeted.has(f)),
+    [],
+  );
 });
 
 fuzz('should list each known gap with where it is, what it allows and why', () => {
-  for (const gap of listedGaps()) for (const key of ['id', 'where', 'allows', 'reason'] as const) assert.ok(typeof gap[key] === 'string' && gap[key].length > 10, `${gap.id}: ${key}`);
+  for (const gap of listedGaps())
+    for (const key of ['id', 'where', 'allows', 'reason'] as const)
+      assert.ok(typeof gap[key] === 'string' && gap[key].length > 10, `${gap.id}: ${key}`);
 });
 
 fuzz('should answer every bad input as the spec says, and hold nothing after', async () => {
   const outcome = await runPlan(planFromEnv(SHORT));
   assert.equal(outcome.failures, [], outcome.failures.join('\n\n'));
-  assert.ok(outcome.reports.reduce((n, r) => n + r.cases, 0) >= 3000 || process.env['FUZZ_RUNS'] !== undefined || process.env['FUZZ_TARGET'] !== undefined, 'a few thousand cases');
+  assert.ok(
+    outcome.reports.reduce((n, r) => n + r.cases, 0) >= 3000 ||
+      process.env['FUZZ_RUNS'] !== undefined ||
+      process.env['FUZZ_TARGET'] !== undefined,
+    'a few thousand cases',
+  );
 });
 
 fuzz.run();

@@ -16,7 +16,13 @@ export type Expected =
   /** A JSON body holding one JSON-RPC error (`id` absent when it could not be read); `or`: another status equally right. */
   | { readonly kind: 'error'; readonly status: number; readonly code: number; readonly id: Id | undefined; readonly or?: number }
   /** The legacy server answers (through the translator): a result, or an allowed error; as JSON or as an event stream. */
-  | { readonly kind: 'answer'; readonly id: Id; readonly stream: boolean; readonly method: string; readonly refusal?: { readonly status: number; readonly code: number } }
+  | {
+      readonly kind: 'answer';
+      readonly id: Id;
+      readonly stream: boolean;
+      readonly method: string;
+      readonly refusal?: { readonly status: number; readonly code: number };
+    }
   /** A `subscriptions/listen` stream: its acknowledgement first. */
   | { readonly kind: 'listen'; readonly id: Id }
   /** An `initialize` without modern `_meta`: a legacy session (the SDK's own transport answers). */
@@ -27,9 +33,25 @@ const CAPS = 'io.modelcontextprotocol/clientCapabilities';
 const INFO = 'io.modelcontextprotocol/clientInfo';
 const LEVEL = 'io.modelcontextprotocol/logLevel';
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
-const NAME_PARAM: Record<string, string> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri', 'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
+const NAME_PARAM: Record<string, string> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
 /** Removed in 2026-07-28, or with no form a legacy server could serve: -32601, HTTP 404. */
-const REFUSED_METHODS = new Set(['initialize', 'ping', 'logging/setLevel', 'resources/subscribe', 'resources/unsubscribe', 'tasks/result', 'tasks/list', 'tasks/update']);
+const REFUSED_METHODS = new Set([
+  'initialize',
+  'ping',
+  'logging/setLevel',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'tasks/result',
+  'tasks/list',
+  'tasks/update',
+]);
 const MRTR = new Set(['tools/call', 'prompts/get', 'resources/read']);
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
@@ -47,7 +69,10 @@ function capabilitiesValid(caps: unknown): boolean {
   if (Object.hasOwn(caps, 'experimental') && !everyMemberObject(caps['experimental'])) return false;
   if (Object.hasOwn(caps, 'extensions') && !everyMemberObject(caps['extensions'])) return false;
   if (!optionalObject(caps, 'roots')) return false;
-  for (const [key, inner] of [['sampling', ['context', 'tools']], ['elicitation', ['form', 'url']]] as const) {
+  for (const [key, inner] of [
+    ['sampling', ['context', 'tools']],
+    ['elicitation', ['form', 'url']],
+  ] as const) {
     if (!Object.hasOwn(caps, key)) continue;
     const member = caps[key];
     if (!isObject(member) || !inner.every((k) => optionalObject(member, k))) return false;
@@ -65,7 +90,8 @@ function implementationValid(info: unknown): boolean {
 function listenFilterValid(params: Json): boolean {
   const filter = params['notifications'];
   if (!isObject(filter) || !isObject(params['_meta'])) return false;
-  for (const k of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged']) if (Object.hasOwn(filter, k) && typeof filter[k] !== 'boolean') return false;
+  for (const k of ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'])
+    if (Object.hasOwn(filter, k) && typeof filter[k] !== 'boolean') return false;
   for (const k of ['resourceSubscriptions', 'taskIds']) {
     if (!Object.hasOwn(filter, k)) continue;
     const list = filter[k];
@@ -105,7 +131,9 @@ export function deeperThan(value: unknown, limit: number): boolean {
 }
 
 function hostAllowed(host: string): boolean {
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : (host.lastIndexOf(':') === -1 ? host : host.slice(0, host.lastIndexOf(':'))).toLowerCase();
+  const name = host.startsWith('[')
+    ? host.slice(0, host.indexOf(']') + 1)
+    : (host.lastIndexOf(':') === -1 ? host : host.slice(0, host.lastIndexOf(':'))).toLowerCase();
   return LOOPBACK.has(name);
 }
 
@@ -134,14 +162,17 @@ export function expectHttp(input: HttpInput): Expected {
   const header = input.header;
   if (input.path !== '/mcp') return { kind: 'error', status: 404, code: -32601, id: undefined };
   const origin = header('origin');
-  if ((origin !== null && !originAllowed(origin)) || (header('host') !== null && !hostAllowed(header('host')!))) return { kind: 'error', status: 403, code: -32600, id: undefined };
+  if ((origin !== null && !originAllowed(origin)) || (header('host') !== null && !hostAllowed(header('host')!)))
+    return { kind: 'error', status: 403, code: -32600, id: undefined };
   const session = header('mcp-session-id');
   // A session named (held or not) is looked up, and one not held is 404; none named is 405.
-  if (input.method === 'GET' || input.method === 'DELETE') return session ? { kind: 'empty', status: [404] } : { kind: 'empty', status: [405] };
+  if (input.method === 'GET' || input.method === 'DELETE')
+    return session ? { kind: 'empty', status: [404] } : { kind: 'empty', status: [405] };
   if (input.method !== 'POST') return { kind: 'empty', status: [405] };
   const tooLarge = Buffer.byteLength(input.body) > input.maxBodyBytes;
   // Both wrong: which is found first depends on whether the length was declared (then the size is known at once).
-  if (!(header('content-type') ?? '').toLowerCase().includes('application/json')) return { kind: 'error', status: 415, code: -32600, id: undefined, ...(tooLarge ? { or: 413 } : {}) };
+  if (!(header('content-type') ?? '').toLowerCase().includes('application/json'))
+    return { kind: 'error', status: 415, code: -32600, id: undefined, ...(tooLarge ? { or: 413 } : {}) };
   if (tooLarge) return { kind: 'error', status: 413, code: -32600, id: undefined };
   let value: unknown;
   try {
@@ -155,7 +186,11 @@ export function expectHttp(input: HttpInput): Expected {
 }
 
 /** What a decoded JSON value is, as far as the oracle cares. */
-export type Shape = { readonly kind: 'broken'; readonly id: Id | undefined } | { readonly kind: 'batch' | 'response' } | { readonly kind: 'notification'; readonly method: string } | { readonly kind: 'request'; readonly id: Id; readonly method: string };
+export type Shape =
+  | { readonly kind: 'broken'; readonly id: Id | undefined }
+  | { readonly kind: 'batch' | 'response' }
+  | { readonly kind: 'notification'; readonly method: string }
+  | { readonly kind: 'request'; readonly id: Id; readonly method: string };
 
 /** Sorts a decoded value by the JSON-RPC 2.0 envelope rules (a broken one yields -32600, with the id when it can be read). */
 export function shapeOf(value: unknown): Shape {
@@ -234,7 +269,8 @@ export function expectMessage(value: unknown, options: { header?: (name: string)
   if (!Object.hasOwn(meta, CAPS) || !capabilitiesValid(meta[CAPS])) return error(400, -32602);
   if (Object.hasOwn(meta, INFO) && !implementationValid(meta[INFO])) return error(400, -32602);
   if (Object.hasOwn(meta, LEVEL) && !LEVELS.includes(meta[LEVEL] as string)) return error(200, -32602);
-  if (Object.hasOwn(meta, 'progressToken') && typeof meta['progressToken'] !== 'string' && typeof meta['progressToken'] !== 'number') return error(200, -32602);
+  if (Object.hasOwn(meta, 'progressToken') && typeof meta['progressToken'] !== 'string' && typeof meta['progressToken'] !== 'number')
+    return error(200, -32602);
 
   // Methods a modern server refuses whatever the server behind can do.
   if (REFUSED_METHODS.has(name)) return error(404, -32601);
@@ -242,13 +278,16 @@ export function expectMessage(value: unknown, options: { header?: (name: string)
   if (name === 'subscriptions/listen') {
     if (!listenFilterValid(params)) return { kind: 'answer', id, stream, method: name, refusal: { status: 200, code: -32602 } };
     const taskIds = (params['notifications'] as Json)['taskIds'];
-    if (Array.isArray(taskIds) && taskIds.length > 0) return { kind: 'answer', id, stream, method: name, refusal: { status: 200, code: -32602 } };
+    if (Array.isArray(taskIds) && taskIds.length > 0)
+      return { kind: 'answer', id, stream, method: name, refusal: { status: 200, code: -32602 } };
     return { kind: 'listen', id };
   }
   if (MRTR.has(name)) {
     const refusal = { status: 200, code: -32602 };
-    if (Object.hasOwn(params, 'inputResponses') && !isObject(params['inputResponses'])) return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
-    if (Object.hasOwn(params, 'requestState') && typeof params['requestState'] !== 'string') return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
+    if (Object.hasOwn(params, 'inputResponses') && !isObject(params['inputResponses']))
+      return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
+    if (Object.hasOwn(params, 'requestState') && typeof params['requestState'] !== 'string')
+      return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
     // No state this front has sealed for the request ever reaches it here: a state is refused.
     if (Object.hasOwn(params, 'requestState')) return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
   }

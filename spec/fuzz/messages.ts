@@ -6,7 +6,20 @@
  * text. Shared by the HTTP and the stdio targets.
  */
 import fc from 'fast-check';
-import { applyMutations, applyTextMutation, invalidId, mutation, RAW_ID_MARKER, RAW_IDS, textMutation, textOf, validId, type Json, type Mutation, type TextMutation } from './arbitraries.ts';
+import {
+  applyMutations,
+  applyTextMutation,
+  invalidId,
+  mutation,
+  RAW_ID_MARKER,
+  RAW_IDS,
+  textMutation,
+  textOf,
+  validId,
+  type Json,
+  type Mutation,
+  type TextMutation,
+} from './arbitraries.ts';
 import type { Id } from './httpOracle.ts';
 
 export const PV = '2026-07-28';
@@ -27,7 +40,12 @@ export interface Template {
   readonly raw?: unknown;
 }
 
-const modern = (method: string, params: Json = {}, valid?: Template['valid'], caps: Json = CAPS): Template => ({ method, params, caps, ...(valid ? { valid } : {}) });
+const modern = (method: string, params: Json = {}, valid?: Template['valid'], caps: Json = CAPS): Template => ({
+  method,
+  params,
+  caps,
+  ...(valid ? { valid } : {}),
+});
 
 /** Valid modern requests of every method the fixture serves, and some it does not. */
 const MODERN_TEMPLATES: Template[] = [
@@ -68,7 +86,13 @@ const LEGACY_TEMPLATES: Template[] = [
   { method: 'notifications/cancelled', raw: { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, reason: 'x' } } },
   { method: '', raw: { jsonrpc: '2.0', id: 1, result: {} } },
   { method: '', raw: { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'x' } } },
-  { method: '', raw: [{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 1, method: 'tools/list' }] },
+  {
+    method: '',
+    raw: [
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+      { jsonrpc: '2.0', id: 1, method: 'tools/list' },
+    ],
+  },
   { method: '', raw: [] },
 ];
 
@@ -81,12 +105,21 @@ export interface States {
   readonly foreign: string;
 }
 
-type StateUse = { readonly kind: 'live-altered'; readonly change: number } | { readonly kind: 'live-other-params' } | { readonly kind: 'expired' | 'replayed' | 'foreign' } | { readonly kind: 'garbage'; readonly text: string };
+type StateUse =
+  | { readonly kind: 'live-altered'; readonly change: number }
+  | { readonly kind: 'live-other-params' }
+  | { readonly kind: 'expired' | 'replayed' | 'foreign' }
+  | { readonly kind: 'garbage'; readonly text: string };
 
 function stateTemplate(states: States, use: StateUse): Template {
   const retry = (state: string, args: Json = {}): Template => ({
     method: 'tools/call',
-    params: { name: 'ask_name', arguments: args, inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Eve' } } }, requestState: state },
+    params: {
+      name: 'ask_name',
+      arguments: args,
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Eve' } } },
+      requestState: state,
+    },
     caps: CAPS,
     valid: { status: 200, code: -32602 },
     fixed: true,
@@ -95,7 +128,13 @@ function stateTemplate(states: States, use: StateUse): Template {
     case 'live-altered': {
       const s = states.live;
       const at = use.change % s.length;
-      const altered = [s.slice(0, at), s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1), `${s}x`, s.slice(0, -2), s.replace('mde1', 'mde2')][use.change % 5]!;
+      const altered = [
+        s.slice(0, at),
+        s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1),
+        `${s}x`,
+        s.slice(0, -2),
+        s.replace('mde1', 'mde2'),
+      ][use.change % 5]!;
       return retry(altered === s ? `${s}.` : altered);
     }
     case 'live-other-params':
@@ -111,13 +150,19 @@ const stateUse: fc.Arbitrary<StateUse> = fc.oneof(
   fc.record({ kind: fc.constant('live-altered' as const), change: fc.nat() }),
   fc.constant({ kind: 'live-other-params' as const }),
   fc.constantFrom({ kind: 'expired' as const }, { kind: 'replayed' as const }, { kind: 'foreign' as const }),
-  fc.record({ kind: fc.constant('garbage' as const), text: fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'mde1', 'mde1..', 'mde1.x.AAAA')) }),
+  fc.record({
+    kind: fc.constant('garbage' as const),
+    text: fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'mde1', 'mde1..', 'mde1.x.AAAA')),
+  }),
 );
 
 /** One message of a case, as generated. */
 export interface MessageSpec {
   readonly template: Template;
-  readonly id: { readonly kind: 'valid'; readonly value: Id } | { readonly kind: 'invalid'; readonly value: unknown } | { readonly kind: 'raw'; readonly index: number };
+  readonly id:
+    | { readonly kind: 'valid'; readonly value: Id }
+    | { readonly kind: 'invalid'; readonly value: unknown }
+    | { readonly kind: 'raw'; readonly index: number };
   readonly meta: { readonly progressToken?: string | number; readonly logLevel?: string };
   readonly mutations: readonly Mutation[];
   readonly text?: TextMutation | undefined;
@@ -137,8 +182,14 @@ export function messageSpec(states: States, options: { maxHuge: number }): fc.Ar
         { weight: 1, arbitrary: invalidId.map((value) => ({ kind: 'invalid' as const, value })) },
         { weight: 1, arbitrary: fc.nat(RAW_IDS.length - 1).map((index) => ({ kind: 'raw' as const, index })) },
       ),
-      meta: fc.record({ progressToken: fc.oneof(fc.string({ maxLength: 6 }), fc.integer()), logLevel: fc.constantFrom('debug', 'info', 'error') }, { requiredKeys: [] }),
-      mutations: fc.oneof({ weight: 1, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.array(mutation({ maxHuge: options.maxHuge }), { minLength: 1, maxLength: 3 }) }),
+      meta: fc.record(
+        { progressToken: fc.oneof(fc.string({ maxLength: 6 }), fc.integer()), logLevel: fc.constantFrom('debug', 'info', 'error') },
+        { requiredKeys: [] },
+      ),
+      mutations: fc.oneof(
+        { weight: 1, arbitrary: fc.constant([]) },
+        { weight: 1, arbitrary: fc.array(mutation({ maxHuge: options.maxHuge }), { minLength: 1, maxLength: 3 }) },
+      ),
       text: fc.option(textMutation, { nil: undefined, freq: 8 }),
     },
     { requiredKeys: ['template', 'id', 'meta', 'mutations'] },
@@ -148,7 +199,8 @@ export function messageSpec(states: States, options: { maxHuge: number }): fc.Ar
 /** The message of a spec, before its text is written (`rawId`: the id token to write in place of its marker). */
 export function compose(spec: MessageSpec): { message: unknown; rawId: string | undefined } {
   const t = spec.template;
-  if (t.raw !== undefined) return { message: !t.fixed && spec.mutations.length > 0 ? applyMutations(t.raw, spec.mutations) : t.raw, rawId: undefined };
+  if (t.raw !== undefined)
+    return { message: !t.fixed && spec.mutations.length > 0 ? applyMutations(t.raw, spec.mutations) : t.raw, rawId: undefined };
   const id = spec.id.kind === 'raw' ? RAW_ID_MARKER : spec.id.value;
   const rawId = spec.id.kind === 'raw' ? RAW_IDS[spec.id.index]![0] : undefined;
   const params: Json = { ...(t.params ?? {}) };
@@ -186,11 +238,27 @@ export function progressTokenOf(message: unknown): unknown {
 }
 
 /** What a modern client answers each kind of input request with. */
-export const INPUT_ANSWERS = { 'elicitation/create': { action: 'accept', content: { name: 'Ada' } }, 'sampling/createMessage': { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }, 'roots/list': { roots: [] } };
+export const INPUT_ANSWERS = {
+  'elicitation/create': { action: 'accept', content: { name: 'Ada' } },
+  'sampling/createMessage': { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' },
+  'roots/list': { roots: [] },
+};
 
 /** A modern request with a full, valid envelope. */
 export function modernMessage(id: Id, method: string, params: Json, caps: Json = CAPS): Json {
-  return { jsonrpc: '2.0', id, method, params: { ...params, _meta: { 'io.modelcontextprotocol/protocolVersion': PV, 'io.modelcontextprotocol/clientInfo': CLIENT, 'io.modelcontextprotocol/clientCapabilities': caps } } };
+  return {
+    jsonrpc: '2.0',
+    id,
+    method,
+    params: {
+      ...params,
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': PV,
+        'io.modelcontextprotocol/clientInfo': CLIENT,
+        'io.modelcontextprotocol/clientCapabilities': caps,
+      },
+    },
+  };
 }
 
 /** The params of the retry a modern client sends for an `input_required` result, and the capabilities it declared. */
@@ -200,5 +268,8 @@ export function retryParams(sent: Json, result: Json): { params: Json; caps: Jso
   const params = { ...(sent['params'] as Json) };
   const meta = params['_meta'] as Json;
   delete params['_meta'];
-  return { params: { ...params, inputResponses, requestState: result['requestState'] }, caps: meta['io.modelcontextprotocol/clientCapabilities'] as Json };
+  return {
+    params: { ...params, inputResponses, requestState: result['requestState'] },
+    caps: meta['io.modelcontextprotocol/clientCapabilities'] as Json,
+  };
 }

@@ -30,7 +30,9 @@ export function planFromEnv(base: Plan): Plan {
   if (!Number.isFinite(wanted) || wanted <= 0) return base;
   const total = (Object.keys(base) as TargetName[]).reduce((n, t) => n + base[t] * CASES_PER_RUN[t], 0);
   const scale = wanted / total;
-  return Object.fromEntries((Object.keys(base) as TargetName[]).map((t) => [t, Math.max(1, Math.round(base[t] * scale))])) as unknown as Plan;
+  return Object.fromEntries(
+    (Object.keys(base) as TargetName[]).map((t) => [t, Math.max(1, Math.round(base[t] * scale))]),
+  ) as unknown as Plan;
 }
 
 export interface FuzzOutcome {

@@ -35,7 +35,11 @@ export function seedFromEnv(): number {
  * Checks a property; throws with the counterexample, the seed and the path on failure. Returns
  * the number of cases run.
  */
-export async function checkProperty<T>(target: string, property: fc.IAsyncProperty<T> | fc.IProperty<T>, options: RunOptions): Promise<number> {
+export async function checkProperty<T>(
+  target: string,
+  property: fc.IAsyncProperty<T> | fc.IProperty<T>,
+  options: RunOptions,
+): Promise<number> {
   const details = await fc.check(property as fc.IAsyncProperty<T>, {
     numRuns: options.runs,
     seed: options.seed,
@@ -58,7 +62,8 @@ export interface ProcessTrap {
 
 export function trapProcessErrors(): ProcessTrap {
   const fired: string[] = [];
-  const onRejection = (reason: unknown) => fired.push(`unhandledRejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
+  const onRejection = (reason: unknown) =>
+    fired.push(`unhandledRejection: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}`);
   const onException = (error: Error) => fired.push(`uncaughtException: ${error.stack ?? error.message}`);
   process.on('unhandledRejection', onRejection);
   process.on('uncaughtException', onException);

@@ -31,7 +31,21 @@ type LineSpec =
 const garbage = fc.oneof(
   fc.string({ maxLength: 40 }),
   fc.string({ maxLength: 40, unit: 'binary' }),
-  fc.constantFrom('', '   ', '\r', '{', '{"jsonrpc":"2.0","id":1,"method":"tools/list"', '}{', 'null', '[]', '[1,2]', '"\\u0000"', '\u0000', '{"jsonrpc":"2.0","id":1,"method":"tools/list"}{"jsonrpc":"2.0","id":2,"method":"tools/list"}', 'x'.repeat(200_000)),
+  fc.constantFrom(
+    '',
+    '   ',
+    '\r',
+    '{',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list"',
+    '}{',
+    'null',
+    '[]',
+    '[1,2]',
+    '"\\u0000"',
+    '\u0000',
+    '{"jsonrpc":"2.0","id":1,"method":"tools/list"}{"jsonrpc":"2.0","id":2,"method":"tools/list"}',
+    'x'.repeat(200_000),
+  ),
 );
 
 function lineSpec(fixture: HttpFixture): fc.Arbitrary<LineSpec> {
@@ -50,7 +64,14 @@ type LineExpectation =
   /** Exactly one error with this code (and id, or none). */
   | { readonly kind: 'error'; readonly code: number; readonly id: Id | undefined }
   /** One answer from the modern path (a result, or one of the errors the server behind may give). */
-  | { readonly kind: 'answer'; readonly id: Id; readonly method: string; readonly refusal?: number; readonly valid: boolean; readonly message: Json }
+  | {
+      readonly kind: 'answer';
+      readonly id: Id;
+      readonly method: string;
+      readonly refusal?: number;
+      readonly valid: boolean;
+      readonly message: Json;
+    }
   | { readonly kind: 'listen'; readonly id: Id }
   /** Relayed to the legacy session, or cancelled: `min` to `max` answers with this id. */
   | { readonly kind: 'relayed'; readonly id: Id | undefined; readonly min: number; readonly max: number };
@@ -72,7 +93,14 @@ function fromExpected(e: Expected, value: unknown, valid: boolean): LineExpectat
     case 'error':
       return { kind: 'error', code: e.code, id: e.id };
     case 'answer':
-      return { kind: 'answer', id: e.id, method: e.method, ...(e.refusal ? { refusal: e.refusal.code } : {}), valid, message: value as Json };
+      return {
+        kind: 'answer',
+        id: e.id,
+        method: e.method,
+        ...(e.refusal ? { refusal: e.refusal.code } : {}),
+        valid,
+        message: value as Json,
+      };
     case 'listen':
       return { kind: 'listen', id: e.id };
     case 'empty':
@@ -94,7 +122,13 @@ function write(lines: readonly LineSpec[]): Written {
     else if (line.kind === 'cancel') texts.push('');
     else if (line.kind === 'batch') texts.push(`[${line.specs.map((spec) => textOf(spec)).join(',')}]`);
     else texts.push(textOf(line.spec));
-    valid.push(line.kind === 'message' && line.spec.mutations.length === 0 && !line.spec.text && line.spec.id.kind === 'valid' && line.spec.template.valid !== undefined);
+    valid.push(
+      line.kind === 'message' &&
+        line.spec.mutations.length === 0 &&
+        !line.spec.text &&
+        line.spec.id.kind === 'valid' &&
+        line.spec.template.valid !== undefined,
+    );
   }
   // A cancellation names the id of an earlier line's request (or 0 when there is none).
   const out: string[] = [];
@@ -135,12 +169,17 @@ function write(lines: readonly LineSpec[]): Written {
         expectations.push(fromExpected(expectMessage(value, {}), value, valid[i]! && framed === texts[i]));
         active.push(shape.id);
         requests.push(value as Json);
-      } else if (shape.kind === 'notification' && shape.method === 'notifications/cancelled' && active.some((id) => id === ((value as Json)['params'] as Json | undefined)?.['requestId'])) {
+      } else if (
+        shape.kind === 'notification' &&
+        shape.method === 'notifications/cancelled' &&
+        active.some((id) => id === ((value as Json)['params'] as Json | undefined)?.['requestId'])
+      ) {
         // Cancels a modern request of this case: it may now go unanswered.
         const target = ((value as Json)['params'] as Json)['requestId'] as Id;
         for (let k = 0; k < expectations.length; k++) {
           const e = expectations[k]!;
-          if ((e.kind === 'answer' || e.kind === 'listen' || e.kind === 'error') && e.id === target) expectations[k] = { kind: 'relayed', id: target, min: 0, max: 1 };
+          if ((e.kind === 'answer' || e.kind === 'listen' || e.kind === 'error') && e.id === target)
+            expectations[k] = { kind: 'relayed', id: target, min: 0, max: 1 };
         }
         expectations.push({ kind: 'nothing' });
       } else if (legacy) expectations.push(shape.kind === 'request' ? relayed(shape.id, 1) : relayed(undefined, 0));
@@ -149,7 +188,8 @@ function write(lines: readonly LineSpec[]): Written {
         // The client fell back to the legacy era: its modern requests so far may go unanswered.
         for (const k of modernAt) {
           const e = expectations[k]!;
-          if (e.kind === 'answer' || e.kind === 'listen' || e.kind === 'error') expectations[k] = { kind: 'relayed', id: e.id, min: 0, max: 1 };
+          if (e.kind === 'answer' || e.kind === 'listen' || e.kind === 'error')
+            expectations[k] = { kind: 'relayed', id: e.id, min: 0, max: 1 };
         }
         expectations.push(relayed(shape.id, 1));
       } else if (shape.kind === 'request') expectations.push(fromExpected(expectMessage(value, {}), value, false));
@@ -202,9 +242,19 @@ async function runCase(fixture: HttpFixture, lines: readonly LineSpec[], cuts: r
   const front = serveStdio(fixture.wrap, { input, output, principal: 'anonymous', closeOnEnd: false, graceMs: 10_000 });
   for (const chunk of chunks(Buffer.from(text, 'utf8'), cuts)) input.write(chunk);
 
-  const responses = (id: Id | undefined) => received.filter((m) => !('method' in m) && (id === undefined ? m['id'] === undefined || m['id'] === null : m['id'] === id));
+  const responses = (id: Id | undefined) =>
+    received.filter((m) => !('method' in m) && (id === undefined ? m['id'] === undefined || m['id'] === null : m['id'] === id));
   const strict = expectations.filter((e) => e.kind === 'error' || e.kind === 'answer' || e.kind === 'listen');
-  const satisfied = () => strict.every((e) => (e.kind === 'listen' ? received.some((m) => m['method'] === 'notifications/subscriptions/acknowledged' && ((m['params'] as Json)['_meta'] as Json)['io.modelcontextprotocol/subscriptionId'] === e.id) : responses(e.id).length > 0));
+  const satisfied = () =>
+    strict.every((e) =>
+      e.kind === 'listen'
+        ? received.some(
+            (m) =>
+              m['method'] === 'notifications/subscriptions/acknowledged' &&
+              ((m['params'] as Json)['_meta'] as Json)['io.modelcontextprotocol/subscriptionId'] === e.id,
+          )
+        : responses(e.id).length > 0,
+    );
   // Every strict expectation met, and nothing but listens still being served (a cancelled request
   // may still have parked a round of input before its cancellation arrived).
   const quiet = () => fixture.wrap.stats().requests === fixture.wrap.stats().listens;
@@ -215,7 +265,9 @@ async function runCase(fixture: HttpFixture, lines: readonly LineSpec[], cuts: r
   // refused without being used up).
   let retries = 0;
   for (const answer of received.filter((m) => (m['result'] as Json | undefined)?.['resultType'] === 'input_required')) {
-    const candidates = requests.filter((r) => r['id'] === answer['id'] && ['tools/call', 'prompts/get', 'resources/read'].includes(r['method'] as string));
+    const candidates = requests.filter(
+      (r) => r['id'] === answer['id'] && ['tools/call', 'prompts/get', 'resources/read'].includes(r['method'] as string),
+    );
     let finished = false;
     for (const original of candidates) {
       const { params, caps } = retryParams(original, answer['result'] as Json);
@@ -227,7 +279,10 @@ async function runCase(fixture: HttpFixture, lines: readonly LineSpec[], cuts: r
         break;
       }
     }
-    if (!finished) problems.push(`the round of ${JSON.stringify(answer['id'])} could not be finished: ${JSON.stringify(received.filter((m) => String(m['id']).startsWith('stdio-retry-'))).slice(0, 400)}`);
+    if (!finished)
+      problems.push(
+        `the round of ${JSON.stringify(answer['id'])} could not be finished: ${JSON.stringify(received.filter((m) => String(m['id']).startsWith('stdio-retry-'))).slice(0, 400)}`,
+      );
   }
   input.end();
   await bounded(front.done, 20_000, 'the stdio front finishing');
@@ -248,19 +303,34 @@ async function runCase(fixture: HttpFixture, lines: readonly LineSpec[], cuts: r
     const got = responses(id);
     const min = list.reduce((n, e) => n + (e.kind === 'error' || e.kind === 'answer' ? 1 : e.kind === 'relayed' ? e.min : 0), 0);
     const max = list.reduce((n, e) => n + (e.kind === 'relayed' ? e.max : e.kind === 'listen' ? 1 : 1), 0);
-    if (got.length < min || got.length > max) problems.push(`${got.length} answers for id ${key}, expected ${min}…${max}: ${JSON.stringify(got).slice(0, 300)}`);
+    if (got.length < min || got.length > max)
+      problems.push(`${got.length} answers for id ${key}, expected ${min}…${max}: ${JSON.stringify(got).slice(0, 300)}`);
     // With a reused id the answers may come in any order: each must fit one of its requests, and each request must have one that fits it.
-    for (const m of got) if (!list.some((e) => accepts(e, m))) problems.push(`an answer for id ${key} that fits none of its requests: ${JSON.stringify(m).slice(0, 300)} (${list.flatMap((e) => (e.kind === 'answer' ? answerProblems(e, [m]) : [])).join('; ')})`);
+    for (const m of got)
+      if (!list.some((e) => accepts(e, m)))
+        problems.push(
+          `an answer for id ${key} that fits none of its requests: ${JSON.stringify(m).slice(0, 300)} (${list.flatMap((e) => (e.kind === 'answer' ? answerProblems(e, [m]) : [])).join('; ')})`,
+        );
     for (const e of list) {
-      if ((e.kind === 'error' || e.kind === 'answer') && !got.some((m) => accepts(e, m))) problems.push(`no fitting answer for id ${key} (${e.kind === 'error' ? e.code : e.method}): ${JSON.stringify(got).slice(0, 300)}`);
-      if (e.kind === 'listen' && !received.some((m) => m['method'] === 'notifications/subscriptions/acknowledged' && ((m['params'] as Json)['_meta'] as Json)['io.modelcontextprotocol/subscriptionId'] === e.id)) problems.push(`no acknowledgement for the listen ${key}`);
+      if ((e.kind === 'error' || e.kind === 'answer') && !got.some((m) => accepts(e, m)))
+        problems.push(`no fitting answer for id ${key} (${e.kind === 'error' ? e.code : e.method}): ${JSON.stringify(got).slice(0, 300)}`);
+      if (
+        e.kind === 'listen' &&
+        !received.some(
+          (m) =>
+            m['method'] === 'notifications/subscriptions/acknowledged' &&
+            ((m['params'] as Json)['_meta'] as Json)['io.modelcontextprotocol/subscriptionId'] === e.id,
+        )
+      )
+        problems.push(`no acknowledgement for the listen ${key}`);
     }
   }
   const known = new Set([...byId.keys()]);
   for (const m of received) {
     if ('method' in m) continue;
     const key = m['id'] === undefined || m['id'] === null ? 'none' : JSON.stringify(m['id']);
-    if (!known.has(key) && !key.startsWith('"stdio-retry-')) problems.push(`an answer nobody asked for: ${JSON.stringify(m).slice(0, 300)}`);
+    if (!known.has(key) && !key.startsWith('"stdio-retry-'))
+      problems.push(`an answer nobody asked for: ${JSON.stringify(m).slice(0, 300)}`);
     if (m['jsonrpc'] !== '2.0') problems.push(`not JSON-RPC 2.0: ${JSON.stringify(m).slice(0, 200)}`);
   }
   if (problems.length > 0 && process.env['FUZZ_DUMP']) {
@@ -293,14 +363,17 @@ function answerProblems(e: Extract<LineExpectation, { kind: 'answer' }>, got: re
   for (const m of got) {
     const error = m['error'] as Json | undefined;
     if (error) {
-      if (!allowed.includes(error['code'] as number)) problems.push(`error ${JSON.stringify(error['code'])} for ${JSON.stringify(e.id)} (${JSON.stringify(error['message'])})`);
+      if (!allowed.includes(error['code'] as number))
+        problems.push(`error ${JSON.stringify(error['code'])} for ${JSON.stringify(e.id)} (${JSON.stringify(error['message'])})`);
       if (e.method === 'server/discover') problems.push('server/discover failed');
-      if (e.valid && e.refusal === undefined && e.method !== 'no/such/method') problems.push(`valid input refused: ${JSON.stringify(error).slice(0, 200)}`);
+      if (e.valid && e.refusal === undefined && e.method !== 'no/such/method')
+        problems.push(`valid input refused: ${JSON.stringify(error).slice(0, 200)}`);
       continue;
     }
     if (e.refusal !== undefined) problems.push(`expected the refusal ${e.refusal}, got ${JSON.stringify(m).slice(0, 200)}`);
     const result = m['result'] as Json | undefined;
-    if (e.valid || result?.['resultType'] === 'input_required') problems.push(...validateMessage(PV, m, { method: e.method }).map((p) => `${JSON.stringify(e.id)}: ${p}`));
+    if (e.valid || result?.['resultType'] === 'input_required')
+      problems.push(...validateMessage(PV, m, { method: e.method }).map((p) => `${JSON.stringify(e.id)}: ${p}`));
   }
   return problems;
 }
@@ -315,13 +388,17 @@ export async function fuzzStdioFront(fixture: HttpFixture, options: RunOptions):
     // Sessions come and go, and what the wrap learns of the server's tools stays: neither is held for a request.
     return JSON.stringify({ ...s, sessions: fixture.baseline.sessions, remembered: fixture.baseline.remembered });
   };
-  const property = fc.asyncProperty(fc.array(lineSpec(fixture), { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 5 }), async (specs, cuts) => {
-    lines += specs.length;
-    const problems = await bounded(runCase(fixture, specs, cuts), 60_000, 'the case');
-    const idle = await settle(() => stats() === expected && liveTimers() <= timers);
-    if (!idle) problems.push(`left behind: ${stats()} (expected ${expected}), ${liveTimers()} live timers (expected at most ${timers})`);
-    if (problems.length > 0) throw new Error(problems.join('\n'));
-  });
+  const property = fc.asyncProperty(
+    fc.array(lineSpec(fixture), { minLength: 1, maxLength: 8 }),
+    fc.array(fc.nat(), { maxLength: 5 }),
+    async (specs, cuts) => {
+      lines += specs.length;
+      const problems = await bounded(runCase(fixture, specs, cuts), 60_000, 'the case');
+      const idle = await settle(() => stats() === expected && liveTimers() <= timers);
+      if (!idle) problems.push(`left behind: ${stats()} (expected ${expected}), ${liveTimers()} live timers (expected at most ${timers})`);
+      if (problems.length > 0) throw new Error(problems.join('\n'));
+    },
+  );
   await checkProperty('stdio', property, { ...options, noShrink: true });
   return lines;
 }

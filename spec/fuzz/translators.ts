@@ -26,7 +26,14 @@ const MODERN: Revision = '2026-07-28';
 /** What a call may name: the core's entry points, every translator function, and helpers the core keeps to itself. */
 const TRANSLATE_DIR = resolve(import.meta.dirname, '../../lib/core/translate');
 /** Everything the translator's modules export (lib/core/translate/, one concept per file). */
-const translate: Record<string, unknown> = Object.assign({}, ...(await Promise.all(readdirSync(TRANSLATE_DIR).filter((f) => f.endsWith('.ts')).map((f) => import(join(TRANSLATE_DIR, f))))));
+const translate: Record<string, unknown> = Object.assign(
+  {},
+  ...(await Promise.all(
+    readdirSync(TRANSLATE_DIR)
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => import(join(TRANSLATE_DIR, f))),
+  )),
+);
 const ENTRY_POINTS = { ...core, ...translate, isRequestId, nestingDepth, pickModernVersion, eraOfDiscoverAnswer };
 
 /** A call of one entry point, and how to judge its outcome when the input was valid. */
@@ -129,27 +136,35 @@ function schemaProblems(out: unknown, expect: NonNullable<Call['expect']>): stri
   const messages = expect(outcome && typeof outcome === 'object' && 'ok' in outcome ? outcome.value : out);
   if (typeof messages === 'string') return [messages];
   return messages.flatMap(([revision, message, method]) => {
-    const problems = method?.startsWith('def:') ? check(revision, method.slice(4), message) : validateMessage(revision, message, method === undefined ? {} : { method });
+    const problems = method?.startsWith('def:')
+      ? check(revision, method.slice(4), message)
+      : validateMessage(revision, message, method === undefined ? {} : { method });
     return problems.map((p) => `${revision}: ${p} in ${JSON.stringify(message).slice(0, 300)}`);
   });
 }
 
 /** The schema definition of each input response (they are bare values, not results). */
-const INPUT_RESPONSE_DEFS: Record<InputMethod, string> = { 'elicitation/create': 'ElicitResult', 'sampling/createMessage': 'CreateMessageResult', 'roots/list': 'ListRootsResult' };
+const INPUT_RESPONSE_DEFS: Record<InputMethod, string> = {
+  'elicitation/create': 'ElicitResult',
+  'sampling/createMessage': 'CreateMessageResult',
+  'roots/list': 'ListRootsResult',
+};
 
 const pick = <T>(list: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...list);
 
 /** Variations that keep a message valid: another id, an extra member on the message, its params or its result. */
 function validVariant(message: Json): fc.Arbitrary<Json> {
-  return fc.record({ id: fc.option(validId, { nil: undefined }), extra: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }) }).map(({ id, extra }) => {
-    const out = clone(message);
-    if (id !== undefined && 'id' in out) out['id'] = id;
-    if (extra !== undefined) {
-      const into = (out['params'] ?? out['result']) as Json | undefined;
-      if (into && typeof into === 'object' && !Array.isArray(into)) into['x-fuzz'] = extra;
-    }
-    return out;
-  });
+  return fc
+    .record({ id: fc.option(validId, { nil: undefined }), extra: fc.option(fc.string({ maxLength: 20 }), { nil: undefined }) })
+    .map(({ id, extra }) => {
+      const out = clone(message);
+      if (id !== undefined && 'id' in out) out['id'] = id;
+      if (extra !== undefined) {
+        const into = (out['params'] ?? out['result']) as Json | undefined;
+        if (into && typeof into === 'object' && !Array.isArray(into)) into['x-fuzz'] = extra;
+      }
+      return out;
+    });
 }
 
 /**
@@ -178,7 +193,10 @@ function sample(pool: readonly Sample[], maxDepth = 64): fc.Arbitrary<{ s: Sampl
   return pick(pool).chain((s) =>
     fc.oneof(
       validVariant(s.message).map((message) => ({ s, message, valid: true })),
-      (Array.isArray(s.message) ? mutated(s.message, { maxDepth, maxHuge: 70_000 }).map((m) => (Array.isArray(m) ? m : [m])) : payloadMutated(s.message, { maxDepth })).map((m) => ({ s, message: m as Json, valid: false })),
+      (Array.isArray(s.message)
+        ? mutated(s.message, { maxDepth, maxHuge: 70_000 }).map((m) => (Array.isArray(m) ? m : [m]))
+        : payloadMutated(s.message, { maxDepth })
+      ).map((m) => ({ s, message: m as Json, valid: false })),
     ),
   );
 }
@@ -186,19 +204,79 @@ function sample(pool: readonly Sample[], maxDepth = 64): fc.Arbitrary<{ s: Sampl
 const objectOr = (value: unknown): Json => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {});
 
 /** A JSON-RPC request of the declared shape (what `classify` lets through), any params. */
-const anyRequest = fc.record({ jsonrpc: fc.constant('2.0' as const), id: validId, method: fc.oneof(fc.string({ maxLength: 12 }), pick([...LEGACY_CLIENT_REQUESTS, 'server/discover', 'subscriptions/listen', 'tasks/update', 'elicitation/create', 'sampling/createMessage', 'roots/list'])), params: jsonObject }, { requiredKeys: ['jsonrpc', 'id', 'method'] });
-const anyNotification = fc.record({ jsonrpc: fc.constant('2.0' as const), method: fc.oneof(fc.string({ maxLength: 12 }), pick([...LEGACY_SERVER_NOTIFICATIONS, ...MODERN_SERVER_NOTIFICATIONS])), params: jsonObject }, { requiredKeys: ['jsonrpc', 'method'] });
-const anyError = fc.record({ code: fc.oneof(fc.integer(), pick([-32002, -32020, -32021, -32022, -32042, -32601, -32602, -32603, -32099, -32000])), message: fc.string({ maxLength: 20 }), data: smallJson }, { requiredKeys: ['code', 'message'] });
-const anyMethod = fc.oneof(fc.string({ maxLength: 12 }), pick(['tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read', 'completion/complete', 'initialize', 'server/discover']));
+const anyRequest = fc.record(
+  {
+    jsonrpc: fc.constant('2.0' as const),
+    id: validId,
+    method: fc.oneof(
+      fc.string({ maxLength: 12 }),
+      pick([
+        ...LEGACY_CLIENT_REQUESTS,
+        'server/discover',
+        'subscriptions/listen',
+        'tasks/update',
+        'elicitation/create',
+        'sampling/createMessage',
+        'roots/list',
+      ]),
+    ),
+    params: jsonObject,
+  },
+  { requiredKeys: ['jsonrpc', 'id', 'method'] },
+);
+const anyNotification = fc.record(
+  {
+    jsonrpc: fc.constant('2.0' as const),
+    method: fc.oneof(fc.string({ maxLength: 12 }), pick([...LEGACY_SERVER_NOTIFICATIONS, ...MODERN_SERVER_NOTIFICATIONS])),
+    params: jsonObject,
+  },
+  { requiredKeys: ['jsonrpc', 'method'] },
+);
+const anyError = fc.record(
+  {
+    code: fc.oneof(fc.integer(), pick([-32002, -32020, -32021, -32022, -32042, -32601, -32602, -32603, -32099, -32000])),
+    message: fc.string({ maxLength: 20 }),
+    data: smallJson,
+  },
+  { requiredKeys: ['code', 'message'] },
+);
+const anyMethod = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  pick([
+    'tools/list',
+    'tools/call',
+    'prompts/list',
+    'prompts/get',
+    'resources/list',
+    'resources/templates/list',
+    'resources/read',
+    'completion/complete',
+    'initialize',
+    'server/discover',
+  ]),
+);
 const inputMethod = pick(Object.keys(LEGACY_INPUT_METHODS) as InputMethod[]);
 const implementation = fc.record({ name: fc.string({ maxLength: 8 }), version: fc.string({ maxLength: 8 }) });
 const level = pick(core.LOGGING_LEVELS);
 const filter = fc.record(
-  { toolsListChanged: fc.boolean(), promptsListChanged: fc.boolean(), resourcesListChanged: fc.boolean(), resourceSubscriptions: fc.array(fc.string({ maxLength: 12 }), { maxLength: 3 }), taskIds: fc.array(fc.string({ maxLength: 6 }), { maxLength: 2 }) },
+  {
+    toolsListChanged: fc.boolean(),
+    promptsListChanged: fc.boolean(),
+    resourcesListChanged: fc.boolean(),
+    resourceSubscriptions: fc.array(fc.string({ maxLength: 12 }), { maxLength: 3 }),
+    taskIds: fc.array(fc.string({ maxLength: 6 }), { maxLength: 2 }),
+  },
   { requiredKeys: [] },
 );
-const session = fc.record({ clientInfo: implementation, capabilities: jsonObject, logLevel: level }, { requiredKeys: ['clientInfo', 'capabilities'] });
-const headerLookup = fc.dictionary(fc.constantFrom('MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Mcp-Param-Region', 'Mcp-Param-x'), fc.oneof(fc.string({ maxLength: 12 }), pick(['2026-07-28', 'tools/call', '=?base64?AA==?=', '=?base64?x?='])), { noNullPrototype: true });
+const session = fc.record(
+  { clientInfo: implementation, capabilities: jsonObject, logLevel: level },
+  { requiredKeys: ['clientInfo', 'capabilities'] },
+);
+const headerLookup = fc.dictionary(
+  fc.constantFrom('MCP-Protocol-Version', 'Mcp-Method', 'Mcp-Name', 'Mcp-Param-Region', 'Mcp-Param-x'),
+  fc.oneof(fc.string({ maxLength: 12 }), pick(['2026-07-28', 'tools/call', '=?base64?AA==?=', '=?base64?x?='])),
+  { noNullPrototype: true },
+);
 
 /** Every entry point with the arbitrary of its calls. */
 function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
@@ -206,171 +284,614 @@ function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
   const sessionOf = (s: Sample) => s.scenario.context['session'] ?? { clientInfo: { name: 'c', version: '1' }, capabilities: {} };
   const serverInfo = (s: Sample) => s.scenario.context['serverInfo'];
   const ok = (valid: boolean, expect: NonNullable<Call['expect']>) => (valid ? { expect } : {});
-  const request = (revision: Revision) => (value: unknown): Array<[Revision, unknown, (string | undefined)?]> => [[revision, value]];
+  const request =
+    (revision: Revision) =>
+    (value: unknown): Array<[Revision, unknown, (string | undefined)?]> => [[revision, value]];
   const t: Array<[string, fc.Arbitrary<Call>]> = [
-    ['requestToLegacy', fc.oneof(
-      sample(p['modernRequest']!).map(({ s, message, valid }) => ({ fn: 'requestToLegacy', args: [message], ...ok(valid, (v) => [[lv(s), (v as { request: unknown }).request]]) })),
-      anyRequest.map((r) => ({ fn: 'requestToLegacy', args: [r] })),
-    )],
-    ['requestToModern', fc.oneof(
-      sample(p['legacyRequest']!).map(({ s, message, valid }) => ({ fn: 'requestToModern', args: [message, sessionOf(s)], ...ok(valid, request(MODERN)) })),
-      fc.tuple(anyRequest, session).map(([r, se]) => ({ fn: 'requestToModern', args: [r, se] })),
-    )],
-    ['readEnvelope', fc.oneof(sample(p['modernRequest']!).map(({ message }) => ({ fn: 'readEnvelope', args: [message] })), anyRequest.map((r) => ({ fn: 'readEnvelope', args: [r] })))],
-    ['initializeToDiscoverRequest', fc.oneof(
-      sample(p['initializeRequest']!).map(({ message, valid }) => ({ fn: 'initializeToDiscoverRequest', args: [message], ...ok(valid, request(MODERN)) })),
-      anyRequest.map((r) => ({ fn: 'initializeToDiscoverRequest', args: [{ ...r, method: 'initialize' }] })),
-    )],
-    ['discoverToInitializeRequest', fc.oneof(
-      sample(p['discoverRequest']!).map(({ s, message, valid }) => ({ fn: 'discoverToInitializeRequest', args: [message, { legacyVersion: lv(s) }], ...ok(valid, request(lv(s))) })),
-      anyRequest.map((r) => ({ fn: 'discoverToInitializeRequest', args: [{ ...r, method: 'server/discover' }] })),
-    )],
-    ['initializeResultToDiscover', fc.oneof(
-      sample(p['initializeResult']!).map(({ message, valid }) => ({ fn: 'initializeResultToDiscover', args: [objectOr(message['result'])], ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: v }, 'server/discover']]) })),
-      jsonObject.map((r) => ({ fn: 'initializeResultToDiscover', args: [r] })),
-    )],
-    ['discoverToInitializeResult', fc.oneof(
-      sample(p['discoverResult']!).map(({ s, message, valid }) => ({ fn: 'discoverToInitializeResult', args: [objectOr(message['result']), { requestedVersion: lv(s) }], ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, result: v }, 'initialize']]) })),
-      fc.tuple(jsonObject, fc.string({ maxLength: 12 })).map(([r, version]) => ({ fn: 'discoverToInitializeResult', args: [r, { requestedVersion: version }] })),
-    )],
-    ['resultToModern', fc.oneof(
-      sample(p['legacyResult']!).map(({ s, message, valid }) => ({ fn: 'resultToModern', args: [s.method!, objectOr(message['result']), { serverInfo: serverInfo(s) }], ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: (v as { result: unknown }).result }, s.method]]) })),
-      fc.tuple(anyMethod, jsonObject, fc.boolean()).map(([m, r, retry]) => ({ fn: 'resultToModern', args: [m, r, { retry }] })),
-    )],
-    ['resultToLegacy', fc.oneof(
-      sample(p['modernResult']!).map(({ s, message, valid }) => ({ fn: 'resultToLegacy', args: [s.method!, objectOr(message['result'])], ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, result: (v as { result: unknown }).result }, s.method]]) })),
-      fc.tuple(anyMethod, jsonObject).map(([m, r]) => ({ fn: 'resultToLegacy', args: [m, r] })),
-    )],
-    ['errorToModern', fc.oneof(
-      sample(p['legacyError']!).map(({ s, message, valid }) => ({ fn: 'errorToModern', args: [message['error'], { method: s.method }], ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, error: v }]]) })),
-      fc.tuple(anyError, jsonObject).map(([e, params]) => ({ fn: 'errorToModern', args: [e, { method: 'resources/read', params }] })),
-    )],
-    ['errorToLegacy', fc.oneof(
-      sample(p['modernError']!).map(({ s, message, valid }) => ({ fn: 'errorToLegacy', args: [message['error'], { method: s.method }], ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, error: v }]]) })),
-      fc.tuple(anyError, anyMethod).map(([e, method]) => ({ fn: 'errorToLegacy', args: [e, { method }] })),
-    )],
-    ['inputRequiredResult', fc.oneof(
-      fc.array(sample(p['push']!), { minLength: 1, maxLength: 3 }).map((list) => ({
-        fn: 'inputRequiredResult',
-        args: [list.map(({ message }, i) => ({ key: core.inputKeyOf(message as never, i + 1), request: message })), { requestState: 'state' }],
-        // Keys chosen by the servers of different samples may collide: only distinct keys make a valid round.
-        ...ok(list.every((x) => x.valid) && new Set(list.map(({ message }, i) => core.inputKeyOf(message as never, i + 1))).size === list.length, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: v }, 'tools/call']]),
-      })),
-      fc.array(fc.record({ key: fc.string({ maxLength: 6 }), request: fc.record({ method: fc.oneof(inputMethod, fc.string({ maxLength: 6 })), params: jsonObject }) }), { maxLength: 3 }).map((pushes) => ({ fn: 'inputRequiredResult', args: [pushes] })),
-    )],
-    ['pushToInputRequest', fc.oneof(sample(p['push']!).map(({ message }) => ({ fn: 'pushToInputRequest', args: [message] })), anyRequest.map((r) => ({ fn: 'pushToInputRequest', args: [r] })))],
-    ['readInputRequired', fc.oneof(sample(p['inputRequired']!).map(({ message }) => ({ fn: 'readInputRequired', args: [objectOr(message['result'])] })), jsonObject.map((r) => ({ fn: 'readInputRequired', args: [{ ...r, resultType: 'input_required' }] })))],
-    ['inputRequestToPush', fc.oneof(
-      sample(p['inputRequired']!).chain(({ s, message, valid }) => {
-        const requests = objectOr(objectOr(message['result'])['inputRequests']);
-        const keys = Object.keys(requests);
-        if (keys.length === 0) return fc.constant({ fn: 'inputRequestToPush', args: ['k', {}, { id: 1 }] } as Call);
-        return pick(keys).map((key) => ({ fn: 'inputRequestToPush', args: [key, requests[key], { id: 'push-1', elicitationId: 'e-1' }], ...ok(valid, request(lv(s))) }));
-      }),
-      fc.tuple(fc.string({ maxLength: 6 }), fc.record({ method: fc.oneof(inputMethod, fc.string({ maxLength: 6 })), params: smallJson }), validId).map(([key, input, id]) => ({ fn: 'inputRequestToPush', args: [key, input, { id }] })),
-    )],
-    ['resultToInputResponse', fc.oneof(
-      pick(p['pushAnswerKeyed']!).chain((s) =>
-        fc.oneof(
-          fc.constant({ fn: 'resultToInputResponse', args: [s.message['method'], s.message['key'], s.message['result']], expect: (v: unknown) => [[MODERN, v, `def:${INPUT_RESPONSE_DEFS[s.message['method'] as InputMethod]}`]] as Array<[Revision, unknown, (string | undefined)?]> }),
-          mutated(s.message['result'], { maxDepth: 64, maxHuge: 70_000 }).map((r) => ({ fn: 'resultToInputResponse', args: [s.message['method'], s.message['key'], r] })),
-        ),
+    [
+      'requestToLegacy',
+      fc.oneof(
+        sample(p['modernRequest']!).map(({ s, message, valid }) => ({
+          fn: 'requestToLegacy',
+          args: [message],
+          ...ok(valid, (v) => [[lv(s), (v as { request: unknown }).request]]),
+        })),
+        anyRequest.map((r) => ({ fn: 'requestToLegacy', args: [r] })),
       ),
-      fc.tuple(inputMethod, smallJson).map(([m, r]) => ({ fn: 'resultToInputResponse', args: [m, 'k', r] })),
-    )],
-    ['inputResponseToResult', fc.oneof(
-      sample(p['retry']!).map(({ message }) => ({ fn: 'inputResponseToResult', args: ['elicitation/create', 'k', objectOr(objectOr(message['params'])['inputResponses'])['elicitation-1']] })),
-      fc.tuple(inputMethod, smallJson).map(([m, r]) => ({ fn: 'inputResponseToResult', args: [m, 'k', r] })),
-    )],
-    ['checkInputCapability', fc.tuple(sample(p['push']!), jsonObject).map(([{ message }, caps]) => ({ fn: 'checkInputCapability', args: [message, caps] }))],
-    ['legacyClientAllows', fc.tuple(fc.record({ method: inputMethod, params: jsonObject }), jsonObject).map(([input, caps]) => ({ fn: 'legacyClientAllows', args: [input, caps] }))],
-    ['requiredCapabilities', fc.record({ method: inputMethod, params: jsonObject }, { requiredKeys: ['method'] }).map((input) => ({ fn: 'requiredCapabilities', args: [input] }))],
-    ['inputKeyOf', fc.tuple(fc.oneof(sample(p['push']!).map((x) => x.message), anyRequest), fc.nat()).map(([push, n]) => ({ fn: 'inputKeyOf', args: [{ ...push, method: 'roots/list' }, n] }))],
-    ['urlElicitationToInputRequired', fc.oneof(
-      sample(p['urlError']!).map(({ message, valid }) => ({ fn: 'urlElicitationToInputRequired', args: [message['error'], { requestState: 's' }], ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: (v as { result: unknown }).result }, 'tools/call']]) })),
-      anyError.map((e) => ({ fn: 'urlElicitationToInputRequired', args: [{ ...e, code: -32042 }] })),
-    )],
-    ['inputRequiredToUrlElicitation', fc.oneof(
-      sample(p['inputRequired']!).map(({ message }) => ({ fn: 'inputRequiredToUrlElicitation', args: [objectOr(objectOr(message['result'])['inputRequests']), (key: string) => `id-${key}`] })),
-      fc.dictionary(fc.string({ maxLength: 5 }), fc.record({ method: fc.oneof(inputMethod, fc.string()), params: smallJson }), { maxKeys: 3, noNullPrototype: true }).map((inputs) => ({ fn: 'inputRequiredToUrlElicitation', args: [inputs, (key: string) => key] })),
-    )],
-    ['retryRequest', fc.tuple(fc.oneof(sample(p['modernRequest']!).map((x) => x.message), anyRequest), validId, fc.dictionary(fc.string({ maxLength: 5 }), jsonObject, { maxKeys: 2, noNullPrototype: true }), fc.option(fc.string(), { nil: undefined })).map(([original, id, inputResponses, requestState]) => ({
-      fn: 'retryRequest',
-      args: [original, requestState === undefined ? { id, inputResponses } : { id, inputResponses, requestState }],
-    }))],
-    ...(['logToModern', 'logToLegacy', 'progressToModern', 'progressToLegacy', 'cancelToModern', 'cancelToLegacy'] as const).map((fn): [string, fc.Arbitrary<Call>] => {
-      const pool = fn.startsWith('log') ? p['log']! : fn.startsWith('progress') ? p['progress']! : p['cancel']!;
-      const extra: fc.Arbitrary<unknown>[] = fn === 'logToModern' ? [pick(core.LOGGING_LEVELS)] : fn === 'progressToLegacy' ? [pick(core.LEGACY_VERSIONS).map((legacyVersion) => ({ legacyVersion }))] : [];
-      return [fn, fc.oneof(
-        fc.tuple(sample(pool), ...extra).map(([{ s, message, valid }, ...rest]) => ({ fn, args: [message, ...rest], ...ok(valid && fn !== 'cancelToModern', (v) => (v === undefined ? [] : [[fn.endsWith('Modern') ? MODERN : lv(s), v]])) })),
-        fc.tuple(anyNotification, ...extra).map(([n, ...rest]) => ({ fn, args: [n, ...rest] })),
-      )];
-    }),
-    ['notificationToListen', fc.tuple(fc.oneof(sample(p['unsolicited']!).map((x) => x.message), anyNotification), validId, filter).map(([n, subscriptionId, f]) => ({ fn: 'notificationToListen', args: [n, { subscriptionId, filter: f }] }))],
-    ['notificationFromListen', fc.oneof(sample(p['tagged']!).map((x) => ({ fn: 'notificationFromListen', args: [x.message] })), anyNotification.map((n) => ({ fn: 'notificationFromListen', args: [n] })))],
+    ],
+    [
+      'requestToModern',
+      fc.oneof(
+        sample(p['legacyRequest']!).map(({ s, message, valid }) => ({
+          fn: 'requestToModern',
+          args: [message, sessionOf(s)],
+          ...ok(valid, request(MODERN)),
+        })),
+        fc.tuple(anyRequest, session).map(([r, se]) => ({ fn: 'requestToModern', args: [r, se] })),
+      ),
+    ],
+    [
+      'readEnvelope',
+      fc.oneof(
+        sample(p['modernRequest']!).map(({ message }) => ({ fn: 'readEnvelope', args: [message] })),
+        anyRequest.map((r) => ({ fn: 'readEnvelope', args: [r] })),
+      ),
+    ],
+    [
+      'initializeToDiscoverRequest',
+      fc.oneof(
+        sample(p['initializeRequest']!).map(({ message, valid }) => ({
+          fn: 'initializeToDiscoverRequest',
+          args: [message],
+          ...ok(valid, request(MODERN)),
+        })),
+        anyRequest.map((r) => ({ fn: 'initializeToDiscoverRequest', args: [{ ...r, method: 'initialize' }] })),
+      ),
+    ],
+    [
+      'discoverToInitializeRequest',
+      fc.oneof(
+        sample(p['discoverRequest']!).map(({ s, message, valid }) => ({
+          fn: 'discoverToInitializeRequest',
+          args: [message, { legacyVersion: lv(s) }],
+          ...ok(valid, request(lv(s))),
+        })),
+        anyRequest.map((r) => ({ fn: 'discoverToInitializeRequest', args: [{ ...r, method: 'server/discover' }] })),
+      ),
+    ],
+    [
+      'initializeResultToDiscover',
+      fc.oneof(
+        sample(p['initializeResult']!).map(({ message, valid }) => ({
+          fn: 'initializeResultToDiscover',
+          args: [objectOr(message['result'])],
+          ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: v }, 'server/discover']]),
+        })),
+        jsonObject.map((r) => ({ fn: 'initializeResultToDiscover', args: [r] })),
+      ),
+    ],
+    [
+      'discoverToInitializeResult',
+      fc.oneof(
+        sample(p['discoverResult']!).map(({ s, message, valid }) => ({
+          fn: 'discoverToInitializeResult',
+          args: [objectOr(message['result']), { requestedVersion: lv(s) }],
+          ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, result: v }, 'initialize']]),
+        })),
+        fc
+          .tuple(jsonObject, fc.string({ maxLength: 12 }))
+          .map(([r, version]) => ({ fn: 'discoverToInitializeResult', args: [r, { requestedVersion: version }] })),
+      ),
+    ],
+    [
+      'resultToModern',
+      fc.oneof(
+        sample(p['legacyResult']!).map(({ s, message, valid }) => ({
+          fn: 'resultToModern',
+          args: [s.method!, objectOr(message['result']), { serverInfo: serverInfo(s) }],
+          ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: (v as { result: unknown }).result }, s.method]]),
+        })),
+        fc.tuple(anyMethod, jsonObject, fc.boolean()).map(([m, r, retry]) => ({ fn: 'resultToModern', args: [m, r, { retry }] })),
+      ),
+    ],
+    [
+      'resultToLegacy',
+      fc.oneof(
+        sample(p['modernResult']!).map(({ s, message, valid }) => ({
+          fn: 'resultToLegacy',
+          args: [s.method!, objectOr(message['result'])],
+          ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, result: (v as { result: unknown }).result }, s.method]]),
+        })),
+        fc.tuple(anyMethod, jsonObject).map(([m, r]) => ({ fn: 'resultToLegacy', args: [m, r] })),
+      ),
+    ],
+    [
+      'errorToModern',
+      fc.oneof(
+        sample(p['legacyError']!).map(({ s, message, valid }) => ({
+          fn: 'errorToModern',
+          args: [message['error'], { method: s.method }],
+          ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, error: v }]]),
+        })),
+        fc.tuple(anyError, jsonObject).map(([e, params]) => ({ fn: 'errorToModern', args: [e, { method: 'resources/read', params }] })),
+      ),
+    ],
+    [
+      'errorToLegacy',
+      fc.oneof(
+        sample(p['modernError']!).map(({ s, message, valid }) => ({
+          fn: 'errorToLegacy',
+          args: [message['error'], { method: s.method }],
+          ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, error: v }]]),
+        })),
+        fc.tuple(anyError, anyMethod).map(([e, method]) => ({ fn: 'errorToLegacy', args: [e, { method }] })),
+      ),
+    ],
+    [
+      'inputRequiredResult',
+      fc.oneof(
+        fc.array(sample(p['push']!), { minLength: 1, maxLength: 3 }).map((list) => ({
+          fn: 'inputRequiredResult',
+          args: [
+            list.map(({ message }, i) => ({ key: core.inputKeyOf(message as never, i + 1), request: message })),
+            { requestState: 'state' },
+          ],
+          // Keys chosen by the servers of different samples may collide: only distinct keys make a valid round.
+          ...ok(
+            list.every((x) => x.valid) &&
+              new Set(list.map(({ message }, i) => core.inputKeyOf(message as never, i + 1))).size === list.length,
+            (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: v }, 'tools/call']],
+          ),
+        })),
+        fc
+          .array(
+            fc.record({
+              key: fc.string({ maxLength: 6 }),
+              request: fc.record({ method: fc.oneof(inputMethod, fc.string({ maxLength: 6 })), params: jsonObject }),
+            }),
+            { maxLength: 3 },
+          )
+          .map((pushes) => ({ fn: 'inputRequiredResult', args: [pushes] })),
+      ),
+    ],
+    [
+      'pushToInputRequest',
+      fc.oneof(
+        sample(p['push']!).map(({ message }) => ({ fn: 'pushToInputRequest', args: [message] })),
+        anyRequest.map((r) => ({ fn: 'pushToInputRequest', args: [r] })),
+      ),
+    ],
+    [
+      'readInputRequired',
+      fc.oneof(
+        sample(p['inputRequired']!).map(({ message }) => ({ fn: 'readInputRequired', args: [objectOr(message['result'])] })),
+        jsonObject.map((r) => ({ fn: 'readInputRequired', args: [{ ...r, resultType: 'input_required' }] })),
+      ),
+    ],
+    [
+      'inputRequestToPush',
+      fc.oneof(
+        sample(p['inputRequired']!).chain(({ s, message, valid }) => {
+          const requests = objectOr(objectOr(message['result'])['inputRequests']);
+          const keys = Object.keys(requests);
+          if (keys.length === 0) return fc.constant({ fn: 'inputRequestToPush', args: ['k', {}, { id: 1 }] } as Call);
+          return pick(keys).map((key) => ({
+            fn: 'inputRequestToPush',
+            args: [key, requests[key], { id: 'push-1', elicitationId: 'e-1' }],
+            ...ok(valid, request(lv(s))),
+          }));
+        }),
+        fc
+          .tuple(
+            fc.string({ maxLength: 6 }),
+            fc.record({ method: fc.oneof(inputMethod, fc.string({ maxLength: 6 })), params: smallJson }),
+            validId,
+          )
+          .map(([key, input, id]) => ({ fn: 'inputRequestToPush', args: [key, input, { id }] })),
+      ),
+    ],
+    [
+      'resultToInputResponse',
+      fc.oneof(
+        pick(p['pushAnswerKeyed']!).chain((s) =>
+          fc.oneof(
+            fc.constant({
+              fn: 'resultToInputResponse',
+              args: [s.message['method'], s.message['key'], s.message['result']],
+              expect: (v: unknown) =>
+                [[MODERN, v, `def:${INPUT_RESPONSE_DEFS[s.message['method'] as InputMethod]}`]] as Array<
+                  [Revision, unknown, (string | undefined)?]
+                >,
+            }),
+            mutated(s.message['result'], { maxDepth: 64, maxHuge: 70_000 }).map((r) => ({
+              fn: 'resultToInputResponse',
+              args: [s.message['method'], s.message['key'], r],
+            })),
+          ),
+        ),
+        fc.tuple(inputMethod, smallJson).map(([m, r]) => ({ fn: 'resultToInputResponse', args: [m, 'k', r] })),
+      ),
+    ],
+    [
+      'inputResponseToResult',
+      fc.oneof(
+        sample(p['retry']!).map(({ message }) => ({
+          fn: 'inputResponseToResult',
+          args: ['elicitation/create', 'k', objectOr(objectOr(message['params'])['inputResponses'])['elicitation-1']],
+        })),
+        fc.tuple(inputMethod, smallJson).map(([m, r]) => ({ fn: 'inputResponseToResult', args: [m, 'k', r] })),
+      ),
+    ],
+    [
+      'checkInputCapability',
+      fc.tuple(sample(p['push']!), jsonObject).map(([{ message }, caps]) => ({ fn: 'checkInputCapability', args: [message, caps] })),
+    ],
+    [
+      'legacyClientAllows',
+      fc
+        .tuple(fc.record({ method: inputMethod, params: jsonObject }), jsonObject)
+        .map(([input, caps]) => ({ fn: 'legacyClientAllows', args: [input, caps] })),
+    ],
+    [
+      'requiredCapabilities',
+      fc
+        .record({ method: inputMethod, params: jsonObject }, { requiredKeys: ['method'] })
+        .map((input) => ({ fn: 'requiredCapabilities', args: [input] })),
+    ],
+    [
+      'inputKeyOf',
+      fc
+        .tuple(
+          fc.oneof(
+            sample(p['push']!).map((x) => x.message),
+            anyRequest,
+          ),
+          fc.nat(),
+        )
+        .map(([push, n]) => ({ fn: 'inputKeyOf', args: [{ ...push, method: 'roots/list' }, n] })),
+    ],
+    [
+      'urlElicitationToInputRequired',
+      fc.oneof(
+        sample(p['urlError']!).map(({ message, valid }) => ({
+          fn: 'urlElicitationToInputRequired',
+          args: [message['error'], { requestState: 's' }],
+          ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: (v as { result: unknown }).result }, 'tools/call']]),
+        })),
+        anyError.map((e) => ({ fn: 'urlElicitationToInputRequired', args: [{ ...e, code: -32042 }] })),
+      ),
+    ],
+    [
+      'inputRequiredToUrlElicitation',
+      fc.oneof(
+        sample(p['inputRequired']!).map(({ message }) => ({
+          fn: 'inputRequiredToUrlElicitation',
+          args: [objectOr(objectOr(message['result'])['inputRequests']), (key: string) => `id-${key}`],
+        })),
+        fc
+          .dictionary(fc.string({ maxLength: 5 }), fc.record({ method: fc.oneof(inputMethod, fc.string()), params: smallJson }), {
+            maxKeys: 3,
+            noNullPrototype: true,
+          })
+          .map((inputs) => ({ fn: 'inputRequiredToUrlElicitation', args: [inputs, (key: string) => key] })),
+      ),
+    ],
+    [
+      'retryRequest',
+      fc
+        .tuple(
+          fc.oneof(
+            sample(p['modernRequest']!).map((x) => x.message),
+            anyRequest,
+          ),
+          validId,
+          fc.dictionary(fc.string({ maxLength: 5 }), jsonObject, { maxKeys: 2, noNullPrototype: true }),
+          fc.option(fc.string(), { nil: undefined }),
+        )
+        .map(([original, id, inputResponses, requestState]) => ({
+          fn: 'retryRequest',
+          args: [original, requestState === undefined ? { id, inputResponses } : { id, inputResponses, requestState }],
+        })),
+    ],
+    ...(['logToModern', 'logToLegacy', 'progressToModern', 'progressToLegacy', 'cancelToModern', 'cancelToLegacy'] as const).map(
+      (fn): [string, fc.Arbitrary<Call>] => {
+        const pool = fn.startsWith('log') ? p['log']! : fn.startsWith('progress') ? p['progress']! : p['cancel']!;
+        const extra: fc.Arbitrary<unknown>[] =
+          fn === 'logToModern'
+            ? [pick(core.LOGGING_LEVELS)]
+            : fn === 'progressToLegacy'
+              ? [pick(core.LEGACY_VERSIONS).map((legacyVersion) => ({ legacyVersion }))]
+              : [];
+        return [
+          fn,
+          fc.oneof(
+            fc
+              .tuple(sample(pool), ...extra)
+              .map(([{ s, message, valid }, ...rest]) => ({
+                fn,
+                args: [message, ...rest],
+                ...ok(valid && fn !== 'cancelToModern', (v) => (v === undefined ? [] : [[fn.endsWith('Modern') ? MODERN : lv(s), v]])),
+              })),
+            fc.tuple(anyNotification, ...extra).map(([n, ...rest]) => ({ fn, args: [n, ...rest] })),
+          ),
+        ];
+      },
+    ),
+    [
+      'notificationToListen',
+      fc
+        .tuple(
+          fc.oneof(
+            sample(p['unsolicited']!).map((x) => x.message),
+            anyNotification,
+          ),
+          validId,
+          filter,
+        )
+        .map(([n, subscriptionId, f]) => ({ fn: 'notificationToListen', args: [n, { subscriptionId, filter: f }] })),
+    ],
+    [
+      'notificationFromListen',
+      fc.oneof(
+        sample(p['tagged']!).map((x) => ({ fn: 'notificationFromListen', args: [x.message] })),
+        anyNotification.map((n) => ({ fn: 'notificationFromListen', args: [n] })),
+      ),
+    ],
     ['readListenFilter', fc.oneof(jsonObject, smallJson).map((params) => ({ fn: 'readListenFilter', args: [params] }))],
     ['honouredFilter', fc.tuple(filter, jsonObject).map(([f, caps]) => ({ fn: 'honouredFilter', args: [f, caps] }))],
     ['acknowledgement', fc.tuple(validId, filter).map(([id, f]) => ({ fn: 'acknowledgement', args: [id, f] }))],
-    ['listenResult', fc.tuple(validId, fc.option(implementation, { nil: undefined })).map(([id, info]) => ({ fn: 'listenResult', args: [id, info ? { serverInfo: info } : {}] }))],
+    [
+      'listenResult',
+      fc
+        .tuple(validId, fc.option(implementation, { nil: undefined }))
+        .map(([id, info]) => ({ fn: 'listenResult', args: [id, info ? { serverInfo: info } : {}] })),
+    ],
     ['filterAccepts', fc.tuple(anyNotification, filter).map(([n, f]) => ({ fn: 'filterAccepts', args: [n, f] }))],
-    ['legacySubscriptionsToFilter', fc.tuple(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), jsonObject).map(([uris, caps]) => ({ fn: 'legacySubscriptionsToFilter', args: [uris, caps] }))],
-    ['filterToLegacySubscriptions', fc.tuple(filter, jsonObject).map(([f, caps]) => ({ fn: 'filterToLegacySubscriptions', args: [f, caps] }))],
-    ['uriMatches', fc.tuple(fc.string({ maxLength: 10 }), fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 })).map(([uri, list]) => ({ fn: 'uriMatches', args: [uri, list] }))],
-    ['computeHeaders', fc.tuple(fc.oneof(sample(p['modernRequest']!).map((x) => x.message), anyRequest), fc.option(smallJson, { nil: undefined })).map(([r, schema]) => ({ fn: 'computeHeaders', args: [r, schema === undefined ? {} : { tool: { inputSchema: schema } }] }))],
-    ['verifyHeaders', fc.tuple(fc.oneof(sample(p['modernRequest']!).map((x) => x.message), anyRequest), headerLookup, fc.option(smallJson, { nil: undefined })).map(([r, h, schema]) => ({
-      fn: 'verifyHeaders',
-      args: [r, (name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null, schema === undefined ? {} : { tool: { inputSchema: schema } }],
-    }))],
-    ['verifyParamHeaders', fc.tuple(fc.oneof(sample(p['modernRequest']!).map((x) => x.message), anyRequest), headerLookup, smallJson).map(([r, h, schema]) => ({
-      fn: 'verifyParamHeaders',
-      args: [r, (name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null, { inputSchema: schema }],
-    }))],
-    ['paramHeaders', fc.oneof(smallJson, fc.record({ type: fc.constant('object'), properties: fc.dictionary(fc.string({ maxLength: 5 }), fc.record({ type: fc.oneof(pick(['string', 'integer', 'boolean', 'number', 'object']), smallJson), 'x-mcp-header': fc.oneof(fc.string({ maxLength: 6 }), smallJson) }), { maxKeys: 3, noNullPrototype: true }) })).map((schema) => ({ fn: 'paramHeaders', args: [schema] }))],
-    ['encodeHeaderValue', fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.integer(), fc.boolean()).map((value) => ({ fn: 'encodeHeaderValue', args: [value] }))],
-    ['decodeHeaderValue', fc.oneof(fc.string({ maxLength: 30 }), fc.string({ maxLength: 20 }).map((s) => `=?base64?${s}?=`)).map((raw) => ({ fn: 'decodeHeaderValue', args: [raw] }))],
-    ['splitBatch', fc.oneof(sample(p['batch']!).map((x) => x.message as unknown), fc.array(smallJson, { maxLength: 4 })).map((items) => ({ fn: 'splitBatch', args: [Array.isArray(items) ? items : [items]] }))],
-    ['createTaskResultToModern', fc.oneof(
-      sample(p['legacyTask']!).map(({ s, message, valid }) => ({ fn: 'createTaskResultToModern', args: [objectOr(message['result']), { serverInfo: serverInfo(s) }], ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: v }, 'tools/call']]) })),
-      jsonObject.map((r) => ({ fn: 'createTaskResultToModern', args: [r] })),
-    )],
-    ['createTaskResultToLegacy', fc.oneof(
-      sample(p['modernTask']!).map(({ s, message, valid }) => ({ fn: 'createTaskResultToLegacy', args: [objectOr(message['result'])], ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, result: v }, 'tools/call']]) })),
-      jsonObject.map((r) => ({ fn: 'createTaskResultToLegacy', args: [{ ...r, resultType: 'task' }] })),
-    )],
-    ...(['taskToModern', 'taskToLegacy', 'readLegacyTask', 'toolToModern', 'clientCapabilitiesToModern', 'clientCapabilitiesToLegacy', 'serverCapabilitiesToModern', 'serverCapabilitiesToLegacy', 'sessionFromInitialize'] as const).map(
-      (fn): [string, fc.Arbitrary<Call>] => [fn, jsonObject.map((o) => ({ fn, args: fn === 'sessionFromInitialize' ? [{ clientInfo: { name: 'c', version: '1' }, capabilities: o }] : [o] }))],
-    ),
-    ['envelopeToInitializeParams', fc.tuple(jsonObject, fc.option(implementation, { nil: undefined })).map(([caps, info]) => ({ fn: 'envelopeToInitializeParams', args: [info ? { clientCapabilities: caps, clientInfo: info } : { clientCapabilities: caps }] }))],
-    ['sessionMeta', fc.tuple(session, fc.option(jsonObject, { nil: undefined })).map(([se, own]) => ({ fn: 'sessionMeta', args: [se, own] }))],
-    ['stampServerInfo', fc.tuple(smallJson, fc.option(implementation, { nil: undefined })).map(([meta, info]) => ({ fn: 'stampServerInfo', args: [meta, info] }))],
-    ['eraOfDiscoverAnswer', fc.tuple(
+    [
+      'legacySubscriptionsToFilter',
+      fc
+        .tuple(fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 }), jsonObject)
+        .map(([uris, caps]) => ({ fn: 'legacySubscriptionsToFilter', args: [uris, caps] })),
+    ],
+    [
+      'filterToLegacySubscriptions',
+      fc.tuple(filter, jsonObject).map(([f, caps]) => ({ fn: 'filterToLegacySubscriptions', args: [f, caps] })),
+    ],
+    [
+      'uriMatches',
+      fc
+        .tuple(fc.string({ maxLength: 10 }), fc.array(fc.string({ maxLength: 10 }), { maxLength: 3 }))
+        .map(([uri, list]) => ({ fn: 'uriMatches', args: [uri, list] })),
+    ],
+    [
+      'computeHeaders',
+      fc
+        .tuple(
+          fc.oneof(
+            sample(p['modernRequest']!).map((x) => x.message),
+            anyRequest,
+          ),
+          fc.option(smallJson, { nil: undefined }),
+        )
+        .map(([r, schema]) => ({ fn: 'computeHeaders', args: [r, schema === undefined ? {} : { tool: { inputSchema: schema } }] })),
+    ],
+    [
+      'verifyHeaders',
+      fc
+        .tuple(
+          fc.oneof(
+            sample(p['modernRequest']!).map((x) => x.message),
+            anyRequest,
+          ),
+          headerLookup,
+          fc.option(smallJson, { nil: undefined }),
+        )
+        .map(([r, h, schema]) => ({
+          fn: 'verifyHeaders',
+          args: [
+            r,
+            (name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null,
+            schema === undefined ? {} : { tool: { inputSchema: schema } },
+          ],
+        })),
+    ],
+    [
+      'verifyParamHeaders',
+      fc
+        .tuple(
+          fc.oneof(
+            sample(p['modernRequest']!).map((x) => x.message),
+            anyRequest,
+          ),
+          headerLookup,
+          smallJson,
+        )
+        .map(([r, h, schema]) => ({
+          fn: 'verifyParamHeaders',
+          args: [
+            r,
+            (name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1] ?? null,
+            { inputSchema: schema },
+          ],
+        })),
+    ],
+    [
+      'paramHeaders',
+      fc
+        .oneof(
+          smallJson,
+          fc.record({
+            type: fc.constant('object'),
+            properties: fc.dictionary(
+              fc.string({ maxLength: 5 }),
+              fc.record({
+                type: fc.oneof(pick(['string', 'integer', 'boolean', 'number', 'object']), smallJson),
+                'x-mcp-header': fc.oneof(fc.string({ maxLength: 6 }), smallJson),
+              }),
+              { maxKeys: 3, noNullPrototype: true },
+            ),
+          }),
+        )
+        .map((schema) => ({ fn: 'paramHeaders', args: [schema] })),
+    ],
+    [
+      'encodeHeaderValue',
+      fc
+        .oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.integer(), fc.boolean())
+        .map((value) => ({ fn: 'encodeHeaderValue', args: [value] })),
+    ],
+    [
+      'decodeHeaderValue',
+      fc
+        .oneof(
+          fc.string({ maxLength: 30 }),
+          fc.string({ maxLength: 20 }).map((s) => `=?base64?${s}?=`),
+        )
+        .map((raw) => ({ fn: 'decodeHeaderValue', args: [raw] })),
+    ],
+    [
+      'splitBatch',
+      fc
+        .oneof(
+          sample(p['batch']!).map((x) => x.message as unknown),
+          fc.array(smallJson, { maxLength: 4 }),
+        )
+        .map((items) => ({ fn: 'splitBatch', args: [Array.isArray(items) ? items : [items]] })),
+    ],
+    [
+      'createTaskResultToModern',
       fc.oneof(
-        fc.tuple(smallJson, fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined })).map(([result, status]) => ({ kind: 'result', result, ...(status === undefined ? {} : { status }) })),
-        fc.tuple(anyError, fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined })).map(([error, status]) => ({ kind: 'error', error, ...(status === undefined ? {} : { status }) })),
-        fc.integer({ min: 100, max: 599 }).map((status) => ({ kind: 'status', status })),
-        fc.tuple(fc.boolean(), fc.nat()).map(([spoken, ms]) => ({ kind: 'silence', spoken, ms })),
-        fc.constant({ kind: 'exit' }),
+        sample(p['legacyTask']!).map(({ s, message, valid }) => ({
+          fn: 'createTaskResultToModern',
+          args: [objectOr(message['result']), { serverInfo: serverInfo(s) }],
+          ...ok(valid, (v) => [[MODERN, { jsonrpc: '2.0', id: 1, result: v }, 'tools/call']]),
+        })),
+        jsonObject.map((r) => ({ fn: 'createTaskResultToModern', args: [r] })),
       ),
-      fc.boolean(),
-    ).map(([answer, retried]) => ({ fn: 'eraOfDiscoverAnswer', args: [answer, { sent: '2026-07-28', retried }] }))],
-    ['refusalToInitializeError', fc.oneof(anyError.map((error) => ({ error })), fc.record({ status: fc.integer({ min: 100, max: 599 }), detail: fc.string({ maxLength: 10 }) })).map((refusal) => ({ fn: 'refusalToInitializeError', args: [refusal] }))],
-    ['unanswerableInputs', fc.tuple(fc.dictionary(fc.string({ maxLength: 5 }), fc.record({ method: inputMethod, params: jsonObject }), { maxKeys: 3, noNullPrototype: true }), jsonObject).map(([inputs, caps]) => ({ fn: 'unanswerableInputs', args: [inputs, caps] }))],
+    ],
+    [
+      'createTaskResultToLegacy',
+      fc.oneof(
+        sample(p['modernTask']!).map(({ s, message, valid }) => ({
+          fn: 'createTaskResultToLegacy',
+          args: [objectOr(message['result'])],
+          ...ok(valid, (v) => [[lv(s), { jsonrpc: '2.0', id: 1, result: v }, 'tools/call']]),
+        })),
+        jsonObject.map((r) => ({ fn: 'createTaskResultToLegacy', args: [{ ...r, resultType: 'task' }] })),
+      ),
+    ],
+    ...(
+      [
+        'taskToModern',
+        'taskToLegacy',
+        'readLegacyTask',
+        'toolToModern',
+        'clientCapabilitiesToModern',
+        'clientCapabilitiesToLegacy',
+        'serverCapabilitiesToModern',
+        'serverCapabilitiesToLegacy',
+        'sessionFromInitialize',
+      ] as const
+    ).map((fn): [string, fc.Arbitrary<Call>] => [
+      fn,
+      jsonObject.map((o) => ({
+        fn,
+        args: fn === 'sessionFromInitialize' ? [{ clientInfo: { name: 'c', version: '1' }, capabilities: o }] : [o],
+      })),
+    ]),
+    [
+      'envelopeToInitializeParams',
+      fc
+        .tuple(jsonObject, fc.option(implementation, { nil: undefined }))
+        .map(([caps, info]) => ({
+          fn: 'envelopeToInitializeParams',
+          args: [info ? { clientCapabilities: caps, clientInfo: info } : { clientCapabilities: caps }],
+        })),
+    ],
+    [
+      'sessionMeta',
+      fc.tuple(session, fc.option(jsonObject, { nil: undefined })).map(([se, own]) => ({ fn: 'sessionMeta', args: [se, own] })),
+    ],
+    [
+      'stampServerInfo',
+      fc
+        .tuple(smallJson, fc.option(implementation, { nil: undefined }))
+        .map(([meta, info]) => ({ fn: 'stampServerInfo', args: [meta, info] })),
+    ],
+    [
+      'eraOfDiscoverAnswer',
+      fc
+        .tuple(
+          fc.oneof(
+            fc
+              .tuple(smallJson, fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }))
+              .map(([result, status]) => ({ kind: 'result', result, ...(status === undefined ? {} : { status }) })),
+            fc
+              .tuple(anyError, fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }))
+              .map(([error, status]) => ({ kind: 'error', error, ...(status === undefined ? {} : { status }) })),
+            fc.integer({ min: 100, max: 599 }).map((status) => ({ kind: 'status', status })),
+            fc.tuple(fc.boolean(), fc.nat()).map(([spoken, ms]) => ({ kind: 'silence', spoken, ms })),
+            fc.constant({ kind: 'exit' }),
+          ),
+          fc.boolean(),
+        )
+        .map(([answer, retried]) => ({ fn: 'eraOfDiscoverAnswer', args: [answer, { sent: '2026-07-28', retried }] })),
+    ],
+    [
+      'refusalToInitializeError',
+      fc
+        .oneof(
+          anyError.map((error) => ({ error })),
+          fc.record({ status: fc.integer({ min: 100, max: 599 }), detail: fc.string({ maxLength: 10 }) }),
+        )
+        .map((refusal) => ({ fn: 'refusalToInitializeError', args: [refusal] })),
+    ],
+    [
+      'unanswerableInputs',
+      fc
+        .tuple(
+          fc.dictionary(fc.string({ maxLength: 5 }), fc.record({ method: inputMethod, params: jsonObject }), {
+            maxKeys: 3,
+            noNullPrototype: true,
+          }),
+          jsonObject,
+        )
+        .map(([inputs, caps]) => ({ fn: 'unanswerableInputs', args: [inputs, caps] })),
+    ],
     ['inputFailure', fc.tuple(anyMethod, fc.string({ maxLength: 10 })).map(([m, why]) => ({ fn: 'inputFailure', args: [m, why] }))],
     ['upstreamErrorToLegacy', fc.tuple(anyMethod, anyError).map(([m, e]) => ({ fn: 'upstreamErrorToLegacy', args: [m, e] }))],
-    ['parseMessage', fc.oneof(fc.string({ maxLength: 40 }), fc.jsonValue().map((j) => JSON.stringify(j)), fc.constantFrom(1, 64, 65, 10_000, 200_000).map((n) => '['.repeat(n) + ']'.repeat(n))).map((text) => ({ fn: 'parseMessage', args: [text] }))],
-    ...(['classify', 'claimedEra', 'classifyVersion', 'isRequestId'] as const).map((fn): [string, fc.Arbitrary<Call>] => [fn, fc.oneof(smallJson, anyRequest, anyNotification).map((value) => ({ fn, args: [value] }))]),
-    ['nestingDepth', fc.tuple(fc.constantFrom(0, 1, 65, 10_000, 100_000), fc.boolean()).map(([depth, objects]) => ({ fn: 'nestingDepth', args: [awkwardNested(depth, objects), 64] }))],
+    [
+      'parseMessage',
+      fc
+        .oneof(
+          fc.string({ maxLength: 40 }),
+          fc.jsonValue().map((j) => JSON.stringify(j)),
+          fc.constantFrom(1, 64, 65, 10_000, 200_000).map((n) => '['.repeat(n) + ']'.repeat(n)),
+        )
+        .map((text) => ({ fn: 'parseMessage', args: [text] })),
+    ],
+    ...(['classify', 'claimedEra', 'classifyVersion', 'isRequestId'] as const).map((fn): [string, fc.Arbitrary<Call>] => [
+      fn,
+      fc.oneof(smallJson, anyRequest, anyNotification).map((value) => ({ fn, args: [value] })),
+    ]),
+    [
+      'nestingDepth',
+      fc
+        .tuple(fc.constantFrom(0, 1, 65, 10_000, 100_000), fc.boolean())
+        .map(([depth, objects]) => ({ fn: 'nestingDepth', args: [awkwardNested(depth, objects), 64] })),
+    ],
     ['negotiateLegacyVersion', smallJson.map((v) => ({ fn: 'negotiateLegacyVersion', args: [v] }))],
     ['pickModernVersion', fc.array(smallJson, { maxLength: 3 }).map((list) => ({ fn: 'pickModernVersion', args: [list] }))],
     ['httpStatusForError', anyError.map((e) => ({ fn: 'httpStatusForError', args: [e] }))],
-    ['cachePolicyFor', fc.tuple(pick(['server/discover', 'tools/list', 'resources/read'] as const), fc.option(fc.dictionary(fc.string({ maxLength: 12 }), fc.record({ ttlMs: fc.integer(), cacheScope: pick(['public', 'private'] as const) }), { maxKeys: 2, noNullPrototype: true }), { nil: undefined })).map(([m, d]) => ({ fn: 'cachePolicyFor', args: [m, d] }))],
+    [
+      'cachePolicyFor',
+      fc
+        .tuple(
+          pick(['server/discover', 'tools/list', 'resources/read'] as const),
+          fc.option(
+            fc.dictionary(
+              fc.string({ maxLength: 12 }),
+              fc.record({ ttlMs: fc.integer(), cacheScope: pick(['public', 'private'] as const) }),
+              { maxKeys: 2, noNullPrototype: true },
+            ),
+            { nil: undefined },
+          ),
+        )
+        .map(([m, d]) => ({ fn: 'cachePolicyFor', args: [m, d] })),
+    ],
     ['defaultInputKey', fc.tuple(inputMethod, fc.integer()).map(([m, n]) => ({ fn: 'defaultInputKey', args: [m, n] }))],
-    ['logAllowed', fc.tuple(level, fc.option(level, { nil: undefined })).map(([l, threshold]) => ({ fn: 'logAllowed', args: [l, threshold] }))],
+    [
+      'logAllowed',
+      fc.tuple(level, fc.option(level, { nil: undefined })).map(([l, threshold]) => ({ fn: 'logAllowed', args: [l, threshold] })),
+    ],
     ['isLegacyOnlyNotification', anyMethod.map((m) => ({ fn: 'isLegacyOnlyNotification', args: [m] }))],
-    ['assembleBatch', fc.tuple(fc.array(smallJson, { maxLength: 4 }), fc.array(fc.tuple(validId, smallJson), { maxLength: 4 })).map(([items, answers]) => ({
-      fn: 'assembleBatch',
-      args: [core.splitBatch(items), new Map(answers.map(([id, result]) => [id, { jsonrpc: '2.0', id, result: { value: result } }]))],
-    }))],
+    [
+      'assembleBatch',
+      fc.tuple(fc.array(smallJson, { maxLength: 4 }), fc.array(fc.tuple(validId, smallJson), { maxLength: 4 })).map(([items, answers]) => ({
+        fn: 'assembleBatch',
+        args: [core.splitBatch(items), new Map(answers.map(([id, result]) => [id, { jsonrpc: '2.0', id, result: { value: result } }]))],
+      })),
+    ],
     ['errorResponse', fc.tuple(fc.option(validId, { nil: null }), anyError).map(([id, e]) => ({ fn: 'errorResponse', args: [id, e] }))],
   ];
   return t;
@@ -439,4 +960,3 @@ export async function fuzzTranslators(options: RunOptions): Promise<number> {
   });
   return checkProperty('translators', property, options);
 }
-

@@ -26,7 +26,16 @@ export function bundledClient(entry: string, name: string): Promise<string> {
   if (!command) {
     const outfile = join(ROOT, 'node_modules/.cache/mcp-dual-era', `${name}.mjs`);
     mkdirSync(join(ROOT, 'node_modules/.cache/mcp-dual-era'), { recursive: true });
-    command = build({ entryPoints: [entry], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile, logLevel: 'silent' }).then(() => `${process.execPath} ${outfile}`);
+    command = build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      outfile,
+      logLevel: 'silent',
+    }).then(() => `${process.execPath} ${outfile}`);
     bundles.set(name, command);
   }
   return command;
@@ -44,7 +53,11 @@ export interface Run {
 export function runSuite(url: string, revision: string): Promise<Run> {
   const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-'));
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'server', '--url', url, '--requirements', revision, '--timeout', '20000'], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      ['--import', HOOK, SUITE, 'server', '--url', url, '--requirements', revision, '--timeout', '20000'],
+      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
@@ -58,18 +71,29 @@ export function runSuite(url: string, revision: string): Promise<Run> {
 /** The results the suite printed in `output`. */
 export function parseRun(code: number | null, output: string): Run {
   const scenarios = new Map<string, { passed: number; failed: number }>();
-  for (const m of output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gmu)) scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
+  for (const m of output.matchAll(/^[✓✗] (\S+): (\d+) passed, (\d+) failed/gmu))
+    scenarios.set(m[1]!, { passed: Number(m[2]), failed: Number(m[3]) });
   const unscored = new Set<string>();
-  if (output.includes('Not scored')) for (const m of output.slice(output.indexOf('Not scored')).matchAll(/^\s+[✓✗] (\S+) \(/gmu)) unscored.add(m[1]!);
+  if (output.includes('Not scored'))
+    for (const m of output.slice(output.indexOf('Not scored')).matchAll(/^\s+[✓✗] (\S+) \(/gmu)) unscored.add(m[1]!);
   return { code, output, scenarios, unscored };
 }
 
 /** The conformance fixture server over stdio, as a command line. */
-export const CONFORMANCE_FIXTURE: readonly string[] = [process.execPath, '--import', 'tsx', join(ROOT, 'fixtures/servers/conformanceStdio.ts')];
+export const CONFORMANCE_FIXTURE: readonly string[] = [
+  process.execPath,
+  '--import',
+  'tsx',
+  join(ROOT, 'fixtures/servers/conformanceStdio.ts'),
+];
 
 /** `mcp-dual-era serve --port 0 -- <the conformance fixture>`, one process: resolves with its endpoint. */
 export function startServeCommand(): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', '--', ...CONFORMANCE_FIXTURE], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', '--', ...CONFORMANCE_FIXTURE],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   return new Promise((resolveUrl, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {

@@ -2,7 +2,10 @@
  * Reads the JSON-RPC messages of a `text/event-stream` response as they come, until the stream
  * ends or `stop` says so (then the stream is cancelled, as a client that has what it wanted does).
  */
-export async function readEvents(response: Response, stop?: (message: Record<string, unknown>) => boolean): Promise<{ messages: Array<Record<string, unknown>>; problems: string[] }> {
+export async function readEvents(
+  response: Response,
+  stop?: (message: Record<string, unknown>) => boolean,
+): Promise<{ messages: Array<Record<string, unknown>>; problems: string[] }> {
   const messages: Array<Record<string, unknown>> = [];
   const problems: string[] = [];
   const reader = response.body!.getReader();

@@ -68,7 +68,8 @@ class TappedTransport implements Transport {
 export function tappedParams(tapped: readonly Tapped[], direction: Tapped['direction'], method: string): Array<Record<string, any>> {
   const out: Array<Record<string, any>> = [];
   for (const t of tapped) {
-    if (t.direction === direction && 'method' in t.message && t.message.method === method) out.push((t.message.params ?? {}) as Record<string, any>);
+    if (t.direction === direction && 'method' in t.message && t.message.method === method)
+      out.push((t.message.params ?? {}) as Record<string, any>);
   }
   return out;
 }
@@ -110,8 +111,13 @@ export function listeningPort(child: ChildProcess, name: string): Promise<number
  * server-everything's own legacy HTTP server on 127.0.0.1 and a free port: sessionful Streamable
  * HTTP (`/mcp`, the default) or the 2024-11-05 HTTP+SSE transport (`/sse`).
  */
-export async function startEverythingHttp(transport: 'streamableHttp' | 'sse' = 'streamableHttp'): Promise<{ url: URL; close(): Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, EVERYTHING, transport], { env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startEverythingHttp(
+  transport: 'streamableHttp' | 'sse' = 'streamableHttp',
+): Promise<{ url: URL; close(): Promise<void> }> {
+  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, EVERYTHING, transport], {
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const port = await listeningPort(child, 'server-everything');
   return {
@@ -127,7 +133,10 @@ export async function startEverythingHttp(transport: 'streamableHttp' | 'sse' = 
  * The command line of `mcp-dual-era serve --stdio --quiet -- node EVERYTHING stdio`, run by this
  * Node with tsx, with `marker` in the environment of the wrap and (inherited) of its upstream.
  */
-export function serveStdioCommand(marker: string, baseEnv: Record<string, string>): { command: string; args: string[]; env: Record<string, string>; cwd: string } {
+export function serveStdioCommand(
+  marker: string,
+  baseEnv: Record<string, string>,
+): { command: string; args: string[]; env: Record<string, string>; cwd: string } {
   return {
     command: process.execPath,
     args: ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'serve', '--stdio', '--quiet', '--', process.execPath, EVERYTHING, 'stdio'],
@@ -201,7 +210,10 @@ export function atOrAbove(level: string, threshold: Level): boolean {
 export function textOf(result: unknown): string {
   const content = (result as { content?: unknown }).content;
   if (!Array.isArray(content)) return '';
-  return (content as Array<{ type?: string; text?: string }>).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  return (content as Array<{ type?: string; text?: string }>)
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
 
 /**
@@ -210,7 +222,12 @@ export function textOf(result: unknown): string {
  * together with the response is reported through `onerror` ("unknown token") instead of the
  * handler, even straight from server-everything. `received()` counts both: everything that arrived.
  */
-export function legacyProgress(client: { onerror?: ((error: Error) => void) | undefined }): { onprogress: (p: { progress: number }) => void; handled: number[]; received(): number[]; stop(): void } {
+export function legacyProgress(client: { onerror?: ((error: Error) => void) | undefined }): {
+  onprogress: (p: { progress: number }) => void;
+  handled: number[];
+  received(): number[];
+  stop(): void;
+} {
   const handled: number[] = [];
   const late: number[] = [];
   const previous = client.onerror;
@@ -237,7 +254,9 @@ export function legacyProgress(client: { onerror?: ((error: Error) => void) | un
 export async function assertLegacyProgress(client: LegacyProgressClient): Promise<void> {
   const progress = legacyProgress(client);
   try {
-    const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: progress.onprogress });
+    const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, {
+      onprogress: progress.onprogress,
+    });
     assert.is(textOf(result), 'Long running operation completed. Duration: 0.3 seconds, Steps: 3.');
     await sleep(20);
     assert.ok(progress.handled.length >= 2, 'the progress before the last reached the handler');
@@ -250,7 +269,11 @@ export async function assertLegacyProgress(client: LegacyProgressClient): Promis
 /** What assertLegacyProgress needs of a v1 client. */
 export interface LegacyProgressClient {
   onerror?: ((error: Error) => void) | undefined;
-  callTool(params: { name: string; arguments: Record<string, unknown> }, schema: undefined, options: { onprogress: (p: { progress: number }) => void }): Promise<unknown>;
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+    schema: undefined,
+    options: { onprogress: (p: { progress: number }) => void },
+  ): Promise<unknown>;
 }
 
 /**

@@ -30,8 +30,27 @@ export interface Replica {
 const EVERYTHING_UPSTREAM: readonly string[] = [process.execPath, EVERYTHING, 'stdio'];
 
 /** Starts a replica with `extra` options of `serve` (before `--`), in front of `upstream` (the legacy server command after `--`; none with `--upstream <url>` in `extra`). */
-export async function startReplica(fleet: SpecFleet, extra: readonly string[] = [], upstream: readonly string[] = EVERYTHING_UPSTREAM): Promise<Replica> {
-  const child = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--fleet', fleet.url, '--fleet-name', fleet.name, ...extra, ...(upstream.length > 0 ? ['--', ...upstream] : [])], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+export async function startReplica(
+  fleet: SpecFleet,
+  extra: readonly string[] = [],
+  upstream: readonly string[] = EVERYTHING_UPSTREAM,
+): Promise<Replica> {
+  const child = spawn(
+    process.execPath,
+    [
+      builtCli(),
+      'serve',
+      '--port',
+      '0',
+      '--fleet',
+      fleet.url,
+      '--fleet-name',
+      fleet.name,
+      ...extra,
+      ...(upstream.length > 0 ? ['--', ...upstream] : []),
+    ],
+    { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   const serving = servingUrl(child, READY_MS);
   const url = await serving.url;
   return { child, url, origin: new URL(url).origin, log: serving.log };
@@ -53,17 +72,34 @@ export async function forwardedIn(replicas: readonly Replica[]): Promise<number>
 }
 
 /** The `_meta` of a modern call that declares elicitation (server-everything's eliciting tool needs it). */
-export const ELICITATION_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } } };
+export const ELICITATION_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+};
 /** The routing headers of a call of `trigger-elicitation-request`. */
-export const ELICITATION_HEADERS = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'trigger-elicitation-request' };
+export const ELICITATION_HEADERS = {
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': 'tools/call',
+  'mcp-name': 'trigger-elicitation-request',
+};
 /** What a user accepts for that tool's form. */
 export const ELICITATION_ANSWER = { action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } };
 
 /** A modern call of server-everything's `trigger-elicitation-request` at `url` (`params` added: a retry's state and answers). */
-export function elicitationCall(url: string, id: number, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<Response> {
+export function elicitationCall(
+  url: string,
+  id: number,
+  params: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...ELICITATION_HEADERS, ...headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: ELICITATION_META } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/call',
+      params: { name: 'trigger-elicitation-request', arguments: {}, ...params, _meta: ELICITATION_META },
+    }),
   });
 }

@@ -26,7 +26,9 @@ export async function pour(res: ServerResponse, prefix: string, total: number, s
 
 /** A v1-SDK-ordered tool result whose text is `total` bytes, id last: its start, size and end. */
 export function hugeAnswer(id: unknown, total: number, result: Record<string, unknown> = {}): [string, number, string] {
-  const extra = Object.entries(result).map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`).join('');
+  const extra = Object.entries(result)
+    .map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`)
+    .join('');
   return [`{"result":{${extra}"content":[{"type":"text","text":"`, total, `"}]},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`];
 }
 
@@ -34,11 +36,20 @@ export function hugeAnswer(id: unknown, total: number, result: Record<string, un
  * Answers the request `id` the way `kind` says, `total` bytes large (`json-length`, `json-chunked`,
  * `sse`, `error-chunked`); false for any other kind (the caller answers it).
  */
-export function answerHuge(res: ServerResponse, kind: string | undefined, id: unknown, total: number, result: Record<string, unknown> = {}): boolean {
+export function answerHuge(
+  res: ServerResponse,
+  kind: string | undefined,
+  id: unknown,
+  total: number,
+  result: Record<string, unknown> = {},
+): boolean {
   const [prefix, size, suffix] = hugeAnswer(id, total, result);
   switch (kind) {
     case 'json-length':
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(prefix) + size + Buffer.byteLength(suffix)) });
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(prefix) + size + Buffer.byteLength(suffix)),
+      });
       void pour(res, prefix, size, suffix);
       return true;
     case 'json-chunked':

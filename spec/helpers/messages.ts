@@ -17,6 +17,11 @@ export function modernMeta(overrides: Record<string, unknown> = {}): Record<stri
 }
 
 /** A modern request with a full envelope. */
-export function modernRequest(method: string, params: Record<string, unknown> = {}, meta: Record<string, unknown> = {}, id: string | number = 1): JsonRpcRequest {
+export function modernRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  meta: Record<string, unknown> = {},
+  id: string | number = 1,
+): JsonRpcRequest {
   return { jsonrpc: '2.0', id, method, params: { ...params, _meta: modernMeta(meta) } };
 }

@@ -33,7 +33,13 @@ export function createProject(packageJson: Record<string, unknown> = { name: 'mi
   const own = join(modules, 'mcp-dual-era');
   mkdirSync(own);
   symlinkSync(join(ROOT, 'lib'), join(own, 'lib'));
-  const exports = { '.': './lib/index.ts', './server': './lib/server.ts', './client': './lib/client.ts', './core': './lib/core/index.ts', './codemod': './lib/codemod/index.ts' };
+  const exports = {
+    '.': './lib/index.ts',
+    './server': './lib/server.ts',
+    './client': './lib/client.ts',
+    './core': './lib/core/index.ts',
+    './codemod': './lib/codemod/index.ts',
+  };
   writeFileSync(join(own, 'package.json'), JSON.stringify({ name: 'mcp-dual-era', type: 'module', exports }));
   return {
     dir,
@@ -64,7 +70,11 @@ export interface Ran {
 /** Runs `node --import tsx <args>` in a folder until it exits (killed after `timeoutMs`). */
 export function runTsx(args: readonly string[], cwd: string, timeoutMs = 30_000, env: Record<string, string> = {}): Promise<Ran> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -87,7 +97,11 @@ export function migrateCli(args: readonly string[], cwd: string): Promise<Ran> {
  * loopback preload) and resolves with its port once it listens.
  */
 export async function startListening(project: Project, args: readonly string[]): Promise<number> {
-  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, '--import', 'tsx', ...args], { cwd: project.dir, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', LOOPBACK_PRELOAD, '--import', 'tsx', ...args], {
+    cwd: project.dir,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   started.set(project.dir, [...(started.get(project.dir) ?? []), child]);
   return listeningPort(child, args.join(' '));
 }

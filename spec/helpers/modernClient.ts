@@ -25,7 +25,10 @@ export interface Connected {
 }
 
 export async function connectPinned(transport: ModernClientTransport): Promise<Connected> {
-  const client = new Client({ name: 'modern-spec', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } });
+  const client = new Client(
+    { name: 'modern-spec', version: '1.0.0' },
+    { ...PINNED, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
+  );
   const asked: string[] = [];
   client.setRequestHandler('elicitation/create', async (request) => {
     asked.push(`elicitation: ${request.params.message}`);
@@ -63,13 +66,16 @@ export async function assertBasics({ client }: Connected): Promise<void> {
   assert.is(client.getNegotiatedProtocolVersion(), '2026-07-28');
   assert.is(client.getServerVersion()?.name, 'mcp-servers/everything');
   const names = (await client.listTools()).tools.map((t) => t.name);
-  for (const name of ['echo', 'get-sum', 'get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request']) assert.ok(names.includes(name), name);
+  for (const name of ['echo', 'get-sum', 'get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request'])
+    assert.ok(names.includes(name), name);
   assert.is(textOf(await client.callTool({ name: 'echo', arguments: { message: 'through the wrap' } })), 'Echo: through the wrap');
   assert.is(textOf(await client.callTool({ name: 'get-sum', arguments: { a: 40, b: 2 } })), 'The sum of 40 and 2 is 42.');
   const prompt = await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Paris' } });
   assert.equal(prompt.messages[0]?.content, { type: 'text', text: "What's weather in Paris?" });
   assert.ok((await client.listResources()).resources.some((r) => r.uri === DOC));
-  assert.ok((await client.listResourceTemplates()).resourceTemplates.some((t) => t.uriTemplate === 'demo://resource/dynamic/text/{resourceId}'));
+  assert.ok(
+    (await client.listResourceTemplates()).resourceTemplates.some((t) => t.uriTemplate === 'demo://resource/dynamic/text/{resourceId}'),
+  );
   const doc = await client.readResource({ uri: DOC });
   assert.is(doc.contents[0]?.mimeType, 'text/markdown');
 }
@@ -85,22 +91,33 @@ export async function assertInputRounds(c: Connected): Promise<void> {
   assert.match(sampled, '"text": "a sampled answer"');
   // server-everything also fetches roots on its own shortly after a session starts; over HTTP that
   // push can land on whichever call is in flight and then becomes one of its rounds.
-  assert.equal(asked.filter((a) => a !== 'roots'), ['elicitation: Please provide inputs for the following fields:', 'sampling']);
+  assert.equal(
+    asked.filter((a) => a !== 'roots'),
+    ['elicitation: Please provide inputs for the following fields:', 'sampling'],
+  );
   const retries = sent.filter((m) => m['method'] === 'tools/call' && m['params']?.['requestState'] !== undefined);
   const elicitationRetry = retries.find((m) => m['params']['name'] === 'trigger-elicitation-request');
   assert.ok(elicitationRetry, 'the elicitation call was retried with requestState');
   assert.ok(
-    Object.values(elicitationRetry!['params']['inputResponses'] as Record<string, unknown>).some((r) => JSON.stringify(r) === JSON.stringify({ action: 'accept', content: { name: 'Ada Lovelace', check: true } })),
+    Object.values(elicitationRetry!['params']['inputResponses'] as Record<string, unknown>).some(
+      (r) => JSON.stringify(r) === JSON.stringify({ action: 'accept', content: { name: 'Ada Lovelace', check: true } }),
+    ),
     JSON.stringify(elicitationRetry),
   );
-  assert.ok(retries.some((m) => m['params']['name'] === 'trigger-sampling-request'), 'the sampling call was retried with requestState');
+  assert.ok(
+    retries.some((m) => m['params']['name'] === 'trigger-sampling-request'),
+    'the sampling call was retried with requestState',
+  );
   const roots = textOf(await client.callTool({ name: 'get-roots-list', arguments: {} }));
   assert.match(roots, 'URI: file:///work/project');
 }
 
 export async function assertProgress({ client }: Connected): Promise<void> {
   const progress: number[] = [];
-  const result = await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+  const result = await client.callTool(
+    { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+    { onprogress: (p) => progress.push(p.progress) },
+  );
   assert.is(textOf(result), 'Long running operation completed. Duration: 0.3 seconds, Steps: 3.');
   await waitFor(() => progress.length >= 3, 1000);
   // The v2 client runs progress handlers a tick late and forgets the request once answered, so it can miss the last one.
@@ -125,10 +142,16 @@ export async function assertLogLevels({ client }: Connected): Promise<void> {
   try {
     assert.equal(await toggles(undefined, () => false), [], 'no logLevel, no logs');
     const all = await toggles('debug', () => logs.some((l) => !atOrAbove(l.level, 'error')));
-    assert.ok(all.some((l) => !atOrAbove(l.level, 'error')), 'at debug, logs below error arrive');
+    assert.ok(
+      all.some((l) => !atOrAbove(l.level, 'error')),
+      'at debug, logs below error arrive',
+    );
     const high = await toggles('error', () => logs.length >= 2);
     assert.ok(high.length >= 2, 'logs at error or above arrive');
-    assert.ok(high.every((l) => atOrAbove(l.level, 'error')), JSON.stringify(high));
+    assert.ok(
+      high.every((l) => atOrAbove(l.level, 'error')),
+      JSON.stringify(high),
+    );
   } finally {
     client.removeNotificationHandler('notifications/message');
   }
@@ -154,7 +177,10 @@ export async function assertSubscription({ client }: Connected): Promise<void> {
 export async function assertCancellation({ client, sent, received }: Connected): Promise<void> {
   const abort = new AbortController();
   const started = Date.now();
-  const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 2 } }, { signal: abort.signal, onprogress: () => {} });
+  const call = client.callTool(
+    { name: 'trigger-long-running-operation', arguments: { duration: 2, steps: 2 } },
+    { signal: abort.signal, onprogress: () => {} },
+  );
   setTimeout(() => abort.abort('changed my mind'), 300);
   const failure = await call.then(
     () => undefined,
@@ -163,7 +189,10 @@ export async function assertCancellation({ client, sent, received }: Connected):
   assert.ok(failure, 'the call was rejected');
   assert.ok(Date.now() - started < 1500, 'long before the tool would have finished');
   const id = sent.findLast((m) => m['method'] === 'tools/call' && m['params']?.['name'] === 'trigger-long-running-operation')!['id'];
-  assert.ok(sent.some((m) => m['method'] === 'notifications/cancelled' && m['params']?.['requestId'] === id), 'the client sent notifications/cancelled');
+  assert.ok(
+    sent.some((m) => m['method'] === 'notifications/cancelled' && m['params']?.['requestId'] === id),
+    'the client sent notifications/cancelled',
+  );
   await sleep(2000);
   assert.not.ok(
     received.some((m) => m['id'] === id),

@@ -5,31 +5,73 @@
  */
 import { resolve } from 'node:path';
 import { Client as Client132 } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Client as Client117 } from 'sdk-1-17/client/index.js';
-import { CreateMessageRequestSchema as CreateMessage117, ElicitRequestSchema as Elicit117, ListRootsRequestSchema as ListRoots117, LoggingMessageNotificationSchema as Logging117, ResourceUpdatedNotificationSchema as Updated117 } from 'sdk-1-17/types.js';
+import {
+  CreateMessageRequestSchema as CreateMessage117,
+  ElicitRequestSchema as Elicit117,
+  ListRootsRequestSchema as ListRoots117,
+  LoggingMessageNotificationSchema as Logging117,
+  ResourceUpdatedNotificationSchema as Updated117,
+} from 'sdk-1-17/types.js';
 import { createModernHandler } from '../../fixtures/servers/modernHttp.ts';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 import { ROOT } from './everything.ts';
 
-export const MODERN_STDIO = { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')], cwd: ROOT, stderr: 'ignore' as const };
+export const MODERN_STDIO = {
+  command: process.execPath,
+  args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')],
+  cwd: ROOT,
+  stderr: 'ignore' as const,
+};
 /** `mcp-dual-era serve --modern --stdio -- <the modern fixture>`: wrapModernServer on a process's stdio, through the CLI. */
 export const WRAPPED_STDIO = {
   command: process.execPath,
-  args: ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'serve', '--modern', '--stdio', '--quiet', '--', process.execPath, '--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')],
+  args: [
+    '--import',
+    'tsx',
+    resolve(ROOT, 'lib/cli/main.ts'),
+    'serve',
+    '--modern',
+    '--stdio',
+    '--quiet',
+    '--',
+    process.execPath,
+    '--import',
+    'tsx',
+    resolve(ROOT, 'fixtures/servers/modernStdioMain.ts'),
+  ],
   cwd: ROOT,
 };
 
 /** `mcp-dual-era connect …` as a host spawns it: the real command, its stdio the host's pipe. */
 export function connectCommand(args: readonly string[]): { command: string; args: string[]; cwd: string } {
-  return { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'connect', '--quiet', ...args], cwd: ROOT };
+  return {
+    command: process.execPath,
+    args: ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'connect', '--quiet', ...args],
+    cwd: ROOT,
+  };
 }
 
 /** `mcp-dual-era connect -- <the modern fixture>`. */
-export const CONNECT_STDIO = connectCommand(['--', process.execPath, '--import', 'tsx', resolve(ROOT, 'fixtures/servers/modernStdioMain.ts')]);
+export const CONNECT_STDIO = connectCommand([
+  '--',
+  process.execPath,
+  '--import',
+  'tsx',
+  resolve(ROOT, 'fixtures/servers/modernStdioMain.ts'),
+]);
 
 /** The modern fixture (or another handler) on a loopback port. */
-export async function startModernHttp(handler: { fetch(request: Request): Promise<Response>; close(): Promise<void> } = createModernHandler()): Promise<{ url: string; close(): Promise<void> }> {
+export async function startModernHttp(
+  handler: { fetch(request: Request): Promise<Response>; close(): Promise<void> } = createModernHandler(),
+): Promise<{ url: string; close(): Promise<void> }> {
   const server = await serveNodeHttp(handler, { port: 0 });
   return {
     url: `${server.origin}/mcp`,
@@ -53,7 +95,11 @@ export interface LegacyClient {
   getServerCapabilities(): Record<string, unknown> | undefined;
   getInstructions(): string | undefined;
   listTools(): Promise<{ tools: Array<{ name: string }> }>;
-  callTool(params: { name: string; arguments: Record<string, unknown> }, schema?: undefined, options?: { signal?: AbortSignal; onprogress?: (p: { progress: number }) => void }): Promise<Record<string, unknown>>;
+  callTool(
+    params: { name: string; arguments: Record<string, unknown> },
+    schema?: undefined,
+    options?: { signal?: AbortSignal; onprogress?: (p: { progress: number }) => void },
+  ): Promise<Record<string, unknown>>;
   getPrompt(params: { name: string; arguments: Record<string, string> }): Promise<{ messages: Array<{ content: unknown }> }>;
   readResource(params: { uri: string }): Promise<{ contents: Array<Record<string, unknown>> }>;
   listResources(): Promise<{ resources: Array<{ uri: string }> }>;
@@ -83,7 +129,10 @@ export function legacyClient(sdk: '1.32.2' | '1.17.5' = '1.32.2', options: { cap
     if ('elicitation' in capabilities) client.setRequestHandler(ElicitRequestSchema, elicit as never);
     if ('sampling' in capabilities) client.setRequestHandler(CreateMessageRequestSchema, sample);
     if ('roots' in capabilities) client.setRequestHandler(ListRootsRequestSchema, roots);
-    client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void logs.push({ level: n.params.level, data: n.params.data }));
+    client.setNotificationHandler(
+      LoggingMessageNotificationSchema,
+      async (n) => void logs.push({ level: n.params.level, data: n.params.data }),
+    );
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => void updates.push(n.params.uri));
     return Object.assign(client, { sdk, logs, updates, elicitations }) as unknown as LegacyClient;
   }

@@ -27,9 +27,25 @@ export interface ModernAnswer {
 }
 
 /** POSTs one modern request as a client on the wire sends it: the envelope, the routing headers, `Authorization`. */
-function send(url: string | URL, method: string, params: Record<string, unknown>, options: ModernPostOptions, defaultId: string | number): Promise<Response> {
-  const body = { jsonrpc: '2.0', id: options.id ?? defaultId, method, params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {}, ...options.meta }) } };
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method };
+function send(
+  url: string | URL,
+  method: string,
+  params: Record<string, unknown>,
+  options: ModernPostOptions,
+  defaultId: string | number,
+): Promise<Response> {
+  const body = {
+    jsonrpc: '2.0',
+    id: options.id ?? defaultId,
+    method,
+    params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': options.capabilities ?? {}, ...options.meta }) },
+  };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+  };
   const name = params['name'] ?? params['uri'];
   if (typeof name === 'string' && ['tools/call', 'prompts/get', 'resources/read'].includes(method)) headers['mcp-name'] = name;
   if (options.principal !== undefined) headers['authorization'] = `Bearer ${options.principal}`;
@@ -37,7 +53,12 @@ function send(url: string | URL, method: string, params: Record<string, unknown>
 }
 
 /** POSTs one modern request to `url` and reads its one answer. */
-export async function modernPost(url: string | URL, method: string, params: Record<string, unknown> = {}, options: ModernPostOptions = {}): Promise<ModernAnswer> {
+export async function modernPost(
+  url: string | URL,
+  method: string,
+  params: Record<string, unknown> = {},
+  options: ModernPostOptions = {},
+): Promise<ModernAnswer> {
   const res = await send(url, method, params, options, 1);
   const contentType = res.headers.get('content-type');
   const retryAfter = res.headers.get('retry-after');
@@ -47,23 +68,50 @@ export async function modernPost(url: string | URL, method: string, params: Reco
     return { status: res.status, retryAfter, contentType, message: last, notifications: messages.slice(0, -1) };
   }
   const text = await res.text();
-  return { status: res.status, retryAfter, contentType, message: text === '' ? {} : (JSON.parse(text) as Record<string, any>), notifications: [] };
+  return {
+    status: res.status,
+    retryAfter,
+    contentType,
+    message: text === '' ? {} : (JSON.parse(text) as Record<string, any>),
+    notifications: [],
+  };
 }
 
 /**
  * Opens a `subscriptions/listen` stream and resolves once it is acknowledged, with a `close()`
  * that ends it as a client does (closing the stream); a refusal resolves with the answer instead.
  */
-export async function openListen(url: string | URL, options: ModernPostOptions & { readonly notifications?: Record<string, unknown> } = {}): Promise<{ acknowledged: true; close(): void; ended: Promise<Array<Record<string, any>>>; seen: ReadonlyArray<Record<string, any>> } | { acknowledged: false; answer: ModernAnswer }> {
+export async function openListen(
+  url: string | URL,
+  options: ModernPostOptions & { readonly notifications?: Record<string, unknown> } = {},
+): Promise<
+  | { acknowledged: true; close(): void; ended: Promise<Array<Record<string, any>>>; seen: ReadonlyArray<Record<string, any>> }
+  | { acknowledged: false; answer: ModernAnswer }
+> {
   const controller = new AbortController();
   // The caller's signal ends the listen too, while it opens as well as once it is open.
   if (options.signal?.aborted) controller.abort();
   else options.signal?.addEventListener('abort', () => controller.abort(), { once: true });
-  const res = await send(url, 'subscriptions/listen', { notifications: options.notifications ?? { toolsListChanged: true } }, { ...options, signal: controller.signal }, 'listen');
+  const res = await send(
+    url,
+    'subscriptions/listen',
+    { notifications: options.notifications ?? { toolsListChanged: true } },
+    { ...options, signal: controller.signal },
+    'listen',
+  );
   const contentType = res.headers.get('content-type');
   if (!contentType?.startsWith('text/event-stream')) {
     const text = await res.text();
-    return { acknowledged: false, answer: { status: res.status, retryAfter: res.headers.get('retry-after'), contentType, message: JSON.parse(text) as Record<string, any>, notifications: [] } };
+    return {
+      acknowledged: false,
+      answer: {
+        status: res.status,
+        retryAfter: res.headers.get('retry-after'),
+        contentType,
+        message: JSON.parse(text) as Record<string, any>,
+        notifications: [],
+      },
+    };
   }
   const seen: Array<Record<string, any>> = [];
   let acknowledged!: () => void;
@@ -79,7 +127,10 @@ export async function openListen(url: string | URL, options: ModernPostOptions &
   const first = await Promise.race([ack.then(() => 'ack' as const), ended.then(() => 'ended' as const)]);
   if (first === 'ended') {
     const all = await ended;
-    return { acknowledged: false, answer: { status: res.status, retryAfter: null, contentType, message: all.at(-1) ?? {}, notifications: all.slice(0, -1) } };
+    return {
+      acknowledged: false,
+      answer: { status: res.status, retryAfter: null, contentType, message: all.at(-1) ?? {}, notifications: all.slice(0, -1) },
+    };
   }
   return { acknowledged: true, close: () => controller.abort(), ended, seen };
 }

@@ -84,7 +84,8 @@ export async function startNginx(replicas: readonly string[]): Promise<RunningNg
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`nginx exited: ${err}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
+    if (child.exitCode !== null)
+      throw new Error(`nginx exited: ${err}${existsSync(join(dir, 'error.log')) ? readFileSync(join(dir, 'error.log'), 'utf8') : ''}`);
     try {
       await fetch(`${url}/healthz`);
       break;

@@ -28,7 +28,10 @@ export async function authorizationCode(authorizationUrl: string | URL): Promise
   await response.body?.cancel();
   const redirect = new URL(location, authorizationUrl);
   const error = redirect.searchParams.get('error');
-  if (error !== null) throw new Error(`the authorization server refused: ${error}${redirect.searchParams.has('error_description') ? ` (${redirect.searchParams.get('error_description')})` : ''}`);
+  if (error !== null)
+    throw new Error(
+      `the authorization server refused: ${error}${redirect.searchParams.has('error_description') ? ` (${redirect.searchParams.get('error_description')})` : ''}`,
+    );
   const code = redirect.searchParams.get('code');
   if (!code) throw new Error(`the authorization server redirected without a code: ${redirect.href}`);
   return { code, state: redirect.searchParams.get('state'), redirect };

@@ -4,8 +4,16 @@
  * flow with the automatic browser of oauthBrowser.ts in place of a user. Nothing is persisted; the
  * redirect URL is never called (the code is read from the authorization server's redirect).
  */
-import type { OAuthClientProvider as V2OAuthClientProvider, OAuthDiscoveryState as V2DiscoveryState, StoredOAuthClientInformation, StoredOAuthTokens } from '@modelcontextprotocol/client';
-import type { OAuthClientProvider as V1OAuthClientProvider, OAuthDiscoveryState as V1DiscoveryState } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientProvider as V2OAuthClientProvider,
+  OAuthDiscoveryState as V2DiscoveryState,
+  StoredOAuthClientInformation,
+  StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type {
+  OAuthClientProvider as V1OAuthClientProvider,
+  OAuthDiscoveryState as V1DiscoveryState,
+} from '@modelcontextprotocol/sdk/client/auth.js';
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { authorizationCode } from './oauthBrowser.ts';
 

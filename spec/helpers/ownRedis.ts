@@ -21,7 +21,9 @@ export async function ownRedis(port?: number): Promise<OwnRedis> {
   assert.ok(REDIS_SERVER, 'redis-server is installed');
   for (let attempt = 0; ; attempt++) {
     const at = port ?? (await freePort());
-    const child = spawn(REDIS_SERVER!, ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(REDIS_SERVER!, ['--port', String(at), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     // A port taken meanwhile makes it exit, and another is tried.
     const ready = await new Promise<boolean>((done) => {
       let out = '';

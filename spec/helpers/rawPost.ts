@@ -18,7 +18,19 @@ export function rawPost(agent: Agent, url: URL, body: unknown, headers: Record<s
   return new Promise((resolve) => {
     const text = JSON.stringify(body);
     const req = httpRequest(
-      { agent, host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(text), ...headers } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(text),
+          ...headers,
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -27,7 +39,10 @@ export function rawPost(agent: Agent, url: URL, body: unknown, headers: Record<s
           const status = res.statusCode ?? 0;
           try {
             if ((res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
-              const data = raw.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+              const data = raw
+                .split('\n')
+                .filter((l) => l.startsWith('data: '))
+                .map((l) => JSON.parse(l.slice(6)));
               resolve({ status, json: data.at(-1) });
             } else resolve({ status, json: raw === '' ? undefined : JSON.parse(raw) });
           } catch {

@@ -49,7 +49,10 @@ function add(into: Map<string, Set<string>>, specifier: string, names: Iterable<
  * the prose forms "**`a`** and **`b`** (`mcp-dual-era/x`)" and "`a(…)` from `mcp-dual-era/x`".
  * `types` holds the names imported with `type`.
  */
-export function documentedNames(text = DOCS.map((d) => d.text).join('\n')): { values: Map<string, Set<string>>; types: Map<string, Set<string>> } {
+export function documentedNames(text = DOCS.map((d) => d.text).join('\n')): {
+  values: Map<string, Set<string>>;
+  types: Map<string, Set<string>>;
+} {
   const values = new Map<string, Set<string>>();
   const types = new Map<string, Set<string>>();
   for (const m of text.matchAll(new RegExp(String.raw`import\s+(type\s+)?\{([^}]*)\}\s+from\s+'(${SPECIFIER})'`, 'g'))) {
@@ -57,15 +60,23 @@ export function documentedNames(text = DOCS.map((d) => d.text).join('\n')): { va
       const item = raw.trim();
       if (!item) continue;
       const isType = m[1] !== undefined || item.startsWith('type ');
-      const name = item.replace(/^type\s+/, '').split(/\s+as\s+/)[0]!.trim();
+      const name = item
+        .replace(/^type\s+/, '')
+        .split(/\s+as\s+/)[0]!
+        .trim();
       add(isType ? types : values, m[3]!, [name]);
     }
   }
   const prose = text.replace(/\s+/g, ' ');
   for (const m of prose.matchAll(new RegExp(String.raw`((?:\*\*\`${NAME}\`\*\*(?: and )?)+) \(\`(${SPECIFIER})\``, 'g'))) {
-    add(values, m[2]!, [...m[1]!.matchAll(new RegExp(String.raw`\`(${NAME})\``, 'g'))].map((n) => n[1]!));
+    add(
+      values,
+      m[2]!,
+      [...m[1]!.matchAll(new RegExp(String.raw`\`(${NAME})\``, 'g'))].map((n) => n[1]!),
+    );
   }
-  for (const m of prose.matchAll(new RegExp(String.raw`\`(${NAME})(?:\([^\`]*\))?\` from \`(${SPECIFIER})\``, 'g'))) add(values, m[2]!, [m[1]!]);
+  for (const m of prose.matchAll(new RegExp(String.raw`\`(${NAME})(?:\([^\`]*\))?\` from \`(${SPECIFIER})\``, 'g')))
+    add(values, m[2]!, [m[1]!]);
   return { values, types };
 }
 
@@ -97,7 +108,9 @@ export function codeBlocks(text = README, file = 'README.md'): CodeBlock[] {
 
 /** The documentation's TypeScript snippets that use this package: its ```ts blocks that import from it. */
 export function packageSnippets(docs: readonly DocFile[] = DOCS): CodeBlock[] {
-  return docs.flatMap((d) => codeBlocks(d.text, d.file)).filter((b) => b.lang === 'ts' && new RegExp(String.raw`from '${SPECIFIER}'`).test(b.code));
+  return docs
+    .flatMap((d) => codeBlocks(d.text, d.file))
+    .filter((b) => b.lang === 'ts' && new RegExp(String.raw`from '${SPECIFIER}'`).test(b.code));
 }
 
 /**

@@ -53,7 +53,7 @@ export function recordingUpstream<S extends ClosableServer>(make: () => S): Reco
       },
     };
   };
-  const withMethod = (method: string) => received.filter((m): m is JsonRpcRequest | JsonRpcNotification => 'method' in m && m.method === method);
+  const withMethod = (method: string) =>
+    received.filter((m): m is JsonRpcRequest | JsonRpcNotification => 'method' in m && m.method === method);
   return { upstream, servers, received, withMethod };
 }
-

@@ -139,7 +139,12 @@ export function validateMessage(revision: Revision, message: unknown, options: {
   }
   if ('error' in msg) {
     const code = (msg['error'] as { code?: number }).code;
-    const specific: Record<number, string> = { [-32020]: 'HeaderMismatchError', [-32021]: 'MissingRequiredClientCapabilityError', [-32022]: 'UnsupportedProtocolVersionError', [-32042]: 'URLElicitationRequiredError' };
+    const specific: Record<number, string> = {
+      [-32020]: 'HeaderMismatchError',
+      [-32021]: 'MissingRequiredClientCapabilityError',
+      [-32022]: 'UnsupportedProtocolVersionError',
+      [-32042]: 'URLElicitationRequiredError',
+    };
     const def = code === undefined ? undefined : specific[code];
     if (def && hasDef(revision, def)) return check(revision, def, message);
   }

@@ -27,7 +27,11 @@ function options(exactOptionalPropertyTypes: boolean): TS.CompilerOptions {
     // This package's own files use .ts specifiers.
     allowImportingTsExtensions: true,
     baseUrl: ROOT,
-    paths: { 'mcp-dual-era': ['lib/index.ts'], 'mcp-dual-era/server/advanced': ['lib/serverAdvanced.ts'], 'mcp-dual-era/*': ['lib/*.ts', 'lib/*/index.ts'] },
+    paths: {
+      'mcp-dual-era': ['lib/index.ts'],
+      'mcp-dual-era/server/advanced': ['lib/serverAdvanced.ts'],
+      'mcp-dual-era/*': ['lib/*.ts', 'lib/*/index.ts'],
+    },
   };
 }
 

@@ -16,14 +16,25 @@ export function viaNode(origin: string, options: { keepAlive?: boolean } = {}): 
     request.headers.forEach((value, name) => (headers[name] = value));
     if (body) headers['content-length'] = String(body.length);
     return new Promise<Response>((resolve, reject) => {
-      const req = httpRequest({ host: base.hostname, port: base.port, path: url.pathname + url.search, method: request.method, headers, signal: request.signal, ...(options.keepAlive === false ? { agent: false } : {}) }, (res) => {
-        const out = new Headers();
-        for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) out.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
-        const status = res.statusCode ?? 0;
-        const empty = status === 204 || status === 304;
-        if (empty) res.resume();
-        resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: out }));
-      });
+      const req = httpRequest(
+        {
+          host: base.hostname,
+          port: base.port,
+          path: url.pathname + url.search,
+          method: request.method,
+          headers,
+          signal: request.signal,
+          ...(options.keepAlive === false ? { agent: false } : {}),
+        },
+        (res) => {
+          const out = new Headers();
+          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) out.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+          const status = res.statusCode ?? 0;
+          const empty = status === 204 || status === 304;
+          if (empty) res.resume();
+          resolve(new Response(empty ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, headers: out }));
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });

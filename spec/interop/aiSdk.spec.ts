@@ -29,7 +29,11 @@ interface Connected {
 }
 
 /** The AI SDK client with an elicitation handler that accepts with a name. */
-async function connectAi(transport: ConstructorParameters<typeof StdioMCPTransport>[0] | { type: 'http'; url: string }, marker: string, extraClose: () => Promise<void> = async () => {}): Promise<Connected> {
+async function connectAi(
+  transport: ConstructorParameters<typeof StdioMCPTransport>[0] | { type: 'http'; url: string },
+  marker: string,
+  extraClose: () => Promise<void> = async () => {},
+): Promise<Connected> {
   const errors: unknown[] = [];
   const elicitations: unknown[] = [];
   const client = await createMCPClient({
@@ -59,7 +63,13 @@ async function connectAi(transport: ConstructorParameters<typeof StdioMCPTranspo
 function viaCommand(args: readonly string[], env: Record<string, string> = {}): () => Promise<Connected> {
   return async () => {
     const marker = randomUUID();
-    const transport = { command: process.execPath, args: [builtCli(), ...args], cwd: ROOT, env: { ...(process.env as Record<string, string>), [MARKER]: marker, ...env }, stderr: 'ignore' as const };
+    const transport = {
+      command: process.execPath,
+      args: [builtCli(), ...args],
+      cwd: ROOT,
+      env: { ...(process.env as Record<string, string>), [MARKER]: marker, ...env },
+      stderr: 'ignore' as const,
+    };
     return connectAi(transport, marker);
   };
 }
@@ -67,7 +77,11 @@ function viaCommand(args: readonly string[], env: Record<string, string> = {}): 
 /** `serve` over HTTP on a free port, the client pointed at the endpoint it says it serves. */
 async function viaHttp(): Promise<Connected> {
   const marker = randomUUID();
-  const child: ChildProcess = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--', process.execPath, EVERYTHING, 'stdio'], { cwd: ROOT, env: { ...process.env, [MARKER]: marker }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [builtCli(), 'serve', '--port', '0', '--', process.execPath, EVERYTHING, 'stdio'], {
+    cwd: ROOT,
+    env: { ...process.env, [MARKER]: marker },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const url = await new Promise<string>((resolveUrl, reject) => {
     let text = '';
     child.stderr!.setEncoding('utf8');
@@ -111,7 +125,8 @@ for (const [name, open] of ways) {
   s('should list and call tools', async () => {
     const tools = await c.client.listTools();
     const names = tools.tools.map((t) => t.name);
-    for (const tool of ['echo', 'get-sum', 'trigger-elicitation-request']) assert.ok(names.includes(tool), `${tool} in ${names.join(', ')}`);
+    for (const tool of ['echo', 'get-sum', 'trigger-elicitation-request'])
+      assert.ok(names.includes(tool), `${tool} in ${names.join(', ')}`);
     const echoed = await c.client.callTool({ name: 'echo', arguments: { message: 'through the eras' } });
     assert.match(textOf(echoed), 'Echo: through the eras');
     const sum = await c.client.callTool({ name: 'get-sum', arguments: { a: 2, b: 3 } });
@@ -174,7 +189,10 @@ for (const [name, args] of slow) {
     // A late answer reaches the client as a response to an unknown id, which it reports. (It reports
     // every notification of the server as "Unsupported message type": those are the server's own.)
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(c.errors.map(String).filter((e) => !e.includes('Unsupported message type')), []);
+    assert.equal(
+      c.errors.map(String).filter((e) => !e.includes('Unsupported message type')),
+      [],
+    );
   });
 
   f('should leave no process behind', async () => {

@@ -18,7 +18,10 @@ import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacySe
 import { runSuite, startServeCommand } from '../helpers/conformanceRun.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/baseline.json'), 'utf8')) as Record<string, Record<string, string>>;
+const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/baseline.json'), 'utf8')) as Record<
+  string,
+  Record<string, string>
+>;
 
 const servers: Record<'suspend' | 'replay', { wrap?: LegacyServerWrap; server?: RunningHttpServer }> = { suspend: {}, replay: {} };
 let command: { url: string; child: ChildProcess } | undefined;
@@ -43,18 +46,27 @@ c.after(async () => {
   }
 });
 
-for (const [revision, mode, where] of [['2026-07-28', 'suspend', 'the serve command'], ['2026-07-28', 'replay', 'in process'], ['2025-11-25', 'suspend', 'in process']] as const) {
+for (const [revision, mode, where] of [
+  ['2026-07-28', 'suspend', 'the serve command'],
+  ['2026-07-28', 'replay', 'in process'],
+  ['2025-11-25', 'suspend', 'in process'],
+] as const) {
   c(`should pass every scenario scored for ${revision} (${mode} mode, ${where}), with only baselined unscored failures`, async () => {
     const run = await runSuite(where === 'the serve command' ? command!.url : `${servers[mode].server!.origin}/mcp`, revision);
     const scored = [...run.scenarios].filter(([name]) => !run.unscored.has(name));
-    assert.ok(scored.length >= (revision === '2026-07-28' ? 37 : 30), `only ${scored.length} scored scenarios ran:\n${run.output.slice(-2000)}`);
+    assert.ok(
+      scored.length >= (revision === '2026-07-28' ? 37 : 30),
+      `only ${scored.length} scored scenarios ran:\n${run.output.slice(-2000)}`,
+    );
     const failing = scored.filter(([, r]) => r.failed > 0).map(([name]) => name);
     assert.equal(failing, [], `scored scenarios failing at ${revision}:\n${run.output.slice(-3000)}`);
     assert.is(run.code, 0, run.output.slice(-2000));
     const baseline = BASELINE[revision] ?? {};
     const unscoredFailing = [...run.unscored].filter((name) => (run.scenarios.get(name)?.failed ?? 0) > 0);
-    for (const name of unscoredFailing) assert.ok(name in baseline, `${name} fails at ${revision} and is not in fixtures/conformance/baseline.json`);
-    for (const name of Object.keys(baseline)) assert.ok(unscoredFailing.includes(name), `${name} is in the ${revision} baseline but no longer fails: remove it`);
+    for (const name of unscoredFailing)
+      assert.ok(name in baseline, `${name} fails at ${revision} and is not in fixtures/conformance/baseline.json`);
+    for (const name of Object.keys(baseline))
+      assert.ok(unscoredFailing.includes(name), `${name} is in the ${revision} baseline but no longer fails: remove it`);
     const checks = scored.reduce((n, [, r]) => n + r.passed, 0);
     process.stdout.write(`  conformance ${revision} (${mode}, ${where}): ${scored.length} scored scenarios, ${checks} checks passed\n`);
   });

@@ -22,11 +22,23 @@ const SUITE = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/in
 const HOOK = join(ROOT, 'spec/helpers/conformance/register.mjs');
 // Many runs start the client: a prebuilt bundle (built once, first thing) starts faster than tsx.
 const CLIENT = join(ROOT, 'fixtures/conformance/modernClient.ts');
-const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/clientBaseline.json'), 'utf8')) as Record<string, Record<string, string>>;
+const BASELINE = JSON.parse(readFileSync(join(ROOT, 'fixtures/conformance/clientBaseline.json'), 'utf8')) as Record<
+  string,
+  Record<string, string>
+>;
 /** The client scenarios a wrapped modern client is expected to pass, per revision. */
 const APPLICABLE: Record<string, readonly string[]> = {
   '2025-11-25': ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry', 'json-schema-2020-12-preservation'],
-  '2026-07-28': ['tools_call', 'request-metadata', 'sep-2322-client-request-state', 'http-standard-headers', 'http-custom-headers', 'http-invalid-tool-headers', 'json-schema-ref-no-deref', 'json-schema-2020-12-preservation'],
+  '2026-07-28': [
+    'tools_call',
+    'request-metadata',
+    'sep-2322-client-request-state',
+    'http-standard-headers',
+    'http-custom-headers',
+    'http-invalid-tool-headers',
+    'json-schema-ref-no-deref',
+    'json-schema-2020-12-preservation',
+  ],
 };
 
 async function conformance(args: readonly string[]): Promise<{ code: number | null; output: string }> {
@@ -45,7 +57,18 @@ async function conformance(args: readonly string[]): Promise<{ code: number | nu
 
 /** The client in `scenario` at `revision`. */
 async function clientRun(scenario: string, revision: string, ...extra: string[]): Promise<{ code: number | null; output: string }> {
-  return conformance(['client', '--command', await bundledClient(CLIENT, 'conformanceModernClient'), '--scenario', scenario, '--spec-version', revision, '--timeout', '60000', ...extra]);
+  return conformance([
+    'client',
+    '--command',
+    await bundledClient(CLIENT, 'conformanceModernClient'),
+    '--scenario',
+    scenario,
+    '--spec-version',
+    revision,
+    '--timeout',
+    '60000',
+    ...extra,
+  ]);
 }
 
 /** How many authorization scenarios run at once. */
@@ -75,7 +98,11 @@ for (const [revision, applicable] of Object.entries(APPLICABLE)) {
     listed = await listedClientScenarios(revision);
     assert.ok(listed.includes('tools_call') && listed.length >= 20, `unexpected listing: ${JSON.stringify(listed)}`);
     const baseline = BASELINE[revision] ?? {};
-    for (const name of listed) assert.ok(applicable.includes(name) || name.startsWith('auth/') || name in baseline, `${name} is neither applicable nor in fixtures/conformance/clientBaseline.json`);
+    for (const name of listed)
+      assert.ok(
+        applicable.includes(name) || name.startsWith('auth/') || name in baseline,
+        `${name} is neither applicable nor in fixtures/conformance/clientBaseline.json`,
+      );
     for (const name of Object.keys(baseline)) {
       assert.ok(listed.includes(name), `${name} is baselined but no longer listed: remove it`);
       assert.not.ok(applicable.includes(name), `${name} is both applicable and baselined`);
@@ -92,13 +119,17 @@ for (const [revision, applicable] of Object.entries(APPLICABLE)) {
 
   c('should sign in through the wrap in every authorization scenario not baselined', async () => {
     const baseline = BASELINE[revision] ?? {};
-    const auth = (listed.length > 0 ? listed : await listedClientScenarios(revision)).filter((name) => name.startsWith('auth/') && !(name in baseline));
+    const auth = (listed.length > 0 ? listed : await listedClientScenarios(revision)).filter(
+      (name) => name.startsWith('auth/') && !(name in baseline),
+    );
     assert.ok(auth.length >= 14, `unexpected listing: ${JSON.stringify(auth)}`);
     // The extension scenarios (client credentials, DPoP, enterprise-managed) are run at every revision on request (--force).
-    const problems = await inTurns(auth, AT_ONCE, async (scenario) =>
-      failure(scenario, await clientRun(scenario, revision, '--force')),
+    const problems = await inTurns(auth, AT_ONCE, async (scenario) => failure(scenario, await clientRun(scenario, revision, '--force')));
+    assert.equal(
+      problems.filter((p) => p !== undefined),
+      [],
+      `${problems.filter((p) => p !== undefined).length} of ${auth.length} authorization scenarios failed`,
     );
-    assert.equal(problems.filter((p) => p !== undefined), [], `${problems.filter((p) => p !== undefined).length} of ${auth.length} authorization scenarios failed`);
   });
 
   c.run();

@@ -5,15 +5,43 @@
  * first shown to fail against server-everything's own HTTP server.
  */
 import { randomUUID } from 'node:crypto';
-import { Client as ModernClient, LOG_LEVEL_META_KEY, SdkError, StreamableHTTPClientTransport as ModernHttpTransport, type FetchLike } from '@modelcontextprotocol/client';
+import {
+  Client as ModernClient,
+  LOG_LEVEL_META_KEY,
+  SdkError,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+  type FetchLike,
+} from '@modelcontextprotocol/client';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { serveNodeHttp, type RunningHttpServer } from '../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../lib/wrap/legacyServer/wrapLegacyServer.ts';
-import { assertLegacyProgress, assertLegacyResourceUpdate, atOrAbove, everythingBackend, LEVELS, markedProcesses, markedProcessesGone, reapMarked, sleep, startEverythingHttp, tappedParams, textOf, waitFor, type Level, type Tapped } from '../helpers/everything.ts';
+import {
+  assertLegacyProgress,
+  assertLegacyResourceUpdate,
+  atOrAbove,
+  everythingBackend,
+  LEVELS,
+  markedProcesses,
+  markedProcessesGone,
+  reapMarked,
+  sleep,
+  startEverythingHttp,
+  tappedParams,
+  textOf,
+  waitFor,
+  type Level,
+  type Tapped,
+} from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const DOC = 'demo://resource/static/document/architecture.md';
@@ -49,13 +77,19 @@ async function stopWrap(endpoint: Endpoint | undefined): Promise<Array<{ pid: nu
 }
 
 /** A fetch that records the JSON-RPC bodies the client POSTs, and the status and JSON body (not SSE) of each answer. */
-function recordingFetch(): { fetch: FetchLike; posted: Array<Record<string, any>>; answers: Array<{ status: number; json?: Record<string, any> }> } {
+function recordingFetch(): {
+  fetch: FetchLike;
+  posted: Array<Record<string, any>>;
+  answers: Array<{ status: number; json?: Record<string, any> }>;
+} {
   const posted: Array<Record<string, any>> = [];
   const answers: Array<{ status: number; json?: Record<string, any> }> = [];
   const fetchLike: FetchLike = async (input, init) => {
     if (typeof init?.body === 'string') posted.push(JSON.parse(init.body) as Record<string, any>);
     const response = await fetch(input, init);
-    const json = response.headers.get('content-type')?.includes('application/json') ? ((await response.clone().json()) as Record<string, any>) : undefined;
+    const json = response.headers.get('content-type')?.includes('application/json')
+      ? ((await response.clone().json()) as Record<string, any>)
+      : undefined;
     answers.push({ status: response.status, ...(json ? { json } : {}) });
     return response;
   };
@@ -65,7 +99,10 @@ function recordingFetch(): { fetch: FetchLike; posted: Array<Record<string, any>
 /** A modern-only (pinned) v2 client; with `inputs`, it declares and answers elicitation, sampling and roots. */
 function modernClient(inputs: boolean) {
   const asked: string[] = [];
-  const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { ...PINNED, capabilities: inputs ? { elicitation: { form: {} }, sampling: {}, roots: {} } : {} });
+  const client = new ModernClient(
+    { name: 'modern-spec', version: '1.0.0' },
+    { ...PINNED, capabilities: inputs ? { elicitation: { form: {} }, sampling: {}, roots: {} } : {} },
+  );
   if (inputs) {
     client.setRequestHandler('elicitation/create', async (request) => {
       asked.push(`elicitation: ${request.params.message}`);
@@ -94,7 +131,9 @@ unwrapped('should refuse a modern-only client: its server/discover gets 400 "Ser
   const recorder = recordingFetch();
   try {
     let failure: unknown;
-    await client.connect(new ModernHttpTransport(server.url, { fetch: recorder.fetch }), { timeout: 10_000 }).catch((e: unknown) => (failure = e));
+    await client
+      .connect(new ModernHttpTransport(server.url, { fetch: recorder.fetch }), { timeout: 10_000 })
+      .catch((e: unknown) => (failure = e));
     assert.instance(failure, SdkError);
     assert.is((failure as SdkError).code, 'ERA_NEGOTIATION_FAILED');
     assert.is(recorder.posted[0]?.['method'], 'server/discover');
@@ -140,9 +179,13 @@ modern('should discover server-everything as a 2026-07-28 server', async () => {
 modern('should list and call tools, and hide the tools that need capabilities it did not declare', async () => {
   const client = plain!;
   const names = (await client.listTools()).tools.map((t) => t.name);
-  for (const name of ['echo', 'get-sum', 'trigger-long-running-operation', 'toggle-simulated-logging']) assert.ok(names.includes(name), name);
+  for (const name of ['echo', 'get-sum', 'trigger-long-running-operation', 'toggle-simulated-logging'])
+    assert.ok(names.includes(name), name);
   for (const name of CONDITIONAL) assert.not.ok(names.includes(name), name);
-  assert.is(textOf(await client.callTool({ name: 'echo', arguments: { message: 'hello through the wrap' } })), 'Echo: hello through the wrap');
+  assert.is(
+    textOf(await client.callTool({ name: 'echo', arguments: { message: 'hello through the wrap' } })),
+    'Echo: hello through the wrap',
+  );
   assert.is(textOf(await client.callTool({ name: 'get-sum', arguments: { a: 19, b: 23 } })), 'The sum of 19 and 23 is 42.');
   const structured = await client.callTool({ name: 'get-structured-content', arguments: { location: 'New York' } });
   assert.equal(structured.structuredContent, { temperature: 33, conditions: 'Cloudy', humidity: 82 });
@@ -152,7 +195,13 @@ modern('should list and get prompts, with their arguments', async () => {
   const client = plain!;
   const prompts = (await client.listPrompts()).prompts;
   assert.ok(prompts.some((p) => p.name === 'simple-prompt'));
-  assert.equal(prompts.find((p) => p.name === 'args-prompt')?.arguments?.map((a) => [a.name, a.required ?? false]), [['city', true], ['state', false]]);
+  assert.equal(
+    prompts.find((p) => p.name === 'args-prompt')?.arguments?.map((a) => [a.name, a.required ?? false]),
+    [
+      ['city', true],
+      ['state', false],
+    ],
+  );
   const simple = await client.getPrompt({ name: 'simple-prompt' });
   assert.equal(simple.messages, [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt without arguments.' } }]);
   const args = await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Paris', state: 'Texas' } });
@@ -174,10 +223,16 @@ modern('should list and read resources and resource templates', async () => {
 
 modern('should stream the progress of a long-running tool to its progress handler', async () => {
   const progress: Array<{ progress: number; total?: number }> = [];
-  const result = await plain!.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, { onprogress: (p) => progress.push({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) }) });
+  const result = await plain!.callTool(
+    { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+    { onprogress: (p) => progress.push({ progress: p.progress, ...(p.total !== undefined ? { total: p.total } : {}) }) },
+  );
   assert.is(textOf(result), LONG_OP);
   await waitFor(() => progress.length >= 3, 1000);
-  assert.equal(progress, [1, 2, 3].map((i) => ({ progress: i, total: 3 })));
+  assert.equal(
+    progress,
+    [1, 2, 3].map((i) => ({ progress: i, total: 3 })),
+  );
 });
 
 modern('should deliver the logs of a request only at or above the level it asked for', async () => {
@@ -199,10 +254,22 @@ modern('should deliver the logs of a request only at or above the level it asked
   }
   await sleep(50);
   const upstream = emitted();
-  assert.ok(upstream.some((l) => !atOrAbove(l.level, threshold)), 'server-everything sent a log below the level');
-  assert.ok(upstream.some((l) => atOrAbove(l.level, threshold)), 'server-everything sent a log at or above the level');
-  assert.ok(delivered.every((l) => atOrAbove(l.level, threshold)), `a log below ${threshold} arrived: ${JSON.stringify(delivered)}`);
-  assert.equal(delivered, upstream.filter((l) => atOrAbove(l.level, threshold)).map((l) => ({ level: l.level, data: l.data })));
+  assert.ok(
+    upstream.some((l) => !atOrAbove(l.level, threshold)),
+    'server-everything sent a log below the level',
+  );
+  assert.ok(
+    upstream.some((l) => atOrAbove(l.level, threshold)),
+    'server-everything sent a log at or above the level',
+  );
+  assert.ok(
+    delivered.every((l) => atOrAbove(l.level, threshold)),
+    `a log below ${threshold} arrived: ${JSON.stringify(delivered)}`,
+  );
+  assert.equal(
+    delivered,
+    upstream.filter((l) => atOrAbove(l.level, threshold)).map((l) => ({ level: l.level, data: l.data })),
+  );
   client.removeNotificationHandler('notifications/message');
 });
 
@@ -222,7 +289,10 @@ modern('should send no logs to a request that asked for none', async () => {
 modern('should deliver resource updates on a subscriptions/listen stream', async () => {
   const client = plain!;
   const updates: Array<{ uri: string; subscriptionId: unknown }> = [];
-  client.setNotificationHandler('notifications/resources/updated', (n) => void updates.push({ uri: n.params.uri, subscriptionId: n.params._meta?.['io.modelcontextprotocol/subscriptionId'] }));
+  client.setNotificationHandler(
+    'notifications/resources/updated',
+    (n) => void updates.push({ uri: n.params.uri, subscriptionId: n.params._meta?.['io.modelcontextprotocol/subscriptionId'] }),
+  );
   const subscription = await client.listen({ resourceSubscriptions: [DOC], toolsListChanged: true });
   try {
     assert.equal(subscription.honoredFilter, { toolsListChanged: true, resourceSubscriptions: [DOC] });
@@ -237,7 +307,10 @@ modern('should deliver resource updates on a subscriptions/listen stream', async
     client.removeNotificationHandler('notifications/resources/updated');
   }
   assert.is(await subscription.closed, 'local');
-  assert.ok(await waitFor(() => tappedParams(endpoint!.tapped, 'up', 'resources/unsubscribe').length > 0, 2000), 'unsubscribed upstream when the listen ended');
+  assert.ok(
+    await waitFor(() => tappedParams(endpoint!.tapped, 'up', 'resources/unsubscribe').length > 0, 2000),
+    'unsubscribed upstream when the listen ended',
+  );
 });
 
 modern('should complete server-everything roots, elicitation and sampling tools through input_required rounds', async () => {
@@ -263,7 +336,10 @@ modern('should complete server-everything roots, elicitation and sampling tools 
     // fetch 350 ms into its session may land while it runs and be asked too) and, the client being
     // anonymous (not to be told from another anonymous client on the same session), one before each
     // later call, so that the server holds this client's roots when it runs it.
-    assert.equal(asked.filter((a) => a !== 'roots'), ['elicitation: Please provide inputs for the following fields:', 'sampling: Resource trigger-sampling-request context: say hi']);
+    assert.equal(
+      asked.filter((a) => a !== 'roots'),
+      ['elicitation: Please provide inputs for the following fields:', 'sampling: Resource trigger-sampling-request context: say hi'],
+    );
     // Each answer went back as a retry of the same call carrying inputResponses and the requestState.
     const retries = recorder.posted.filter((m) => m['method'] === 'tools/call' && m['params']?.['requestState'] !== undefined);
     const answered = (m: Record<string, any>) => Object.values(m['params']['inputResponses'] as Record<string, Record<string, unknown>>);
@@ -271,7 +347,10 @@ modern('should complete server-everything roots, elicitation and sampling tools 
     assert.is(rootsRetries[0]?.['params']['name'], 'get-roots-list');
     for (const retry of rootsRetries) for (const answer of answered(retry)) assert.equal(answer['roots'], ROOTS);
     const others = retries.filter((m) => !rootsRetries.includes(m));
-    assert.equal(others.map((m) => m['params']['name']), ['trigger-elicitation-request', 'trigger-sampling-request']);
+    assert.equal(
+      others.map((m) => m['params']['name']),
+      ['trigger-elicitation-request', 'trigger-sampling-request'],
+    );
     const answers = others.map((m) => answered(m)[0]);
     assert.equal((answers[0]?.['content'] as Record<string, unknown>)['name'], 'Ada Lovelace');
     assert.is((answers[1]?.['content'] as Record<string, unknown>)['text'], 'a sampled answer');
@@ -281,7 +360,10 @@ modern('should complete server-everything roots, elicitation and sampling tools 
     const asks = rounds.map((r) => Object.values(r['inputRequests'] as Record<string, { method: string }>).map((i) => i.method));
     // The call's own round, with the server's own fetch of roots in it when that landed meanwhile.
     assert.ok(asks[0]!.length >= 1 && asks[0]!.every((m) => m === 'roots/list'), JSON.stringify(asks[0]));
-    assert.equal(asks.filter((methods) => !methods.every((m) => m === 'roots/list')), [['elicitation/create'], ['sampling/createMessage']]);
+    assert.equal(
+      asks.filter((methods) => !methods.every((m) => m === 'roots/list')),
+      [['elicitation/create'], ['sampling/createMessage']],
+    );
     assert.ok(rounds.every((r) => typeof r['requestState'] === 'string'));
   } finally {
     await client.close();
@@ -310,7 +392,10 @@ const legacyUpdates: string[] = [];
 
 legacy.before(async () => {
   legacyEndpoint = await startWrap();
-  const client = new LegacyClient({ name: 'legacy-spec', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } });
+  const client = new LegacyClient(
+    { name: 'legacy-spec', version: '1.0.0' },
+    { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } },
+  );
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     legacyAsked.push(`elicitation: ${request.params.message}`);
     return { action: 'accept', content: { name: 'Grace Hopper', check: true } };
@@ -323,7 +408,10 @@ legacy.before(async () => {
     legacyAsked.push('roots');
     return { roots: [{ uri: 'file:///legacy/root', name: 'legacy-root' }] };
   });
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void legacyLogs.push({ level: n.params.level, data: n.params.data }));
+  client.setNotificationHandler(
+    LoggingMessageNotificationSchema,
+    (n) => void legacyLogs.push({ level: n.params.level, data: n.params.data }),
+  );
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void legacyUpdates.push(n.params.uri));
   legacyTransport = new LegacyHttpTransport(legacyEndpoint.url);
   await client.connect(legacyTransport, { timeout: 20_000 });
@@ -343,7 +431,10 @@ legacy('should initialize a legacy session relayed to server-everything', async 
   assert.equal(client.getServerVersion(), { name: 'mcp-servers/everything', title: 'Everything Reference Server', version: '2.0.0' });
   assert.equal(client.getServerCapabilities()?.resources, { subscribe: true, listChanged: true });
   const init = tappedParams(legacyEndpoint!.tapped, 'up', 'initialize');
-  assert.equal(init.map((p) => p['clientInfo']), [{ name: 'legacy-spec', version: '1.0.0' }]);
+  assert.equal(
+    init.map((p) => p['clientInfo']),
+    [{ name: 'legacy-spec', version: '1.0.0' }],
+  );
 });
 
 legacy('should list and call tools, including the ones its capabilities unlock', async () => {
@@ -364,7 +455,9 @@ legacy('should list and get prompts', async () => {
 legacy('should list and read resources and templates', async () => {
   const client = legacyClient!;
   assert.ok((await client.listResources()).resources.some((r) => r.uri === DOC));
-  assert.ok((await client.listResourceTemplates()).resourceTemplates.some((t) => t.uriTemplate === 'demo://resource/dynamic/text/{resourceId}'));
+  assert.ok(
+    (await client.listResourceTemplates()).resourceTemplates.some((t) => t.uriTemplate === 'demo://resource/dynamic/text/{resourceId}'),
+  );
   const dynamic = await client.readResource({ uri: 'demo://resource/dynamic/text/3' });
   assert.match((dynamic.contents[0] as { text: string }).text, /^Resource 3: This is a plaintext resource created at /);
 });
@@ -388,9 +481,15 @@ legacy('should honour logging/setLevel: only logs at or above the level arrive',
   };
   const high = await collect('error', (logs) => logs.length >= 2);
   assert.ok(high.length >= 2, 'logs at error or above arrived');
-  assert.ok(high.every((l) => atOrAbove(l.level, 'error')), JSON.stringify(high));
+  assert.ok(
+    high.every((l) => atOrAbove(l.level, 'error')),
+    JSON.stringify(high),
+  );
   const low = await collect('debug', (logs) => logs.some((l) => !atOrAbove(l.level, 'error')));
-  assert.ok(low.some((l) => !atOrAbove(l.level, 'error')), 'at debug, lower levels arrive too');
+  assert.ok(
+    low.some((l) => !atOrAbove(l.level, 'error')),
+    'at debug, lower levels arrive too',
+  );
   assert.ok(low.every((l) => LEVELS.includes(l.level as Level) && typeof l.data === 'string'));
 });
 
@@ -410,7 +509,9 @@ legacy('should relay server-everything roots, elicitation and sampling requests 
   assert.ok(legacyAsked.includes('elicitation: Please provide inputs for the following fields:'));
   assert.ok(legacyAsked.includes('sampling'));
   // Relayed, not translated: server-everything got the client's own answers.
-  const answers = legacyEndpoint!.tapped.flatMap((t) => (t.direction === 'up' && 'result' in t.message ? [JSON.stringify(t.message.result)] : []));
+  const answers = legacyEndpoint!.tapped.flatMap((t) =>
+    t.direction === 'up' && 'result' in t.message ? [JSON.stringify(t.message.result)] : [],
+  );
   assert.ok(answers.some((a) => a.includes('"name":"Grace Hopper"')));
   assert.ok(answers.some((a) => a.includes('"text":"a legacy sample"')));
   assert.ok(answers.some((a) => a.includes('"uri":"file:///legacy/root"')));
@@ -427,7 +528,11 @@ function sseReader(response: Response): { next(): Promise<Record<string, any> | 
         if (end !== -1) {
           const event = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trimStart()).join('\n');
+          const data = event
+            .split('\n')
+            .filter((l) => l.startsWith('data:'))
+            .map((l) => l.slice(5).trimStart())
+            .join('\n');
           if (data) return JSON.parse(data) as Record<string, any>;
           continue;
         }
@@ -439,25 +544,52 @@ function sseReader(response: Response): { next(): Promise<Record<string, any> | 
   };
 }
 
-legacy('should send what server-everything sends during a call on that call\'s own stream, for a client without a GET stream', async () => {
+legacy("should send what server-everything sends during a call on that call's own stream, for a client without a GET stream", async () => {
   const url = legacyEndpoint!.url;
   const base = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-  const post = (body: unknown, headers: Record<string, string> = {}) => fetch(url, { method: 'POST', headers: { ...base, ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
-  const init = await post({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'raw-legacy', version: '1.0.0' } } });
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { ...base, ...headers }, body: JSON.stringify(body), signal: AbortSignal.timeout(5000) });
+  const init = await post({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: { name: 'raw-legacy', version: '1.0.0' } },
+  });
   const session = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
   await init.text();
   try {
     assert.is((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status, 202);
-    const progressCall = sseReader(await post({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'raw-1' } } }, session));
+    const progressCall = sseReader(
+      await post(
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 }, _meta: { progressToken: 'raw-1' } },
+        },
+        session,
+      ),
+    );
     const seen: Array<Record<string, any>> = [];
     for (let m = await progressCall.next(); m; m = await progressCall.next()) seen.push(m);
-    assert.equal(seen.map((m) => m['method'] ?? `result ${m['id']}`), ['notifications/progress', 'notifications/progress', 'notifications/progress', 'result 2']);
-    assert.equal(seen.slice(0, 3).map((m) => m['params']), [1, 2, 3].map((progress) => ({ progress, total: 3, progressToken: 'raw-1' })));
+    assert.equal(
+      seen.map((m) => m['method'] ?? `result ${m['id']}`),
+      ['notifications/progress', 'notifications/progress', 'notifications/progress', 'result 2'],
+    );
+    assert.equal(
+      seen.slice(0, 3).map((m) => m['params']),
+      [1, 2, 3].map((progress) => ({ progress, total: 3, progressToken: 'raw-1' })),
+    );
 
-    const elicitCall = sseReader(await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {} } }, session));
+    const elicitCall = sseReader(
+      await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'trigger-elicitation-request', arguments: {} } }, session),
+    );
     const push = await elicitCall.next();
     assert.is(push?.['method'], 'elicitation/create');
-    assert.is((await post({ jsonrpc: '2.0', id: push!['id'], result: { action: 'accept', content: { name: 'Raw Client' } } }, session)).status, 202);
+    assert.is(
+      (await post({ jsonrpc: '2.0', id: push!['id'], result: { action: 'accept', content: { name: 'Raw Client' } } }, session)).status,
+      202,
+    );
     const answer = await elicitCall.next();
     assert.is(answer?.['id'], 3);
     assert.match(textOf(answer?.['result']), '- Name: Raw Client');

@@ -8,13 +8,39 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Client as ModernClient, LOG_LEVEL_META_KEY, SdkError } from '@modelcontextprotocol/client';
-import { getDefaultEnvironment as modernDefaultEnvironment, StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  getDefaultEnvironment as modernDefaultEnvironment,
+  StdioClientTransport as ModernStdioTransport,
+} from '@modelcontextprotocol/client/stdio';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
-import { getDefaultEnvironment as legacyDefaultEnvironment, StdioClientTransport as LegacyStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  getDefaultEnvironment as legacyDefaultEnvironment,
+  StdioClientTransport as LegacyStdioTransport,
+} from '@modelcontextprotocol/sdk/client/stdio.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { assertLegacyProgress, assertLegacyResourceUpdate, atOrAbove, EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, serveStdioCommand, sleep, textOf, waitFor, type Level } from '../helpers/everything.ts';
+import {
+  assertLegacyProgress,
+  assertLegacyResourceUpdate,
+  atOrAbove,
+  EVERYTHING,
+  MARKER,
+  markedProcesses,
+  markedProcessesGone,
+  reapMarked,
+  serveStdioCommand,
+  sleep,
+  textOf,
+  waitFor,
+  type Level,
+} from '../helpers/everything.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
 const DOC = 'demo://resource/static/document/architecture.md';
@@ -28,7 +54,12 @@ const unwrapped = suite('server-everything over stdio without a wrap');
 unwrapped('should refuse a modern-only client: server/discover is not a method it knows', async () => {
   const marker = randomUUID();
   const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, PINNED);
-  const transport = new ModernStdioTransport({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { ...modernDefaultEnvironment(), [MARKER]: marker }, stderr: 'ignore' });
+  const transport = new ModernStdioTransport({
+    command: process.execPath,
+    args: [EVERYTHING, 'stdio'],
+    env: { ...modernDefaultEnvironment(), [MARKER]: marker },
+    stderr: 'ignore',
+  });
   try {
     let failure: unknown;
     await client.connect(transport, { timeout: 10_000 }).catch((e: unknown) => (failure = e));
@@ -55,7 +86,10 @@ const modernSent: Array<Record<string, any>> = [];
 const modernAsked: string[] = [];
 
 modern.before(async () => {
-  const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } });
+  const client = new ModernClient(
+    { name: 'modern-spec', version: '1.0.0' },
+    { ...PINNED, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
+  );
   client.setRequestHandler('elicitation/create', async (request) => {
     modernAsked.push(`elicitation: ${request.params.message}`);
     return { action: 'accept', content: { name: 'Ada Lovelace', check: true } };
@@ -107,14 +141,19 @@ modern('should complete server-everything roots, elicitation and sampling tools 
   assert.ok(rootsRounds <= 2);
   assert.equal(modernAsked.slice(rootsRounds), ['elicitation: Please provide inputs for the following fields:', 'sampling']);
   const retries = modernSent.filter((m) => m['method'] === 'tools/call' && m['params']?.['requestState'] !== undefined);
-  assert.equal(retries.map((m) => m['params']['name']), [...Array.from({ length: rootsRounds }, () => 'get-roots-list'), 'trigger-elicitation-request', 'trigger-sampling-request']);
-  for (const retry of retries.slice(0, rootsRounds)) assert.equal(Object.values(retry['params']['inputResponses'] as Record<string, { roots: unknown }>)[0]?.roots, ROOTS);
+  assert.equal(
+    retries.map((m) => m['params']['name']),
+    [...Array.from({ length: rootsRounds }, () => 'get-roots-list'), 'trigger-elicitation-request', 'trigger-sampling-request'],
+  );
+  for (const retry of retries.slice(0, rootsRounds))
+    assert.equal(Object.values(retry['params']['inputResponses'] as Record<string, { roots: unknown }>)[0]?.roots, ROOTS);
 });
 
 modern('should list and call tools', async () => {
   const client = modernClient!;
   const names = (await client.listTools()).tools.map((t) => t.name);
-  for (const name of ['echo', 'get-sum', 'get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request']) assert.ok(names.includes(name), name);
+  for (const name of ['echo', 'get-sum', 'get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request'])
+    assert.ok(names.includes(name), name);
   assert.is(textOf(await client.callTool({ name: 'echo', arguments: { message: 'over stdio' } })), 'Echo: over stdio');
   assert.is(textOf(await client.callTool({ name: 'get-sum', arguments: { a: 40, b: 2 } })), 'The sum of 40 and 2 is 42.');
 });
@@ -124,14 +163,19 @@ modern('should get a prompt and read resources', async () => {
   const prompt = await client.getPrompt({ name: 'args-prompt', arguments: { city: 'Paris' } });
   assert.equal(prompt.messages[0]?.content, { type: 'text', text: "What's weather in Paris?" });
   assert.ok((await client.listResources()).resources.some((r) => r.uri === DOC));
-  assert.ok((await client.listResourceTemplates()).resourceTemplates.some((t) => t.uriTemplate === 'demo://resource/dynamic/text/{resourceId}'));
+  assert.ok(
+    (await client.listResourceTemplates()).resourceTemplates.some((t) => t.uriTemplate === 'demo://resource/dynamic/text/{resourceId}'),
+  );
   const dynamic = await client.readResource({ uri: 'demo://resource/dynamic/text/7' });
   assert.match((dynamic.contents[0] as { text: string }).text, /^Resource 7: This is a plaintext resource created at /);
 });
 
 modern('should deliver the progress of a long-running tool to its progress handler', async () => {
   const progress: number[] = [];
-  const result = await modernClient!.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, { onprogress: (p) => progress.push(p.progress) });
+  const result = await modernClient!.callTool(
+    { name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } },
+    { onprogress: (p) => progress.push(p.progress) },
+  );
   assert.is(textOf(result), LONG_OP);
   await waitFor(() => progress.length >= 3, 1000);
   // The v2 client runs progress handlers a tick after reading them and forgets a request once its
@@ -156,11 +200,20 @@ modern('should write every progress notification before the answer on the wire',
       }
     });
   });
-  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, progressToken: 'wire' };
-  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.1, steps: 3 }, _meta: meta } })}\n`);
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    progressToken: 'wire',
+  };
+  child.stdin.write(
+    `${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'trigger-long-running-operation', arguments: { duration: 0.1, steps: 3 }, _meta: meta } })}\n`,
+  );
   await done;
   child.stdin.end();
-  assert.equal(lines.map((m) => (m.method === 'notifications/progress' ? [m.params.progressToken, m.params.progress] : m.id)), [['wire', 1], ['wire', 2], ['wire', 3], 7]);
+  assert.equal(
+    lines.map((m) => (m.method === 'notifications/progress' ? [m.params.progressToken, m.params.progress] : m.id)),
+    [['wire', 1], ['wire', 2], ['wire', 3], 7],
+  );
   await new Promise((r) => child.once('exit', r));
 });
 
@@ -184,10 +237,16 @@ modern('should deliver logs only to requests that asked, and only at or above th
   const none = await toggles(undefined, () => false);
   assert.equal(none.logs, [], 'no logLevel, no logs');
   const all = await toggles('debug', () => logs.some((l) => !atOrAbove(l.level, 'error')));
-  assert.ok(all.logs.some((l) => !atOrAbove(l.level, 'error')), 'at debug, logs below error arrive');
+  assert.ok(
+    all.logs.some((l) => !atOrAbove(l.level, 'error')),
+    'at debug, logs below error arrive',
+  );
   const high = await toggles('error', () => logs.length >= 2);
   assert.ok(high.logs.length >= 2, 'logs at error or above arrive');
-  assert.ok(high.logs.every((l) => atOrAbove(l.level, 'error')), JSON.stringify(high.logs));
+  assert.ok(
+    high.logs.every((l) => atOrAbove(l.level, 'error')),
+    JSON.stringify(high.logs),
+  );
   client.removeNotificationHandler('notifications/message');
 });
 
@@ -228,7 +287,10 @@ const legacyLogs: Array<{ level: string; data: unknown }> = [];
 const legacyUpdates: string[] = [];
 
 legacy.before(async () => {
-  const client = new LegacyClient({ name: 'legacy-spec', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } });
+  const client = new LegacyClient(
+    { name: 'legacy-spec', version: '1.0.0' },
+    { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } },
+  );
   client.setRequestHandler(ElicitRequestSchema, async () => {
     legacyAsked.push('elicitation');
     return { action: 'accept', content: { name: 'Grace Hopper', check: true } };
@@ -241,7 +303,10 @@ legacy.before(async () => {
     legacyAsked.push('roots');
     return { roots: [{ uri: 'file:///legacy/root', name: 'legacy-root' }] };
   });
-  client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void legacyLogs.push({ level: n.params.level, data: n.params.data }));
+  client.setNotificationHandler(
+    LoggingMessageNotificationSchema,
+    (n) => void legacyLogs.push({ level: n.params.level, data: n.params.data }),
+  );
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void legacyUpdates.push(n.params.uri));
   const transport = new LegacyStdioTransport({ ...serveStdioCommand(legacyMarker, legacyDefaultEnvironment()), stderr: 'ignore' });
   await client.connect(transport, { timeout: 30_000 });
@@ -258,7 +323,8 @@ legacy('should initialize with server-everything itself and list and call tools'
   assert.equal(client.getServerVersion(), { name: 'mcp-servers/everything', title: 'Everything Reference Server', version: '2.0.0' });
   assert.equal(client.getServerCapabilities()?.resources, { subscribe: true, listChanged: true });
   const names = (await client.listTools()).tools.map((t) => t.name);
-  for (const name of ['echo', 'get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request']) assert.ok(names.includes(name), name);
+  for (const name of ['echo', 'get-roots-list', 'trigger-elicitation-request', 'trigger-sampling-request'])
+    assert.ok(names.includes(name), name);
   assert.is(textOf(await client.callTool({ name: 'echo', arguments: { message: 'legacy stdio' } })), 'Echo: legacy stdio');
 });
 
@@ -289,7 +355,10 @@ legacy('should honour logging/setLevel: only logs at or above the level arrive',
   const high = await collect('error', () => legacyLogs.length >= 2);
   assert.ok(high.length >= 2 && high.every((l) => atOrAbove(l.level, 'error')), JSON.stringify(high));
   const low = await collect('debug', () => legacyLogs.some((l) => !atOrAbove(l.level, 'error')));
-  assert.ok(low.some((l) => !atOrAbove(l.level, 'error')), 'at debug, lower levels arrive too');
+  assert.ok(
+    low.some((l) => !atOrAbove(l.level, 'error')),
+    'at debug, lower levels arrive too',
+  );
 });
 
 legacy('should deliver resources/updated for a resources/subscribe', async () => {
@@ -300,8 +369,14 @@ legacy('should relay server-everything roots, elicitation and sampling requests 
   const client = legacyClient!;
   assert.match(textOf(await client.callTool({ name: 'get-roots-list', arguments: {} })), '1. legacy-root\n   URI: file:///legacy/root');
   assert.match(textOf(await client.callTool({ name: 'trigger-elicitation-request', arguments: {} })), '- Name: Grace Hopper');
-  assert.match(textOf(await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 5 } })), '"text": "a legacy sample"');
-  assert.ok(legacyAsked.includes('roots') && legacyAsked.includes('elicitation') && legacyAsked.includes('sampling'), JSON.stringify(legacyAsked));
+  assert.match(
+    textOf(await client.callTool({ name: 'trigger-sampling-request', arguments: { prompt: 'hi', maxTokens: 5 } })),
+    '"text": "a legacy sample"',
+  );
+  assert.ok(
+    legacyAsked.includes('roots') && legacyAsked.includes('elicitation') && legacyAsked.includes('sampling'),
+    JSON.stringify(legacyAsked),
+  );
 });
 
 legacy('should leave no process behind once the client has closed', async () => {

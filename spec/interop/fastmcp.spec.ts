@@ -29,10 +29,18 @@ const roots = suite('wrapLegacyServer and fastmcp roots');
 roots('should give fastmcp the wrap roots: it asks once the session declares roots.listChanged', async () => {
   const wrap = fastmcpWrap(CONFIGURED);
   try {
-    const answer = await wrap.serveModern(modernRequest('tools/call', { name: 'workspace', arguments: {} }), { principal: 'ada', signal: new Cancellation(), notify: () => {} });
+    const answer = await wrap.serveModern(modernRequest('tools/call', { name: 'workspace', arguments: {} }), {
+      principal: 'ada',
+      signal: new Cancellation(),
+      notify: () => {},
+    });
     const message = answer!.message as { result?: { content: Array<{ type: string; text: string }> } };
     assert.equal(JSON.parse(message.result!.content[0]!.text), ['file:///srv/configured']);
-    assert.equal(wrap.pool.sessions()[0]!.key.capabilities['roots'], { listChanged: true }, 'declared upstream although the client declared no roots');
+    assert.equal(
+      wrap.pool.sessions()[0]!.key.capabilities['roots'],
+      { listChanged: true },
+      'declared upstream although the client declared no roots',
+    );
   } finally {
     await wrap.close();
   }
@@ -41,7 +49,11 @@ roots('should give fastmcp the wrap roots: it asks once the session declares roo
 roots('should not declare roots upstream when neither the wrap nor the client has any', async () => {
   const wrap = fastmcpWrap();
   try {
-    const answer = await wrap.serveModern(modernRequest('tools/call', { name: 'workspace', arguments: {} }), { principal: 'ada', signal: new Cancellation(), notify: () => {} });
+    const answer = await wrap.serveModern(modernRequest('tools/call', { name: 'workspace', arguments: {} }), {
+      principal: 'ada',
+      signal: new Cancellation(),
+      notify: () => {},
+    });
     const message = answer!.message as { result?: { content: Array<{ type: string; text: string }> } };
     assert.equal(JSON.parse(message.result!.content[0]!.text), []);
     assert.is(wrap.pool.sessions()[0]!.key.capabilities['roots'], undefined);
@@ -53,7 +65,10 @@ roots('should not declare roots upstream when neither the wrap nor the client ha
 /** fastmcp's `workspace` tool called by a modern client with roots of its own, over HTTP: the roots it saw, and how often the client was asked. */
 async function workspaceThrough(wrap: LegacyServerWrap): Promise<{ roots: string[]; asked: number }> {
   const http = await serveNodeHttp(wrap, { port: 0 });
-  const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } });
+  const client = new ModernClient(
+    { name: 'modern-spec', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } },
+  );
   let asked = 0;
   client.setRequestHandler('roots/list', async () => {
     asked++;

@@ -17,7 +17,16 @@ import { StdioChildTransport } from '../../lib/transport/stdioChild.ts';
 import { wrapLegacyClient } from '../../lib/wrap/legacyClient/wrapLegacyClient.ts';
 import { wrapModernServer, type ModernServerWrap } from '../../lib/wrap/modernServer/wrapModernServer.ts';
 import { legacyProgress, sleep, textOf, waitFor } from '../helpers/everything.ts';
-import { CONNECT_STDIO, connectCommand, legacyClient, MODERN_STDIO, ROOTS, startModernHttp, WRAPPED_STDIO, type LegacyClient } from '../helpers/modernFixture.ts';
+import {
+  CONNECT_STDIO,
+  connectCommand,
+  legacyClient,
+  MODERN_STDIO,
+  ROOTS,
+  startModernHttp,
+  WRAPPED_STDIO,
+  type LegacyClient,
+} from '../helpers/modernFixture.ts';
 
 const NOTE = 'note://greeting';
 
@@ -28,7 +37,10 @@ const unwrapped = suite('a v1 client and a modern-only v2 server, without a wrap
 unwrapped('should be refused over stdio: the server rejects the initialize handshake', async () => {
   const client = new Client({ name: 'v1', version: '1.32.2' });
   const transport = new StdioClientTransport({ ...MODERN_STDIO, env: getDefaultEnvironment() });
-  const failure = await client.connect(transport).then(() => undefined, (e: unknown) => e as Error & { code?: number; data?: { supported?: string[] } });
+  const failure = await client.connect(transport).then(
+    () => undefined,
+    (e: unknown) => e as Error & { code?: number; data?: { supported?: string[] } },
+  );
   await client.close();
   assert.ok(failure, 'connect failed');
   assert.is(failure!.code, -32022);
@@ -39,7 +51,10 @@ unwrapped('should be refused over HTTP', async () => {
   const modern = await startModernHttp();
   const client = new Client({ name: 'v1', version: '1.32.2' });
   try {
-    const failure = await client.connect(new StreamableHTTPClientTransport(new URL(modern.url))).then(() => undefined, (e: unknown) => e as Error);
+    const failure = await client.connect(new StreamableHTTPClientTransport(new URL(modern.url))).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     assert.ok(failure, 'connect failed');
     assert.match(failure!.message, /-32022/);
     assert.match(failure!.message, /2026-07-28/);
@@ -104,7 +119,10 @@ function exercise(placement: Placement): void {
   s('should read a resource, and report a missing one with -32002', async () => {
     const read = await client.readResource({ uri: NOTE });
     assert.is(read.contents[0]!['text'], 'hello');
-    const failure = await client.readResource({ uri: 'note://item/missing' }).then(() => undefined, (e: { code?: number }) => e);
+    const failure = await client.readResource({ uri: 'note://item/missing' }).then(
+      () => undefined,
+      (e: { code?: number }) => e,
+    );
     assert.is(failure?.code, -32002);
   });
 
@@ -130,7 +148,10 @@ function exercise(placement: Placement): void {
     await client.callTool({ name: 'work', arguments: { steps: 4 } });
     assert.ok(await waitFor(() => client.logs.length >= 2, 2000));
     await sleep(50);
-    assert.equal(client.logs, [{ level: 'info', data: 'step 1' }, { level: 'info', data: 'step 3' }]);
+    assert.equal(client.logs, [
+      { level: 'info', data: 'step 1' },
+      { level: 'info', data: 'step 3' },
+    ]);
   });
 
   s('should forward progress under the client token', async () => {
@@ -161,7 +182,10 @@ function exercise(placement: Placement): void {
   s('should cancel a call upstream', async () => {
     const before = Number(textOf(await client.callTool({ name: 'cancellations', arguments: {} })));
     const controller = new AbortController();
-    const call = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: controller.signal }).then(() => 'answered', () => 'rejected');
+    const call = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: controller.signal }).then(
+      () => 'answered',
+      () => 'rejected',
+    );
     await sleep(150);
     controller.abort('enough');
     assert.is(await call, 'rejected');
@@ -182,7 +206,8 @@ function exercise(placement: Placement): void {
   s.run();
 }
 
-const httpTransport = (client: LegacyClient, url: string) => (client.sdk === '1.32.2' ? new StreamableHTTPClientTransport(new URL(url)) : new Http117(new URL(url)));
+const httpTransport = (client: LegacyClient, url: string) =>
+  client.sdk === '1.32.2' ? new StreamableHTTPClientTransport(new URL(url)) : new Http117(new URL(url));
 
 for (const sdk of ['1.32.2', '1.17.5'] as const) {
   exercise({

@@ -51,13 +51,19 @@ function resultOf(answer: ModernAnswer): Record<string, any> {
 /** Retries an `input_required` round of server-everything's elicitation tool with an accepting answer. */
 function retryElicitation(url: URL, round: Record<string, any>, principal: string, id: number | string): Promise<ModernAnswer> {
   const [key] = Object.keys(round['inputRequests']);
-  return modernPost(url, 'tools/call', { name: 'trigger-elicitation-request', arguments: {}, inputResponses: { [key!]: ACCEPT }, requestState: round['requestState'] }, { principal, capabilities: ELICIT, id });
+  return modernPost(
+    url,
+    'tools/call',
+    { name: 'trigger-elicitation-request', arguments: {}, inputResponses: { [key!]: ACCEPT }, requestState: round['requestState'] },
+    { principal, capabilities: ELICIT, id },
+  );
 }
 
 /** Runs `count` calls, `size` at a time; their results in order. */
 async function inWaves<T>(count: number, size: number, call: (i: number) => Promise<T>): Promise<T[]> {
   const out: T[] = [];
-  for (let i = 0; i < count; i += size) out.push(...(await Promise.all(Array.from({ length: Math.min(size, count - i) }, (_, j) => call(i + j)))));
+  for (let i = 0; i < count; i += size)
+    out.push(...(await Promise.all(Array.from({ length: Math.min(size, count - i) }, (_, j) => call(i + j)))));
   return out;
 }
 
@@ -86,7 +92,14 @@ parked('should serve a new principal after a pool’s worth of principals each p
   const s = await serve({ upstream: everythingBackend(marker), sessions: { max: pool, reserve, opening: 4, waitMs: 120_000 } });
   try {
     // A crowd of new callers, eight at a time (each boots a server process of its own).
-    const rounds = await inWaves(pool, 8, (i) => modernPost(s.url, 'tools/call', { name: 'trigger-elicitation-request', arguments: {} }, { principal: `sybil-${i}`, capabilities: ELICIT, id: i }));
+    const rounds = await inWaves(pool, 8, (i) =>
+      modernPost(
+        s.url,
+        'tools/call',
+        { name: 'trigger-elicitation-request', arguments: {} },
+        { principal: `sybil-${i}`, capabilities: ELICIT, id: i },
+      ),
+    );
     const parkedRounds = rounds.filter((r) => r.message['result']?.['resultType'] === 'input_required');
     const others = rounds.filter((r) => !parkedRounds.includes(r)).map((r) => JSON.stringify(r.message).slice(0, 300));
     assert.equal(others, [], 'each got its input_required round');
@@ -97,8 +110,18 @@ parked('should serve a new principal after a pool’s worth of principals each p
 
     const started = Date.now();
     assertServed(await modernPost(s.url, 'server/discover', {}, { principal: 'newcomer' }), 'discover');
-    assertServed(await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { message: 'still here' } }, { principal: 'newcomer', id: 'echo' }), 'a plain call');
-    const round = resultOf(await modernPost(s.url, 'tools/call', { name: 'trigger-elicitation-request', arguments: {} }, { principal: 'newcomer', capabilities: ELICIT, id: 'mine' }));
+    assertServed(
+      await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { message: 'still here' } }, { principal: 'newcomer', id: 'echo' }),
+      'a plain call',
+    );
+    const round = resultOf(
+      await modernPost(
+        s.url,
+        'tools/call',
+        { name: 'trigger-elicitation-request', arguments: {} },
+        { principal: 'newcomer', capabilities: ELICIT, id: 'mine' },
+      ),
+    );
     assert.is(round['resultType'], 'input_required', 'the newcomer may park a call too');
     const done = resultOf(await retryElicitation(s.url, round, 'newcomer', 'mine-2'));
     assert.match(JSON.stringify(done['content']), 'Ada Lovelace');
@@ -119,7 +142,14 @@ parked('should keep one principal with four capability sets to its own share', a
   const s = await serve({ upstream: everythingBackend(marker), sessions: { waitMs: 8_000 } });
   try {
     const answers = await Promise.all(
-      Array.from({ length: 64 }, (_, i) => modernPost(s.url, 'tools/call', { name: 'trigger-elicitation-request', arguments: {} }, { principal: 'greedy', capabilities: { ...ELICIT, experimental: { [`set${i % 4}`]: {} } }, id: i })),
+      Array.from({ length: 64 }, (_, i) =>
+        modernPost(
+          s.url,
+          'tools/call',
+          { name: 'trigger-elicitation-request', arguments: {} },
+          { principal: 'greedy', capabilities: { ...ELICIT, experimental: { [`set${i % 4}`]: {} } }, id: i },
+        ),
+      ),
     );
     const parkedCount = answers.filter((a) => a.message['result']?.['resultType'] === 'input_required').length;
     const refused = answers.filter((a) => a.message['error']?.['code'] === -32005);
@@ -133,7 +163,10 @@ parked('should keep one principal with four capability sets to its own share', a
     assert.match(mine!.message['error']['message'], 'Limit exceeded: sessions-per-caller (16)');
     for (const r of refused) assert.ok([429, 503].includes(r.status) && r.retryAfter !== null, JSON.stringify(r.message));
     assert.ok(s.wrap.stats().sessions <= 16);
-    assertServed(await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { message: 'x' } }, { principal: 'modest' }), 'another principal');
+    assertServed(
+      await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { message: 'x' } }, { principal: 'modest' }),
+      'another principal',
+    );
   } finally {
     await s.close();
     reapMarked(marker);
@@ -147,9 +180,18 @@ parked('should put 20 concurrent first calls of one principal each in a round of
   try {
     const outcomes = await Promise.all(
       Array.from({ length: 20 }, async (_, i) => {
-        const first = await modernPost(s.url, 'tools/call', { name: 'trigger-elicitation-request', arguments: {} }, { principal: 'busy-user', capabilities: ELICIT, id: `c${i}` });
+        const first = await modernPost(
+          s.url,
+          'tools/call',
+          { name: 'trigger-elicitation-request', arguments: {} },
+          { principal: 'busy-user', capabilities: ELICIT, id: `c${i}` },
+        );
         const round = resultOf(first);
-        assert.is(round['resultType'], 'input_required', `call ${i} was asked, not answered for the user: ${JSON.stringify(round).slice(0, 200)}`);
+        assert.is(
+          round['resultType'],
+          'input_required',
+          `call ${i} was asked, not answered for the user: ${JSON.stringify(round).slice(0, 200)}`,
+        );
         return resultOf(await retryElicitation(s.url, round, 'busy-user', `r${i}`));
       }),
     );
@@ -236,7 +278,12 @@ function bareInitialize(url: URL, principal: string): Promise<Response> {
   return fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${principal}` },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    }),
   });
 }
 
@@ -248,11 +295,25 @@ legacy("should answer another caller's use of a session as if it did not exist",
   try {
     const sessionId = transport.sessionId!;
     const as = (authorization: string | undefined, init: RequestInit) =>
-      fetch(s.url, { ...init, headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25', ...(authorization ? { authorization } : {}), ...(init.headers as Record<string, string>) } });
+      fetch(s.url, {
+        ...init,
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+          ...(authorization ? { authorization } : {}),
+          ...(init.headers as Record<string, string>),
+        },
+      });
     const call = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo', arguments: { text: 'stolen' } } });
     for (const who of ['Bearer mallory', undefined]) {
       assert.is((await as(who, { method: 'POST', body: call })).status, 404, `a tool call by ${who ?? 'no one'}`);
-      assert.is((await as(who, { method: 'GET', headers: { accept: 'text/event-stream' } })).status, 404, `the GET stream by ${who ?? 'no one'}`);
+      assert.is(
+        (await as(who, { method: 'GET', headers: { accept: 'text/event-stream' } })).status,
+        404,
+        `the GET stream by ${who ?? 'no one'}`,
+      );
       assert.is((await as(who, { method: 'DELETE' })).status, 404, `DELETE by ${who ?? 'no one'}`);
     }
     const echoed = await client.callTool({ name: 'echo', arguments: { text: 'mine' } });
@@ -281,7 +342,13 @@ legacy('should close a session left idle, with its upstream', async () => {
     assert.ok(await waitFor(() => s.wrap.legacySessions === 0, 3_000), 'closed once idle');
     const res = await fetch(s.url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: 'Bearer alice', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-11-25' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer alice',
+        'mcp-session-id': transport.sessionId!,
+        'mcp-protocol-version': '2025-11-25',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/list' }),
     });
     assert.is(res.status, 404, 'its client is told to initialize again');
@@ -329,13 +396,18 @@ edges('should answer an elicitation outside any call with cancel, not decline', 
       const server = new McpServer({ name: 'stray', version: '1.0.0' });
       server.registerTool('noop', { description: 'nothing' }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
       server.server.oninitialized = () => {
-        void server.server.elicitInput({ mode: 'form', message: 'Anyone?', requestedSchema: { type: 'object', properties: {} } }).then((r) => actions.push(r.action));
+        void server.server
+          .elicitInput({ mode: 'form', message: 'Anyone?', requestedSchema: { type: 'object', properties: {} } })
+          .then((r) => actions.push(r.action));
       };
       return server;
     },
   });
   try {
-    assertServed(await modernPost(s.url, 'tools/call', { name: 'noop', arguments: {} }, { principal: 'alice', capabilities: ELICIT }), 'a call');
+    assertServed(
+      await modernPost(s.url, 'tools/call', { name: 'noop', arguments: {} }, { principal: 'alice', capabilities: ELICIT }),
+      'a call',
+    );
     assert.ok(await waitFor(() => actions.length > 0, 2_000));
     assert.equal(actions, ['cancel'], 'nobody saw it: it was not declined');
   } finally {
@@ -351,19 +423,35 @@ edges('should run a replayed call once for a state however many retries bring it
       const server = new McpServer({ name: 'counting', version: '1.0.0' });
       server.registerTool('pay', { description: 'Asks, then pays', inputSchema: { amount: z.number() } }, async ({ amount }) => {
         runs++;
-        const answer = await server.server.elicitInput({ mode: 'form', message: `Pay ${amount}?`, requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } } });
+        const answer = await server.server.elicitInput({
+          mode: 'form',
+          message: `Pay ${amount}?`,
+          requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } } },
+        });
         return { content: [{ type: 'text', text: answer.action === 'accept' ? `paid ${amount}` : 'not paid' }] };
       });
       return server;
     },
   });
   try {
-    const round = resultOf(await modernPost(s.url, 'tools/call', { name: 'pay', arguments: { amount: 5 } }, { principal: 'alice', capabilities: ELICIT }));
+    const round = resultOf(
+      await modernPost(s.url, 'tools/call', { name: 'pay', arguments: { amount: 5 } }, { principal: 'alice', capabilities: ELICIT }),
+    );
     assert.is(round['resultType'], 'input_required');
     const [key] = Object.keys(round['inputRequests']);
     const retries = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        modernPost(s.url, 'tools/call', { name: 'pay', arguments: { amount: 5 }, inputResponses: { [key!]: { action: 'accept', content: { ok: true } } }, requestState: round['requestState'] }, { principal: 'alice', capabilities: ELICIT, id: i }),
+        modernPost(
+          s.url,
+          'tools/call',
+          {
+            name: 'pay',
+            arguments: { amount: 5 },
+            inputResponses: { [key!]: { action: 'accept', content: { ok: true } } },
+            requestState: round['requestState'],
+          },
+          { principal: 'alice', capabilities: ELICIT, id: i },
+        ),
       ),
     );
     const paid = retries.filter((r) => JSON.stringify(r.message['result']?.['content'] ?? '').includes('paid 5'));
@@ -379,11 +467,21 @@ edges('should run a replayed call once for a state however many retries bring it
 edges('should remember only what the upstream lists, whatever names callers make up', async () => {
   const s = await serve({ upstream: () => createPushServer() });
   try {
-    assertServed(await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { principal: 'alice' }), 'a listed tool');
+    assertServed(
+      await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { principal: 'alice' }),
+      'a listed tool',
+    );
     for (let batch = 0; batch < 20; batch++) {
-      await Promise.all(Array.from({ length: 100 }, (_, i) => modernPost(s.url, 'tools/call', { name: `made-up-${batch}-${i}`, arguments: {} }, { principal: 'mallory', id: i })));
+      await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          modernPost(s.url, 'tools/call', { name: `made-up-${batch}-${i}`, arguments: {} }, { principal: 'mallory', id: i }),
+        ),
+      );
     }
-    assertServed(await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { text: 'y' } }, { principal: 'alice' }), 'the listed tool again');
+    assertServed(
+      await modernPost(s.url, 'tools/call', { name: 'echo', arguments: { text: 'y' } }, { principal: 'alice' }),
+      'the listed tool again',
+    );
     const remembered = s.wrap.stats().remembered;
     assert.ok(remembered >= 1, 'the listed tool is remembered');
     assert.ok(remembered <= 5, `no more than the server lists (${remembered})`);

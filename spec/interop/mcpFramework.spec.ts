@@ -37,7 +37,11 @@ let framework: ChildProcess;
 let url: string;
 const s = suite('mcp-framework over its Streamable HTTP transport, fronted by the wrap');
 async function startFramework(): Promise<void> {
-  framework = spawn(TSX, ['--import', LOOPBACK_PRELOAD, FRAMEWORK], { cwd: ROOT, env: { ...process.env, PORT: String(await freePort()) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  framework = spawn(TSX, ['--import', LOOPBACK_PRELOAD, FRAMEWORK], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(await freePort()) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   url = `http://127.0.0.1:${await listeningPort(framework, 'mcp-framework')}/mcp`;
 }
 async function stopFramework(): Promise<void> {
@@ -56,7 +60,10 @@ function said(result: unknown): unknown {
 
 /** A modern client (pinned to 2026-07-28) that answers elicitations with `name`. */
 async function elicitingClient(endpoint: string, name: string): Promise<{ client: ModernClient; asked: string[] }> {
-  const client = new ModernClient({ name: 'modern-spec', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } });
+  const client = new ModernClient(
+    { name: 'modern-spec', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { elicitation: { form: {} } } },
+  );
   const asked: string[] = [];
   client.setRequestHandler('elicitation/create', async (request) => {
     asked.push(request.params.message);
@@ -73,7 +80,11 @@ s("should give the tool's elicitation to the client that called it, though an id
   wrap.events.on('unrelated-push', ({ method }) => unrelated.push(method));
   try {
     // The session serve opens at startup to describe the upstream: open, idle, and sent every push.
-    const described = await wrap.serveModern(modernRequest('server/discover'), { principal: 'anonymous', signal: new Cancellation(), notify: () => {} });
+    const described = await wrap.serveModern(modernRequest('server/discover'), {
+      principal: 'anonymous',
+      signal: new Cancellation(),
+      notify: () => {},
+    });
     assert.ok(described && 'result' in described.message);
     const { client, asked } = await elicitingClient(`${http.origin}/mcp`, 'Ada');
     try {

@@ -13,7 +13,17 @@ import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 import { VerdictCache } from '../../lib/probe/verdictCache.ts';
 import { wrapModernClient } from '../../lib/wrap/modernClient/wrapModernClient.ts';
 import { startEverythingHttp, textOf } from '../helpers/everything.ts';
-import { assertBasics, assertCancellation, assertInputRounds, assertLogLevels, assertProgress, assertSubscription, connectPinned, ROOTS, type Connected } from '../helpers/modernClient.ts';
+import {
+  assertBasics,
+  assertCancellation,
+  assertInputRounds,
+  assertLogLevels,
+  assertProgress,
+  assertSubscription,
+  connectPinned,
+  ROOTS,
+  type Connected,
+} from '../helpers/modernClient.ts';
 import { validateMessage } from '../helpers/schemas.ts';
 
 const legacy = suite('wrapModernClient over HTTP: a pinned modern client to server-everything');
@@ -34,7 +44,10 @@ legacy.after(async () => {
 });
 
 legacy('should probe with server/discover and settle on legacy Streamable HTTP from its refusal', async () => {
-  assert.equal(events.map(([t]) => t), ['probe', 'fallback', 'verdict']);
+  assert.equal(
+    events.map(([t]) => t),
+    ['probe', 'fallback', 'verdict'],
+  );
   assert.equal(events[2]![1].verdict, { era: 'legacy', http: 'streamable' });
 });
 
@@ -73,7 +86,10 @@ sse('should fall back to HTTP+SSE and call tools there', async () => {
   try {
     assert.equal(transport.verdict, { era: 'legacy', http: 'sse' });
     assert.is(c.client.getServerVersion()?.name, 'sse-fixture');
-    assert.equal((await c.client.listTools()).tools.map((t) => t.name), ['echo']);
+    assert.equal(
+      (await c.client.listTools()).tools.map((t) => t.name),
+      ['echo'],
+    );
     assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'old' } })), 'sse: old');
   } finally {
     await c.client.close();
@@ -108,7 +124,10 @@ modern('should stay modern: no fallback, schema-valid modern POSTs with the rout
     assert.equal(prompt.messages[0]?.content, { type: 'text', text: 'Hello, Ada!' });
     assert.is(((await c.client.readResource({ uri: 'note://hello' })).contents[0] as { text: string }).text, 'a note');
     assert.ok(posts.length >= 4, `the calls were posted: ${posts.length}`);
-    assert.ok(posts.every((p) => !('mcp-session-id' in p.headers)), 'no sessions');
+    assert.ok(
+      posts.every((p) => !('mcp-session-id' in p.headers)),
+      'no sessions',
+    );
     for (const { headers, body } of posts) {
       assert.is(headers['mcp-method'], body.method);
       assert.is(headers['mcp-protocol-version'], '2026-07-28');

@@ -11,8 +11,17 @@ import * as assert from 'uvu/assert';
 import { wrapModernClient } from '../../lib/wrap/modernClient/wrapModernClient.ts';
 import { VerdictCache } from '../../lib/probe/verdictCache.ts';
 import { EVERYTHING, MARKER, ROOT, markedProcesses, markedProcessesGone, reapMarked, textOf } from '../helpers/everything.ts';
-import { assertBasics, assertCancellation, assertInputRounds, assertLogLevels, assertProgress, assertSubscription, connectPinned, ROOTS, type Connected } from '../helpers/modernClient.ts';
-
+import {
+  assertBasics,
+  assertCancellation,
+  assertInputRounds,
+  assertLogLevels,
+  assertProgress,
+  assertSubscription,
+  connectPinned,
+  ROOTS,
+  type Connected,
+} from '../helpers/modernClient.ts';
 
 const legacy = suite('wrapModernClient over stdio: a pinned modern client to server-everything');
 const marker = randomUUID();
@@ -20,7 +29,10 @@ let connected: Connected | undefined;
 const events: Array<[string, any]> = [];
 
 legacy.before(async () => {
-  const transport = wrapModernClient({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' }, { cache: new VerdictCache(), legacy: { roots: ROOTS } });
+  const transport = wrapModernClient(
+    { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' },
+    { cache: new VerdictCache(), legacy: { roots: ROOTS } },
+  );
   transport.events.on('*', (type, payload) => void events.push([type, payload]));
   connected = await connectPinned(transport);
 });
@@ -31,7 +43,10 @@ legacy.after(async () => {
 });
 
 legacy('should probe once on the process it then uses, and fall back to legacy', async () => {
-  assert.equal(events.map(([t]) => t), ['probe', 'fallback', 'verdict']);
+  assert.equal(
+    events.map(([t]) => t),
+    ['probe', 'fallback', 'verdict'],
+  );
   assert.equal(events[2]![1].verdict, { era: 'legacy' });
   assert.is(connected!.transport.verdict?.era, 'legacy');
   assert.is(markedProcesses(marker).length, 1, 'one server-everything process: the probed one serves the session');
@@ -72,7 +87,13 @@ const modern = suite('wrapModernClient over stdio: a pinned modern client to a v
 
 modern('should stay modern: no fallback, the probed process carries the client straight through', async () => {
   const mark = randomUUID();
-  const server = { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/dualEraStdio.ts')], cwd: ROOT, env: { [MARKER]: mark }, stderr: 'ignore' } as const;
+  const server = {
+    command: process.execPath,
+    args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/dualEraStdio.ts')],
+    cwd: ROOT,
+    env: { [MARKER]: mark },
+    stderr: 'ignore',
+  } as const;
   const transport = wrapModernClient(server, { cache: new VerdictCache(), timeoutMs: 15_000 }); // a tsx-started server can take seconds to boot on a busy machine
   const seen: string[] = [];
   transport.events.on('*', (type) => void seen.push(type));
@@ -91,7 +112,11 @@ modern('should stay modern: no fallback, the probed process carries the client s
     const subscription = await c.client.listen({ toolsListChanged: true });
     assert.equal(subscription.honoredFilter.toolsListChanged, true, 'a subscription passes through too');
     await subscription.close();
-    assert.is(markedProcesses(mark).filter((p) => p.command.includes('dualEraStdio.ts')).length, 1, 'one server process (tsx may run an esbuild helper beside it)');
+    assert.is(
+      markedProcesses(mark).filter((p) => p.command.includes('dualEraStdio.ts')).length,
+      1,
+      'one server process (tsx may run an esbuild helper beside it)',
+    );
   } finally {
     await c.client.close();
     assert.ok(await markedProcessesGone(mark, 5000));

@@ -20,11 +20,19 @@ import { authorizationCode, authorizationUrlFrom, followAuthorization } from '..
 import { signIn, TestOAuthProvider, TEST_REDIRECT_URL } from '../helpers/oauthTestProvider.ts';
 
 const PINNED = { versionNegotiation: { mode: { pin: '2026-07-28' } } } as const;
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 
 function textOf(result: unknown): string {
   const content = (result as { content?: Array<{ type?: string; text?: string }> }).content ?? [];
-  return content.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  return content
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
 }
 
 function challengeParam(header: string | null, name: string): string | undefined {
@@ -82,7 +90,12 @@ async function register(auth: AuthServer, redirectUri = TEST_REDIRECT_URL): Prom
   const res = await fetch(new URL('/register', auth.issuer), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [redirectUri], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+    body: JSON.stringify({
+      redirect_uris: [redirectUri],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    }),
   });
   assert.is(res.status, 201);
   return ((await res.json()) as { client_id: string }).client_id;
@@ -90,13 +103,26 @@ async function register(auth: AuthServer, redirectUri = TEST_REDIRECT_URL): Prom
 
 function authorizeUrl(auth: AuthServer, clientId: string, challenge: string, extra: Record<string, string> = {}): URL {
   const url = new URL('/authorize', auth.issuer);
-  const params = { response_type: 'code', client_id: clientId, redirect_uri: TEST_REDIRECT_URL, code_challenge: challenge, code_challenge_method: 'S256', state: 'st-1', resource: 'http://127.0.0.1:9/mcp', ...extra };
+  const params = {
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: TEST_REDIRECT_URL,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st-1',
+    resource: 'http://127.0.0.1:9/mcp',
+    ...extra,
+  };
   for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
   return url;
 }
 
 async function token(auth: AuthServer, form: Record<string, string>): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await fetch(new URL('/token', auth.issuer), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
+  const res = await fetch(new URL('/token', auth.issuer), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -130,7 +156,13 @@ authServer('should issue a code once, bound to its client and redirect_uri, and 
   const first = await authorizationCode(authorizeUrl(auth, clientId, challenge));
   assert.is(first.state, 'st-1');
   assert.is(first.redirect.origin + first.redirect.pathname, TEST_REDIRECT_URL);
-  const grant = { grant_type: 'authorization_code', code: first.code, code_verifier: verifier, client_id: clientId, redirect_uri: TEST_REDIRECT_URL };
+  const grant = {
+    grant_type: 'authorization_code',
+    code: first.code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: TEST_REDIRECT_URL,
+  };
   const byOther = await token(auth, { ...grant, client_id: other });
   assert.is(byOther.status, 400, 'another client cannot redeem the code');
   const issued = await token(auth, grant);
@@ -153,7 +185,11 @@ authServer('should issue a code once, bound to its client and redirect_uri, and 
   const mismatch = await token(auth, { ...grant, code: moved.code });
   assert.is(mismatch.body['error'], 'invalid_grant', 'redirect_uri must match the authorization request');
   const badVerifier = await authorizationCode(authorizeUrl(auth, clientId, challenge));
-  assert.is((await token(auth, { ...grant, code: badVerifier.code, code_verifier: pkce().verifier })).body['error'], 'invalid_grant', 'PKCE is checked');
+  assert.is(
+    (await token(auth, { ...grant, code: badVerifier.code, code_verifier: pkce().verifier })).body['error'],
+    'invalid_grant',
+    'PKCE is checked',
+  );
 
   const refreshesBefore = auth.refreshes();
   const refreshed = await token(auth, { grant_type: 'refresh_token', refresh_token: issued.body['refresh_token'], client_id: clientId });
@@ -165,7 +201,11 @@ authServer('should issue a code once, bound to its client and redirect_uri, and 
   assert.is(reused.body['error'], 'invalid_grant', 'refresh tokens rotate');
   assert.is((await auth.verifier.verifyAccessToken(refreshed.body['access_token'])).resource?.href, 'http://127.0.0.1:9/mcp');
 
-  const revoked = await fetch(new URL('/revoke', auth.issuer), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: refreshed.body['access_token'], client_id: clientId }) });
+  const revoked = await fetch(new URL('/revoke', auth.issuer), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token: refreshed.body['access_token'], client_id: clientId }),
+  });
   assert.is(revoked.status, 200);
   assert.ok(await refused(auth, refreshed.body['access_token']), 'a revoked token is refused');
 });
@@ -176,7 +216,13 @@ authServer('should answer a replay of a just-rotated refresh token with the same
     const clientId = await register(graceful);
     const { verifier, challenge } = pkce();
     const { code } = await authorizationCode(authorizeUrl(graceful, clientId, challenge));
-    const issued = await token(graceful, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: TEST_REDIRECT_URL });
+    const issued = await token(graceful, {
+      grant_type: 'authorization_code',
+      code,
+      code_verifier: verifier,
+      client_id: clientId,
+      redirect_uri: TEST_REDIRECT_URL,
+    });
     const refresh = { grant_type: 'refresh_token', refresh_token: issued.body['refresh_token'], client_id: clientId };
     const [a, b] = await Promise.all([token(graceful, refresh), token(graceful, refresh)]);
     assert.is(a.status, 200);
@@ -194,7 +240,13 @@ authServer('should make every access token invalid on revokeAll and keep refresh
   const clientId = await register(auth);
   const { verifier, challenge } = pkce();
   const { code } = await authorizationCode(authorizeUrl(auth, clientId, challenge));
-  const issued = await token(auth, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: clientId, redirect_uri: TEST_REDIRECT_URL });
+  const issued = await token(auth, {
+    grant_type: 'authorization_code',
+    code,
+    code_verifier: verifier,
+    client_id: clientId,
+    redirect_uri: TEST_REDIRECT_URL,
+  });
   await auth.verifier.verifyAccessToken(issued.body['access_token']);
   auth.revokeAll();
   assert.ok(await refused(auth, issued.body['access_token']));
@@ -205,12 +257,18 @@ authServer('should make every access token invalid on revokeAll and keep refresh
 
 authServer("should report the authorization server's refusal from the automatic browser", async () => {
   const unknown = authorizeUrl(auth, 'no-such-client', pkce().challenge);
-  const direct = await authorizationCode(unknown).then(() => undefined, (e: Error) => e.message);
+  const direct = await authorizationCode(unknown).then(
+    () => undefined,
+    (e: Error) => e.message,
+  );
   assert.match(direct ?? '', 'invalid_client');
   const clientId = await register(auth);
   const withoutPkce = authorizeUrl(auth, clientId, 'x');
   withoutPkce.searchParams.delete('code_challenge');
-  const redirected = await followAuthorization(withoutPkce).then(() => undefined, (e: Error) => e.message);
+  const redirected = await followAuthorization(withoutPkce).then(
+    () => undefined,
+    (e: Error) => e.message,
+  );
   assert.match(redirected ?? '', 'invalid_request');
 });
 
@@ -259,7 +317,11 @@ legacy.after(async () => {
 });
 
 legacy('should refuse a request without a token with a Bearer challenge naming its resource metadata', async () => {
-  const res = await fetch(legacyServer.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INITIALIZE) });
+  const res = await fetch(legacyServer.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify(INITIALIZE),
+  });
   assert.is(res.status, 401);
   const challenge = res.headers.get('www-authenticate');
   assert.match(challenge ?? '', /^Bearer /);
@@ -300,7 +362,11 @@ legacy("should carry confirm's pushed elicitation to the client's handler", asyn
 legacy("should name a front's resource in its metadata and still serve it at its own origin", async () => {
   const fronted = await startProtectedLegacyServer({ auth: legacyAuth, resourceUrl: 'http://127.0.0.1:9/public/mcp' });
   try {
-    const res = await fetch(fronted.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(INITIALIZE) });
+    const res = await fetch(fronted.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(INITIALIZE),
+    });
     assert.is(res.status, 401);
     const metadataUrl = challengeParam(res.headers.get('www-authenticate'), 'resource_metadata');
     assert.is(metadataUrl, `${fronted.url.origin}/.well-known/oauth-protected-resource/public/mcp`);
@@ -362,7 +428,10 @@ expiry('should need a new sign-in after revokeAll when no refresh token was issu
   const { auth, provider, client } = await signedInLegacy({ refreshTokens: false });
   assert.is(provider.tokens()!.refresh_token, undefined);
   auth.revokeAll();
-  const failure = await client.callTool({ name: 'echo', arguments: { text: 'x' } }).then(() => undefined, (e: unknown) => e);
+  const failure = await client.callTool({ name: 'echo', arguments: { text: 'x' } }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert.ok(failure, 'the call failed');
   assert.ok(provider.redirects > 1, 'the SDK sent the user to sign in again');
   assert.is(auth.refreshes(), 0);
@@ -387,7 +456,12 @@ modern.after(async () => {
 modern('should refuse a request without a token with a Bearer challenge naming its resource metadata', async () => {
   const res = await fetch(modernServer.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'server/discover',
+    },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: {} }),
   });
   assert.is(res.status, 401);
@@ -396,7 +470,11 @@ modern('should refuse a request without a token with a Bearer challenge naming i
   const metadata = (await (await fetch(metadataUrl!)).json()) as Record<string, unknown>;
   assert.is(metadata['resource'], modernServer.url.href);
   assert.equal(metadata['authorization_servers'], [modernAuth.issuer.href]);
-  const forged = await fetch(modernServer.url, { method: 'POST', headers: { authorization: 'Bearer forged', 'content-type': 'application/json' }, body: '{}' });
+  const forged = await fetch(modernServer.url, {
+    method: 'POST',
+    headers: { authorization: 'Bearer forged', 'content-type': 'application/json' },
+    body: '{}',
+  });
   assert.is(forged.status, 401, 'an unknown token is refused with a challenge, not an error');
   assert.is(challengeParam(forged.headers.get('www-authenticate'), 'error'), 'invalid_token');
 });

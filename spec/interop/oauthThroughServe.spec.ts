@@ -117,8 +117,18 @@ front.after(async (ctx) => stopWorld(ctx.world));
 front('should answer a request without credentials with the upstream 401, its challenge pointing at the front', async ({ world }) => {
   const answer = await fetch(world!.url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'tools/list',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+    }),
   });
   assert.is(answer.status, 401);
   const challenge = answer.headers.get('www-authenticate') ?? '';
@@ -143,7 +153,10 @@ front('should answer the protected-resource metadata on the front, naming the fr
     assert.is(res.status, 200, path);
     const doc = (await res.json()) as { resource: string; authorization_servers: string[] };
     assert.is(doc.resource, world!.url.href);
-    assert.equal(doc.authorization_servers.map((s: string) => new URL(s).href), [world!.auth.issuer.href]);
+    assert.equal(
+      doc.authorization_servers.map((s: string) => new URL(s).href),
+      [world!.auth.issuer.href],
+    );
   }
   const elsewhere = await fetch(new URL('/.well-known/oauth-protected-resource/other', world!.url));
   assert.is(elsewhere.status, 404);
@@ -180,22 +193,25 @@ front('should let a v1 client sign in through the same endpoint, call tools and 
   }
 });
 
-front('should refresh an expired token for a v2 client: the next call gets the 401, the client refreshes, the call goes on', async ({ world }) => {
-  const provider = new TestOAuthProvider();
-  const { client } = await v2SignedIn(world!.url, provider);
-  try {
-    const before = (await provider.tokens())!.access_token;
-    const refreshes = world!.auth.refreshes();
-    world!.auth.revokeAll();
-    assert.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'after expiry' } })), 'after expiry');
-    assert.is(world!.auth.refreshes(), refreshes + 1);
-    assert.is.not((await provider.tokens())!.access_token, before);
-    assert.is(provider.redirects, 1, 'refreshed, not signed in again');
-    assert.is(textOf(await client.callTool({ name: 'confirm', arguments: { question: 'Again?' } })), 'confirmed: true');
-  } finally {
-    await client.close();
-  }
-});
+front(
+  'should refresh an expired token for a v2 client: the next call gets the 401, the client refreshes, the call goes on',
+  async ({ world }) => {
+    const provider = new TestOAuthProvider();
+    const { client } = await v2SignedIn(world!.url, provider);
+    try {
+      const before = (await provider.tokens())!.access_token;
+      const refreshes = world!.auth.refreshes();
+      world!.auth.revokeAll();
+      assert.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'after expiry' } })), 'after expiry');
+      assert.is(world!.auth.refreshes(), refreshes + 1);
+      assert.is.not((await provider.tokens())!.access_token, before);
+      assert.is(provider.redirects, 1, 'refreshed, not signed in again');
+      assert.is(textOf(await client.callTool({ name: 'confirm', arguments: { question: 'Again?' } })), 'confirmed: true');
+    } finally {
+      await client.close();
+    }
+  },
+);
 
 front('should refresh an expired token for a v1 client, which goes on in the same session', async ({ world }) => {
   const provider = new TestOAuthProvider();
@@ -214,29 +230,46 @@ front('should refresh an expired token for a v1 client, which goes on in the sam
   }
 });
 
-front("should keep a legacy session its opener's: another caller's valid token with its id gets 404 on POST, GET and DELETE", async ({ world }) => {
-  const alice = await v1SignedIn(world!.url, new TestOAuthProvider());
-  const bobProvider = new TestOAuthProvider();
-  const bob = await v1SignedIn(world!.url, bobProvider);
-  try {
-    const session = alice.transport.sessionId!;
-    const bobToken = (await bobProvider.tokens())!.access_token;
-    const headers = { authorization: `Bearer ${bobToken}`, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18', accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
-    const call = await fetch(world!.url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'as alice' } } }) });
-    assert.is(call.status, 404, `a call on another's session: ${await call.text()}`);
-    const listen = await fetch(world!.url, { method: 'GET', headers });
-    assert.is(listen.status, 404, "another's GET stream");
-    await listen.body?.cancel();
-    const closed = await fetch(world!.url, { method: 'DELETE', headers });
-    assert.is(closed.status, 404, "another's DELETE");
-    assert.is(textOf(await alice.client.callTool({ name: 'echo', arguments: { text: 'still mine' } })), 'still mine', 'the session is still its opener’s');
-    assert.is(alice.transport.sessionId, session);
-    assert.is(textOf(await bob.client.callTool({ name: 'echo', arguments: { text: 'my own' } })), 'my own');
-  } finally {
-    await alice.client.close();
-    await bob.client.close();
-  }
-});
+front(
+  "should keep a legacy session its opener's: another caller's valid token with its id gets 404 on POST, GET and DELETE",
+  async ({ world }) => {
+    const alice = await v1SignedIn(world!.url, new TestOAuthProvider());
+    const bobProvider = new TestOAuthProvider();
+    const bob = await v1SignedIn(world!.url, bobProvider);
+    try {
+      const session = alice.transport.sessionId!;
+      const bobToken = (await bobProvider.tokens())!.access_token;
+      const headers = {
+        authorization: `Bearer ${bobToken}`,
+        'mcp-session-id': session,
+        'mcp-protocol-version': '2025-06-18',
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+      };
+      const call = await fetch(world!.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'as alice' } } }),
+      });
+      assert.is(call.status, 404, `a call on another's session: ${await call.text()}`);
+      const listen = await fetch(world!.url, { method: 'GET', headers });
+      assert.is(listen.status, 404, "another's GET stream");
+      await listen.body?.cancel();
+      const closed = await fetch(world!.url, { method: 'DELETE', headers });
+      assert.is(closed.status, 404, "another's DELETE");
+      assert.is(
+        textOf(await alice.client.callTool({ name: 'echo', arguments: { text: 'still mine' } })),
+        'still mine',
+        'the session is still its opener’s',
+      );
+      assert.is(alice.transport.sessionId, session);
+      assert.is(textOf(await bob.client.callTool({ name: 'echo', arguments: { text: 'my own' } })), 'my own');
+    } finally {
+      await alice.client.close();
+      await bob.client.close();
+    }
+  },
+);
 
 front("should refuse a parked call's retry that carries another caller's token", async ({ world }) => {
   const alice = new TestOAuthProvider();
@@ -247,11 +280,21 @@ front("should refuse a parked call's retry that carries another caller's token",
     const aliceToken = (await alice.tokens())!.access_token;
     const bobToken = (await bob.tokens())!.access_token;
     const capabilities = { elicitation: { form: {} } };
-    const first = await modernPost(world!.url, 'tools/call', { name: 'confirm', arguments: { question: 'Whose?' } }, { principal: aliceToken, capabilities });
+    const first = await modernPost(
+      world!.url,
+      'tools/call',
+      { name: 'confirm', arguments: { question: 'Whose?' } },
+      { principal: aliceToken, capabilities },
+    );
     assert.is(first.status, 200);
     assert.is(first.message.result?.resultType, 'input_required');
     const key = Object.keys(first.message.result.inputRequests)[0]!;
-    const retry = { name: 'confirm', arguments: { question: 'Whose?' }, requestState: first.message.result.requestState, inputResponses: { [key]: { action: 'accept', content: { ok: true } } } };
+    const retry = {
+      name: 'confirm',
+      arguments: { question: 'Whose?' },
+      requestState: first.message.result.requestState,
+      inputResponses: { [key]: { action: 'accept', content: { ok: true } } },
+    };
     const stolen = await modernPost(world!.url, 'tools/call', retry, { principal: bobToken, capabilities, id: 2 });
     assert.ok(stolen.message.error, JSON.stringify(stolen.message));
     assert.is(stolen.message.error.code, -32602);
@@ -272,7 +315,16 @@ refusals('should refuse to start when the upstream is another resource than the 
   try {
     const port = await freePort();
     // Run without blocking: the upstream it asks lives in this process.
-    const run = await runCli(['serve', '--port', String(port), '--upstream', upstream.url.href, '--pass-authorization', '--public-url', 'http://127.0.0.1:9/elsewhere']);
+    const run = await runCli([
+      'serve',
+      '--port',
+      String(port),
+      '--upstream',
+      upstream.url.href,
+      '--pass-authorization',
+      '--public-url',
+      'http://127.0.0.1:9/elsewhere',
+    ]);
     assert.is(run.status, 2, run.stderr);
     assert.match(run.stderr, 'token passthrough');
     assert.match(run.stderr, upstream.url.href.replace(/\/$/, ''));
@@ -284,11 +336,19 @@ refusals('should refuse to start when the upstream is another resource than the 
 });
 
 refusals('should refuse --pass-authorization without an HTTP upstream, or on stdio', () => {
-  const command = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--pass-authorization', '--', 'node', '-e', ''], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const command = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--pass-authorization', '--', 'node', '-e', ''], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   assert.is(command.status, 2);
   assert.match(command.stderr, '--pass-authorization');
   assert.match(command.stderr, '--upstream');
-  const stdio = spawnSync(process.execPath, ['--import', 'tsx', CLI, 'serve', '--stdio', '--pass-authorization', '--upstream', 'http://127.0.0.1:9/mcp'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const stdio = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', CLI, 'serve', '--stdio', '--pass-authorization', '--upstream', 'http://127.0.0.1:9/mcp'],
+    { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
+  );
   assert.is(stdio.status, 2);
   assert.match(stdio.stderr, '--stdio');
 });

@@ -22,7 +22,10 @@ roots('should answer every roots/list of the server with the operator’s roots,
   const marker = randomUUID();
   const wrap = wrapLegacyServer({ upstream: everythingBackend(marker), roots: OPERATOR });
   const http = await serveNodeHttp(wrap, { port: 0 });
-  const client = new ModernClient({ name: 'roots-spec', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } });
+  const client = new ModernClient(
+    { name: 'roots-spec', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: '2026-07-28' } }, capabilities: { roots: {} } },
+  );
   let asked = 0;
   client.setRequestHandler('roots/list', async () => {
     asked++;

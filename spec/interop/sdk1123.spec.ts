@@ -34,7 +34,10 @@ async function exercise(c: Connected, rootsAsked: boolean): Promise<void> {
   const { client } = c;
   assert.is(client.getNegotiatedProtocolVersion(), '2026-07-28');
   assert.is(client.getServerVersion()?.name, 'sdk-1.12.3-fixture');
-  assert.equal((await client.listTools()).tools.map((t) => t.name), ['echo', 'sample', 'roots', 'count']);
+  assert.equal(
+    (await client.listTools()).tools.map((t) => t.name),
+    ['echo', 'sample', 'roots', 'count'],
+  );
   assert.is(textOf(await client.callTool({ name: 'echo', arguments: { text: 'hi' } })), '1.12.3: hi');
   assert.is(textOf(await client.callTool({ name: 'sample', arguments: { prompt: 'hello?' } })), 'sampled: a sampled answer');
   assert.is(textOf(await client.callTool({ name: 'roots', arguments: {} })), `roots: ${ROOTS[0]!.uri}`);
@@ -42,7 +45,15 @@ async function exercise(c: Connected, rootsAsked: boolean): Promise<void> {
   const progress: number[] = [];
   const logs: string[] = [];
   client.setNotificationHandler('notifications/message', (n) => void logs.push(String(n.params.data)));
-  assert.is(textOf(await client.callTool({ name: 'count', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'info' } }, { onprogress: (p) => progress.push(p.progress) })), 'counted');
+  assert.is(
+    textOf(
+      await client.callTool(
+        { name: 'count', arguments: {}, _meta: { [LOG_LEVEL_META_KEY]: 'info' } },
+        { onprogress: (p) => progress.push(p.progress) },
+      ),
+    ),
+    'counted',
+  );
   await sleep(50);
   assert.ok(progress.length >= 2 && progress.every((v, i) => v === i + 1), JSON.stringify(progress));
   assert.equal(logs, ['counted to three']);
@@ -58,7 +69,15 @@ s('should find the SDK 1.12.3 test peer installed', () => {
 });
 
 s('should work over stdio', async () => {
-  const transport = wrapModernClient({ command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/sdk1123Stdio.ts')], cwd: ROOT, stderr: 'ignore' }, { cache: new VerdictCache(), legacy: { roots: ROOTS } });
+  const transport = wrapModernClient(
+    {
+      command: process.execPath,
+      args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/sdk1123Stdio.ts')],
+      cwd: ROOT,
+      stderr: 'ignore',
+    },
+    { cache: new VerdictCache(), legacy: { roots: ROOTS } },
+  );
   const c = await connectPinned(transport);
   try {
     assert.equal(transport.verdict, { era: 'legacy' });
@@ -94,7 +113,10 @@ s('should keep the legacy session: its id on every request, a new session after 
     // The request that meets the 404 never ran: it is sent again on a new session.
     assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'two' } })), '1.12.3: two');
     const renewed = server.requests.at(-1)!;
-    assert.ok(server.requests.includes(`POST ${session}`) && sessionOf(renewed) !== session && sessionOf(renewed) !== '-', JSON.stringify(server.requests));
+    assert.ok(
+      server.requests.includes(`POST ${session}`) && sessionOf(renewed) !== session && sessionOf(renewed) !== '-',
+      JSON.stringify(server.requests),
+    );
     await c.client.close();
     await sleep(100);
     assert.ok(server.requests.includes(`DELETE ${sessionOf(renewed)}`), JSON.stringify(server.requests));

@@ -11,7 +11,9 @@ const heapBefore = process.memoryUsage().heapUsed;
 const report = await runMixedLoad({ clients, callsPerClient });
 (globalThis as { gc?: () => void }).gc?.();
 const heapAfter = process.memoryUsage().heapUsed;
-console.log(`${report.calls} calls (${report.rounds} MRTR rounds) from ${clients} clients in ${report.seconds.toFixed(1)} s; wrong: ${report.wrong.length}; left behind: ${JSON.stringify(report.left)}; heap ${(heapBefore / 1e6).toFixed(1)} MB before, ${(heapAfter / 1e6).toFixed(1)} MB after`);
+console.log(
+  `${report.calls} calls (${report.rounds} MRTR rounds) from ${clients} clients in ${report.seconds.toFixed(1)} s; wrong: ${report.wrong.length}; left behind: ${JSON.stringify(report.left)}; heap ${(heapBefore / 1e6).toFixed(1)} MB before, ${(heapAfter / 1e6).toFixed(1)} MB after`,
+);
 for (const w of report.wrong.slice(0, 20)) console.log(`  ${w}`);
 const clean = report.wrong.length === 0 && report.calls === clients * callsPerClient && Object.values(report.left).every((n) => n === 0);
 process.exitCode = clean ? 0 : 1;

@@ -48,7 +48,12 @@ function modernMeta(client: number): Record<string, unknown> {
 /** Runs the load and reports what went wrong (nothing, when all is well). */
 export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
   const broker = new MrtrBroker({ parkTimeoutMs: 60_000 });
-  const wrap = wrapLegacyServer({ upstream: () => createPushServer(), mrtr: broker, sessions: { max: 512, perKey: 16, perPrincipal: 512 }, legacySessions: { max: 64, perPrincipal: 64 } });
+  const wrap = wrapLegacyServer({
+    upstream: () => createPushServer(),
+    mrtr: broker,
+    sessions: { max: 512, perKey: 16, perPrincipal: 512 },
+    legacySessions: { max: 64, perPrincipal: 64 },
+  });
   const http = await serveNodeHttp(wrap, { port: 0 });
   const url = new URL(`${http.origin}/mcp`);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -66,7 +71,10 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
     for (let i = 0; i < options.callsPerClient; i++) {
       const id = `m${c}-${i}`;
       if (i % roundEvery === roundEvery - 1) {
-        const first = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask_name', _meta: modernMeta(c) } }, callHeaders('ask_name'));
+        const first = await post(
+          { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'ask_name', _meta: modernMeta(c) } },
+          callHeaders('ask_name'),
+        );
         const round = first.json?.result;
         if (first.json?.id !== id || round?.resultType !== 'input_required') {
           wrong.push(`${id}: expected input_required, got ${JSON.stringify(first.json).slice(0, 200)}`);
@@ -75,15 +83,29 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
         const key = Object.keys(round.inputRequests)[0]!;
         const retryId = `${id}-retry`;
         const done = await post(
-          { jsonrpc: '2.0', id: retryId, method: 'tools/call', params: { name: 'ask_name', inputResponses: { [key]: { action: 'accept', content: { name: id } } }, requestState: round.requestState, _meta: modernMeta(c) } },
+          {
+            jsonrpc: '2.0',
+            id: retryId,
+            method: 'tools/call',
+            params: {
+              name: 'ask_name',
+              inputResponses: { [key]: { action: 'accept', content: { name: id } } },
+              requestState: round.requestState,
+              _meta: modernMeta(c),
+            },
+          },
           callHeaders('ask_name'),
         );
         const text = done.json?.result?.content?.[0]?.text;
         if (done.json?.id !== retryId || text !== `Hello, ${id}!`) wrong.push(`${retryId}: ${JSON.stringify(done.json).slice(0, 200)}`);
         rounds++;
       } else {
-        const answer = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: id }, _meta: modernMeta(c) } }, callHeaders('echo'));
-        if (answer.json?.id !== id || answer.json?.result?.content?.[0]?.text !== id || answer.json?.result?.resultType !== 'complete') wrong.push(`${id}: ${JSON.stringify(answer.json).slice(0, 200)}`);
+        const answer = await post(
+          { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: id }, _meta: modernMeta(c) } },
+          callHeaders('echo'),
+        );
+        if (answer.json?.id !== id || answer.json?.result?.content?.[0]?.text !== id || answer.json?.result?.resultType !== 'complete')
+          wrong.push(`${id}: ${JSON.stringify(answer.json).slice(0, 200)}`);
       }
       calls++;
     }
@@ -119,7 +141,13 @@ export async function runMixedLoad(options: LoadOptions): Promise<LoadReport> {
   };
 
   try {
-    await Promise.all(Array.from({ length: options.clients }, (_, c) => (c % 2 === 0 ? modern(c) : legacy(c)).catch((e: unknown) => void wrong.push(`client ${c}: ${e instanceof Error ? e.message : String(e)}`))));
+    await Promise.all(
+      Array.from({ length: options.clients }, (_, c) =>
+        (c % 2 === 0 ? modern(c) : legacy(c)).catch(
+          (e: unknown) => void wrong.push(`client ${c}: ${e instanceof Error ? e.message : String(e)}`),
+        ),
+      ),
+    );
     const seconds = (performance.now() - started) / 1000;
     await new Promise((r) => setTimeout(r, 50));
     const sessions = wrap.pool.sessions();

@@ -25,9 +25,23 @@ import { startNginx, type RunningNginx } from '../helpers/nginx.ts';
 import { ATTACKS, HonestStats, honestClients, honestOnce, type AttackConfig, type AttackReport } from './soakAttacks.ts';
 import { KIND } from './soakIntrusions.ts';
 
-const { values: args } = parseArgs({ options: { minutes: { type: 'string' }, quick: { type: 'boolean' }, fleet: { type: 'boolean' }, limit: { type: 'string', multiple: true }, json: { type: 'string' }, attacks: { type: 'string' } }, strict: true });
-const attacks = args.attacks?.split(',').map((a) => a.trim()).filter((a) => a !== '');
-for (const a of attacks ?? []) if (!(ATTACKS as readonly string[]).includes(a)) throw new Error(`--attacks: no attack named ${a} (known: ${ATTACKS.join(', ')})`);
+const { values: args } = parseArgs({
+  options: {
+    minutes: { type: 'string' },
+    quick: { type: 'boolean' },
+    fleet: { type: 'boolean' },
+    limit: { type: 'string', multiple: true },
+    json: { type: 'string' },
+    attacks: { type: 'string' },
+  },
+  strict: true,
+});
+const attacks = args.attacks
+  ?.split(',')
+  .map((a) => a.trim())
+  .filter((a) => a !== '');
+for (const a of attacks ?? [])
+  if (!(ATTACKS as readonly string[]).includes(a)) throw new Error(`--attacks: no attack named ${a} (known: ${ATTACKS.join(', ')})`);
 const minutes = Number(args.minutes ?? 3);
 if (!(minutes > 0)) throw new Error(`--minutes must be a positive number, not ${args.minutes}`);
 const totalMs = args.quick ? 60_000 : minutes * 60_000;
@@ -60,7 +74,8 @@ const fronts = (): ChildProcess[] => (serve ? [serve] : replicas.map((r) => r.ch
 
 /** Kills, by process id, everything this script started (synchronous: also runs on `exit`). */
 function killAll(): void {
-  for (const child of [attacker, ...fronts()]) if (child?.pid && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const child of [attacker, ...fronts()])
+    if (child?.pid && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   if (nginx?.pid) {
     try {
       process.kill(nginx.pid, 'SIGTERM');
@@ -91,11 +106,30 @@ async function freePort(): Promise<number> {
 /** Starts `serve` and waits until `server/discover` answers. */
 async function startServe(port: number): Promise<{ url: string; output: () => string }> {
   const limits = (args.limit ?? []).flatMap((l) => ['--limit', l]);
-  serve = spawn(process.execPath, ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'serve', '--port', String(port), '--quiet', '--state-key-env', 'SOAK_KEY', ...limits, '--', process.execPath, EVERYTHING, 'stdio'], {
-    cwd: ROOT,
-    env: { ...process.env, SOAK_KEY: randomBytes(32).toString('base64'), [MARKER]: marker },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  serve = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      resolve(ROOT, 'lib/cli/main.ts'),
+      'serve',
+      '--port',
+      String(port),
+      '--quiet',
+      '--state-key-env',
+      'SOAK_KEY',
+      ...limits,
+      '--',
+      process.execPath,
+      EVERYTHING,
+      'stdio',
+    ],
+    {
+      cwd: ROOT,
+      env: { ...process.env, SOAK_KEY: randomBytes(32).toString('base64'), [MARKER]: marker },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let tail = '';
   const keep = (d: Buffer) => void (tail = (tail + d.toString('utf8')).slice(-8000));
   serve.stdout!.on('data', keep);
@@ -127,7 +161,10 @@ async function startFleet(): Promise<{ url: string; port: number; direct: string
     for (let i = 0; i < REPLICAS; i++) {
       const replica = await startReplica(fleet, limits);
       replicas.push(replica);
-      replica.child.once('exit', (code, signal) => void (serveExit ??= `replica ${replica.origin} exited (code ${code}, signal ${signal})`));
+      replica.child.once(
+        'exit',
+        (code, signal) => void (serveExit ??= `replica ${replica.origin} exited (code ${code}, signal ${signal})`),
+      );
     }
   } finally {
     delete process.env[MARKER];
@@ -137,8 +174,13 @@ async function startFleet(): Promise<{ url: string; port: number; direct: string
   const output = () => replicas.map((r) => `--- ${r.origin}\n${r.log().slice(-3000)}`).join('\n');
   const until = Date.now() + 60_000;
   while (Date.now() < until && !serveExit) {
-    const answers = await Promise.all(replicas.map(() => modernPost(url, 'server/discover', {}, { principal: 'soak-probe', signal: AbortSignal.timeout(5000) }).catch(() => undefined)));
-    if (answers.every((a) => a?.message['result'])) return { url, port: Number(new URL(nginx.url).port), direct: replicas.map((r) => r.origin), output };
+    const answers = await Promise.all(
+      replicas.map(() =>
+        modernPost(url, 'server/discover', {}, { principal: 'soak-probe', signal: AbortSignal.timeout(5000) }).catch(() => undefined),
+      ),
+    );
+    if (answers.every((a) => a?.message['result']))
+      return { url, port: Number(new URL(nginx.url).port), direct: replicas.map((r) => r.origin), output };
     await sleep(200);
   }
   throw new Error(`the fleet did not answer server/discover through nginx: ${serveExit ?? 'timeout'}\n${output()}`);
@@ -168,7 +210,9 @@ async function heldAtEnd(origins: readonly string[]): Promise<HeldNow[]> {
 }
 
 /** The fleet's keys in its Redis, by what they are; `unexpected` lists any other (or a used state that never expires). */
-async function fleetKeys(ids: readonly string[]): Promise<{ replicaRecords: number; hopSecret: number; stateKey: number; usedStates: number; unexpected: string[] }> {
+async function fleetKeys(
+  ids: readonly string[],
+): Promise<{ replicaRecords: number; hopSecret: number; stateKey: number; usedStates: number; unexpected: string[] }> {
   const c = await fleet!.client();
   const out = { replicaRecords: 0, hopSecret: 0, stateKey: 0, usedStates: 0, unexpected: [] as string[] };
   const k = fleet!.keys;
@@ -203,7 +247,10 @@ function rssKb(pid: number): number {
 /** CPU seconds of a process: its own, and of its children it has reaped. */
 function processCpuS(pid: number): { own: number; reaped: number } {
   try {
-    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ').map(Number);
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ')
+      .map(Number);
     const tick = 100; // USER_HZ on Linux
     return { own: (f[11]! + f[12]!) / tick, reaped: (f[13]! + f[14]!) / tick };
   } catch {
@@ -256,7 +303,11 @@ class Sampler {
 // ---- the phases ----
 
 function startAttackers(config: AttackConfig): { stop(): Promise<AttackReport | undefined> } {
-  const child = fork(resolve(ROOT, 'spec/load/soakAttacks.ts'), [JSON.stringify(config)], { cwd: ROOT, execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(resolve(ROOT, 'spec/load/soakAttacks.ts'), [JSON.stringify(config)], {
+    cwd: ROOT,
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   attacker = child;
   const report = new Promise<AttackReport | undefined>((done) => {
     child.on('message', (m: { type?: string; report?: AttackReport }) => m?.type === 'report' && done(m.report));
@@ -276,9 +327,23 @@ function startAttackers(config: AttackConfig): { stop(): Promise<AttackReport | 
 interface PhaseReport {
   readonly name: string;
   readonly seconds: number;
-  readonly honest: { ops: number; ok: number; successPct: number; byKind: ReturnType<HonestStats['summary']>; failures: string[]; reasons: Record<string, number> };
+  readonly honest: {
+    ops: number;
+    ok: number;
+    successPct: number;
+    byKind: ReturnType<HonestStats['summary']>;
+    failures: string[];
+    reasons: Record<string, number>;
+  };
   readonly attackers?: AttackReport | { missing: true };
-  readonly peaks: { upstreamProcesses: number; upstreamPidsSeen: number; serveRssMb: number; serveAndChildrenRssMb: number; cpuBusyMeanPct: number; cpuBusyMaxPct: number };
+  readonly peaks: {
+    upstreamProcesses: number;
+    upstreamPidsSeen: number;
+    serveRssMb: number;
+    serveAndChildrenRssMb: number;
+    cpuBusyMeanPct: number;
+    cpuBusyMaxPct: number;
+  };
   /** The soak process's own event-loop delay p99 (how much of a latency is the load generator's). */
   readonly loopDelayP99Ms: number;
   /**
@@ -295,22 +360,42 @@ function cpuMark(): { serve: number; upstreams: number; soak: number } {
   const pids = frontPids();
   if (pids.length === 0) return { serve: 0, upstreams: 0, soak: (u.user + u.system) / 1e6 };
   const own = pids.map(processCpuS);
-  const live = markedProcesses(marker).filter((p) => !pids.includes(p.pid)).reduce((sum, p) => sum + processCpuS(p.pid).own, 0);
-  return { serve: own.reduce((s, c) => s + c.own, 0), upstreams: own.reduce((s, c) => s + c.reaped, 0) + live, soak: (u.user + u.system) / 1e6 };
+  const live = markedProcesses(marker)
+    .filter((p) => !pids.includes(p.pid))
+    .reduce((sum, p) => sum + processCpuS(p.pid).own, 0);
+  return {
+    serve: own.reduce((s, c) => s + c.own, 0),
+    upstreams: own.reduce((s, c) => s + c.reaped, 0) + live,
+    soak: (u.user + u.system) / 1e6,
+  };
 }
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 
-function phaseReport(name: string, seconds: number, stats: HonestStats, peaks: Peaks, since: ReturnType<typeof cpuMark>, attackers?: AttackReport | { missing: true }): PhaseReport {
+function phaseReport(
+  name: string,
+  seconds: number,
+  stats: HonestStats,
+  peaks: Peaks,
+  since: ReturnType<typeof cpuMark>,
+  attackers?: AttackReport | { missing: true },
+): PhaseReport {
   const { ops, ok } = stats.total;
   const now = cpuMark();
   const cpu = peaks.cpuBusy;
   return {
     name,
     seconds,
-    honest: { ops, ok, successPct: ops ? (100 * ok) / ops : 0, byKind: stats.summary(), failures: stats.failures, reasons: Object.fromEntries([...stats.reasons].sort((a, b) => b[1] - a[1])) },
+    honest: {
+      ops,
+      ok,
+      successPct: ops ? (100 * ok) / ops : 0,
+      byKind: stats.summary(),
+      failures: stats.failures,
+      reasons: Object.fromEntries([...stats.reasons].sort((a, b) => b[1] - a[1])),
+    },
     ...(attackers ? { attackers } : {}),
     peaks: {
       upstreamProcesses: peaks.upstreams,
@@ -321,15 +406,28 @@ function phaseReport(name: string, seconds: number, stats: HonestStats, peaks: P
       cpuBusyMaxPct: Math.round(Math.max(0, ...cpu)),
     },
     loopDelayP99Ms: Math.round(loopDelay.percentile(99) / 1e6),
-    cpuSeconds: { serve: round1(now.serve - since.serve), upstreams: round1(now.upstreams - since.upstreams), soak: round1(now.soak - since.soak), attackers: round1(attackers && 'cpuSeconds' in attackers ? attackers.cpuSeconds : 0) },
+    cpuSeconds: {
+      serve: round1(now.serve - since.serve),
+      upstreams: round1(now.upstreams - since.upstreams),
+      soak: round1(now.soak - since.soak),
+      attackers: round1(attackers && 'cpuSeconds' in attackers ? attackers.cpuSeconds : 0),
+    },
   };
 }
 
-async function runPhase(name: string, ms: number, url: string, port: number, direct: readonly string[], sampler: Sampler): Promise<PhaseReport> {
+async function runPhase(
+  name: string,
+  ms: number,
+  url: string,
+  port: number,
+  direct: readonly string[],
+  sampler: Sampler,
+): Promise<PhaseReport> {
   const stats = new HonestStats();
   sampler.take();
   loopDelay.reset();
-  const attackers = name === 'attack' ? startAttackers({ url, port, direct, deadlineMs: ms + 60_000, ...(attacks ? { attacks } : {}) }) : undefined;
+  const attackers =
+    name === 'attack' ? startAttackers({ url, port, direct, deadlineMs: ms + 60_000, ...(attacks ? { attacks } : {}) }) : undefined;
   let isStopped = false;
   let stop!: () => void;
   const stopped = new Promise<void>((r) => (stop = r));
@@ -356,11 +454,21 @@ interface EndReport {
   readonly fleetKeys?: Awaited<ReturnType<typeof fleetKeys>>;
 }
 
-function printReport(report: { config: object; phases: PhaseReport[]; wrap: PhaseReport; end: EndReport; goals: Array<{ goal: string; pass: boolean; detail: string }>; leftAfterStop: number; serveExit?: string }): void {
+function printReport(report: {
+  config: object;
+  phases: PhaseReport[];
+  wrap: PhaseReport;
+  end: EndReport;
+  goals: Array<{ goal: string; pass: boolean; detail: string }>;
+  leftAfterStop: number;
+  serveExit?: string;
+}): void {
   const [idle, atk] = report.phases as [PhaseReport, PhaseReport];
   const lines: string[] = [];
   lines.push(`soak: ${JSON.stringify(report.config)}`);
-  lines.push(`phase    seconds  honest ops  success   machine cpu busy mean/max  our cpu s: ${args.fleet ? 'replicas' : 'serve'}/upstreams/soak/attackers  upstream procs peak (pids seen)  ${args.fleet ? 'replica' : '  serve'} RSS peak  +children  soak loop delay p99`);
+  lines.push(
+    `phase    seconds  honest ops  success   machine cpu busy mean/max  our cpu s: ${args.fleet ? 'replicas' : 'serve'}/upstreams/soak/attackers  upstream procs peak (pids seen)  ${args.fleet ? 'replica' : '  serve'} RSS peak  +children  soak loop delay p99`,
+  );
   for (const p of [...report.phases, report.wrap]) {
     lines.push(
       `${p.name.padEnd(8)} ${fmt(p.seconds).padStart(7)}  ${String(p.honest.ops).padStart(10)}  ${(fmt(p.honest.successPct) + '%').padStart(7)}   ${`${p.peaks.cpuBusyMeanPct}% / ${p.peaks.cpuBusyMaxPct}%`.padStart(25)}  ${`${p.cpuSeconds.serve} / ${p.cpuSeconds.upstreams} / ${p.cpuSeconds.soak} / ${p.cpuSeconds.attackers}`.padStart(42)}  ${`${p.peaks.upstreamProcesses} (${p.peaks.upstreamPidsSeen})`.padStart(31)}  ${`${p.peaks.serveRssMb} MB`.padStart(14)}  ${`${p.peaks.serveAndChildrenRssMb} MB`.padStart(9)}  ${`${p.loopDelayP99Ms} ms`.padStart(19)}`,
@@ -383,23 +491,39 @@ function printReport(report: { config: object; phases: PhaseReport[]; wrap: Phas
   if (atk.attackers && 'outcomes' in atk.attackers) {
     lines.push('attackers (attack phase), by outcome:');
     for (const [kind, outcomes] of Object.entries(atk.attackers.outcomes)) {
-      const parts = Object.entries(outcomes).sort((x, y) => y[1] - x[1]).map(([o, n]) => `${n} × ${o}`);
+      const parts = Object.entries(outcomes)
+        .sort((x, y) => y[1] - x[1])
+        .map(([o, n]) => `${n} × ${o}`);
       lines.push(`  ${kind}: ${parts.join(', ')}`);
     }
     const closed = atk.attackers.slowlorisClosedAfterS;
     if (closed.length) lines.push(`  slowloris sockets closed after ${fmt(Math.min(...closed))}–${fmt(Math.max(...closed))} s`);
     const { ssrfListenerReached, honestSessionLost } = atk.attackers.intrusions;
-    lines.push(`  connections that reached the attacker's own listener (ssrf): ${ssrfListenerReached}; honest legacy client's requests answered 404 (sessions): ${honestSessionLost}`);
+    lines.push(
+      `  connections that reached the attacker's own listener (ssrf): ${ssrfListenerReached}; honest legacy client's requests answered 404 (sessions): ${honestSessionLost}`,
+    );
   } else lines.push('attackers: no report (the attacker process did not answer)');
   for (const p of [...report.phases, report.wrap]) {
     const reasons = Object.entries(p.honest.reasons);
-    if (reasons.length) lines.push('', `honest failures in ${p.name}, by reason:`, ...reasons.slice(0, 12).map(([r, n]) => `  ${String(n).padStart(4)} × ${r}`));
+    if (reasons.length)
+      lines.push(
+        '',
+        `honest failures in ${p.name}, by reason:`,
+        ...reasons.slice(0, 12).map(([r, n]) => `  ${String(n).padStart(4)} × ${r}`),
+      );
   }
   const { rssMb, held, fleetKeys: keys } = report.end;
-  lines.push('', `RSS (MB) of ${args.fleet ? 'each replica' : 'serve'}: after warm-up ${rssMb.beforeIdle.join(' / ')}, after the attack ${rssMb.afterAttack.join(' / ')}, at the end ${rssMb.end.join(' / ')}`);
+  lines.push(
+    '',
+    `RSS (MB) of ${args.fleet ? 'each replica' : 'serve'}: after warm-up ${rssMb.beforeIdle.join(' / ')}, after the attack ${rssMb.afterAttack.join(' / ')}, at the end ${rssMb.end.join(' / ')}`,
+  );
   lines.push(`held at the end (/healthz of ${args.fleet ? 'each replica' : 'serve'}):`);
-  for (const h of held) lines.push(`  ${h.replica ?? h.origin}: ${HELD.map((k) => `${k} ${h[k]}`).join(', ')} (upstream sessions open ${h.sessions})`);
-  if (keys) lines.push(`fleet keys in Redis: ${keys.replicaRecords} replica records, ${keys.hopSecret} hop-secret, ${keys.stateKey} state-key, ${keys.usedStates} used states (expiring); unexpected: ${keys.unexpected.length ? keys.unexpected.join(', ') : 'none'}`);
+  for (const h of held)
+    lines.push(`  ${h.replica ?? h.origin}: ${HELD.map((k) => `${k} ${h[k]}`).join(', ')} (upstream sessions open ${h.sessions})`);
+  if (keys)
+    lines.push(
+      `fleet keys in Redis: ${keys.replicaRecords} replica records, ${keys.hopSecret} hop-secret, ${keys.stateKey} state-key, ${keys.usedStates} used states (expiring); unexpected: ${keys.unexpected.length ? keys.unexpected.join(', ') : 'none'}`,
+    );
   if (report.serveExit) lines.push('', `serve stopped during the run: ${report.serveExit}`);
   lines.push('', `marked processes left 5 s after ${args.fleet ? 'the replicas were' : 'serve was'} stopped: ${report.leftAfterStop}`);
   for (const g of report.goals) lines.push(`${g.pass ? 'PASS' : 'FAIL'}  ${g.goal}: ${g.detail}`);
@@ -416,15 +540,34 @@ function intrusionGoals(r: AttackReport | { missing: true } | undefined): Array<
   if (!r || !('outcomes' in r)) return [];
   const goals: Array<{ goal: string; pass: boolean; detail: string }> = [];
   const ran = (kind: string) => r.outcomes[kind] !== undefined;
-  if (ran(KIND.ssrf)) goals.push({ goal: "ssrf: the attacker's own listener receives nothing", pass: r.intrusions.ssrfListenerReached === 0, detail: `${r.intrusions.ssrfListenerReached} connection(s) reached it` });
+  if (ran(KIND.ssrf))
+    goals.push({
+      goal: "ssrf: the attacker's own listener receives nothing",
+      pass: r.intrusions.ssrfListenerReached === 0,
+      detail: `${r.intrusions.ssrfListenerReached} connection(s) reached it`,
+    });
   if (ran(KIND.hops) && args.fleet) {
     const not403 = sent(r, KIND.hops).filter(([o]) => !o.endsWith(': 403'));
-    goals.push({ goal: 'hops: every forged hop refused 403', pass: not403.length === 0, detail: not403.length ? not403.map(([o, n]) => `${n} × ${o}`).join(', ') : `${sent(r, KIND.hops).reduce((s, [, n]) => s + n, 0)} refused` });
+    goals.push({
+      goal: 'hops: every forged hop refused 403',
+      pass: not403.length === 0,
+      detail: not403.length
+        ? not403.map(([o, n]) => `${n} × ${o}`).join(', ')
+        : `${sent(r, KIND.hops).reduce((s, [, n]) => s + n, 0)} refused`,
+    });
   }
   if (ran(KIND.madeUp) || ran(KIND.stolen)) {
     const served = [...sent(r, KIND.madeUp), ...sent(r, KIND.stolen)].filter(([o]) => / 2\d\d$/.test(o));
-    goals.push({ goal: 'sessions: made-up and stolen session ids never served', pass: served.length === 0, detail: served.length ? served.map(([o, n]) => `${n} × ${o}`).join(', ') : 'none served' });
-    goals.push({ goal: 'sessions: the honest legacy client with its GET stream open never loses its session', pass: r.intrusions.honestSessionLost === 0, detail: `${r.intrusions.honestSessionLost} request(s) answered 404` });
+    goals.push({
+      goal: 'sessions: made-up and stolen session ids never served',
+      pass: served.length === 0,
+      detail: served.length ? served.map(([o, n]) => `${n} × ${o}`).join(', ') : 'none served',
+    });
+    goals.push({
+      goal: 'sessions: the honest legacy client with its GET stream open never loses its session',
+      pass: r.intrusions.honestSessionLost === 0,
+      detail: `${r.intrusions.honestSessionLost} request(s) answered 404`,
+    });
   }
   return goals;
 }
@@ -442,8 +585,17 @@ try {
     ({ url, output } = await startServe(port));
     direct = [new URL(url).origin];
   }
-  const config = { url, ...(args.fleet ? { fleet: fleet!.name, replicas: direct } : {}), idleSeconds: IDLE_MS / 1000, attackSeconds: ATTACK_MS / 1000, settleSeconds: SETTLE_MS / 1000, limits: args.limit ?? [] };
-  console.error(`soak: serving at ${url}${args.fleet ? ` (nginx in front of ${direct.join(', ')})` : ''}; idle ${config.idleSeconds} s, attack ${config.attackSeconds} s`);
+  const config = {
+    url,
+    ...(args.fleet ? { fleet: fleet!.name, replicas: direct } : {}),
+    idleSeconds: IDLE_MS / 1000,
+    attackSeconds: ATTACK_MS / 1000,
+    settleSeconds: SETTLE_MS / 1000,
+    limits: args.limit ?? [],
+  };
+  console.error(
+    `soak: serving at ${url}${args.fleet ? ` (nginx in front of ${direct.join(', ')})` : ''}; idle ${config.idleSeconds} s, attack ${config.attackSeconds} s`,
+  );
   // Warm-up: every honest caller's upstream session exists before timing starts (in a fleet, on
   // each replica: nginx takes them round robin).
   for (let round = 0; round < (args.fleet ? 2 * REPLICAS : 1); round++) await honestOnce(url, new HonestStats());
@@ -463,7 +615,11 @@ try {
   const wrap = phaseReport('wrap', (performance.now() - t0) / 1000, wrapStats, sampler.take(), cpu);
   const held = await heldAtEnd(direct);
   const keys = args.fleet ? await fleetKeys(held.flatMap((h) => (h.replica ? [h.replica] : []))) : undefined;
-  const end: EndReport = { rssMb: { beforeIdle: rssBeforeIdle, afterAttack: rssAfterAttack, end: frontsRssMb() }, held, ...(keys ? { fleetKeys: keys } : {}) };
+  const end: EndReport = {
+    rssMb: { beforeIdle: rssBeforeIdle, afterAttack: rssAfterAttack, end: frontsRssMb() },
+    held,
+    ...(keys ? { fleetKeys: keys } : {}),
+  };
   const during = serveExit;
   sampler.stop();
 
@@ -478,7 +634,7 @@ try {
   }
   await markedProcessesGone(marker, 5000);
   const leftAfterStop = markedProcesses(marker).length;
-  if (during) console.error(`soak: ${args.fleet ? 'the replicas\'' : "serve's"} last output:\n${output()}`);
+  if (during) console.error(`soak: ${args.fleet ? "the replicas'" : "serve's"} last output:\n${output()}`);
 
   const worst: Array<{ kind: string; ratio: number }> = [];
   for (const [kind, a] of Object.entries(atk.honest.byKind)) {
@@ -489,11 +645,47 @@ try {
   worst.sort((x, y) => y.ratio - x.ratio);
   const over = worst.filter((w) => w.ratio > P99_FACTOR);
   const goals = [
-    { goal: 'honest success 100%', pass: idle.honest.ok === idle.honest.ops && atk.honest.ok === atk.honest.ops, detail: `idle ${idle.honest.ok}/${idle.honest.ops}, attack ${atk.honest.ok}/${atk.honest.ops}` },
-    { goal: `attack p99 ≤ ${P99_FACTOR} × idle p99, every operation kind with ≥ ${MIN_SAMPLES} samples`, pass: worst.length > 0 && over.length === 0, detail: over.length ? `over: ${over.map((w) => `${w.kind} ×${w.ratio.toFixed(2)}`).join(', ')}` : `worst ${worst[0] ? `${worst[0].kind} ×${worst[0].ratio.toFixed(2)}` : '(none measured)'}` },
-    { goal: `wrap health: one honest round ${SETTLE_MS / 1000} s after the attack`, pass: wrap.honest.ops > 0 && wrap.honest.ok === wrap.honest.ops && during === undefined, detail: `${wrap.honest.ok}/${wrap.honest.ops}${during ? `; ${during}` : ''}` },
-    { goal: `nothing held at the end (/healthz of ${args.fleet ? 'each replica' : 'serve'}: ${HELD.join(', ')})`, pass: held.every(holdsNothing), detail: held.every(holdsNothing) ? 'all 0' : held.filter((h) => !holdsNothing(h)).map((h) => `${h.replica ?? h.origin}: ${HELD.filter((k) => h[k] !== 0).map((k) => `${k} ${h[k]}`).join(', ')}`).join('; ') },
-    ...(keys ? [{ goal: "the fleet's Redis keys are only replica records, hop-secret, state-key and expiring used states", pass: keys.unexpected.length === 0 && keys.hopSecret === 1 && keys.stateKey === 1 && keys.replicaRecords === REPLICAS, detail: `${keys.replicaRecords} records, ${keys.hopSecret} hop-secret, ${keys.stateKey} state-key, ${keys.usedStates} used; unexpected: ${keys.unexpected.length ? keys.unexpected.join(', ') : 'none'}` }] : []),
+    {
+      goal: 'honest success 100%',
+      pass: idle.honest.ok === idle.honest.ops && atk.honest.ok === atk.honest.ops,
+      detail: `idle ${idle.honest.ok}/${idle.honest.ops}, attack ${atk.honest.ok}/${atk.honest.ops}`,
+    },
+    {
+      goal: `attack p99 ≤ ${P99_FACTOR} × idle p99, every operation kind with ≥ ${MIN_SAMPLES} samples`,
+      pass: worst.length > 0 && over.length === 0,
+      detail: over.length
+        ? `over: ${over.map((w) => `${w.kind} ×${w.ratio.toFixed(2)}`).join(', ')}`
+        : `worst ${worst[0] ? `${worst[0].kind} ×${worst[0].ratio.toFixed(2)}` : '(none measured)'}`,
+    },
+    {
+      goal: `wrap health: one honest round ${SETTLE_MS / 1000} s after the attack`,
+      pass: wrap.honest.ops > 0 && wrap.honest.ok === wrap.honest.ops && during === undefined,
+      detail: `${wrap.honest.ok}/${wrap.honest.ops}${during ? `; ${during}` : ''}`,
+    },
+    {
+      goal: `nothing held at the end (/healthz of ${args.fleet ? 'each replica' : 'serve'}: ${HELD.join(', ')})`,
+      pass: held.every(holdsNothing),
+      detail: held.every(holdsNothing)
+        ? 'all 0'
+        : held
+            .filter((h) => !holdsNothing(h))
+            .map(
+              (h) =>
+                `${h.replica ?? h.origin}: ${HELD.filter((k) => h[k] !== 0)
+                  .map((k) => `${k} ${h[k]}`)
+                  .join(', ')}`,
+            )
+            .join('; '),
+    },
+    ...(keys
+      ? [
+          {
+            goal: "the fleet's Redis keys are only replica records, hop-secret, state-key and expiring used states",
+            pass: keys.unexpected.length === 0 && keys.hopSecret === 1 && keys.stateKey === 1 && keys.replicaRecords === REPLICAS,
+            detail: `${keys.replicaRecords} records, ${keys.hopSecret} hop-secret, ${keys.stateKey} state-key, ${keys.usedStates} used; unexpected: ${keys.unexpected.length ? keys.unexpected.join(', ') : 'none'}`,
+          },
+        ]
+      : []),
     ...intrusionGoals(atk.attackers),
   ];
   const report = { config, phases: [idle, atk], wrap, end, goals, leftAfterStop, ...(during ? { serveExit: during } : {}) };

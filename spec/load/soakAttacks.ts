@@ -35,7 +35,19 @@ export interface AttackConfig {
 }
 
 /** Every attack `attack()` knows, by the name `--attacks` takes. */
-export const ATTACKS = ['parked', 'caps', 'listens', 'legacy', 'oversized', 'names', 'slowloris', 'ssrf', 'hops', 'sessions', 'bigids'] as const;
+export const ATTACKS = [
+  'parked',
+  'caps',
+  'listens',
+  'legacy',
+  'oversized',
+  'names',
+  'slowloris',
+  'ssrf',
+  'hops',
+  'sessions',
+  'bigids',
+] as const;
 
 /** What it reports when it stops: per attacker kind, per outcome, how many. */
 export interface AttackReport {
@@ -146,7 +158,12 @@ async function parkedSlot(ctx: Ctx, kind: string, principal: () => string, capab
     try {
       const caller = principal();
       // Not aborted when the attackers stop: a call it parks is known, and ended.
-      const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {} }, { principal: caller, capabilities, signal: AbortSignal.timeout(PARK_CALL_MS), id: next() });
+      const a = await modernPost(
+        ctx.config.url,
+        'tools/call',
+        { name: ELICIT, arguments: {} },
+        { principal: caller, capabilities, signal: AbortSignal.timeout(PARK_CALL_MS), id: next() },
+      );
       const outcome = outcomeOf(a);
       ctx.outcomes.add(kind, outcome);
       // Parked, it is left to hold its session; refused, the slot tries again when told to.
@@ -211,7 +228,8 @@ async function paced(ctx: Ctx, kind: string, perSecond: number, fire: () => Prom
   await Promise.allSettled([...inFlight]);
 }
 
-const LEGACY_INITIALIZE = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}';
+const LEGACY_INITIALIZE =
+  '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}';
 
 /**
  * A bare legacy `initialize` from a new caller (at `url`, as `principal`), its session never used
@@ -245,7 +263,11 @@ let oversized: Buffer | undefined;
 
 /** An 8 MiB POST (over the default body limit), on a connection of its own. */
 function oversizedPost(ctx: Ctx): Promise<string> {
-  oversized ??= Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"'), Buffer.alloc(OVERSIZED_BYTES, 'x'), Buffer.from('"}}}')]);
+  oversized ??= Buffer.concat([
+    Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"'),
+    Buffer.alloc(OVERSIZED_BYTES, 'x'),
+    Buffer.from('"}}}'),
+  ]);
   const url = new URL(ctx.config.url);
   return new Promise<string>((resolve, reject) => {
     let answered: string | undefined;
@@ -256,7 +278,15 @@ function oversizedPost(ctx: Ctx): Promise<string> {
         path: url.pathname,
         method: 'POST',
         agent: false,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'echo', authorization: `Bearer attacker-big-${next()}`, 'content-length': oversized!.length },
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'echo',
+          authorization: `Bearer attacker-big-${next()}`,
+          'content-length': oversized!.length,
+        },
         signal: ctx.signal,
         timeout: 30_000,
       },
@@ -277,7 +307,14 @@ function oversizedPost(ctx: Ctx): Promise<string> {
 /** A call of a tool that does not exist, by a random name. */
 async function madeUpTool(ctx: Ctx): Promise<string> {
   const name = `no-such-tool-${Math.random().toString(36).slice(2)}`;
-  return outcomeOf(await modernPost(ctx.config.url, 'tools/call', { name, arguments: {} }, { principal: 'attacker-names', signal: ctx.signal, id: next() }));
+  return outcomeOf(
+    await modernPost(
+      ctx.config.url,
+      'tools/call',
+      { name, arguments: {} },
+      { principal: 'attacker-names', signal: ctx.signal, id: next() },
+    ),
+  );
 }
 
 /** A socket that sends the start of a request header, a byte a second, and never finishes it. */
@@ -312,7 +349,12 @@ async function release(ctx: Ctx): Promise<void> {
   const signal = () => AbortSignal.timeout(10_000);
   await inTurns([...ctx.held.parked], RELEASE_AT_ONCE, async (call) => {
     try {
-      const a = await modernPost(ctx.config.url, 'tools/call', { name: ELICIT, arguments: {}, inputResponses: { [call.key]: { action: 'cancel' } }, requestState: call.requestState }, { principal: call.principal, capabilities: call.capabilities, signal: signal(), id: next() });
+      const a = await modernPost(
+        ctx.config.url,
+        'tools/call',
+        { name: ELICIT, arguments: {}, inputResponses: { [call.key]: { action: 'cancel' } }, requestState: call.requestState },
+        { principal: call.principal, capabilities: call.capabilities, signal: signal(), id: next() },
+      );
       ctx.outcomes.add(RELEASED, `parked call retried with cancel: ${outcomeOf(a)}`);
     } catch (e) {
       ctx.outcomes.add(RELEASED, `parked call retried with cancel: ${errorOutcome(e)}`);
@@ -320,7 +362,11 @@ async function release(ctx: Ctx): Promise<void> {
   });
   await inTurns([...ctx.held.sessions], RELEASE_AT_ONCE, async ([id, { url, principal }]) => {
     try {
-      const res = await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${principal}` }, signal: signal() });
+      const res = await fetch(url, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25', authorization: `Bearer ${principal}` },
+        signal: signal(),
+      });
       await res.arrayBuffer();
       ctx.outcomes.add(RELEASED, `legacy session deleted: ${res.status}`);
     } catch (e) {
@@ -330,9 +376,19 @@ async function release(ctx: Ctx): Promise<void> {
 }
 
 /** Starts every attacker until `signal`: `done` when all have stopped, `release()` to end what they hold, `report()` what they got so far. */
-export function attack(config: AttackConfig, signal: AbortSignal): { done: Promise<unknown>; release(): Promise<void>; report(): AttackReport } {
+export function attack(
+  config: AttackConfig,
+  signal: AbortSignal,
+): { done: Promise<unknown>; release(): Promise<void>; report(): AttackReport } {
   setMaxListeners(0, signal);
-  const ctx: Ctx = { config, signal, outcomes: new Outcomes(), slowlorisClosedAfterS: [], held: { parked: new Set(), sessions: new Map() }, intrusions: { ssrfListenerReached: 0, honestSessionLost: 0 } };
+  const ctx: Ctx = {
+    config,
+    signal,
+    outcomes: new Outcomes(),
+    slowlorisClosedAfterS: [],
+    held: { parked: new Set(), sessions: new Map() },
+    intrusions: { ssrfListenerReached: 0, honestSessionLost: 0 },
+  };
   const on = (name: (typeof ATTACKS)[number]) => !config.attacks || config.attacks.includes(name);
   const intrusion: IntrusionCtx = {
     url: config.url,
@@ -347,23 +403,37 @@ export function attack(config: AttackConfig, signal: AbortSignal): { done: Promi
   const sessions = on('sessions') ? sessionsAttack(intrusion, ctx.intrusions) : undefined;
   const begin = (): Promise<unknown> => {
     const loops: Array<Promise<void>> = [];
-    if (on('parked')) for (let i = 0; i < PARKED_IN_FLIGHT; i++) loops.push(parkedSlot(ctx, 'parked calls (distinct callers)', () => `attacker-park-${next()}`, { elicitation: {} }));
+    if (on('parked'))
+      for (let i = 0; i < PARKED_IN_FLIGHT; i++)
+        loops.push(parkedSlot(ctx, 'parked calls (distinct callers)', () => `attacker-park-${next()}`, { elicitation: {} }));
     if (on('caps')) {
       for (let c = 0; c < CAPS_SETS; c++) {
-        for (let i = 0; i < PER_CAPS_SET; i++) loops.push(parkedSlot(ctx, 'parked calls (one caller, 4 capability sets)', () => 'attacker-caps', { elicitation: {}, experimental: { [`k${c}`]: {} } }));
+        for (let i = 0; i < PER_CAPS_SET; i++)
+          loops.push(
+            parkedSlot(ctx, 'parked calls (one caller, 4 capability sets)', () => 'attacker-caps', {
+              elicitation: {},
+              experimental: { [`k${c}`]: {} },
+            }),
+          );
       }
     }
     if (on('listens')) for (let i = 0; i < LISTENS_OPEN; i++) loops.push(listenSlot(ctx));
-    if (on('legacy')) loops.push(
-      (async () => {
-        // The burst first (a few dozen at a time), then the trickle.
-        for (let sent = 0; sent < LEGACY_BURST && !signal.aborted; sent += LEGACY_BURST_AT_ONCE) {
-          const wave = Array.from({ length: LEGACY_BURST_AT_ONCE }, () => legacyInitialize(ctx).then((o) => ctx.outcomes.add('legacy initialize (burst)', o), (e: unknown) => void (signal.aborted || ctx.outcomes.add('legacy initialize (burst)', errorOutcome(e)))));
-          await Promise.all(wave);
-        }
-        await paced(ctx, 'legacy initialize', LEGACY_PER_SECOND, () => legacyInitialize(ctx));
-      })(),
-    );
+    if (on('legacy'))
+      loops.push(
+        (async () => {
+          // The burst first (a few dozen at a time), then the trickle.
+          for (let sent = 0; sent < LEGACY_BURST && !signal.aborted; sent += LEGACY_BURST_AT_ONCE) {
+            const wave = Array.from({ length: LEGACY_BURST_AT_ONCE }, () =>
+              legacyInitialize(ctx).then(
+                (o) => ctx.outcomes.add('legacy initialize (burst)', o),
+                (e: unknown) => void (signal.aborted || ctx.outcomes.add('legacy initialize (burst)', errorOutcome(e))),
+              ),
+            );
+            await Promise.all(wave);
+          }
+          await paced(ctx, 'legacy initialize', LEGACY_PER_SECOND, () => legacyInitialize(ctx));
+        })(),
+      );
     if (on('oversized')) loops.push(paced(ctx, 'oversized body (8 MiB)', OVERSIZED_PER_SECOND, () => oversizedPost(ctx)));
     if (on('names')) loops.push(paced(ctx, 'made-up tool names', NAMES_PER_SECOND, () => madeUpTool(ctx)));
     if (on('slowloris')) for (let i = 0; i < SLOWLORIS_SOCKETS; i++) loops.push(slowloris(ctx));
@@ -379,7 +449,12 @@ export function attack(config: AttackConfig, signal: AbortSignal): { done: Promi
     release: () => release(ctx),
     report: () => {
       const cpu = process.cpuUsage();
-      return { outcomes: ctx.outcomes.byKind, slowlorisClosedAfterS: ctx.slowlorisClosedAfterS, cpuSeconds: (cpu.user + cpu.system) / 1e6, intrusions: ctx.intrusions };
+      return {
+        outcomes: ctx.outcomes.byKind,
+        slowlorisClosedAfterS: ctx.slowlorisClosedAfterS,
+        cpuSeconds: (cpu.user + cpu.system) / 1e6,
+        intrusions: ctx.intrusions,
+      };
     },
   };
 }
@@ -413,7 +488,10 @@ export class HonestStats {
     else {
       row.failed++;
       if (this.failures.length < 40) this.failures.push(`${kind}: ${wrong}`);
-      const reason = `${kind}: ${wrong.replace(/"id":"?[\w-]+"?,?/g, '').replace(/\b[0-9a-f]{8}-[0-9a-f-]{27}\b/g, '<id>').slice(0, 220)}`;
+      const reason = `${kind}: ${wrong
+        .replace(/"id":"?[\w-]+"?,?/g, '')
+        .replace(/\b[0-9a-f]{8}-[0-9a-f-]{27}\b/g, '<id>')
+        .slice(0, 220)}`;
       this.reasons.set(reason, (this.reasons.get(reason) ?? 0) + 1);
     }
     return wrong === undefined;
@@ -440,12 +518,14 @@ export class HonestStats {
   }
   summary(): Record<string, { n: number; ok: number; failed: number; latency?: LatencyStats }> {
     const out: Record<string, { n: number; ok: number; failed: number; latency?: LatencyStats }> = {};
-    for (const [kind, r] of this.ops) out[kind] = { n: r.ok + r.failed, ok: r.ok, failed: r.failed, ...(r.timed ? { latency: latencyStats(r.ms) } : {}) };
+    for (const [kind, r] of this.ops)
+      out[kind] = { n: r.ok + r.failed, ok: r.ok, failed: r.failed, ...(r.timed ? { latency: latencyStats(r.ms) } : {}) };
     return out;
   }
 }
 
-const describe = (a: ModernAnswer) => `HTTP ${a.status}${a.retryAfter ? ` (Retry-After ${a.retryAfter})` : ''} ${JSON.stringify(a.message).slice(0, 400)}`;
+const describe = (a: ModernAnswer) =>
+  `HTTP ${a.status}${a.retryAfter ? ` (Retry-After ${a.retryAfter})` : ''} ${JSON.stringify(a.message).slice(0, 400)}`;
 const timeout = () => AbortSignal.timeout(OP_TIMEOUT_MS);
 
 /** `server/discover`, `tools/list`, `tools/call` of `echo`, as a modern client. */
@@ -474,7 +554,8 @@ async function mrtrRound(url: string, principal: string, stats: HonestStats): Pr
   await stats.op('mrtr call', async () => {
     const a = await modernPost(url, 'tools/call', { name: ELICIT, arguments: {} }, { principal, capabilities, signal: timeout() });
     const r = a.message['result'];
-    const key = r?.resultType === 'input_required' && typeof r.requestState === 'string' ? Object.keys(r.inputRequests ?? {})[0] : undefined;
+    const key =
+      r?.resultType === 'input_required' && typeof r.requestState === 'string' ? Object.keys(r.inputRequests ?? {})[0] : undefined;
     if (!key || r.inputRequests[key].method !== 'elicitation/create') return describe(a);
     pending = { key, requestState: r.requestState };
     return undefined;
@@ -484,7 +565,12 @@ async function mrtrRound(url: string, principal: string, stats: HonestStats): Pr
   const { key, requestState } = pending;
   await stats.op('mrtr retry', async () => {
     const inputResponses = { [key]: { action: 'accept', content: { name: 'Ada', email: 'ada@example.com' } } };
-    const a = await modernPost(url, 'tools/call', { name: ELICIT, arguments: {}, inputResponses, requestState }, { principal, capabilities, signal: timeout() });
+    const a = await modernPost(
+      url,
+      'tools/call',
+      { name: ELICIT, arguments: {}, inputResponses, requestState },
+      { principal, capabilities, signal: timeout() },
+    );
     const r = a.message['result'];
     return r?.resultType === 'complete' && !r.isError && textOf(r).includes('- Name: Ada') ? undefined : describe(a);
   });
@@ -499,7 +585,9 @@ async function connectRetrying(url: string, principal: string): Promise<{ client
   const until = performance.now() + OP_TIMEOUT_MS;
   for (;;) {
     const client = new Client({ name: principal, version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${principal}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      requestInit: { headers: { authorization: `Bearer ${principal}` } },
+    });
     try {
       await client.connect(transport, { timeout: Math.max(1, until - performance.now()) });
       return { client, transport };
@@ -550,7 +638,10 @@ async function honestListen(url: string, principal: string, stats: HonestStats, 
   if (!listen?.acknowledged) return;
   const seen = listen.ended;
   const early = await Promise.race([seen.then(() => true), stopped.then(() => false)]);
-  stats.mark('listen stays open', early ? `the stream ended during the phase; last message ${JSON.stringify((await seen).at(-1) ?? null).slice(0, 300)}` : undefined);
+  stats.mark(
+    'listen stays open',
+    early ? `the stream ended during the phase; last message ${JSON.stringify((await seen).at(-1) ?? null).slice(0, 300)}` : undefined,
+  );
   listen.close();
 }
 
@@ -579,7 +670,9 @@ export async function honestOnce(url: string, stats: HonestStats): Promise<void>
     ...[6, 7].map((n) => legacyRound(url, `honest-${n}`, stats)),
     (async () => {
       let listen: Awaited<ReturnType<typeof openListen>> | undefined;
-      await stats.op('listen open', async () => ((listen = await openListen(url, { principal: 'honest-8' })).acknowledged ? undefined : describe(listen.answer)));
+      await stats.op('listen open', async () =>
+        (listen = await openListen(url, { principal: 'honest-8' })).acknowledged ? undefined : describe(listen.answer),
+      );
       if (listen?.acknowledged) listen.close();
     })(),
   ]);

@@ -119,7 +119,14 @@ async function attackerListener(counts: IntrusionCounts): Promise<{ port: number
   return { port: (server.address() as AddressInfo).port, server };
 }
 
-const modernHeaders = (method: string, name: string | undefined, principal: string) => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(name ? { 'mcp-name': name } : {}), authorization: `Bearer ${principal}` });
+const modernHeaders = (method: string, name: string | undefined, principal: string) => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': method,
+  ...(name ? { 'mcp-name': name } : {}),
+  authorization: `Bearer ${principal}`,
+});
 
 /**
  * `ssrf`: request lines in absolute form naming the attacker's listener (`POST
@@ -140,17 +147,39 @@ export async function ssrfAttack(ctx: IntrusionCtx, counts: IntrusionCounts): Pr
     let variant = 'plain call';
     if (fleet && n % 2 === 0) {
       const owner = ctx.direct[n % ctx.direct.length]!;
-      const parked = await modernPost(`${owner}/mcp`, 'tools/call', { name: ELICIT, arguments: {} }, { principal, capabilities: { elicitation: {} }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), id: `ssrf-${n}` });
+      const parked = await modernPost(
+        `${owner}/mcp`,
+        'tools/call',
+        { name: ELICIT, arguments: {} },
+        { principal, capabilities: { elicitation: {} }, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS), id: `ssrf-${n}` },
+      );
       const r = parked.message['result'];
       const key = r?.resultType === 'input_required' ? Object.keys(r.inputRequests ?? {})[0] : undefined;
       if (!key || typeof r.requestState !== 'string') return `parking on the owner: ${parked.status}`;
-      params = { name: ELICIT, arguments: {}, inputResponses: { [key]: { action: 'accept', content: { name: 'Ada', email: 'ada@example.com' } } }, requestState: r.requestState };
+      params = {
+        name: ELICIT,
+        arguments: {},
+        inputResponses: { [key]: { action: 'accept', content: { name: 'Ada', email: 'ada@example.com' } } },
+        requestState: r.requestState,
+      };
       variant = 'retry of a call parked on another replica';
     }
     const capabilities = variant === 'plain call' ? {} : { elicitation: {} };
-    const body = JSON.stringify({ jsonrpc: '2.0', id: `ssrf-${n}`, method: 'tools/call', params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }) } });
-    const headers = Object.entries({ host: target.host, ...modernHeaders('tools/call', params['name'] as string, principal) }).map(([k, v]) => `${k}: ${v}`);
-    const answer = await rawRequest(Number(target.port), [`POST http://127.0.0.1:${listenerPort}/mcp HTTP/1.1`, ...headers].join('\r\n'), body, AbortSignal.timeout(REQUEST_TIMEOUT_MS));
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: `ssrf-${n}`,
+      method: 'tools/call',
+      params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }) },
+    });
+    const headers = Object.entries({ host: target.host, ...modernHeaders('tools/call', params['name'] as string, principal) }).map(
+      ([k, v]) => `${k}: ${v}`,
+    );
+    const answer = await rawRequest(
+      Number(target.port),
+      [`POST http://127.0.0.1:${listenerPort}/mcp HTTP/1.1`, ...headers].join('\r\n'),
+      body,
+      AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    );
     return `${variant}: ${rawOutcome(answer.status, answer.text)}`;
   };
   try {
@@ -191,14 +220,28 @@ export async function hopsAttack(ctx: IntrusionCtx): Promise<void> {
     if (variant === 0 || variant === 4) {
       const headers: Record<string, string> = modernHeaders('tools/call', 'echo', principal);
       headers['x-mcp-dual-era-hop'] = forgedHop(from, variant === 0 ? to : from, Object.keys(headers));
-      const body = JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tools/call', params: { name: 'echo', arguments: { message: 'hop' }, _meta: modernMeta() } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'echo', arguments: { message: 'hop' }, _meta: modernMeta() },
+      });
       const res = await fetch(`${origin}/mcp`, { method: 'POST', headers, body, signal: timeoutSignal(ctx) });
       return `${variant === 0 ? 'modern call' : 'modern call addressed to another replica'}: ${await statusOnly(res)}`;
     }
     if (variant === 1) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${principal}` };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${principal}`,
+      };
       headers['x-mcp-dual-era-hop'] = forgedHop('made-up-replica', to, Object.keys(headers));
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      });
       // Not aborted when the attackers stop: a session it opens is known, and deleted.
       const res = await fetch(`${origin}/mcp`, { method: 'POST', headers, body, signal: AbortSignal.timeout(INITIALIZE_MS) });
       const session = res.headers.get('mcp-session-id');
@@ -206,7 +249,12 @@ export async function hopsAttack(ctx: IntrusionCtx): Promise<void> {
       return `legacy initialize: ${await statusOnly(res)}`;
     }
     const method = variant === 2 ? 'GET' : 'DELETE';
-    const headers: Record<string, string> = { accept: 'text/event-stream', 'mcp-session-id': `${to}.${randomUUID()}`, 'mcp-protocol-version': LEGACY_VERSION, authorization: `Bearer ${principal}` };
+    const headers: Record<string, string> = {
+      accept: 'text/event-stream',
+      'mcp-session-id': `${to}.${randomUUID()}`,
+      'mcp-protocol-version': LEGACY_VERSION,
+      authorization: `Bearer ${principal}`,
+    };
     headers['x-mcp-dual-era-hop'] = forgedHop(from, to, Object.keys(headers));
     const res = await fetch(`${origin}/mcp`, { method, headers, signal: timeoutSignal(ctx) });
     return `legacy session ${method}: ${await statusOnly(res)}`;
@@ -214,10 +262,26 @@ export async function hopsAttack(ctx: IntrusionCtx): Promise<void> {
 }
 
 /** A legacy session's request: GET (its stream), POST (a `ping`) or DELETE, as `principal` (none: no Authorization). */
-async function sessionRequest(url: string, method: 'GET' | 'POST' | 'DELETE', sessionId: string, principal: string | undefined, signal: AbortSignal): Promise<number> {
-  const headers: Record<string, string> = { accept: method === 'GET' ? 'text/event-stream' : 'application/json, text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY_VERSION, ...(principal ? { authorization: `Bearer ${principal}` } : {}) };
+async function sessionRequest(
+  url: string,
+  method: 'GET' | 'POST' | 'DELETE',
+  sessionId: string,
+  principal: string | undefined,
+  signal: AbortSignal,
+): Promise<number> {
+  const headers: Record<string, string> = {
+    accept: method === 'GET' ? 'text/event-stream' : 'application/json, text/event-stream',
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': LEGACY_VERSION,
+    ...(principal ? { authorization: `Bearer ${principal}` } : {}),
+  };
   if (method === 'POST') headers['content-type'] = 'application/json';
-  const res = await fetch(url, { method, headers, ...(method === 'POST' ? { body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' } : {}), signal });
+  const res = await fetch(url, {
+    method,
+    headers,
+    ...(method === 'POST' ? { body: '{"jsonrpc":"2.0","id":1,"method":"ping"}' } : {}),
+    signal,
+  });
   return statusOnly(res);
 }
 
@@ -233,8 +297,17 @@ async function honestLegacyListener(ctx: IntrusionCtx, counts: IntrusionCounts, 
     try {
       const init = await fetch(ctx.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${principal}` },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'honest', version: '1' } } }),
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          authorization: `Bearer ${principal}`,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 0,
+          method: 'initialize',
+          params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'honest', version: '1' } },
+        }),
         signal: AbortSignal.timeout(INITIALIZE_MS),
       });
       await init.text();
@@ -249,9 +322,20 @@ async function honestLegacyListener(ctx: IntrusionCtx, counts: IntrusionCounts, 
         continue;
       }
       const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': LEGACY_VERSION, authorization: `Bearer ${principal}` };
-      await (await fetch(ctx.url, { method: 'POST', headers: { ...session, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":"2.0","method":"notifications/initialized"}', signal: timeoutSignal(ctx) })).text();
+      await (
+        await fetch(ctx.url, {
+          method: 'POST',
+          headers: { ...session, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+          signal: timeoutSignal(ctx),
+        })
+      ).text();
       const stream = new AbortController();
-      const get = await fetch(ctx.url, { method: 'GET', headers: { ...session, accept: 'text/event-stream' }, signal: AbortSignal.any([ctx.signal, stream.signal]) });
+      const get = await fetch(ctx.url, {
+        method: 'GET',
+        headers: { ...session, accept: 'text/event-stream' },
+        signal: AbortSignal.any([ctx.signal, stream.signal]),
+      });
       ctx.add(KIND.victim, `GET stream: ${get.status}`);
       let streamOpen = get.ok;
       const drained = get.body ? get.body.pipeTo(new WritableStream()).catch(() => {}) : Promise.resolve();
@@ -264,7 +348,12 @@ async function honestLegacyListener(ctx: IntrusionCtx, counts: IntrusionCounts, 
       for (let n = 1; !ctx.signal.aborted && !lost; n++) {
         await sleep(VICTIM_PING_MS, ctx.signal);
         if (ctx.signal.aborted) break;
-        const res = await fetch(ctx.url, { method: 'POST', headers: { ...session, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'ping' }), signal: timeoutSignal(ctx) });
+        const res = await fetch(ctx.url, {
+          method: 'POST',
+          headers: { ...session, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: n, method: 'ping' }),
+          signal: timeoutSignal(ctx),
+        });
         await res.text();
         ctx.add(KIND.victim, `ping${streamOpen ? '' : ' (stream not open)'}: ${res.status}`);
         if (res.status === 404) {
@@ -273,10 +362,15 @@ async function honestLegacyListener(ctx: IntrusionCtx, counts: IntrusionCounts, 
         }
       }
       stream.abort();
-      if (!lost) ctx.add(KIND.victim, `DELETE at the end: ${await sessionRequest(ctx.url, 'DELETE', sessionId, principal, AbortSignal.timeout(REQUEST_TIMEOUT_MS))}`);
+      if (!lost)
+        ctx.add(
+          KIND.victim,
+          `DELETE at the end: ${await sessionRequest(ctx.url, 'DELETE', sessionId, principal, AbortSignal.timeout(REQUEST_TIMEOUT_MS))}`,
+        );
     } catch (e) {
       if (ctx.signal.aborted) {
-        if (sessionId) await sessionRequest(ctx.url, 'DELETE', sessionId, principal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)).catch(() => 0);
+        if (sessionId)
+          await sessionRequest(ctx.url, 'DELETE', sessionId, principal, AbortSignal.timeout(REQUEST_TIMEOUT_MS)).catch(() => 0);
         return;
       }
       ctx.add(KIND.victim, `error ${(e as { cause?: { code?: string } }).cause?.code ?? (e as Error).name}`);
@@ -357,9 +451,21 @@ export async function bigIdsAttack(ctx: IntrusionCtx): Promise<void> {
     const method = discover ? 'server/discover' : 'tools/call';
     const params = discover ? { _meta: modernMeta() } : { name: 'echo', arguments: { message: 'big' }, _meta: modernMeta() };
     const body = `{"jsonrpc":"2.0","id":${id},"method":"${method}","params":${JSON.stringify(params)}}`;
-    const res = await fetch(ctx.url, { method: 'POST', headers: modernHeaders(method, discover ? undefined : 'echo', 'attacker-bigids'), body, signal: timeoutSignal(ctx) });
+    const res = await fetch(ctx.url, {
+      method: 'POST',
+      headers: modernHeaders(method, discover ? undefined : 'echo', 'attacker-bigids'),
+      body,
+      signal: timeoutSignal(ctx),
+    });
     const text = await res.text();
-    const last = text.includes('data:') ? (text.split('\n').filter((l) => l.startsWith('data:')).at(-1)?.slice(5).trim() ?? '') : text;
+    const last = text.includes('data:')
+      ? (text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .at(-1)
+          ?.slice(5)
+          .trim() ?? '')
+      : text;
     const echoed = /"id"\s*:\s*(-?[\d.eE+-]+|"[^"]*"|null)/.exec(last)?.[1];
     const verdict = echoed === id ? 'same text' : echoed === undefined ? 'no id' : `differs: ${echoed}`;
     return `${method} id ${id}: ${res.status} ${verdict}`;

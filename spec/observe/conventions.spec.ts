@@ -9,7 +9,7 @@ import { Attr, EXECUTE_TOOL, SERVER_DURATION_METRIC } from '../../lib/observe/co
 
 const c = suite('the names of the telemetry');
 
-c('should use the conventions\' own names for what they name', () => {
+c("should use the conventions' own names for what they name", () => {
   assert.is(Attr.methodName, semconv.ATTR_MCP_METHOD_NAME);
   assert.is(Attr.protocolVersion, semconv.ATTR_MCP_PROTOCOL_VERSION);
   assert.is(Attr.resourceUri, semconv.ATTR_MCP_RESOURCE_URI);

@@ -49,17 +49,24 @@ function parse(text: string): Sample[] {
 
 /** The sum of the samples named `name` whose labels include `labels`. */
 function sum(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number {
-  return samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((n, s) => n + s.value, 0);
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((n, s) => n + s.value, 0);
 }
 
 const m = suite('wrapLegacyServer metrics at /metrics');
 
 m('should count what a load did, while it runs and after it, with bounded labels', async () => {
-  const wrap = wrapLegacyServer({ upstream: () => createPushServer(), metrics: true, sessions: { max: 128, perKey: 32, perPrincipal: 128 } });
+  const wrap = wrapLegacyServer({
+    upstream: () => createPushServer(),
+    metrics: true,
+    sessions: { max: 128, perKey: 32, perPrincipal: 128 },
+  });
   const http = await serveNodeHttp(wrap, { port: 0 });
   const url = new URL(`${http.origin}/mcp`);
   const agent = new Agent({ keepAlive: true, maxSockets: 32 });
-  const post = (body: unknown, name: string) => rawPost(agent, url, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
+  const post = (body: unknown, name: string) =>
+    rawPost(agent, url, body, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': name });
   const scrape = async () => {
     const res = await fetch(`${http.origin}/metrics`);
     assert.is(res.status, 200);
@@ -83,17 +90,41 @@ m('should count what a load did, while it runs and after it, with bounded labels
           }
           done.rounds++;
           // A retry with a state altered on the way: refused with -32602, the call still parked.
-          const forged = await post({ jsonrpc: '2.0', id: `${id}-forged`, method: 'tools/call', params: { name: 'ask_name', inputResponses: {}, requestState: `${round.requestState}x`, _meta: META } }, 'ask_name');
+          const forged = await post(
+            {
+              jsonrpc: '2.0',
+              id: `${id}-forged`,
+              method: 'tools/call',
+              params: { name: 'ask_name', inputResponses: {}, requestState: `${round.requestState}x`, _meta: META },
+            },
+            'ask_name',
+          );
           if (forged.json?.error?.code !== -32602) done.wrong.push(`${id}-forged: ${JSON.stringify(forged.json)}`);
           else done.refused++;
           // Scraped in the middle of the load, with this call parked.
           if (c === 0 && mid === undefined) mid = await scrape();
           const key = Object.keys(round.inputRequests)[0]!;
-          const retry = await post({ jsonrpc: '2.0', id: `${id}-retry`, method: 'tools/call', params: { name: 'ask_name', inputResponses: { [key]: { action: 'accept', content: { name: id } } }, requestState: round.requestState, _meta: META } }, 'ask_name');
+          const retry = await post(
+            {
+              jsonrpc: '2.0',
+              id: `${id}-retry`,
+              method: 'tools/call',
+              params: {
+                name: 'ask_name',
+                inputResponses: { [key]: { action: 'accept', content: { name: id } } },
+                requestState: round.requestState,
+                _meta: META,
+              },
+            },
+            'ask_name',
+          );
           if (retry.json?.result?.content?.[0]?.text !== `Hello, ${id}!`) done.wrong.push(`${id}-retry: ${JSON.stringify(retry.json)}`);
           else done.complete++;
         } else {
-          const answer = await post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: id }, _meta: META } }, 'echo');
+          const answer = await post(
+            { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: { text: id }, _meta: META } },
+            'echo',
+          );
           if (answer.json?.result?.content?.[0]?.text !== id) done.wrong.push(`${id}: ${JSON.stringify(answer.json)}`);
           else done.complete++;
         }
@@ -107,7 +138,13 @@ m('should count what a load did, while it runs and after it, with bounded labels
     }
     await Promise.all(Array.from({ length: CLIENTS }, (_, c) => client(c)));
     // A method no protocol has is counted, under `other`: a caller cannot mint label values.
-    for (const method of ['x/one', 'x/two']) await rawPost(agent, url, { jsonrpc: '2.0', id: method, method, params: { _meta: META } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method });
+    for (const method of ['x/one', 'x/two'])
+      await rawPost(
+        agent,
+        url,
+        { jsonrpc: '2.0', id: method, method, params: { _meta: META } },
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
+      );
     assert.equal(done.wrong, []);
     const end = await scrape();
 
@@ -118,10 +155,16 @@ m('should count what a load did, while it runs and after it, with bounded labels
     assert.is(sum(end, 'mcp_dual_era_requests_total', { method: 'tools/call', outcome: 'input_required' }), rounds);
     assert.is(sum(end, 'mcp_dual_era_requests_total', { method: 'tools/call', outcome: 'error', error_type: '-32602' }), done.refused);
     assert.is(sum(end, 'mcp_dual_era_requests_total', { method: 'other' }), 2);
-    assert.ok(end.filter((s) => s.name === 'mcp_dual_era_requests_total').every((s) => !s.labels['method']!.startsWith('x/')), 'no label value a caller made up');
+    assert.ok(
+      end.filter((s) => s.name === 'mcp_dual_era_requests_total').every((s) => !s.labels['method']!.startsWith('x/')),
+      'no label value a caller made up',
+    );
     // Every request served is in the duration histogram.
     assert.is(sum(end, 'mcp_server_operation_duration_seconds_count', { mcp_method_name: 'tools/call' }), calls + rounds + done.refused);
-    assert.is(sum(end, 'mcp_server_operation_duration_seconds_bucket', { mcp_method_name: 'tools/call', error_type: '', le: '+Inf' }), calls + rounds);
+    assert.is(
+      sum(end, 'mcp_server_operation_duration_seconds_bucket', { mcp_method_name: 'tools/call', error_type: '', le: '+Inf' }),
+      calls + rounds,
+    );
     // What is held now: nothing parked, the sessions the wrap has, the legacy sessions still open.
     const stats = wrap.stats();
     assert.is(sum(end, 'mcp_dual_era_parked_calls'), 0);

@@ -47,15 +47,27 @@ function spansOf(name: string, kind: SpanKind): ReadableSpan[] {
 
 /** The one server span named `name` and the upstream span under it, once both ended. */
 async function pairOf(name: string): Promise<{ server: ReadableSpan; upstream: ReadableSpan }> {
-  assert.ok(await waitFor(() => spansOf(name, SpanKind.SERVER).length === 1 && spansOf(name, SpanKind.CLIENT).length === 1, 5000), `one server and one upstream span named ${name}: ${exporter.getFinishedSpans().map((s) => `${s.name}/${s.kind}`).join(', ')}`);
+  assert.ok(
+    await waitFor(() => spansOf(name, SpanKind.SERVER).length === 1 && spansOf(name, SpanKind.CLIENT).length === 1, 5000),
+    `one server and one upstream span named ${name}: ${exporter
+      .getFinishedSpans()
+      .map((s) => `${s.name}/${s.kind}`)
+      .join(', ')}`,
+  );
   const [server] = spansOf(name, SpanKind.SERVER);
   const [upstream] = spansOf(name, SpanKind.CLIENT);
-  assert.is(upstream!.parentSpanContext?.spanId, server!.spanContext().spanId, 'the upstream span is the server span\'s child');
+  assert.is(upstream!.parentSpanContext?.spanId, server!.spanContext().spanId, "the upstream span is the server span's child");
   return { server: server!, upstream: upstream! };
 }
 
 /** A pipe of newline-delimited messages: what is written to `input`, and the answers read from `output`. */
-function linePipe(): { input: PassThrough; output: PassThrough; answers: Array<Record<string, any>>; send(m: unknown): void; answered(id: number): Promise<boolean> } {
+function linePipe(): {
+  input: PassThrough;
+  output: PassThrough;
+  answers: Array<Record<string, any>>;
+  send(m: unknown): void;
+  answered(id: number): Promise<boolean>;
+} {
   const input = new PassThrough();
   const output = new PassThrough();
   const answers: Array<Record<string, any>> = [];
@@ -78,7 +90,12 @@ function linePipe(): { input: PassThrough; output: PassThrough; answers: Array<R
 
 /** Opens a legacy session on `pipe`: `initialize` (id 1), answered, then `notifications/initialized`. */
 async function initializeOn(pipe: ReturnType<typeof linePipe>): Promise<void> {
-  pipe.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'lines', version: '1' } } });
+  pipe.send({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'lines', version: '1' } },
+  });
   assert.ok(await pipe.answered(1), 'initialized');
   pipe.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
@@ -121,36 +138,43 @@ async function legacyClient(header: () => string | undefined = () => undefined):
   return client;
 }
 
-relayed('should give each request of a legacy session a server span and an upstream span whose context reaches the server in _meta', async () => {
-  exporter.reset();
-  const client = await legacyClient();
-  try {
-    const before = tappedParams(endpoint!.tapped, 'up', 'tools/call').length;
-    const result = await client.callTool({ name: 'echo', arguments: { message: 'relayed' }, _meta: { traceparent: CALLER, tracestate: 'vendor=2' } });
-    assert.match(textOf(result), 'relayed');
-    const { server, upstream } = await pairOf('tools/call echo');
-    assert.is(server.spanContext().traceId, TRACE_ID);
-    assert.is(server.parentSpanContext?.spanId, CALLER_SPAN);
-    const sent = tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before);
-    assert.is(sent.length, 1);
-    assert.is(sent[0]!['_meta']?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`);
-    assert.is(sent[0]!['_meta']?.['tracestate'], 'vendor=2');
-    assert.equal(sent[0]!['arguments'], { message: 'relayed' }, 'the rest of the request relayed as it was');
-    const a = server.attributes;
-    assert.is(a['mcp.method.name'], 'tools/call');
-    assert.is(a['gen_ai.tool.name'], 'echo');
-    assert.is(a['network.transport'], 'tcp');
-    assert.is(a['mcp_dual_era.client.era'], 'legacy');
-    assert.is(a['mcp_dual_era.server.era'], 'legacy');
-    assert.is(a['mcp_dual_era.result_type'], 'complete');
-    // The session's own handshake is observed too (its own trace: the client sent no context).
-    assert.is(spansOf('initialize', SpanKind.SERVER).length, 1);
-  } finally {
-    await client.close();
-  }
-});
+relayed(
+  'should give each request of a legacy session a server span and an upstream span whose context reaches the server in _meta',
+  async () => {
+    exporter.reset();
+    const client = await legacyClient();
+    try {
+      const before = tappedParams(endpoint!.tapped, 'up', 'tools/call').length;
+      const result = await client.callTool({
+        name: 'echo',
+        arguments: { message: 'relayed' },
+        _meta: { traceparent: CALLER, tracestate: 'vendor=2' },
+      });
+      assert.match(textOf(result), 'relayed');
+      const { server, upstream } = await pairOf('tools/call echo');
+      assert.is(server.spanContext().traceId, TRACE_ID);
+      assert.is(server.parentSpanContext?.spanId, CALLER_SPAN);
+      const sent = tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before);
+      assert.is(sent.length, 1);
+      assert.is(sent[0]!['_meta']?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`);
+      assert.is(sent[0]!['_meta']?.['tracestate'], 'vendor=2');
+      assert.equal(sent[0]!['arguments'], { message: 'relayed' }, 'the rest of the request relayed as it was');
+      const a = server.attributes;
+      assert.is(a['mcp.method.name'], 'tools/call');
+      assert.is(a['gen_ai.tool.name'], 'echo');
+      assert.is(a['network.transport'], 'tcp');
+      assert.is(a['mcp_dual_era.client.era'], 'legacy');
+      assert.is(a['mcp_dual_era.server.era'], 'legacy');
+      assert.is(a['mcp_dual_era.result_type'], 'complete');
+      // The session's own handshake is observed too (its own trace: the client sent no context).
+      assert.is(spansOf('initialize', SpanKind.SERVER).length, 1);
+    } finally {
+      await client.close();
+    }
+  },
+);
 
-relayed('should continue the POST\'s traceparent header when the request\'s _meta has none', async () => {
+relayed("should continue the POST's traceparent header when the request's _meta has none", async () => {
   exporter.reset();
   const client = await legacyClient(() => HEADER_CALLER);
   try {
@@ -166,13 +190,21 @@ relayed('should continue the POST\'s traceparent header when the request\'s _met
   }
 });
 
-relayed('should end a cancelled request\'s spans without an answer, and count what the session carried', async () => {
+relayed("should end a cancelled request's spans without an answer, and count what the session carried", async () => {
   exporter.reset();
   const client = await legacyClient();
   try {
     const abort = new AbortController();
-    const call = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 10, steps: 10 } }, undefined, { signal: abort.signal }).catch((e: unknown) => e);
-    assert.ok(await waitFor(() => tappedParams(endpoint!.tapped, 'up', 'tools/call').some((p) => p['name'] === 'trigger-long-running-operation'), 5000), 'the call reached the server');
+    const call = client
+      .callTool({ name: 'trigger-long-running-operation', arguments: { duration: 10, steps: 10 } }, undefined, { signal: abort.signal })
+      .catch((e: unknown) => e);
+    assert.ok(
+      await waitFor(
+        () => tappedParams(endpoint!.tapped, 'up', 'tools/call').some((p) => p['name'] === 'trigger-long-running-operation'),
+        5000,
+      ),
+      'the call reached the server',
+    );
     abort.abort();
     assert.instance(await call, Error);
     const { server, upstream } = await pairOf('tools/call trigger-long-running-operation');
@@ -180,7 +212,13 @@ relayed('should end a cancelled request\'s spans without an answer, and count wh
     assert.is(upstream.attributes['mcp_dual_era.result_type'], 'none');
     // The relayed requests are counted like the modern ones, by method and outcome.
     const { body } = await endpoint!.wrap.metrics!.text();
-    const counted = (method: string, outcome: string) => Number(new RegExp(`^mcp_dual_era_requests_total\\{[^}]*method="${method.replace('/', '\\/')}"[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`, 'm').exec(body)?.[1] ?? 0);
+    const counted = (method: string, outcome: string) =>
+      Number(
+        new RegExp(
+          `^mcp_dual_era_requests_total\\{[^}]*method="${method.replace('/', '\\/')}"[^}]*outcome="${outcome}"[^}]*\\} (\\d+)`,
+          'm',
+        ).exec(body)?.[1] ?? 0,
+      );
     assert.ok(counted('tools/call', 'complete') >= 2, body);
     assert.ok(counted('tools/call', 'none') >= 1, body);
     assert.ok(counted('initialize', 'complete') >= 3, body);
@@ -195,13 +233,21 @@ relayed('should observe a legacy session on the stdio front', async () => {
   const running = serveStdio(endpoint!.wrap, { input: pipe.input, output: pipe.output, closeOnEnd: false });
   const before = tappedParams(endpoint!.tapped, 'up', 'tools/call').length;
   await initializeOn(pipe);
-  pipe.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { message: 'piped' }, _meta: { traceparent: CALLER } } });
+  pipe.send({
+    jsonrpc: '2.0',
+    id: 2,
+    method: 'tools/call',
+    params: { name: 'echo', arguments: { message: 'piped' }, _meta: { traceparent: CALLER } },
+  });
   assert.ok(await pipe.answered(2), 'answered');
   const { server, upstream } = await pairOf('tools/call echo');
   assert.is(server.attributes['network.transport'], 'pipe');
   assert.is(server.attributes['mcp_dual_era.client.era'], 'legacy');
   assert.is(server.parentSpanContext?.spanId, CALLER_SPAN);
-  assert.is(tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before)[0]!['_meta']?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`);
+  assert.is(
+    tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before)[0]!['_meta']?.['traceparent'],
+    `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`,
+  );
   pipe.input.end();
   await running.done;
 });
@@ -210,7 +256,7 @@ relayed.run();
 
 const bridged = suite('a legacy session through wrapModernServer, with the OpenTelemetry SDK');
 
-bridged('should carry the span\'s context to the modern server in the translated request\'s _meta', async () => {
+bridged("should carry the span's context to the modern server in the translated request's _meta", async () => {
   exporter.reset();
   const [client, server] = createMemoryPair();
   const seen: JsonRpcMessage[] = [];
@@ -225,7 +271,12 @@ bridged('should carry the span\'s context to the modern server in the translated
   const running = wrap.serveStdio({ input: pipe.input, output: pipe.output });
   try {
     await initializeOn(pipe);
-    pipe.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: 'bridged' }, _meta: { traceparent: CALLER } } });
+    pipe.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { text: 'bridged' }, _meta: { traceparent: CALLER } },
+    });
     assert.ok(await pipe.answered(2), 'answered');
     assert.is(pipe.answers.find((a) => a['id'] === 2)?.['result']?.['content']?.[0]?.['text'], 'bridged');
     const { server: span, upstream } = await pairOf('tools/call echo');
@@ -256,43 +307,52 @@ connected.after(async () => {
   context.disable();
 });
 
-connected('should trace a legacy host\'s call and a modern host\'s call to the modern server, their context in the _meta it gets', async () => {
-  const posted: Array<Record<string, any>> = [];
-  const handler = createModernHandler();
-  const server = await startModernHttp({
-    fetch: async (request: Request) => {
-      if (request.method === 'POST') posted.push((await request.clone().json()) as Record<string, any>);
-      return handler.fetch(request);
-    },
-    close: () => handler.close(),
-  });
-  const callsSeen = () => posted.filter((m) => m['method'] === 'tools/call');
-  try {
-    for (const era of ['legacy', 'modern'] as const) {
-      exporter.reset();
-      const host = linePipe();
-      const running = connect(['--quiet', server.url], { input: host.input, output: host.output });
-      const meta = era === 'modern'
-        ? { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'lines', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {}, traceparent: CALLER }
-        : { traceparent: CALLER };
-      if (era === 'legacy') await initializeOn(host);
-      const before = callsSeen().length;
-      host.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: era }, _meta: meta } });
-      assert.ok(await host.answered(2), `${era}: answered`);
-      assert.is(host.answers.find((a) => a['id'] === 2)?.['result']?.['content']?.[0]?.['text'], era);
-      const { server: span, upstream } = await pairOf('tools/call echo');
-      assert.is(span.attributes['mcp_dual_era.client.era'], era);
-      assert.is(span.attributes['network.transport'], 'pipe');
-      assert.is(span.parentSpanContext?.spanId, CALLER_SPAN, era);
-      const sent = callsSeen().slice(before);
-      assert.is(sent.length, 1, era);
-      assert.is(sent[0]!['params']?.['_meta']?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`, era);
-      host.input.end();
-      assert.is(await running, 0);
+connected(
+  "should trace a legacy host's call and a modern host's call to the modern server, their context in the _meta it gets",
+  async () => {
+    const posted: Array<Record<string, any>> = [];
+    const handler = createModernHandler();
+    const server = await startModernHttp({
+      fetch: async (request: Request) => {
+        if (request.method === 'POST') posted.push((await request.clone().json()) as Record<string, any>);
+        return handler.fetch(request);
+      },
+      close: () => handler.close(),
+    });
+    const callsSeen = () => posted.filter((m) => m['method'] === 'tools/call');
+    try {
+      for (const era of ['legacy', 'modern'] as const) {
+        exporter.reset();
+        const host = linePipe();
+        const running = connect(['--quiet', server.url], { input: host.input, output: host.output });
+        const meta =
+          era === 'modern'
+            ? {
+                'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+                'io.modelcontextprotocol/clientInfo': { name: 'lines', version: '1' },
+                'io.modelcontextprotocol/clientCapabilities': {},
+                traceparent: CALLER,
+              }
+            : { traceparent: CALLER };
+        if (era === 'legacy') await initializeOn(host);
+        const before = callsSeen().length;
+        host.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text: era }, _meta: meta } });
+        assert.ok(await host.answered(2), `${era}: answered`);
+        assert.is(host.answers.find((a) => a['id'] === 2)?.['result']?.['content']?.[0]?.['text'], era);
+        const { server: span, upstream } = await pairOf('tools/call echo');
+        assert.is(span.attributes['mcp_dual_era.client.era'], era);
+        assert.is(span.attributes['network.transport'], 'pipe');
+        assert.is(span.parentSpanContext?.spanId, CALLER_SPAN, era);
+        const sent = callsSeen().slice(before);
+        assert.is(sent.length, 1, era);
+        assert.is(sent[0]!['params']?.['_meta']?.['traceparent'], `00-${TRACE_ID}-${upstream.spanContext().spanId}-01`, era);
+        host.input.end();
+        assert.is(await running, 0);
+      }
+    } finally {
+      await server.close();
     }
-  } finally {
-    await server.close();
-  }
-});
+  },
+);
 
 connected.run();

@@ -14,7 +14,10 @@ import { tracingRegistered } from '../../lib/observe/requestSpan.ts';
 const reregistered = suite('an SDK registered again');
 
 function served(id: number): void {
-  const telemetry = observe({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } }, { transport: 'pipe', clientEra: 'modern', serverEra: 'legacy' });
+  const telemetry = observe(
+    { jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'echo', arguments: {} } },
+    { transport: 'pipe', clientEra: 'modern', serverEra: 'legacy' },
+  );
   telemetry?.end({ jsonrpc: '2.0', id, result: { content: [] } });
 }
 
@@ -43,7 +46,10 @@ reregistered('should record into whichever SDK is registered now, and nothing on
   served(2);
   const second = register();
   served(3);
-  assert.equal(second.exporter.getFinishedSpans().map((s) => s.attributes['jsonrpc.request.id']), ['3']);
+  assert.equal(
+    second.exporter.getFinishedSpans().map((s) => s.attributes['jsonrpc.request.id']),
+    ['3'],
+  );
   assert.is(first.exporter.getFinishedSpans().length, 0, 'the first SDK, shut down, got nothing more');
   await second.stop();
 });

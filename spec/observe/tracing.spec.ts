@@ -52,7 +52,10 @@ async function stopEndpoint(e: Endpoint | undefined): Promise<void> {
 let endpoint: Endpoint | undefined;
 
 /** A client whose HTTP requests carry `traceparent` headers as `header(n)` says for its nth POST (none when undefined). */
-async function connect(to: Endpoint, header: (n: number) => string | undefined = () => undefined): Promise<{ client: Client; posted: Array<Record<string, any>> }> {
+async function connect(
+  to: Endpoint,
+  header: (n: number) => string | undefined = () => undefined,
+): Promise<{ client: Client; posted: Array<Record<string, any>> }> {
   const posted: Array<Record<string, any>> = [];
   const fetchLike: FetchLike = async (input, init) => {
     const headers = new Headers(init?.headers);
@@ -64,7 +67,10 @@ async function connect(to: Endpoint, header: (n: number) => string | undefined =
     return fetch(input, { ...init, headers });
   };
   const client = new Client({ name: 'traced-spec', version: '1.0.0' }, { ...PINNED, capabilities: { elicitation: { form: {} } } });
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' } }));
+  client.setRequestHandler('elicitation/create', async () => ({
+    action: 'accept',
+    content: { name: 'Ada Lovelace', check: true, email: 'ada@example.com' },
+  }));
   await client.connect(new StreamableHTTPClientTransport(new URL(`${to.http.origin}/mcp`), { fetch: fetchLike }), { timeout: 20_000 });
   return { client, posted };
 }
@@ -89,12 +95,16 @@ traced.after(async () => {
   context.disable();
 });
 
-traced('should carry a caller\'s traceparent from _meta to the upstream request, as the context of our upstream span', async () => {
+traced("should carry a caller's traceparent from _meta to the upstream request, as the context of our upstream span", async () => {
   exporter.reset();
   const { client } = await connect(endpoint!);
   try {
     const before = tappedParams(endpoint!.tapped, 'up', 'tools/call').length;
-    const result = await client.callTool({ name: 'echo', arguments: { message: 'traced' }, _meta: { traceparent: CALLER, tracestate: 'vendor=1' } });
+    const result = await client.callTool({
+      name: 'echo',
+      arguments: { message: 'traced' },
+      _meta: { traceparent: CALLER, tracestate: 'vendor=1' },
+    });
     assert.match(textOf(result), 'traced');
     const sent = tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before);
     assert.is(sent.length, 1);
@@ -117,7 +127,10 @@ traced('should carry a caller\'s traceparent from _meta to the upstream request,
     assert.is(a['network.transport'], 'tcp');
     assert.is(a['mcp_dual_era.client.era'], 'modern');
     assert.is(a['mcp_dual_era.server.era'], 'legacy');
-    assert.ok(['reused', 'opened', 'waited'].includes(a['mcp_dual_era.upstream.session'] as string), String(a['mcp_dual_era.upstream.session']));
+    assert.ok(
+      ['reused', 'opened', 'waited'].includes(a['mcp_dual_era.upstream.session'] as string),
+      String(a['mcp_dual_era.upstream.session']),
+    );
     assert.is(a['mcp_dual_era.result_type'], 'complete');
     assert.type(a['jsonrpc.request.id'], 'string');
     assert.is(upstream.attributes['mcp_dual_era.server.era'], 'legacy');
@@ -146,7 +159,9 @@ traced('should record an error answer on the span: its JSON-RPC code and an erro
 });
 
 /** The spans of one elicitation call through two rounds, checked to form one trace. */
-async function twoRounds(header: (n: number) => string | undefined): Promise<{ rounds: ReadableSpan[]; upstream: ReadableSpan; posted: Array<Record<string, any>> }> {
+async function twoRounds(
+  header: (n: number) => string | undefined,
+): Promise<{ rounds: ReadableSpan[]; upstream: ReadableSpan; posted: Array<Record<string, any>> }> {
   exporter.reset();
   const { client, posted } = await connect(endpoint!, header);
   try {
@@ -155,28 +170,42 @@ async function twoRounds(header: (n: number) => string | undefined): Promise<{ r
   } finally {
     await client.close();
   }
-  assert.ok(await waitFor(() => spansOf('tools/call trigger-elicitation-request').some((s) => s.kind === SpanKind.CLIENT), 5000), 'the upstream span ended');
+  assert.ok(
+    await waitFor(() => spansOf('tools/call trigger-elicitation-request').some((s) => s.kind === SpanKind.CLIENT), 5000),
+    'the upstream span ended',
+  );
   const all = spansOf('tools/call trigger-elicitation-request');
-  const rounds = all.filter((s) => s.kind === SpanKind.SERVER).sort((x, y) => Number(x.attributes['mcp_dual_era.mrtr.round']) - Number(y.attributes['mcp_dual_era.mrtr.round']));
+  const rounds = all
+    .filter((s) => s.kind === SpanKind.SERVER)
+    .sort((x, y) => Number(x.attributes['mcp_dual_era.mrtr.round']) - Number(y.attributes['mcp_dual_era.mrtr.round']));
   const upstream = all.find((s) => s.kind === SpanKind.CLIENT)!;
   assert.is(rounds.length, 2, 'a span per round');
-  assert.equal(rounds.map((s) => s.attributes['mcp_dual_era.mrtr.round']), [1, 2]);
-  assert.equal(rounds.map((s) => s.attributes['mcp_dual_era.result_type']), ['input_required', 'complete']);
+  assert.equal(
+    rounds.map((s) => s.attributes['mcp_dual_era.mrtr.round']),
+    [1, 2],
+  );
+  assert.equal(
+    rounds.map((s) => s.attributes['mcp_dual_era.result_type']),
+    ['input_required', 'complete'],
+  );
   // The upstream call belongs to the first round, and the retry is linked to it.
   assert.is(upstream.parentSpanContext?.spanId, rounds[0]!.spanContext().spanId);
-  assert.equal(rounds[1]!.links.map((l) => l.context.spanId), [rounds[0]!.spanContext().spanId]);
+  assert.equal(
+    rounds[1]!.links.map((l) => l.context.spanId),
+    [rounds[0]!.spanContext().spanId],
+  );
   for (const s of [...rounds, upstream]) assert.is(s.spanContext().traceId, TRACE_ID, s.name);
   return { rounds, upstream, posted };
 }
 
-traced('should keep a two-round elicitation in one trace when every request carries the caller\'s traceparent header', async () => {
+traced("should keep a two-round elicitation in one trace when every request carries the caller's traceparent header", async () => {
   const { rounds, posted } = await twoRounds(() => CALLER);
   const retries = posted.filter((m) => m['params']?.['requestState'] !== undefined);
   assert.is(retries.length, 1);
   for (const s of rounds) assert.is(s.parentSpanContext?.spanId, CALLER_SPAN);
 });
 
-traced('should continue the first round\'s trace when the retry carries no trace context of its own', async () => {
+traced("should continue the first round's trace when the retry carries no trace context of its own", async () => {
   let callPost = 0;
   const { rounds, posted } = await twoRounds((n) => {
     // Only the first tools/call POST (after the client's discover) carries a header.
@@ -189,7 +218,7 @@ traced('should continue the first round\'s trace when the retry carries no trace
   assert.is(rounds[1]!.parentSpanContext?.spanId, rounds[0]!.spanContext().spanId);
 });
 
-traced('should record a retry forwarded to the replica its call is parked on, in the caller\'s trace', async () => {
+traced("should record a retry forwarded to the replica its call is parked on, in the caller's trace", async () => {
   const spec = specFleet();
   const replicas: Array<{ fleet: Fleet; wrap: LegacyServerWrap; http: RunningHttpServer }> = [];
   try {
@@ -202,21 +231,56 @@ traced('should record a retry forwarded to the replica its call is parked on, in
     }
     exporter.reset();
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
-    const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } }, traceparent: CALLER };
+    const meta = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientCapabilities': { elicitation: { form: {} } },
+      traceparent: CALLER,
+    };
     const post = async (origin: string, body: unknown) =>
-      (await (await fetch(`${origin}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'ask_name' }, body: JSON.stringify(body) })).json()) as Record<string, any>;
+      (await (
+        await fetch(`${origin}/mcp`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2026-07-28',
+            'mcp-method': 'tools/call',
+            'mcp-name': 'ask_name',
+          },
+          body: JSON.stringify(body),
+        })
+      ).json()) as Record<string, any>;
     const first = await post(a.http.origin, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask_name', _meta: meta } });
     assert.is(first['result']?.resultType, 'input_required', JSON.stringify(first));
     const key = Object.keys(first['result'].inputRequests)[0]!;
     // The retry lands on the other replica, which forwards it to the owner.
-    const done = await post(b.http.origin, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'ask_name', inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } }, requestState: first['result'].requestState, _meta: meta } });
+    const done = await post(b.http.origin, {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'ask_name',
+        inputResponses: { [key]: { action: 'accept', content: { name: 'Ada' } } },
+        requestState: first['result'].requestState,
+        _meta: meta,
+      },
+    });
     assert.is(done['result']?.content?.[0]?.text, 'Hello, Ada!', JSON.stringify(done));
-    assert.ok(await waitFor(() => spansOf('tools/call ask_name').filter((s) => s.kind === SpanKind.SERVER).length === 3, 5000), 'three server spans');
+    assert.ok(
+      await waitFor(() => spansOf('tools/call ask_name').filter((s) => s.kind === SpanKind.SERVER).length === 3, 5000),
+      'three server spans',
+    );
     const servers = spansOf('tools/call ask_name').filter((s) => s.kind === SpanKind.SERVER);
     const forwarded = servers.filter((s) => s.attributes['mcp_dual_era.forwarded_to'] !== undefined);
     assert.is(forwarded.length, 1);
     assert.is(forwarded[0]!.attributes['mcp_dual_era.forwarded_to'], a.fleet.id);
-    assert.equal(servers.map((s) => s.attributes['mcp_dual_era.mrtr.round']).filter((r) => r !== undefined).sort(), [1, 2]);
+    assert.equal(
+      servers
+        .map((s) => s.attributes['mcp_dual_era.mrtr.round'])
+        .filter((r) => r !== undefined)
+        .sort(),
+      [1, 2],
+    );
     for (const span of servers) {
       assert.is(span.spanContext().traceId, TRACE_ID);
       assert.is(span.parentSpanContext?.spanId, CALLER_SPAN);
@@ -242,7 +306,7 @@ untraced.before(async () => {
 
 untraced.after(() => stopEndpoint(plain));
 
-untraced('should pass _meta\'s trace context on as sent, and the HTTP header\'s when _meta has none', async () => {
+untraced("should pass _meta's trace context on as sent, and the HTTP header's when _meta has none", async () => {
   assert.is(trace.getTracer('x').startSpan('probe').isRecording(), false, 'no SDK is registered');
   const { client } = await connect(plain!, () => `00-${TRACE_ID}-${'1'.repeat(16)}-01`);
   try {

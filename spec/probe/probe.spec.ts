@@ -79,7 +79,13 @@ function legacyAnswer(s: Seen, res: ServerResponse): boolean {
   }
   if (s.body?.method === 'initialize') {
     res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'edge-session' });
-    res.end(JSON.stringify({ jsonrpc: '2.0', id: s.body.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'edge', version: '1.0.0' } } }));
+    res.end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: s.body.id,
+        result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'edge', version: '1.0.0' } },
+      }),
+    );
     return true;
   }
   return false;
@@ -117,7 +123,10 @@ stdio('should find a v2 dual-era server modern in one round trip and keep the pr
 stdio('should find server-everything legacy from its -32601 in one round trip, without waiting for the timeout', async () => {
   const { events, seen, types } = record();
   const started = Date.now();
-  const result = await probe({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }, { cache: false, events, timeoutMs: 20_000 });
+  const result = await probe(
+    { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' },
+    { cache: false, events, timeoutMs: 20_000 },
+  );
   assert.equal(result.verdict, { era: 'legacy' });
   assert.is(result.roundTrips, 1);
   assert.ok(Date.now() - started < 10_000, 'decided by the answer, not the timeout');
@@ -131,7 +140,10 @@ stdio('should know a server that ignores server/discover as legacy by its answer
   const result = await probe(quirky('silent'), { cache: false, events, timeoutMs: 400, keepProcess: true });
   try {
     assert.equal(result.verdict, { era: 'legacy' });
-    assert.equal(seen.filter(([t]) => t === 'probe').map(([, e]) => e.method), ['server/discover', 'initialize']);
+    assert.equal(
+      seen.filter(([t]) => t === 'probe').map(([, e]) => e.method),
+      ['server/discover', 'initialize'],
+    );
     assert.match(seen.find(([t]) => t === 'fallback')![1].reason, 'the server answered initialize, and not server/discover');
     // Its session began with the probe's initialize: it is not handed on to begin another.
     assert.is(result.process, undefined);
@@ -142,7 +154,12 @@ stdio('should know a server that ignores server/discover as legacy by its answer
 
 stdio('should wait for a server that has not said a word yet, saying so, and take its era from its answer', async () => {
   const { events, seen } = record();
-  const slowModern: ProbeTarget = { command: process.execPath, args: ['--import', 'tsx', resolve(FIXTURES, 'slowStart.mjs'), resolve(FIXTURES, 'modernStdioMain.ts')], env: { SLOW_START_MS: '2500' }, stderr: 'ignore' };
+  const slowModern: ProbeTarget = {
+    command: process.execPath,
+    args: ['--import', 'tsx', resolve(FIXTURES, 'slowStart.mjs'), resolve(FIXTURES, 'modernStdioMain.ts')],
+    env: { SLOW_START_MS: '2500' },
+    stderr: 'ignore',
+  };
   const result = await probe(slowModern, { cache: false, events, timeoutMs: 500 });
   assert.equal(result.verdict.era, 'modern', JSON.stringify(seen));
   const waiting = seen.filter(([t]) => t === 'waiting').map(([, e]) => e.reason as string);
@@ -159,7 +176,10 @@ stdio('should fail, not call it legacy, when the server says nothing at all with
   );
   assert.ok(failed instanceof AdapterError, `rejected: ${String(failed)}`);
   assert.match((failed as Error).message, 'the server said nothing in 2 s: it did not start');
-  assert.not.ok(seen.some(([t]) => t === 'verdict'), 'no verdict');
+  assert.not.ok(
+    seen.some(([t]) => t === 'verdict'),
+    'no verdict',
+  );
 });
 
 stdio('should take a server that exits on the probe as legacy and hand over no dead process', async () => {
@@ -180,10 +200,18 @@ stdio('should take a -32022 that names only legacy versions as legacy', async ()
 
 stdio('should retry once with the modern version a -32022 names', async () => {
   const { events, seen } = record();
-  const result = await probe(quirky('modern-retry'), { cache: false, events, timeoutMs: 10_000, versions: ['2099-01-01' as ModernVersion, '2026-07-28'] });
+  const result = await probe(quirky('modern-retry'), {
+    cache: false,
+    events,
+    timeoutMs: 10_000,
+    versions: ['2099-01-01' as ModernVersion, '2026-07-28'],
+  });
   assert.is(result.verdict.era === 'modern' && result.verdict.version, '2026-07-28');
   assert.is(result.roundTrips, 2);
-  assert.equal(seen.filter(([t]) => t === 'probe').map(([, e]) => e.version), ['2099-01-01', '2026-07-28']);
+  assert.equal(
+    seen.filter(([t]) => t === 'probe').map(([, e]) => e.version),
+    ['2099-01-01', '2026-07-28'],
+  );
 });
 
 stdio('should cache the verdict per command line: a second probe costs nothing', async () => {
@@ -232,23 +260,29 @@ http('should find a v2 dual-era server modern with one schema-valid modern POST'
   }
 });
 
-http('should settle on legacy Streamable HTTP for server-everything from its refusal of server/discover (400, -32000 Server not initialized), with no initialize', async () => {
-  const server = await startEverythingHttp();
-  try {
-    const { events, seen, types } = record();
-    const result = await probe({ url: server.url }, { cache: false, events });
-    assert.equal(result.verdict, { era: 'legacy', http: 'streamable' });
-    assert.is(result.roundTrips, 1, 'the server/discover requests, as over stdio');
-    assert.equal(types(), ['probe', 'fallback', 'verdict'], 'a JSON-RPC refusal on the POST already says Streamable HTTP: no initialize');
-    assert.is(seen.at(-1)![1].roundTrips, 1, 'the verdict event says the same');
-    const overStdio = await probe({ command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' }, { cache: false, timeoutMs: 20_000 });
-    assert.is(overStdio.roundTrips, result.roundTrips, 'the same kind of server costs the same count on both transports');
-    assert.match(seen[1]![1].reason, 'HTTP 400');
-    assert.is(seen[0]![1].method, 'server/discover');
-  } finally {
-    await server.close();
-  }
-});
+http(
+  'should settle on legacy Streamable HTTP for server-everything from its refusal of server/discover (400, -32000 Server not initialized), with no initialize',
+  async () => {
+    const server = await startEverythingHttp();
+    try {
+      const { events, seen, types } = record();
+      const result = await probe({ url: server.url }, { cache: false, events });
+      assert.equal(result.verdict, { era: 'legacy', http: 'streamable' });
+      assert.is(result.roundTrips, 1, 'the server/discover requests, as over stdio');
+      assert.equal(types(), ['probe', 'fallback', 'verdict'], 'a JSON-RPC refusal on the POST already says Streamable HTTP: no initialize');
+      assert.is(seen.at(-1)![1].roundTrips, 1, 'the verdict event says the same');
+      const overStdio = await probe(
+        { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' },
+        { cache: false, timeoutMs: 20_000 },
+      );
+      assert.is(overStdio.roundTrips, result.roundTrips, 'the same kind of server costs the same count on both transports');
+      assert.match(seen[1]![1].reason, 'HTTP 400');
+      assert.is(seen[0]![1].method, 'server/discover');
+    } finally {
+      await server.close();
+    }
+  },
+);
 
 http('should fall back to HTTP+SSE when Streamable HTTP is refused too', async () => {
   const server = await startSseServer();
@@ -271,7 +305,10 @@ http('should fall back on a 400 with an empty body, and end the session it opene
   try {
     const result = await probe({ url: server.url }, { cache: false });
     assert.equal(result.verdict, { era: 'legacy', http: 'streamable' });
-    assert.equal(server.seen.map((s) => s.body?.method ?? s.method), ['server/discover', 'initialize', 'DELETE']);
+    assert.equal(
+      server.seen.map((s) => s.body?.method ?? s.method),
+      ['server/discover', 'initialize', 'DELETE'],
+    );
     assert.is(server.seen[2]!.headers['mcp-session-id'], 'edge-session');
     assert.equal(validateMessage('2026-07-28', server.seen[0]!.body), []);
     assert.equal(validateMessage('2025-11-25', server.seen[1]!.body), []);
@@ -281,7 +318,10 @@ http('should fall back on a 400 with an empty body, and end the session it opene
 });
 
 http('should fall back on a 405 and on an unparseable body', async () => {
-  for (const answer of [(res: ServerResponse) => res.writeHead(405).end(), (res: ServerResponse) => res.writeHead(400, { 'content-type': 'text/html' }).end('<h1>Bad request</h1>')]) {
+  for (const answer of [
+    (res: ServerResponse) => res.writeHead(405).end(),
+    (res: ServerResponse) => res.writeHead(400, { 'content-type': 'text/html' }).end('<h1>Bad request</h1>'),
+  ]) {
     const server = await edge((s, res) => {
       if (!legacyAnswer(s, res)) answer(res);
     });
@@ -342,7 +382,11 @@ http('should report a network error and a server that never answers instead of f
     res.write(': keep-alive\n\n');
   });
   try {
-    assert.match((await rejection(probe({ url: stalled.url }, { cache: false, timeoutMs: 300 }))).message, 'no answer within 300 ms', 'an open stream with no answer is silence too');
+    assert.match(
+      (await rejection(probe({ url: stalled.url }, { cache: false, timeoutMs: 300 }))).message,
+      'no answer within 300 ms',
+      'an open stream with no answer is silence too',
+    );
   } finally {
     await stalled.close();
   }
@@ -352,18 +396,39 @@ http('should retry once with the version a -32022 names, and take a recognised m
   const server = await edge((s, res) => {
     const version = s.headers['mcp-protocol-version'];
     res.writeHead(version === '2026-07-28' ? 200 : 400, { 'content-type': 'application/json' });
-    if (version === '2026-07-28') res.end(JSON.stringify({ jsonrpc: '2.0', id: s.body.id, result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: {}, ttlMs: 0, cacheScope: 'public' } }));
-    else res.end(JSON.stringify({ jsonrpc: '2.0', id: s.body.id, error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: version } } }));
+    if (version === '2026-07-28')
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: s.body.id,
+          result: { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: {}, ttlMs: 0, cacheScope: 'public' },
+        }),
+      );
+    else
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: s.body.id,
+          error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: version } },
+        }),
+      );
   });
   try {
     const result = await probe({ url: server.url }, { cache: false, versions: ['2099-01-01' as ModernVersion, '2026-07-28'] });
     assert.is(result.verdict.era === 'modern' && result.verdict.version, '2026-07-28');
     assert.is(result.roundTrips, 2);
-    assert.equal(server.seen.map((s) => s.headers['mcp-protocol-version']), ['2099-01-01', '2026-07-28']);
+    assert.equal(
+      server.seen.map((s) => s.headers['mcp-protocol-version']),
+      ['2099-01-01', '2026-07-28'],
+    );
   } finally {
     await server.close();
   }
-  const notFound = await edge((s, res) => res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: s.body.id, error: { code: -32601, message: 'Method not found' } })));
+  const notFound = await edge((s, res) =>
+    res
+      .writeHead(404, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: s.body.id, error: { code: -32601, message: 'Method not found' } })),
+  );
   try {
     const result = await probe({ url: notFound.url }, { cache: false });
     assert.is(result.verdict.era, 'modern', '404 with a -32601 JSON-RPC body comes from a modern server');
@@ -408,7 +473,11 @@ known('should use a pin or a prior without sending anything', async () => {
   const server = await edge((_s, res) => res.writeHead(500).end());
   try {
     const { events, seen } = record();
-    assert.equal(await probe({ url: server.url }, { cache: false, pin: 'legacy', events }), { verdict: { era: 'legacy' }, source: 'pin', roundTrips: 0 });
+    assert.equal(await probe({ url: server.url }, { cache: false, pin: 'legacy', events }), {
+      verdict: { era: 'legacy' },
+      source: 'pin',
+      roundTrips: 0,
+    });
     assert.equal((await probe({ url: server.url }, { cache: false, pin: 'modern' })).verdict, { era: 'modern', version: '2026-07-28' });
     const prior = await probe({ url: server.url }, { cache: false, prior: { era: 'legacy', http: 'sse' } });
     assert.equal([prior.source, prior.verdict], ['prior', { era: 'legacy', http: 'sse' }]);
@@ -416,7 +485,11 @@ known('should use a pin or a prior without sending anything', async () => {
     assert.equal(seen[0], ['verdict', { target: server.url, verdict: { era: 'legacy' }, source: 'pin', roundTrips: 0 }]);
     const pinnedOverCache = new VerdictCache();
     pinnedOverCache.set(`http ${new URL(server.url).origin}/mcp`, { era: 'modern', version: '2026-07-28' }, 60_000);
-    assert.is((await probe({ url: server.url }, { cache: pinnedOverCache, pin: 'legacy' })).verdict.era, 'legacy', 'a pin wins over the cache');
+    assert.is(
+      (await probe({ url: server.url }, { cache: pinnedOverCache, pin: 'legacy' })).verdict.era,
+      'legacy',
+      'a pin wins over the cache',
+    );
   } finally {
     await server.close();
   }

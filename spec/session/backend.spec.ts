@@ -15,7 +15,10 @@ const b = suite('stdioBackend: warm spares');
 
 b('should keep one booted process ready from the first session on, and stop it on close', async () => {
   const marker = randomUUID();
-  const backend = stdioBackend({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' }, { spares: 1 });
+  const backend = stdioBackend(
+    { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' },
+    { spares: 1 },
+  );
   const opened: StdioChildTransport[] = [];
   try {
     assert.is(markedProcesses(marker).length, 0, 'nothing runs before it is needed');
@@ -53,7 +56,10 @@ b('should start nothing ahead without spares', async () => {
     const first = (await backend.connect()) as StdioChildTransport;
     await first.start();
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal(markedProcesses(marker).map((p) => p.pid), [first.pid]);
+    assert.equal(
+      markedProcesses(marker).map((p) => p.pid),
+      [first.pid],
+    );
     await first.close();
   } finally {
     reapMarked(marker);

@@ -56,7 +56,7 @@ gate("should keep a place for known callers beside the strangers'", async () => 
   const started = performance.now();
   const known = await g.enter(1000, undefined, () => true, 'friend');
   assert.ok(known && performance.now() - started < 50, 'the known caller did not wait for the stranger');
-  assert.is(await crowd, undefined, 'the crowd waits for the strangers\' place');
+  assert.is(await crowd, undefined, "the crowd waits for the strangers' place");
   stranger!();
   known!();
 });

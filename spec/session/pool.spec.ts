@@ -24,7 +24,10 @@ function key(principal: string, capabilities: Record<string, unknown> = {}): Ses
 }
 
 function pool(options: SessionPoolOptions): SessionPool {
-  return new SessionPool(inProcessBackend(() => createPushServer()), options);
+  return new SessionPool(
+    inProcessBackend(() => createPushServer()),
+    options,
+  );
 }
 
 /** A session taken alone (reserved, as for a pushable call): busy until `unreserve()`. */
@@ -82,7 +85,11 @@ limits("should close a caller's own idle session to open one for it at its bound
   try {
     const idle = await p.acquire(key('alice', { a: {} }));
     await busy(p, key('alice', { b: {} }));
-    assert.is(await refusal(p.acquire(key('alice', { c: {} }))), 'sessions-per-caller', 'one handed over a moment ago is kept (its call may not be sent yet)');
+    assert.is(
+      await refusal(p.acquire(key('alice', { c: {} }))),
+      'sessions-per-caller',
+      'one handed over a moment ago is kept (its call may not be sent yet)',
+    );
     assert.not.ok(idle.closed);
     await new Promise((r) => setTimeout(r, EVICTABLE_AFTER_MS));
     const fresh = await p.acquire(key('alice', { c: {} }));
@@ -209,7 +216,9 @@ sessions('should open a separate session per principal and per capability set, e
     const held = p.sessions().map(({ key: k, session }) => [k.principal, JSON.stringify(k.capabilities), session]);
     assert.equal(held.length, 3);
     assert.ok(held.some(([principal, caps, session]) => principal === 'bob' && caps === '{}' && session === bob));
-    assert.ok(held.some(([principal, caps, session]) => principal === 'alice' && caps === '{"elicitation":{}}' && session === aliceEliciting));
+    assert.ok(
+      held.some(([principal, caps, session]) => principal === 'alice' && caps === '{"elicitation":{}}' && session === aliceEliciting),
+    );
     assert.is(p.tryAcquire(key('carol')), undefined, 'tryAcquire opens nothing');
     assert.is(p.size, 3);
   } finally {
@@ -318,7 +327,10 @@ sessions('should keep callers not known to push waiting while the first session 
     session.unreserve();
     alone = false;
     const got = await Promise.all(others);
-    assert.ok(got.every((s) => s === session), 'every caller shares the one session');
+    assert.ok(
+      got.every((s) => s === session),
+      'every caller shares the one session',
+    );
     assert.is(opened(), 1);
   } finally {
     await p.close();
@@ -362,7 +374,13 @@ sessions('should close a session idle for idleMs, but not one reserved or held, 
     assert.not.ok(reserved.closed, 'a reserved session is kept');
     assert.not.ok(holding.closed, 'a held session is kept');
     assert.equal(closed, ['alice']);
-    assert.equal(p.sessions().map(({ key: k }) => k.principal).sort(), ['bob', 'carol']);
+    assert.equal(
+      p
+        .sessions()
+        .map(({ key: k }) => k.principal)
+        .sort(),
+      ['bob', 'carol'],
+    );
     const fresh = await p.acquire(key('alice'));
     assert.is.not(fresh, idle);
     assert.is(echoed(await fresh.call('tools/call', { name: 'echo', arguments: { text: 'again' } })), 'again');
@@ -451,40 +469,46 @@ sessions('should end waiting callers with an error on close, answer calls in fli
   assert.is(p.size, 0);
   assert.equal(p.sessions(), []);
   await p.close();
-  assert.throws(() => p.tryAcquire(k), (e: unknown) => e instanceof AdapterError && e.code === 'closed');
+  assert.throws(
+    () => p.tryAcquire(k),
+    (e: unknown) => e instanceof AdapterError && e.code === 'closed',
+  );
   const late = await rejection(p.acquire(k));
   assert.ok(late instanceof AdapterError && late.code === 'closed', String(late));
 });
 
-sessions('should open another session beside a shared one under load, up to its spread, and keep one per key for a principal of its own', async () => {
-  const shared = pool({ sharedPrincipal: 'everyone', opening: 4, spread: 2 });
-  const own = pool({ opening: 4 });
-  const stop = new AbortController();
-  setMaxListeners(64, stop.signal);
-  try {
-    const load = async (p: SessionPool, principal: string) => {
-      const calls: Array<Promise<RpcOutcome>> = [];
-      for (let i = 0; i < 20; i++) {
-        const s = await p.acquire(key(principal));
-        calls.push(s.call('tools/call', { name: 'wait', arguments: {} }, { signal: stop.signal, pushable: false }));
-      }
-      // One more call after the first twenty: its pick finds them all busy.
-      await p.acquire(key(principal));
-      return calls;
-    };
-    const calls = [...(await load(shared, 'everyone')), ...(await load(own, 'alice'))];
-    assert.ok(await waitFor(() => shared.size === 2, 5000), `${shared.size} shared sessions`);
-    const [first, second] = shared.sessions().map((x) => x.session);
-    assert.is(first!.inFlight, 20);
-    // The next calls go to the least busy session.
-    assert.is(await shared.acquire(key('everyone')), second);
-    assert.is(own.size, 1, 'a principal of its own keeps its calls on one session');
-    stop.abort();
-    await Promise.all(calls);
-  } finally {
-    await shared.close();
-    await own.close();
-  }
-});
+sessions(
+  'should open another session beside a shared one under load, up to its spread, and keep one per key for a principal of its own',
+  async () => {
+    const shared = pool({ sharedPrincipal: 'everyone', opening: 4, spread: 2 });
+    const own = pool({ opening: 4 });
+    const stop = new AbortController();
+    setMaxListeners(64, stop.signal);
+    try {
+      const load = async (p: SessionPool, principal: string) => {
+        const calls: Array<Promise<RpcOutcome>> = [];
+        for (let i = 0; i < 20; i++) {
+          const s = await p.acquire(key(principal));
+          calls.push(s.call('tools/call', { name: 'wait', arguments: {} }, { signal: stop.signal, pushable: false }));
+        }
+        // One more call after the first twenty: its pick finds them all busy.
+        await p.acquire(key(principal));
+        return calls;
+      };
+      const calls = [...(await load(shared, 'everyone')), ...(await load(own, 'alice'))];
+      assert.ok(await waitFor(() => shared.size === 2, 5000), `${shared.size} shared sessions`);
+      const [first, second] = shared.sessions().map((x) => x.session);
+      assert.is(first!.inFlight, 20);
+      // The next calls go to the least busy session.
+      assert.is(await shared.acquire(key('everyone')), second);
+      assert.is(own.size, 1, 'a principal of its own keeps its calls on one session');
+      stop.abort();
+      await Promise.all(calls);
+    } finally {
+      await shared.close();
+      await own.close();
+    }
+  },
+);
 
 sessions.run();

@@ -22,7 +22,11 @@ c('should handle alike pushes of calls alike that reached only the sessions of t
   assert.equal(await Promise.all([copies.gather(push, () => 1), copies.gather(push, () => 1)]), ['handle', 'handle']);
   // The same reaching every open session, some without a call: a broadcast, refused.
   const all = new PushCopies(() => 3, 10);
-  assert.equal(await Promise.all([all.gather(push, () => 1), all.gather(push, () => 1), all.gather(push, () => 0)]), ['refuse', 'refuse', 'refuse']);
+  assert.equal(await Promise.all([all.gather(push, () => 1), all.gather(push, () => 1), all.gather(push, () => 0)]), [
+    'refuse',
+    'refuse',
+    'refuse',
+  ]);
 });
 c('should refuse a push that sessions of several calls got, and handle copies no call waits for', async () => {
   const copies = new PushCopies(() => 2, 10);
@@ -31,7 +35,11 @@ c('should refuse a push that sessions of several calls got, and handle copies no
 });
 c('should tell different pushes apart by id, method and params', async () => {
   const copies = new PushCopies(() => 2, 10);
-  const verdicts: Array<Promise<CopyVerdict>> = [copies.gather(push, () => 1), copies.gather({ ...push, id: 4 }, () => 1), copies.gather({ ...push, params: { message: 'other' } }, () => 1)];
+  const verdicts: Array<Promise<CopyVerdict>> = [
+    copies.gather(push, () => 1),
+    copies.gather({ ...push, id: 4 }, () => 1),
+    copies.gather({ ...push, params: { message: 'other' } }, () => 1),
+  ];
   assert.is(copies.size, 3);
   assert.equal(await Promise.all(verdicts), ['handle', 'handle', 'handle']);
 });

@@ -30,8 +30,13 @@ const s = suite('UpstreamSession');
 s('should initialize and answer concurrent calls with their own results', async () => {
   const session = await inProcess();
   assert.is(session.initializeResult?.serverInfo.name, 'push-server');
-  const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => session.call('tools/call', { name: 'echo', arguments: { text: `n${i}` } })));
-  assert.equal(outcomes.map(text), Array.from({ length: 20 }, (_, i) => `n${i}`));
+  const outcomes = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => session.call('tools/call', { name: 'echo', arguments: { text: `n${i}` } })),
+  );
+  assert.equal(
+    outcomes.map(text),
+    Array.from({ length: 20 }, (_, i) => `n${i}`),
+  );
   assert.is(session.inFlight, 0);
   await session.close();
 });
@@ -39,12 +44,16 @@ s('should initialize and answer concurrent calls with their own results', async 
 s('should hand a push to the call it belongs to and send the answer upstream', async () => {
   const session = await inProcess();
   const pushes: string[] = [];
-  const outcome = await session.call('tools/call', { name: 'ask_name' }, {
-    onPush: async (push) => {
-      pushes.push(push.method);
-      return { result: { action: 'accept', content: { name: 'Ada' } } };
+  const outcome = await session.call(
+    'tools/call',
+    { name: 'ask_name' },
+    {
+      onPush: async (push) => {
+        pushes.push(push.method);
+        return { result: { action: 'accept', content: { name: 'Ada' } } };
+      },
     },
-  });
+  );
   assert.equal(pushes, ['elicitation/create']);
   assert.is(text(outcome), 'Hello, Ada!');
   await session.close();
@@ -56,12 +65,19 @@ s('should route progress with the caller token restored, and logs tied to their 
   const progress: unknown[] = [];
   const logs: unknown[] = [];
   const [a, b] = await Promise.all([
-    session.call('tools/call', { name: 'work', arguments: { steps: 3 }, _meta: { progressToken: 'mine' } }, { onProgress: (p) => progress.push(p), onLog: (l) => logs.push(l['data']) }),
+    session.call(
+      'tools/call',
+      { name: 'work', arguments: { steps: 3 }, _meta: { progressToken: 'mine' } },
+      { onProgress: (p) => progress.push(p), onLog: (l) => logs.push(l['data']) },
+    ),
     session.call('tools/call', { name: 'work', arguments: { steps: 1 }, _meta: { progressToken: 'mine' } }, {}),
   ]);
   assert.is(text(a), 'did 3 steps');
   assert.is(text(b), 'did 1 steps');
-  assert.equal(progress, [1, 2, 3].map((i) => ({ progressToken: 'mine', progress: i, total: 3 })));
+  assert.equal(
+    progress,
+    [1, 2, 3].map((i) => ({ progressToken: 'mine', progress: i, total: 3 })),
+  );
   assert.equal(logs, ['step 1', 'step 2', 'step 3']);
   await session.close();
 });
@@ -114,16 +130,31 @@ s('should tell its transport that a call is lone when it is the only one in flig
   assert.is(text(await session.call('tools/call', { name: 'echo', arguments: { text: 'one' } })), 'one');
   assert.equal(told, [['tools/call', LONE]]);
   told.length = 0;
-  const both = [session.call('tools/call', { name: 'echo', arguments: { text: 'a' } }), session.call('tools/call', { name: 'echo', arguments: { text: 'b' } })];
+  const both = [
+    session.call('tools/call', { name: 'echo', arguments: { text: 'a' } }),
+    session.call('tools/call', { name: 'echo', arguments: { text: 'b' } }),
+  ];
   assert.equal((await Promise.all(both)).map(text), ['a', 'b']);
-  assert.equal(told, [['tools/call', LONE], ['tools/call', undefined]], 'the second of two is not lone');
+  assert.equal(
+    told,
+    [
+      ['tools/call', LONE],
+      ['tools/call', undefined],
+    ],
+    'the second of two is not lone',
+  );
   await session.close();
 });
 
 s('should give every call in flight an error when the server process dies, over stdio', async () => {
   const transport = new StdioChildTransport({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' });
   let closedWith = '';
-  const session = new UpstreamSession(transport, { clientInfo: CLIENT, capabilities: {}, protocolVersion: '2025-11-25', onClose: (r) => (closedWith = r) });
+  const session = new UpstreamSession(transport, {
+    clientInfo: CLIENT,
+    capabilities: {},
+    protocolVersion: '2025-11-25',
+    onClose: (r) => (closedWith = r),
+  });
   await session.open();
   assert.is(text(await session.call('tools/call', { name: 'echo', arguments: { text: 'over stdio' } })), 'over stdio');
   const waiting = session.call('tools/call', { name: 'wait' });
@@ -134,7 +165,11 @@ s('should give every call in flight an error when the server process dies, over 
   assert.ok(session.closed);
   assert.is(closedWith, 'exited with code 3');
   const after = await session.call('tools/list', undefined);
-  assert.is(text(after), 'error -32603: Internal error: the upstream server exited with code 3', 'a call after the crash is answered at once');
+  assert.is(
+    text(after),
+    'error -32603: Internal error: the upstream server exited with code 3',
+    'a call after the crash is answered at once',
+  );
 });
 
 s('should close idempotently and stop the child', async () => {
@@ -154,9 +189,16 @@ raw('should survive a progress notification whose token is an object with a toSt
   const [client, server] = createMemoryPair();
   server.onmessage = (message) => {
     const m = message as { id?: number; method?: string };
-    if (m.method === 'initialize') void server.send({ jsonrpc: '2.0', id: m.id!, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } });
+    if (m.method === 'initialize')
+      void server.send({
+        jsonrpc: '2.0',
+        id: m.id!,
+        result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'raw', version: '1' } },
+      });
     if (m.method === 'tools/call') {
-      void server.send(JSON.parse('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{"toString":0},"progress":1}}'));
+      void server.send(
+        JSON.parse('{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":{"toString":0},"progress":1}}'),
+      );
       void server.send({ jsonrpc: '2.0', id: m.id!, result: { content: [] } });
     }
   };
@@ -167,7 +209,11 @@ raw('should survive a progress notification whose token is an object with a toSt
   try {
     const session = new UpstreamSession(client, { clientInfo: CLIENT, capabilities: {}, protocolVersion: '2025-11-25' });
     await session.open();
-    const outcome = await session.call('tools/call', { name: 'x', _meta: { progressToken: 'mine' } }, { onProgress: () => thrown.push('progress delivered') });
+    const outcome = await session.call(
+      'tools/call',
+      { name: 'x', _meta: { progressToken: 'mine' } },
+      { onProgress: () => thrown.push('progress delivered') },
+    );
     assert.ok('result' in outcome);
     await new Promise((r) => setTimeout(r, 10));
     assert.equal(thrown, []);

@@ -74,7 +74,10 @@ k('should refuse a state with any single bit flipped in the IV, the body or the 
 });
 
 k('should refuse a state whose key id was altered', () => {
-  const ring = new Keyring([{ id: 'keyA', key: randomBytes(32) }, { id: 'keyB', key: randomBytes(32) }]);
+  const ring = new Keyring([
+    { id: 'keyA', key: randomBytes(32) },
+    { id: 'keyB', key: randomBytes(32) },
+  ]);
   const sealed = ring.seal(PLAINTEXT, AAD);
   const { prefix, id, raw } = split(sealed);
   assert.is(id, 'keyB');
@@ -115,8 +118,10 @@ k('should refuse a truncated state, however short', () => {
   const ring = new Keyring();
   const sealed = ring.seal(PLAINTEXT, AAD);
   const { prefix, id, raw } = split(sealed);
-  for (let n = 0; n < raw.length; n++) assert.is.not(failure(ring, join(prefix, id, raw.subarray(0, n))), 'opened', `${n} of ${raw.length} bytes`);
-  for (let n = 0; n < raw.length; n++) assert.is.not(failure(ring, join(prefix, id, raw.subarray(raw.length - n))), 'opened', `last ${n} of ${raw.length} bytes`);
+  for (let n = 0; n < raw.length; n++)
+    assert.is.not(failure(ring, join(prefix, id, raw.subarray(0, n))), 'opened', `${n} of ${raw.length} bytes`);
+  for (let n = 0; n < raw.length; n++)
+    assert.is.not(failure(ring, join(prefix, id, raw.subarray(raw.length - n))), 'opened', `last ${n} of ${raw.length} bytes`);
   assert.is(failure(ring, join(prefix, id, raw.subarray(0, 27))), 'malformed');
   assert.is.not(failure(ring, sealed.slice(0, sealed.length - 1)), 'opened');
   assert.is(failure(ring, `${prefix}.${id}`), 'malformed');
@@ -127,7 +132,16 @@ k('should refuse a truncated state, however short', () => {
 k('should refuse garbage and states with extra parts', () => {
   const ring = new Keyring();
   const sealed = ring.seal(PLAINTEXT, AAD);
-  for (const garbage of ['garbage', 'a.b.c', 'mde1..', `${sealed}.x`, `x.${sealed}`, sealed.replace(/\.([^.]*)$/, '.$1=='), sealed.replace(/\.([^.]*)$/, '.$1 '), `${parts(sealed)[0]}.${parts(sealed)[1]}.${parts(sealed)[2]}+/`]) {
+  for (const garbage of [
+    'garbage',
+    'a.b.c',
+    'mde1..',
+    `${sealed}.x`,
+    `x.${sealed}`,
+    sealed.replace(/\.([^.]*)$/, '.$1=='),
+    sealed.replace(/\.([^.]*)$/, '.$1 '),
+    `${parts(sealed)[0]}.${parts(sealed)[1]}.${parts(sealed)[2]}+/`,
+  ]) {
     assert.is.not(failure(ring, garbage), 'opened', garbage);
   }
 });
@@ -186,7 +200,13 @@ k('should retire a key after a single rotation when maxKeys is 1', () => {
 
 k('should parse a 32-byte key given as base64, base64url or hex', () => {
   const bytes = randomBytes(32);
-  for (const encoded of [bytes.toString('base64'), bytes.toString('base64url'), bytes.toString('hex'), bytes.toString('hex').toUpperCase(), `  ${bytes.toString('base64')}\n`]) {
+  for (const encoded of [
+    bytes.toString('base64'),
+    bytes.toString('base64url'),
+    bytes.toString('hex'),
+    bytes.toString('hex').toUpperCase(),
+    `  ${bytes.toString('base64')}\n`,
+  ]) {
     const key = Keyring.parse('cfg', encoded);
     assert.is(key.id, 'cfg');
     assert.ok(Buffer.from(key.key).equals(bytes), encoded);
@@ -222,7 +242,8 @@ k('should reject a missing key (an unset variable) with the same config error, s
 
 k('should reject keys of the wrong size and ids that cannot travel in a state', () => {
   assert.throws(() => new Keyring([{ id: 'short', key: randomBytes(16) }]), configError);
-  for (const id of ['', 'has.dot', 'has space', 'x'.repeat(33)]) assert.throws(() => new Keyring([{ id, key: randomBytes(32) }]), configError, JSON.stringify(id));
+  for (const id of ['', 'has.dot', 'has space', 'x'.repeat(33)])
+    assert.throws(() => new Keyring([{ id, key: randomBytes(32) }]), configError, JSON.stringify(id));
 });
 
 k('should open a text it sealed lately only as deciphering it would: the same aad, the very key that sealed it still in the ring', () => {
@@ -252,7 +273,10 @@ k('should carry a label in the clear, read without opening, and bound to the tex
   assert.is(other.labelOf(sealer.seal(PLAINTEXT, AAD)), undefined);
   assert.is(new Keyring().labelOf(sealed), undefined);
   assert.is(other.labelOf('mde2.k1.AAAA.replica'), undefined);
-  assert.throws(() => sealer.seal(PLAINTEXT, AAD, 'has.dot'), (e: unknown) => e instanceof TypeError);
+  assert.throws(
+    () => sealer.seal(PLAINTEXT, AAD, 'has.dot'),
+    (e: unknown) => e instanceof TypeError,
+  );
 });
 
 k('attack: a label changed, taken off or put on makes the text open nowhere', () => {

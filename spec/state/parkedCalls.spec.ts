@@ -16,7 +16,10 @@ parked('should hold, find and let go of calls by id', () => {
   store.delete('a');
   store.delete('never');
   assert.is(store.get('a'), undefined);
-  assert.equal([...store.values()].map((c) => c.name), ['b']);
+  assert.equal(
+    [...store.values()].map((c) => c.name),
+    ['b'],
+  );
 });
 
 parked('should be full at its bound, and have room again once a call leaves', () => {

@@ -22,7 +22,16 @@ const NOW = 1_000_000;
 const PARAMS = { name: 'ask_name', arguments: { a: 1 } };
 
 function suspendState(overrides: Partial<SuspendState> = {}): SuspendState {
-  return { kind: 'suspend', callId: 'call-1', principalTag: principalTag('alice'), method: 'tools/call', paramsDigest: paramsDigest(PARAMS), round: 1, expiresAt: NOW + 1_000, ...overrides };
+  return {
+    kind: 'suspend',
+    callId: 'call-1',
+    principalTag: principalTag('alice'),
+    method: 'tools/call',
+    paramsDigest: paramsDigest(PARAMS),
+    round: 1,
+    expiresAt: NOW + 1_000,
+    ...overrides,
+  };
 }
 
 function replayState(overrides: Partial<ReplayState> = {}): ReplayState {
@@ -52,7 +61,10 @@ function flipByte(sealed: string, index: (length: number) => number): string {
   return `${prefix}.${id}.${raw.toString('base64url')}`;
 }
 
-async function assertRefused(opening: Promise<{ ok: boolean; error?: { reason: StateRefusalReason; code: number; message: string } }>, reason: StateRefusalReason): Promise<void> {
+async function assertRefused(
+  opening: Promise<{ ok: boolean; error?: { reason: StateRefusalReason; code: number; message: string } }>,
+  reason: StateRefusalReason,
+): Promise<void> {
   const opened = await opening;
   assert.not.ok(opened.ok, `expected a refusal (${reason})`);
   assert.is(opened.error!.reason, reason);
@@ -77,7 +89,11 @@ state('should read a state it sealed lately exactly as deciphering it reads it, 
   const keyring = new Keyring([key]);
   /** The same key in a ring that sealed nothing: it can only decipher. */
   const twin = new Keyring([key]);
-  for (const sealedState of [suspendState({ owner: 'replica-a', trace: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' }), { ...suspendState(), owner: undefined }, replayState()]) {
+  for (const sealedState of [
+    suspendState({ owner: 'replica-a', trace: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' }),
+    { ...suspendState(), owner: undefined },
+    replayState(),
+  ]) {
     const sealed = sealState(keyring, sealedState as SuspendState);
     const remembered = await openState(keyring, sealed, expecting(sealedState.kind));
     const deciphered = await openState(twin, sealed, expecting(sealedState.kind));
@@ -113,7 +129,10 @@ state('should refuse a state sealed by another keyring, or of the other kind', a
 
 state('should refuse a sealed payload that is not a state', async () => {
   const keyring = new Keyring();
-  const sealed = keyring.seal(new TextEncoder().encode(JSON.stringify({ c: 'x', p: 'alice', m: 'tools/call', d: '', r: 1, e: NOW + 1e6 })), 'requestState');
+  const sealed = keyring.seal(
+    new TextEncoder().encode(JSON.stringify({ c: 'x', p: 'alice', m: 'tools/call', d: '', r: 1, e: NOW + 1e6 })),
+    'requestState',
+  );
   await assertRefused(openState(keyring, sealed, expecting('suspend')), 'unreadable');
   const notJson = keyring.seal(new TextEncoder().encode('{'), 'requestState');
   await assertRefused(openState(keyring, notJson, expecting('suspend')), 'unreadable');
@@ -153,7 +172,10 @@ state('should refuse a state brought back by another caller', async () => {
 
 state('should refuse a state carried by another method', async () => {
   const keyring = new Keyring();
-  await assertRefused(openState(keyring, sealState(keyring, suspendState()), expecting('suspend', { method: 'prompts/get' })), 'other-method');
+  await assertRefused(
+    openState(keyring, sealState(keyring, suspendState()), expecting('suspend', { method: 'prompts/get' })),
+    'other-method',
+  );
 });
 
 state('should refuse a state carried with other params, whatever the retry adds of its own', async () => {
@@ -162,7 +184,10 @@ state('should refuse a state carried with other params, whatever the retry adds 
   await assertRefused(openState(keyring, sealed, expecting('suspend', { params: { ...PARAMS, arguments: { a: 2 } } })), 'other-params');
   await assertRefused(openState(keyring, sealed, expecting('suspend', { params: undefined })), 'other-params');
   const retry = { arguments: { a: 1 }, _meta: { x: 1 }, inputResponses: {}, requestState: sealed, name: 'ask_name' };
-  assert.ok((await openState(keyring, sealed, expecting('suspend', { params: retry }))).ok, 'member order, _meta and the retry members do not count');
+  assert.ok(
+    (await openState(keyring, sealed, expecting('suspend', { params: retry }))).ok,
+    'member order, _meta and the retry members do not count',
+  );
 });
 
 state('should refuse a state of another round, and one whose call no longer waits', async () => {
@@ -202,7 +227,10 @@ state.run();
 const digests = suite('requestState digests');
 
 digests('should give the same params digest whatever the member order, _meta or retry members', () => {
-  assert.is(paramsDigest({ a: 1, b: { c: 2, d: 3 } }), paramsDigest({ b: { d: 3, c: 2 }, a: 1, _meta: { x: 1 }, inputResponses: {}, requestState: 's' }));
+  assert.is(
+    paramsDigest({ a: 1, b: { c: 2, d: 3 } }),
+    paramsDigest({ b: { d: 3, c: 2 }, a: 1, _meta: { x: 1 }, inputResponses: {}, requestState: 's' }),
+  );
   assert.is.not(paramsDigest({ a: 1 }), paramsDigest({ a: 2 }));
   assert.is(paramsDigest(undefined), paramsDigest({}));
 });

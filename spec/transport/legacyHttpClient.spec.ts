@@ -66,9 +66,16 @@ function mcpServer(): McpServer {
   server.registerTool('greet', { description: 'asks for a name' }, async (extra) => {
     const progressToken = extra._meta?.progressToken;
     await extra.sendNotification({ method: 'notifications/message', params: { level: 'info', data: 'greeting starts' } });
-    if (progressToken !== undefined) await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
+    if (progressToken !== undefined)
+      await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: 1, total: 2 } });
     const answer = await extra.sendRequest(
-      { method: 'elicitation/create', params: { message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } } },
+      {
+        method: 'elicitation/create',
+        params: {
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+      },
       ElicitResultSchema,
     );
     return { content: [{ type: 'text', text: `Hello, ${String(answer.content?.['name'])}` }] };
@@ -98,7 +105,9 @@ async function streamableServer(options: { resumable?: boolean; getDelayMs?: num
     if (typeof sid === 'string') {
       const session = sessions.get(sid);
       if (!session) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null }));
         return;
       }
       await session.transport.handleRequest(req, res, body);
@@ -194,7 +203,8 @@ class Driver {
     for (;;) {
       const hit = this.received.find(predicate);
       if (hit) return hit;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.received.map((r) => r.message))}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(this.received.map((r) => r.message))}`);
       await sleep(5);
     }
   }
@@ -209,7 +219,11 @@ class Driver {
   }
 
   async initialize(): Promise<Received> {
-    const answer = await this.request(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: { elicitation: {} }, clientInfo: CLIENT });
+    const answer = await this.request(1, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: {} },
+      clientInfo: CLIENT,
+    });
     await this.transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return answer;
   }
@@ -235,7 +249,12 @@ function errorOf(r: Received): { code: number; message: string } {
 
 /** Runs the `greet` call: answers the pushed elicitation through `send` and returns the call's answer. */
 async function greet(d: Driver, id: number): Promise<{ push: Received; answer: Received; log: Received; progress: Received }> {
-  await d.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'greet', arguments: {}, _meta: { progressToken: 'tok' } } });
+  await d.transport.send({
+    jsonrpc: '2.0',
+    id,
+    method: 'tools/call',
+    params: { name: 'greet', arguments: {}, _meta: { progressToken: 'tok' } },
+  });
   const push = await d.waitFor((r) => r.message['method'] === 'elicitation/create', 'the pushed elicitation');
   const log = await d.waitFor((r) => r.message['method'] === 'notifications/message', 'the log');
   const progress = await d.waitFor((r) => r.message['method'] === 'notifications/progress', 'the progress');
@@ -259,7 +278,10 @@ streamable('should keep the session id from the initialize answer and send it wi
     assert.ok(d.transport.sessionId);
     assert.equal([...server.sessions.keys()], [d.transport.sessionId]);
     const tools = await d.request(2, 'tools/list');
-    assert.equal(((resultOf(tools)['tools'] as Array<{ name: string }>).map((t) => t.name)), ['greet', 'nap']);
+    assert.equal(
+      (resultOf(tools)['tools'] as Array<{ name: string }>).map((t) => t.name),
+      ['greet', 'nap'],
+    );
     const posts = server.seen.filter((s) => s.method === 'POST');
     assert.is(posts[0]!.headers['mcp-session-id'], undefined);
     assert.is(posts[0]!.headers['content-type'], 'application/json');
@@ -311,35 +333,41 @@ streamable('should deliver an unrelated notification from the standalone GET str
   }
 });
 
-streamable('should have the standalone GET stream open before the server hears initialized, so a message it sends at once is not dropped', async () => {
-  const server = await streamableServer();
-  const d = new Driver({ url: server.url });
-  try {
-    await d.initialize();
-    const get = server.seen.findIndex((s) => s.method === 'GET');
-    const initialized = server.seen.findIndex((s) => (s.body as { method?: string } | undefined)?.method === 'notifications/initialized');
-    assert.ok(get !== -1 && get < initialized, `GET (${get}) before initialized (${initialized})`);
-    // No wait: the SDK's server drops an unrelated message when no GET stream is open.
-    server.sessions.get(d.transport.sessionId!)!.sendToolListChanged();
-    await d.waitFor((r) => r.message['method'] === 'notifications/tools/list_changed', 'list_changed');
-  } finally {
-    await d.transport.close();
-    await server.close();
-  }
-});
+streamable(
+  'should have the standalone GET stream open before the server hears initialized, so a message it sends at once is not dropped',
+  async () => {
+    const server = await streamableServer();
+    const d = new Driver({ url: server.url });
+    try {
+      await d.initialize();
+      const get = server.seen.findIndex((s) => s.method === 'GET');
+      const initialized = server.seen.findIndex((s) => (s.body as { method?: string } | undefined)?.method === 'notifications/initialized');
+      assert.ok(get !== -1 && get < initialized, `GET (${get}) before initialized (${initialized})`);
+      // No wait: the SDK's server drops an unrelated message when no GET stream is open.
+      server.sessions.get(d.transport.sessionId!)!.sendToolListChanged();
+      await d.waitFor((r) => r.message['method'] === 'notifications/tools/list_changed', 'list_changed');
+    } finally {
+      await d.transport.close();
+      await server.close();
+    }
+  },
+);
 
-streamable('should wait for a standalone stream the server is slow to open, so a message it sends at once is still not dropped', async () => {
-  const server = await streamableServer({ getDelayMs: 3000 });
-  const d = new Driver({ url: server.url });
-  try {
-    await d.initialize();
-    server.sessions.get(d.transport.sessionId!)!.sendToolListChanged();
-    await d.waitFor((r) => r.message['method'] === 'notifications/tools/list_changed', 'list_changed');
-  } finally {
-    await d.transport.close();
-    await server.close();
-  }
-});
+streamable(
+  'should wait for a standalone stream the server is slow to open, so a message it sends at once is still not dropped',
+  async () => {
+    const server = await streamableServer({ getDelayMs: 3000 });
+    const d = new Driver({ url: server.url });
+    try {
+      await d.initialize();
+      server.sessions.get(d.transport.sessionId!)!.sendToolListChanged();
+      await d.waitFor((r) => r.message['method'] === 'notifications/tools/list_changed', 'list_changed');
+    } finally {
+      await d.transport.close();
+      await server.close();
+    }
+  },
+);
 
 streamable('should resume a POST stream with Last-Event-ID when the server closes it before answering', async () => {
   const server = await streamableServer({ resumable: true });
@@ -350,7 +378,10 @@ streamable('should resume a POST stream with Last-Event-ID when the server close
     const answer = await d.waitFor((r) => r.message['id'] === 3, 'the nap result');
     assert.equal(resultOf(answer)['content'], [{ type: 'text', text: 'rested' }]);
     assert.equal(answer.extra, { relatedRequestId: 3 });
-    assert.ok(server.seen.some((s) => s.method === 'GET' && typeof s.headers['last-event-id'] === 'string'), 'a GET with Last-Event-ID');
+    assert.ok(
+      server.seen.some((s) => s.method === 'GET' && typeof s.headers['last-event-id'] === 'string'),
+      'a GET with Last-Event-ID',
+    );
     await sleep(30);
     assert.is(d.answersTo(3).length, 1);
   } finally {
@@ -380,7 +411,10 @@ streamable('should report an expired session (404) through onerror and onclose, 
       assert.instance(e, AdapterError);
       assert.is((e as AdapterError).code, 'closed');
     }
-    assert.not.ok(server.seen.some((s) => s.method === 'DELETE'), 'no DELETE for a session that is gone');
+    assert.not.ok(
+      server.seen.some((s) => s.method === 'DELETE'),
+      'no DELETE for a session that is gone',
+    );
   } finally {
     await d.transport.close();
     await server.close();
@@ -487,7 +521,9 @@ failures('should answer a request exactly once when the server closes the connec
   const server = await listen('/mcp', (_req, res, body) => {
     const id = (body as { id: number }).id;
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } })}\n\n`);
+    res.write(
+      `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p', progress: 1 } })}\n\n`,
+    );
     setTimeout(() => res.socket?.destroy(), 20);
     void id;
   });
@@ -534,7 +570,10 @@ failures('should time out a request that never gets an answer, cancel it upstrea
     assert.ok(Date.now() - started >= 95);
     assert.is(errorOf(answer).code, -32603);
     assert.match(errorOf(answer).message, /within 100 ms/);
-    await until(() => server.seen.some((s) => (s.body as { method?: string } | undefined)?.method === 'notifications/cancelled'), 'notifications/cancelled');
+    await until(
+      () => server.seen.some((s) => (s.body as { method?: string } | undefined)?.method === 'notifications/cancelled'),
+      'notifications/cancelled',
+    );
     const cancel = server.seen.find((s) => (s.body as { method?: string } | undefined)?.method === 'notifications/cancelled')!;
     assert.equal((cancel.body as { params: unknown }).params, { requestId: 11, reason: 'Request timed out' });
     // The late answer arrives (on the GET stream) and is dropped; what follows it still gets through.
@@ -566,7 +605,10 @@ failures('should close (and end the session) when the signal aborts', async () =
 failures('should deliver a JSON-RPC error body that has an id, and report one without through onerror', async () => {
   const server = await listen('/mcp', (_req, res, body) => {
     const m = body as { id: number };
-    const error = m.id === 1 ? { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad params' } } : { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } };
+    const error =
+      m.id === 1
+        ? { jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'bad params' } }
+        : { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Bad Request: Server not initialized' } };
     res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify(error));
   });
   const d = new Driver({ url: server.url, mode: 'streamable' });
@@ -595,7 +637,10 @@ failures('should deliver every message of a JSON array answer (2025-03-26 batch)
   const d = new Driver({ url: server.url });
   try {
     await d.request(1, 'tools/list');
-    assert.equal(d.received.map((r) => r.message['method'] ?? r.message['id']), ['notifications/message', 1]);
+    assert.equal(
+      d.received.map((r) => r.message['method'] ?? r.message['id']),
+      ['notifications/message', 1],
+    );
     assert.is(d.transport.mode, 'streamable');
   } finally {
     await d.transport.close();
@@ -603,37 +648,46 @@ failures('should deliver every message of a JSON array answer (2025-03-26 batch)
   }
 });
 
-failures('should re-open a dropped GET stream with Last-Event-ID after the SSE retry delay, parsing comments and multi-line data', async () => {
-  let gets = 0;
-  const server = await listen('/mcp', (req, res, body) => {
-    if (req.method === 'POST') {
-      const m = body as { id?: number; method: string };
-      if (m.method === 'initialize') {
-        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'raw', version: '1' } } }));
-      } else res.writeHead(202).end();
-      return;
+failures(
+  'should re-open a dropped GET stream with Last-Event-ID after the SSE retry delay, parsing comments and multi-line data',
+  async () => {
+    let gets = 0;
+    const server = await listen('/mcp', (req, res, body) => {
+      if (req.method === 'POST') {
+        const m = body as { id?: number; method: string };
+        if (m.method === 'initialize') {
+          res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
+          res.end(
+            JSON.stringify({
+              jsonrpc: '2.0',
+              id: m.id,
+              result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'raw', version: '1' } },
+            }),
+          );
+        } else res.writeHead(202).end();
+        return;
+      }
+      if (req.method === 'DELETE') return void res.writeHead(405).end();
+      gets++;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      if (gets === 1) res.end(`retry: 30\nid: e1\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/first"}\n\n`);
+      else res.end(`: keep-alive\n\nid: e2\ndata: {"jsonrpc":"2.0",\ndata: "method":"notifications/second"}\n\n`);
+    });
+    const d = new Driver({ url: server.url, reconnect: { retries: 0, minDelayMs: 1000 } });
+    try {
+      await d.initialize();
+      await d.waitFor((r) => r.message['method'] === 'notifications/second', 'the second event');
+      const [first, second] = server.seen.filter((s) => s.method === 'GET');
+      assert.is(first!.headers['last-event-id'], undefined);
+      assert.is(second!.headers['last-event-id'], 'e1');
+      assert.is(second!.headers['mcp-protocol-version'], '2025-06-18');
+      assert.ok(d.received.some((r) => r.message['method'] === 'notifications/first'));
+    } finally {
+      await d.transport.close();
+      await server.close();
     }
-    if (req.method === 'DELETE') return void res.writeHead(405).end();
-    gets++;
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
-    if (gets === 1) res.end(`retry: 30\nid: e1\nevent: message\ndata: {"jsonrpc":"2.0","method":"notifications/first"}\n\n`);
-    else res.end(`: keep-alive\n\nid: e2\ndata: {"jsonrpc":"2.0",\ndata: "method":"notifications/second"}\n\n`);
-  });
-  const d = new Driver({ url: server.url, reconnect: { retries: 0, minDelayMs: 1000 } });
-  try {
-    await d.initialize();
-    await d.waitFor((r) => r.message['method'] === 'notifications/second', 'the second event');
-    const [first, second] = server.seen.filter((s) => s.method === 'GET');
-    assert.is(first!.headers['last-event-id'], undefined);
-    assert.is(second!.headers['last-event-id'], 'e1');
-    assert.is(second!.headers['mcp-protocol-version'], '2025-06-18');
-    assert.ok(d.received.some((r) => r.message['method'] === 'notifications/first'));
-  } finally {
-    await d.transport.close();
-    await server.close();
-  }
-});
+  },
+);
 
 failures('should answer a request when the server cannot be reached, without throwing from send', async () => {
   const gone = await listen('/mcp', (_req, res) => void res.end());
@@ -675,8 +729,24 @@ bounded('should answer a request whose JSON or SSE answer is past the bound with
       const started = Date.now();
       const answer = await d.request(id, 'tools/call', { name, arguments: {} });
       assert.ok(Date.now() - started < 2000, `${name}: promptly`);
-      assert.equal(JSON.stringify(answer.message).length < 1000 && answer.message['error'], { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes`, data: { httpStatus: name === 'error-chunked' ? 500 : 200 } }, name);
-      await until(() => server.seen.some((s) => (s.body as { method?: string; params?: { requestId?: unknown } }).method === 'notifications/cancelled' && (s.body as { params: { requestId: unknown } }).params.requestId === id), `the cancellation of ${name}`);
+      assert.equal(
+        JSON.stringify(answer.message).length < 1000 && answer.message['error'],
+        {
+          code: -32603,
+          message: `Internal error: the server's answer is larger than ${MiB} bytes`,
+          data: { httpStatus: name === 'error-chunked' ? 500 : 200 },
+        },
+        name,
+      );
+      await until(
+        () =>
+          server.seen.some(
+            (s) =>
+              (s.body as { method?: string; params?: { requestId?: unknown } }).method === 'notifications/cancelled' &&
+              (s.body as { params: { requestId: unknown } }).params.requestId === id,
+          ),
+        `the cancellation of ${name}`,
+      );
     }
     const fine = await d.request(9, 'tools/list');
     assert.equal(resultOf(fine), { content: [] });
@@ -720,12 +790,21 @@ bounded('should report an event past the bound on the standalone GET stream and 
     if (req.method === 'GET') {
       gets++;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      if (gets === 1) return pour(res, 'retry: 10\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"', 3 * MiB, '"}}\n\n');
+      if (gets === 1)
+        return pour(res, 'retry: 10\ndata: {"jsonrpc":"2.0","method":"notifications/message","params":{"data":"', 3 * MiB, '"}}\n\n');
       return void res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { data: 'small' } })}\n\n`);
     }
     const m = body as { id?: unknown; method?: string } | undefined;
     if (m?.id === undefined) return void res.writeHead(202).end();
-    res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x', version: '1' } } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' })
+      .end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: m.id,
+          result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x', version: '1' } },
+        }),
+      );
   });
   const d = new Driver({ url: server.url, mode: 'streamable', maxMessageBytes: MiB });
   try {

@@ -67,7 +67,11 @@ s('should resolve a relative endpoint against the SSE URL and POST there', async
   await connecting;
   assert.is(client.endpoint?.href, 'http://127.0.0.1:9/mcp/messages?sessionId=abc');
   await client.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, undefined);
-  assert.equal(server.fetches.at(-1), { url: 'http://127.0.0.1:9/mcp/messages?sessionId=abc', method: 'POST', body: '{"jsonrpc":"2.0","method":"notifications/initialized"}' });
+  assert.equal(server.fetches.at(-1), {
+    url: 'http://127.0.0.1:9/mcp/messages?sessionId=abc',
+    method: 'POST',
+    body: '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+  });
   server.write('data: {"jsonrpc":"2.0","method":"notifications/tools/list_changed"}\n\n');
   await new Promise((r) => setTimeout(r, 10));
   assert.equal(seen.messages, [{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);

@@ -18,10 +18,12 @@ interface Overflow {
 function framer(maxLineBytes: number): { f: LineFramer; lines: string[]; overflows: Overflow[] } {
   const lines: string[] = [];
   const overflows: Overflow[] = [];
-  const f = new LineFramer((line) => void lines.push(line), { maxLineBytes, onOverflow: (size, head, tail) => void overflows.push({ size, head, tail }) });
+  const f = new LineFramer((line) => void lines.push(line), {
+    maxLineBytes,
+    onOverflow: (size, head, tail) => void overflows.push({ size, head, tail }),
+  });
   return { f, lines, overflows };
 }
-
 
 /** A full garbage collection on demand, without starting Node with --expose-gc. */
 function collector(): () => void {
@@ -108,7 +110,10 @@ l('should report each oversized line once, and one that the stream ends in at en
   f.push(`${'b'.repeat(30)}\n${'c'.repeat(80)}`);
   f.end();
   assert.equal(lines, ['ok']);
-  assert.equal(overflows.map((o) => o.size), [60, 60, 80]);
+  assert.equal(
+    overflows.map((o) => o.size),
+    [60, 60, 80],
+  );
 });
 
 l('should hold no more than the bound while skipping 50 MiB in 64 KiB chunks, and deliver the next line', () => {

@@ -36,7 +36,11 @@ r('should not treat a request or notification as an answer', () => {
   assert.is(responseIdOf(...ends(`{"jsonrpc":"2.0","id":1,"method":"sampling/createMessage","params":{"x":"${pad}"}}`)), undefined);
   assert.is(responseIdOf(...ends(`{"method":"tools/call","params":{"x":"${pad}"},"jsonrpc":"2.0","id":2}`)), undefined);
   assert.is(responseIdOf(...ends(`{"params":{"x":"${pad}"},"jsonrpc":"2.0","id":2}`)), undefined);
-  assert.is(responseIdOf(...ends(`{"result":{"method":"x","text":"${pad}"},"jsonrpc":"2.0","id":6}`)), 6, 'a nested method key is no request');
+  assert.is(
+    responseIdOf(...ends(`{"result":{"method":"x","text":"${pad}"},"jsonrpc":"2.0","id":6}`)),
+    6,
+    'a nested method key is no request',
+  );
 });
 
 r('should give nothing for a batch, a null or fractional id, or text that is not an object', () => {

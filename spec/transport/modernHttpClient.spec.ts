@@ -50,10 +50,23 @@ h('should send the routing headers, Mcp-Param-* from the listed tool, and read J
     seen.push(req.headers);
     if (body.method === 'tools/list') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', ttlMs: 0, cacheScope: 'private', tools: [{ name: 'greet', inputSchema: { type: 'object', properties: { who: { type: 'string', 'x-mcp-header': 'Who' } } } }] } }));
+      return res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: body.id,
+          result: {
+            resultType: 'complete',
+            ttlMs: 0,
+            cacheScope: 'private',
+            tools: [{ name: 'greet', inputSchema: { type: 'object', properties: { who: { type: 'string', 'x-mcp-header': 'Who' } } } }],
+          },
+        }),
+      );
     }
     res.writeHead(200, { 'content-type': 'text/event-stream' });
-    res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: 1 } })}\n\n`,
+    );
     res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } })}\n\n`);
   });
   const t = new ModernHttpClientTransport({ url: server.url, headers: { authorization: 'Bearer x' } });
@@ -63,9 +76,15 @@ h('should send the routing headers, Mcp-Param-* from the listed tool, and read J
     assert.ok(await waitFor(() => answersTo(got, 1).length === 1, 2000));
     await t.send(modernRequest('tools/call', { name: 'greet', arguments: { who: 'Zoë' } }, { progressToken: 't' }, 2));
     assert.ok(await waitFor(() => answersTo(got, 2).length === 1, 2000));
-    assert.equal(got.map((m) => ('method' in m ? m.method : `answer ${String((m as { id: unknown }).id)}`)), ['answer 1', 'notifications/progress', 'answer 2']);
+    assert.equal(
+      got.map((m) => ('method' in m ? m.method : `answer ${String((m as { id: unknown }).id)}`)),
+      ['answer 1', 'notifications/progress', 'answer 2'],
+    );
     const call = seen[1]!;
-    assert.equal([call['mcp-protocol-version'], call['mcp-method'], call['mcp-name'], call['authorization']], ['2026-07-28', 'tools/call', 'greet', 'Bearer x']);
+    assert.equal(
+      [call['mcp-protocol-version'], call['mcp-method'], call['mcp-name'], call['authorization']],
+      ['2026-07-28', 'tools/call', 'greet', 'Bearer x'],
+    );
     assert.is(call['mcp-param-who'], `=?base64?${Buffer.from('Zoë').toString('base64')}?=`);
     assert.is(seen[0]!['mcp-name'], undefined);
   } finally {
@@ -77,7 +96,10 @@ h('should send the routing headers, Mcp-Param-* from the listed tool, and read J
 h('should answer every request exactly once, whatever the server does', async () => {
   const server = await serve((_req, body, res) => {
     const name = body.params?.name;
-    if (name === 'rpc-error') return res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32020, message: 'Header mismatch' } }));
+    if (name === 'rpc-error')
+      return res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32020, message: 'Header mismatch' } }));
     if (name === 'bare-500') return res.writeHead(500).end();
     if (name === 'html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<p>hi</p>');
     if (name === 'broken') {
@@ -85,7 +107,9 @@ h('should answer every request exactly once, whatever the server does', async ()
       res.write(': open\n\n');
       return setTimeout(() => res.destroy(), 20);
     }
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
   });
   const t = new ModernHttpClientTransport({ url: server.url });
   const got = collect(t);
@@ -139,7 +163,9 @@ h('should close the stream of a cancelled request and answer nothing for it; a n
 h('should answer a request whose JSON or SSE answer is past maxMessageBytes with one -32603 naming the bound, and go on', async () => {
   const server = await serve((_req, body, res) => {
     if (answerHuge(res, body.params?.name, body.id, 5 * MiB, { resultType: 'complete' })) return;
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
+    res
+      .writeHead(200, { 'content-type': 'application/json' })
+      .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
   });
   const t = new ModernHttpClientTransport({ url: server.url, maxMessageBytes: MiB });
   const got = collect(t);
@@ -154,7 +180,18 @@ h('should answer a request whose JSON or SSE answer is past maxMessageBytes with
       assert.ok(Date.now() - started < 2000, `${name}: promptly`);
     }
     await sleep(50);
-    for (const id of [1, 2, 3]) assert.equal(short(id), [JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes` } })], names[id - 1]);
+    for (const id of [1, 2, 3])
+      assert.equal(
+        short(id),
+        [
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id,
+            error: { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes` },
+          }),
+        ],
+        names[id - 1],
+      );
     assert.equal(short(4), [JSON.stringify({ jsonrpc: '2.0', id: 4, result: { resultType: 'complete', content: [] } })]);
   } finally {
     await t.close();

@@ -21,7 +21,9 @@ u('should resolve a call whose JSON or SSE answer is past maxMessageBytes with -
     req.on('end', () => {
       const body = JSON.parse(text) as { id: unknown; params: { name?: string } };
       if (answerHuge(res, body.params.name, body.id, 5 * MiB, { resultType: 'complete' })) return;
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: { resultType: 'complete', content: [] } }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -31,7 +33,15 @@ u('should resolve a call whose JSON or SSE answer is past maxMessageBytes with -
       const started = Date.now();
       const answer = await upstream.request(modernRequest('tools/call', { name, arguments: {} }, {}, i + 1));
       assert.ok(Date.now() - started < 2000, `${name}: promptly`);
-      assert.is(JSON.stringify(answer), JSON.stringify({ jsonrpc: '2.0', id: i + 1, error: { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes` } }), name);
+      assert.is(
+        JSON.stringify(answer),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: i + 1,
+          error: { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes` },
+        }),
+        name,
+      );
     }
     const fine = await upstream.request(modernRequest('tools/call', { name: 'fine', arguments: {} }, {}, 9));
     assert.equal(fine, { jsonrpc: '2.0', id: 9, result: { resultType: 'complete', content: [] } });

@@ -4,7 +4,11 @@ import * as assert from 'uvu/assert';
 import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 
 /** Sends raw bytes on a new connection and resolves with what came back before it closed (or `timeoutMs` passed). */
-function rawExchange(port: number, send: (write: (text: string) => void) => void, timeoutMs: number): Promise<{ text: string; closedAfterMs: number | undefined }> {
+function rawExchange(
+  port: number,
+  send: (write: (text: string) => void) => void,
+  timeoutMs: number,
+): Promise<{ text: string; closedAfterMs: number | undefined }> {
   return new Promise((resolve) => {
     const started = Date.now();
     const socket = connect(port, '127.0.0.1');

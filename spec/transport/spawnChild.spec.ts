@@ -13,7 +13,12 @@ import { startAhead } from '../../lib/transport/spawnChild.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../../lib/transport/stdioChild.ts';
 import { EVERYTHING, MARKER, markedProcesses, reapMarked, sleep } from '../helpers/everything.ts';
 
-const INITIALIZE = { jsonrpc: '2.0' as const, id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'spec', version: '1' } } };
+const INITIALIZE = {
+  jsonrpc: '2.0' as const,
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'spec', version: '1' } },
+};
 
 function everything(marker: string): StdioChildOptions {
   return { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' };
@@ -74,7 +79,11 @@ s('should leave it to a transport of another command line or environment, which 
 });
 
 s('should report a process that exited before it was taken over as exited, with its code and stderr', async () => {
-  const options: StdioChildOptions = { command: process.execPath, args: ['-e', 'console.error("cannot go on"); process.exit(3)'], stderr: 'ignore' };
+  const options: StdioChildOptions = {
+    command: process.execPath,
+    args: ['-e', 'console.error("cannot go on"); process.exit(3)'],
+    stderr: 'ignore',
+  };
   startAhead(options);
   await sleep(500);
   const t = new StdioChildTransport(options);

@@ -26,7 +26,11 @@ function body(parts: Array<string | Uint8Array>): { stream: ReadableStream<Uint8
 const s = suite('readSse');
 
 s('should deliver events within the bound and not count comments between them', async () => {
-  const parts = [...Array.from({ length: 200 }, () => ': keep-alive\n\n'), 'data: {"a":1}\n\n', ...Array.from({ length: 200 }, (_, i) => `data: ${i}\n\n`)];
+  const parts = [
+    ...Array.from({ length: 200 }, () => ': keep-alive\n\n'),
+    'data: {"a":1}\n\n',
+    ...Array.from({ length: 200 }, (_, i) => `data: ${i}\n\n`),
+  ];
   const { stream } = body(parts);
   const events: string[] = [];
   const over: number[] = [];

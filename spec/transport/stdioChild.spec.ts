@@ -18,20 +18,33 @@ const MiB = 1024 * 1024;
 const s = suite('StdioChildTransport');
 
 s('should answer a request whose answer is a line past maxMessageBytes with -32603 at once, and go on', async () => {
-  const t = new StdioChildTransport({ command: process.execPath, args: [HUGE_LINE, String(5 * MiB)], stderr: 'ignore', shutdownGraceMs: 200, maxMessageBytes: MiB });
+  const t = new StdioChildTransport({
+    command: process.execPath,
+    args: [HUGE_LINE, String(5 * MiB)],
+    stderr: 'ignore',
+    shutdownGraceMs: 200,
+    maxMessageBytes: MiB,
+  });
   const got: JsonRpcMessage[] = [];
   const errors: Error[] = [];
   t.onmessage = (m) => void got.push(m);
   t.onerror = (e) => void errors.push(e);
   // Short, so that a failure does not print megabytes.
-  const answersTo = (id: number) => got.filter((m) => 'id' in m && m.id === id && !('method' in m)).map((m) => JSON.stringify(m).slice(0, 300));
+  const answersTo = (id: number) =>
+    got.filter((m) => 'id' in m && m.id === id && !('method' in m)).map((m) => JSON.stringify(m).slice(0, 300));
   try {
     await t.start();
     const sent = Date.now();
     await t.send({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'huge', arguments: {} } });
     assert.ok(await waitFor(() => answersTo(7).length > 0, 5000), 'the oversized answer is answered');
     assert.ok(Date.now() - sent < 3000, 'promptly, not by a timeout');
-    assert.equal(answersTo(7), [JSON.stringify({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes` } })]);
+    assert.equal(answersTo(7), [
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32603, message: `Internal error: the server's answer is larger than ${MiB} bytes` },
+      }),
+    ]);
     assert.is(errors.length, 1);
     assert.ok(errors[0] instanceof AdapterError && errors[0].code === 'protocol');
     assert.match(errors[0]!.message, `larger than ${MiB} bytes`);

@@ -30,16 +30,22 @@ await client.connect(transport);`,
 /** One file per SDK client and wrap. */
 const files = Object.fromEntries(
   Object.entries(CLIENTS).flatMap(([sdk, from]) =>
-    Object.entries(WRAPS).map(([wrap, code]) => [`${wrap}-${sdk}.ts`, `import { Client } from '${from}';\nconst client = new Client({ name: 'host', version: '1.0.0' });\n${code}\n`]),
+    Object.entries(WRAPS).map(([wrap, code]) => [
+      `${wrap}-${sdk}.ts`,
+      `import { Client } from '${from}';\nconst client = new Client({ name: 'host', version: '1.0.0' });\n${code}\n`,
+    ]),
   ),
 );
 
 const t = suite('SdkTransport');
 
 for (const exact of [true, false]) {
-  t(`should let both wraps be handed to the v1 and the v2 SDK Client with no cast (exactOptionalPropertyTypes ${exact ? 'on' : 'off'})`, () => {
-    assert.equal(typecheck(files, exact), []);
-  });
+  t(
+    `should let both wraps be handed to the v1 and the v2 SDK Client with no cast (exactOptionalPropertyTypes ${exact ? 'on' : 'off'})`,
+    () => {
+      assert.equal(typecheck(files, exact), []);
+    },
+  );
 }
 
 t.run();

@@ -23,7 +23,7 @@ function recording(highWaterMark = 16 * 1024, hold = false) {
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
-batcher('should send the writes of one turn as one write, in order, and the next turn\'s in another', async () => {
+batcher("should send the writes of one turn as one write, in order, and the next turn's in another", async () => {
   const { stream, writes } = recording();
   const write = turnBatcher(stream);
   write('a\n');

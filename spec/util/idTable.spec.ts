@@ -35,7 +35,7 @@ table('should keep every entry reachable past collisions and removals (against a
   // Ids handed out in order, most leaving soon and in any order, some staying for thousands of
   // later ids (they share slots with the ids after them once the table wraps round).
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const t = new IdTable<number>();
   const reference = new Map<number, number>();
   let next = 0;
@@ -54,10 +54,14 @@ table('should keep every entry reachable past collisions and removals (against a
     if (step % 997 === 0) {
       assert.is(t.size, reference.size);
       for (const [id, value] of reference) assert.is(t.get(id), value, `get ${id} at step ${step}`);
-      for (let probe = Math.max(0, next - 64); probe < next + 4; probe++) if (!reference.has(probe)) assert.is(t.get(probe), undefined, `no ${probe}`);
+      for (let probe = Math.max(0, next - 64); probe < next + 4; probe++)
+        if (!reference.has(probe)) assert.is(t.get(probe), undefined, `no ${probe}`);
     }
   }
-  assert.equal(t.values(), [...reference.keys()].sort((a, b) => a - b).map((id) => id * 10));
+  assert.equal(
+    t.values(),
+    [...reference.keys()].sort((a, b) => a - b).map((id) => id * 10),
+  );
 });
 
 table('should grow for many entries and shrink back as they leave, keeping the rest', () => {
@@ -94,7 +98,11 @@ keyed('should behave as a Map of request ids, numbers and strings apart, listed 
   assert.is(t.get('1'), 'string one');
   assert.equal(t.keys(), [1, '1', 'b']);
   assert.equal(t.values(), ['number one again', 'string one', 'bee']);
-  assert.equal(t.entries(), [[1, 'number one again'], ['1', 'string one'], ['b', 'bee']]);
+  assert.equal(t.entries(), [
+    [1, 'number one again'],
+    ['1', 'string one'],
+    ['b', 'bee'],
+  ]);
   assert.ok(t.delete('1'));
   assert.not.ok(t.delete('1'));
   assert.is(t.get('1'), undefined);
@@ -109,7 +117,7 @@ keyed('should behave as a Map of request ids, numbers and strings apart, listed 
 
 keyed('should agree with a Map over a long run of keys that come and go', () => {
   let seed = 11;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const t = new KeyedTable<string | number, number>();
   const reference = new Map<string | number, number>();
   for (let step = 0; step < 20_000; step++) {

@@ -21,7 +21,11 @@ limits('should answer a caller limit with 429 and a server limit with 503, each 
   assert.is(limitStatus(caller), 429);
   assert.is(limitStatus(server), 503);
   assert.equal(limitHeaders(server), { 'retry-after': '1' });
-  assert.equal(limitHeaders(limitRefusal('sessions', 64, 'x', { retryAfterSeconds: 2.2 })), { 'retry-after': '3' }, 'whole seconds, rounded up');
+  assert.equal(
+    limitHeaders(limitRefusal('sessions', 64, 'x', { retryAfterSeconds: 2.2 })),
+    { 'retry-after': '3' },
+    'whole seconds, rounded up',
+  );
   assert.equal(limitHeaders(limitRefusal('sessions', 64, 'x', { retryAfterSeconds: 0 })), { 'retry-after': '1' }, 'never zero');
 });
 

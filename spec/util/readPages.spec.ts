@@ -18,26 +18,42 @@ s('should follow nextCursor page by page and hand every page over in order', asy
     c1: { result: { tools: [{ name: 'b' }], nextCursor: 'c2' } },
     c2: { result: { tools: [{ name: 'c' }] } },
   };
-  await readPages(async (cursor, page) => {
-    asked.push([cursor, page]);
-    return pages[cursor ?? 'first']!;
-  }, (result) => void seen.push(result));
-  assert.equal(asked, [[undefined, 0], ['c1', 1], ['c2', 2]]);
-  assert.equal(seen.map((r) => (r['tools'] as Array<{ name: string }>)[0]!.name), ['a', 'b', 'c']);
+  await readPages(
+    async (cursor, page) => {
+      asked.push([cursor, page]);
+      return pages[cursor ?? 'first']!;
+    },
+    (result) => void seen.push(result),
+  );
+  assert.equal(asked, [
+    [undefined, 0],
+    ['c1', 1],
+    ['c2', 2],
+  ]);
+  assert.equal(
+    seen.map((r) => (r['tools'] as Array<{ name: string }>)[0]!.name),
+    ['a', 'b', 'c'],
+  );
 });
 
 s('should stop after MAX_PAGES when the cursor never ends', async () => {
   let fetched = 0;
-  await readPages(async (_cursor, page) => {
-    fetched += 1;
-    return { result: { nextCursor: `p${page + 1}` } };
-  }, () => {});
+  await readPages(
+    async (_cursor, page) => {
+      fetched += 1;
+      return { result: { nextCursor: `p${page + 1}` } };
+    },
+    () => {},
+  );
   assert.is(fetched, MAX_PAGES);
 });
 
 s('should reject with the message of a page that is an error, keeping the pages before', async () => {
   const seen: JsonObject[] = [];
-  const reading = readPages(async (cursor) => (cursor === undefined ? { result: { nextCursor: 'next' } } : { error: { message: 'no more for you' } }), (r) => void seen.push(r));
+  const reading = readPages(
+    async (cursor) => (cursor === undefined ? { result: { nextCursor: 'next' } } : { error: { message: 'no more for you' } }),
+    (r) => void seen.push(r),
+  );
   try {
     await reading;
     assert.unreachable('should have rejected');
@@ -50,9 +66,12 @@ s('should reject with the message of a page that is an error, keeping the pages 
 
 s('should reject when fetching a page fails', async () => {
   let failed = false;
-  await readPages(async () => {
-    throw new Error('gone');
-  }, () => {}).catch((e: Error) => (failed = e.message === 'gone'));
+  await readPages(
+    async () => {
+      throw new Error('gone');
+    },
+    () => {},
+  ).catch((e: Error) => (failed = e.message === 'gone'));
   assert.ok(failed);
 });
 

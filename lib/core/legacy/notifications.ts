@@ -9,7 +9,12 @@ import { LoggingLevelSchema, ProgressTokenSchema } from '../primitives.ts';
 const Id = v.union([v.string(), v.number()]);
 const Meta = v.optional(v.record(v.string(), v.unknown()));
 
-export const LogMessageParamsSchema = v.looseObject({ level: LoggingLevelSchema, logger: v.optional(v.string()), data: v.unknown(), _meta: Meta });
+export const LogMessageParamsSchema = v.looseObject({
+  level: LoggingLevelSchema,
+  logger: v.optional(v.string()),
+  data: v.unknown(),
+  _meta: Meta,
+});
 export const ProgressParamsSchema = v.looseObject({
   progressToken: ProgressTokenSchema,
   progress: v.number(),

@@ -38,7 +38,9 @@ function optional(value: unknown, type: 'string' | 'boolean'): boolean {
  * by the schema, which words the failure. A spec holds the two to the same verdicts.
  */
 export const LEGACY_RESULT_SHAPES: { readonly [M in LegacyResultMethod]: (result: Record<string, unknown>) => boolean } = {
-  'tools/list': (r) => arrayOf(r['tools'], (t) => isRecord(t) && typeof t['name'] === 'string' && isRecord(t['inputSchema'])) && optional(r['nextCursor'], 'string'),
+  'tools/list': (r) =>
+    arrayOf(r['tools'], (t) => isRecord(t) && typeof t['name'] === 'string' && isRecord(t['inputSchema'])) &&
+    optional(r['nextCursor'], 'string'),
   'tools/call': (r) => arrayOf(r['content'], isRecord) && optional(r['isError'], 'boolean'),
   'prompts/list': (r) => arrayOf(r['prompts'], isRecord) && optional(r['nextCursor'], 'string'),
   'prompts/get': (r) => arrayOf(r['messages'], isRecord) && optional(r['description'], 'string'),

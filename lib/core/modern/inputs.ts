@@ -17,7 +17,10 @@ export const ModernElicitUrlParamsSchema = v.looseObject({ mode: v.literal('url'
 /** Validates one entry of an `input_required` result's `inputRequests`. */
 export const InputRequestSchema = v.variant('method', [
   v.looseObject({ method: v.literal('elicitation/create'), params: v.union([ModernElicitUrlParamsSchema, ModernElicitFormParamsSchema]) }),
-  v.looseObject({ method: v.literal('sampling/createMessage'), params: v.looseObject({ messages: v.array(SamplingMessageSchema), maxTokens: v.number() }) }),
+  v.looseObject({
+    method: v.literal('sampling/createMessage'),
+    params: v.looseObject({ messages: v.array(SamplingMessageSchema), maxTokens: v.number() }),
+  }),
   v.looseObject({ method: v.literal('roots/list'), params: v.optional(Obj) }),
 ]);
 /** One input a modern server asks for: an elicitation, a sampling request or a roots request. */
@@ -52,4 +55,3 @@ export const InputRequiredResultSchema = v.pipe(
 );
 /** An `input_required` result: what the server needs before it can answer, and the state to bring back. */
 export type InputRequiredResult = v.InferOutput<typeof InputRequiredResultSchema>;
-

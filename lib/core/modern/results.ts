@@ -8,7 +8,6 @@ import { CacheScopeSchema } from './lifecycle.ts';
 /** Result types of the core protocol; the tasks extension adds `task`. */
 export const CORE_RESULT_TYPES = ['complete', 'input_required'] as const;
 
-
 export const CacheFieldsSchema = v.object({ ttlMs: v.pipe(v.number(), v.integer(), v.minValue(0)), cacheScope: CacheScopeSchema });
 
 export const ResultTypeSchema = v.looseObject({ resultType: v.string() });

@@ -6,7 +6,9 @@ import { classify, errorResponse, type Classified, type JsonRpcResponse, type Re
 import { ErrorCode, invalidRequest } from '../errors.ts';
 
 /** One member of a batch: a classified message, or the error response it already earned. */
-export type BatchItem = { readonly ok: true; readonly item: Exclude<Classified, { kind: 'batch' }> } | { readonly ok: false; readonly response: JsonRpcResponse };
+export type BatchItem =
+  | { readonly ok: true; readonly item: Exclude<Classified, { kind: 'batch' }> }
+  | { readonly ok: false; readonly response: JsonRpcResponse };
 
 /** Splits a batch; nested batches and broken members become `-32600` answers in place. */
 export function splitBatch(items: readonly unknown[]): BatchItem[] {
@@ -22,13 +24,19 @@ export function splitBatch(items: readonly unknown[]): BatchItem[] {
  * Assembles the batch answer: one response per request, in the order the requests came;
  * notifications and responses in the batch get none. `undefined` when nothing needs an answer.
  */
-export function assembleBatch(items: readonly BatchItem[], answers: ReadonlyMap<RequestId, JsonRpcResponse>): JsonRpcResponse[] | undefined {
+export function assembleBatch(
+  items: readonly BatchItem[],
+  answers: ReadonlyMap<RequestId, JsonRpcResponse>,
+): JsonRpcResponse[] | undefined {
   const out: JsonRpcResponse[] = [];
   for (const entry of items) {
     if (!entry.ok) out.push(entry.response);
     else if (entry.item.kind === 'request') {
       const answer = answers.get(entry.item.message.id);
-      out.push(answer ?? errorResponse(entry.item.message.id, { code: ErrorCode.InternalError, message: 'Internal error: no answer for batch member' }));
+      out.push(
+        answer ??
+          errorResponse(entry.item.message.id, { code: ErrorCode.InternalError, message: 'Internal error: no answer for batch member' }),
+      );
     }
   }
   return out.length > 0 ? out : undefined;

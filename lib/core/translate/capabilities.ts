@@ -55,7 +55,10 @@ export interface RootsDeclaration {
  * offered upstream: a legacy server would answer with client-hosted task requests that cannot
  * travel over MRTR.
  */
-export function clientCapabilitiesToLegacy(caps: ModernClientCapabilities | JsonObject, options: RootsDeclaration = {}): LegacyClientCapabilities {
+export function clientCapabilitiesToLegacy(
+  caps: ModernClientCapabilities | JsonObject,
+  options: RootsDeclaration = {},
+): LegacyClientCapabilities {
   const out: JsonObject = omitKeys(caps, ['roots', 'extensions', 'tasks']);
   if (isRecord(caps['roots']) || options.ownRoots) out['roots'] = options.rootsListChanged ? { listChanged: true } : {};
   const extensions = withoutTasksExtension(caps['extensions']);
@@ -72,7 +75,10 @@ export function serverCapabilitiesToModern(caps: LegacyServerCapabilities | Json
   const tasks = caps['tasks'];
   if (!isRecord(tasks)) return out as ModernServerCapabilities;
   const toolTasks = isRecord(tasks['requests']) && isRecord(tasks['requests']['tools']) && isRecord(tasks['requests']['tools']['call']);
-  out['extensions'] = { ...(toolTasks ? withTasksExtension(caps['extensions']) : isRecord(caps['extensions']) ? caps['extensions'] : {}), [LEGACY_TASKS_KEY]: tasks };
+  out['extensions'] = {
+    ...(toolTasks ? withTasksExtension(caps['extensions']) : isRecord(caps['extensions']) ? caps['extensions'] : {}),
+    [LEGACY_TASKS_KEY]: tasks,
+  };
   return out as ModernServerCapabilities;
 }
 

@@ -4,7 +4,15 @@
  * and result `_meta`; instructions pass through.
  */
 import * as v from 'valibot';
-import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS, MetaKey, negotiateLegacyVersion, type LegacyVersion, type ModernVersion } from '../era.ts';
+import {
+  isModernVersion,
+  LEGACY_VERSIONS,
+  MODERN_VERSIONS,
+  MetaKey,
+  negotiateLegacyVersion,
+  type LegacyVersion,
+  type ModernVersion,
+} from '../era.ts';
 import { ErrorCode, internalError, type WireError } from '../errors.ts';
 import { describe } from '../jsonrpc.ts';
 import { InitializeResultSchema, type InitializeResult } from '../legacy/lifecycle.ts';
@@ -48,7 +56,14 @@ export function discoverToInitializeResult(
   result: JsonObject,
   options: { requestedVersion?: string; supportedLegacyVersions?: readonly LegacyVersion[]; fallbackServerInfo?: Implementation } = {},
 ): Outcome<InitializeResult> {
-  const parsed = v.safeParse(v.looseObject({ capabilities: DiscoverResultSchema.entries.capabilities, instructions: v.optional(v.string()), _meta: v.optional(v.record(v.string(), v.unknown())) }), result);
+  const parsed = v.safeParse(
+    v.looseObject({
+      capabilities: DiscoverResultSchema.entries.capabilities,
+      instructions: v.optional(v.string()),
+      _meta: v.optional(v.record(v.string(), v.unknown())),
+    }),
+    result,
+  );
   if (!parsed.success) return fail(internalError(`upstream discover result: ${describe(parsed.issues)}`));
   const meta = isRecord(result['_meta']) ? result['_meta'] : {};
   const info = meta[MetaKey.serverInfo];
@@ -70,8 +85,17 @@ export function discoverToInitializeResult(
  */
 export function refusalToInitializeError(refusal: { error: WireError } | { status: number; detail?: string }): WireError {
   if ('status' in refusal) {
-    const why = refusal.status === 401 ? 'requires authorization (HTTP 401)' : refusal.status === 403 ? 'refused access (HTTP 403)' : `answered HTTP ${refusal.status}`;
-    return { code: ErrorCode.InternalError, message: `The upstream MCP server ${why}${refusal.detail ? `: ${refusal.detail}` : ''}`, data: { httpStatus: refusal.status } };
+    const why =
+      refusal.status === 401
+        ? 'requires authorization (HTTP 401)'
+        : refusal.status === 403
+          ? 'refused access (HTTP 403)'
+          : `answered HTTP ${refusal.status}`;
+    return {
+      code: ErrorCode.InternalError,
+      message: `The upstream MCP server ${why}${refusal.detail ? `: ${refusal.detail}` : ''}`,
+      data: { httpStatus: refusal.status },
+    };
   }
   const error = refusal.error;
   if (error.code === ErrorCode.UnsupportedProtocolVersion) {
@@ -84,5 +108,9 @@ export function refusalToInitializeError(refusal: { error: WireError } | { statu
       data: { supported, requested: data['requested'] ?? null, upstreamCode: error.code },
     };
   }
-  return { code: ErrorCode.InternalError, message: `The upstream MCP server refused the connection: ${error.message}`, data: { upstreamCode: error.code } };
+  return {
+    code: ErrorCode.InternalError,
+    message: `The upstream MCP server refused the connection: ${error.message}`,
+    data: { upstreamCode: error.code },
+  };
 }

@@ -4,7 +4,15 @@
  * going modern, and stripping them from one going legacy. `initialize` ⇄ `server/discover` requests.
  */
 import * as v from 'valibot';
-import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION, MODERN_VERSIONS, MetaKey, isModernVersion, type LegacyVersion, type ModernVersion } from '../era.ts';
+import {
+  LATEST_LEGACY_VERSION,
+  LATEST_MODERN_VERSION,
+  MODERN_VERSIONS,
+  MetaKey,
+  isModernVersion,
+  type LegacyVersion,
+  type ModernVersion,
+} from '../era.ts';
 import { invalidParams, methodNotFound, unsupportedVersion, type WireError } from '../errors.ts';
 import { describe, type JsonRpcRequest } from '../jsonrpc.ts';
 import { InitializeParamsSchema, type InitializeParams } from '../legacy/lifecycle.ts';
@@ -13,7 +21,19 @@ import { isRemovedInModern } from '../legacy/methods.ts';
 import { isPlainClientCapabilities, ModernClientCapabilitiesSchema, type ModernClientCapabilities } from '../modern/capabilities.ts';
 import type { InputResponses } from '../modern/inputs.ts';
 import { isMrtrMethod } from '../modern/methods.ts';
-import { ImplementationSchema, isPlainImplementation, LoggingLevelSchema, extend, isRecord, omitKeys, setMember, type Implementation, type JsonObject, type LoggingLevel, type ProgressToken } from '../primitives.ts';
+import {
+  ImplementationSchema,
+  isPlainImplementation,
+  LoggingLevelSchema,
+  extend,
+  isRecord,
+  omitKeys,
+  setMember,
+  type Implementation,
+  type JsonObject,
+  type LoggingLevel,
+  type ProgressToken,
+} from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { ADAPTER_INFO } from './context.ts';
 import { clientCapabilitiesToLegacy, clientCapabilitiesToModern } from './capabilities.ts';
@@ -39,7 +59,12 @@ export interface LegacySessionView {
 }
 
 /** The `_meta` keys that belong to the modern envelope and have no legacy place. */
-const ERA_META_KEYS: ReadonlySet<string> = new Set([MetaKey.protocolVersion, MetaKey.clientInfo, MetaKey.clientCapabilities, MetaKey.logLevel]);
+const ERA_META_KEYS: ReadonlySet<string> = new Set([
+  MetaKey.protocolVersion,
+  MetaKey.clientInfo,
+  MetaKey.clientCapabilities,
+  MetaKey.logLevel,
+]);
 
 function bad(error: WireError, status = 400): Outcome<never, EnvelopeError> {
   return fail({ ...error, status });
@@ -49,7 +74,10 @@ function bad(error: WireError, status = 400): Outcome<never, EnvelopeError> {
  * Reads and checks a modern request's `_meta`: missing or malformed required keys → `-32602`
  * (HTTP 400); an unsupported version → `-32022` with the supported list (HTTP 400).
  */
-export function readEnvelope(request: JsonRpcRequest, options: { supportedVersions?: readonly ModernVersion[] } = {}): Outcome<Envelope, EnvelopeError> {
+export function readEnvelope(
+  request: JsonRpcRequest,
+  options: { supportedVersions?: readonly ModernVersion[] } = {},
+): Outcome<Envelope, EnvelopeError> {
   const supported = options.supportedVersions ?? MODERN_VERSIONS;
   const params = request.params;
   if (!isRecord(params)) return bad(invalidParams('a modern request needs params with _meta'));
@@ -65,7 +93,10 @@ export function readEnvelope(request: JsonRpcRequest, options: { supportedVersio
     const capsCheck = v.safeParse(ModernClientCapabilitiesSchema, caps);
     if (!capsCheck.success) return bad(invalidParams(`_meta["${MetaKey.clientCapabilities}"]: ${describe(capsCheck.issues)}`));
   }
-  const envelope: { -readonly [K in keyof Envelope]: Envelope[K] } = { protocolVersion: version, clientCapabilities: caps as ModernClientCapabilities };
+  const envelope: { -readonly [K in keyof Envelope]: Envelope[K] } = {
+    protocolVersion: version,
+    clientCapabilities: caps as ModernClientCapabilities,
+  };
   const info = meta[MetaKey.clientInfo];
   if (info !== undefined) {
     if (!isPlainImplementation(info)) {
@@ -76,12 +107,14 @@ export function readEnvelope(request: JsonRpcRequest, options: { supportedVersio
   }
   const level = meta[MetaKey.logLevel];
   if (level !== undefined) {
-    if (!v.is(LoggingLevelSchema, level)) return bad(invalidParams(`_meta["${MetaKey.logLevel}"]: unknown log level ${JSON.stringify(level)}`), 200);
+    if (!v.is(LoggingLevelSchema, level))
+      return bad(invalidParams(`_meta["${MetaKey.logLevel}"]: unknown log level ${JSON.stringify(level)}`), 200);
     envelope.logLevel = level;
   }
   const token = meta[MetaKey.progressToken];
   if (token !== undefined) {
-    if (typeof token !== 'string' && typeof token !== 'number') return bad(invalidParams('_meta.progressToken must be a string or a number'), 200);
+    if (typeof token !== 'string' && typeof token !== 'number')
+      return bad(invalidParams('_meta.progressToken must be a string or a number'), 200);
     envelope.progressToken = token;
   }
   return ok(envelope);
@@ -117,7 +150,10 @@ function stripMeta(meta: JsonObject): JsonObject | undefined {
  * `requestState` are taken off pushable methods. Modern-only methods have no legacy form.
  * `options.envelope`: this request's envelope, already read with `readEnvelope` (not read again).
  */
-export function requestToLegacy(request: JsonRpcRequest, options: { supportedVersions?: readonly ModernVersion[]; envelope?: Envelope } = {}): Outcome<LegacyRequest, EnvelopeError> {
+export function requestToLegacy(
+  request: JsonRpcRequest,
+  options: { supportedVersions?: readonly ModernVersion[]; envelope?: Envelope } = {},
+): Outcome<LegacyRequest, EnvelopeError> {
   const envelope = options.envelope ? ok(options.envelope) : readEnvelope(request, options);
   if (!envelope.ok) return envelope;
   const method = request.method;
@@ -150,8 +186,16 @@ export function requestToLegacy(request: JsonRpcRequest, options: { supportedVer
 }
 
 /** The modern `_meta` for a request sent on behalf of a legacy session, merged over the request's own. */
-export function sessionMeta(session: LegacySessionView, own: JsonObject | undefined, modernVersion: ModernVersion = LATEST_MODERN_VERSION): JsonObject {
-  const meta = extend(own, { [MetaKey.protocolVersion]: modernVersion, [MetaKey.clientInfo]: session.clientInfo, [MetaKey.clientCapabilities]: clientCapabilitiesToModern(session.capabilities) });
+export function sessionMeta(
+  session: LegacySessionView,
+  own: JsonObject | undefined,
+  modernVersion: ModernVersion = LATEST_MODERN_VERSION,
+): JsonObject {
+  const meta = extend(own, {
+    [MetaKey.protocolVersion]: modernVersion,
+    [MetaKey.clientInfo]: session.clientInfo,
+    [MetaKey.clientCapabilities]: clientCapabilitiesToModern(session.capabilities),
+  });
   if (session.logLevel !== undefined) meta[MetaKey.logLevel] = session.logLevel;
   return meta;
 }
@@ -162,35 +206,57 @@ export function sessionMeta(session: LegacySessionView, own: JsonObject | undefi
  * `resources/subscribe`, …) are answered by the adapter itself: they yield `-32601` here. A legacy
  * `params.task` is dropped (the tasks extension has no per-request flag).
  */
-export function requestToModern(request: JsonRpcRequest, session: LegacySessionView, options: { modernVersion?: ModernVersion } = {}): Outcome<JsonRpcRequest> {
+export function requestToModern(
+  request: JsonRpcRequest,
+  session: LegacySessionView,
+  options: { modernVersion?: ModernVersion } = {},
+): Outcome<JsonRpcRequest> {
   if (isRemovedInModern(request.method)) return fail(methodNotFound(request.method, 'removed in 2026-07-28; answered by the adapter'));
   let params = isRecord(request.params) ? request.params : {};
   // Legacy task augmentation (`params.task`) has no modern form: the server decides per request.
   if ('task' in params) params = omitKeys(params, ['task']);
   const own = isRecord(params['_meta']) ? params['_meta'] : undefined;
-  return ok({ jsonrpc: '2.0', id: request.id, method: request.method, params: extend(params, { _meta: sessionMeta(session, own, options.modernVersion) }) });
+  return ok({
+    jsonrpc: '2.0',
+    id: request.id,
+    method: request.method,
+    params: extend(params, { _meta: sessionMeta(session, own, options.modernVersion) }),
+  });
 }
 
 /** The session view an `initialize` request opens. */
 export function sessionFromInitialize(params: InitializeParams, logLevel?: LoggingLevel): LegacySessionView {
-  return logLevel === undefined ? { clientInfo: params.clientInfo, capabilities: params.capabilities } : { clientInfo: params.clientInfo, capabilities: params.capabilities, logLevel };
+  return logLevel === undefined
+    ? { clientInfo: params.clientInfo, capabilities: params.capabilities }
+    : { clientInfo: params.clientInfo, capabilities: params.capabilities, logLevel };
 }
 
 /**
  * A legacy `initialize` request → the modern `server/discover` request an adapter facing a modern
  * server sends in its place (same id; the client's identity and capabilities move into `_meta`).
  */
-export function initializeToDiscoverRequest(request: JsonRpcRequest, options: { modernVersion?: ModernVersion } = {}): Outcome<JsonRpcRequest> {
+export function initializeToDiscoverRequest(
+  request: JsonRpcRequest,
+  options: { modernVersion?: ModernVersion } = {},
+): Outcome<JsonRpcRequest> {
   if (request.method !== 'initialize') return fail(invalidParams(`expected initialize, got ${request.method}`));
   const parsed = v.safeParse(InitializeParamsSchema, request.params);
   if (!parsed.success) return fail(invalidParams(`initialize: ${describe(parsed.issues)}`));
   const params = request.params as InitializeParams;
   const own = isRecord(params._meta) ? params._meta : undefined;
-  return ok({ jsonrpc: '2.0', id: request.id, method: 'server/discover', params: { _meta: sessionMeta(sessionFromInitialize(params), own, options.modernVersion) } });
+  return ok({
+    jsonrpc: '2.0',
+    id: request.id,
+    method: 'server/discover',
+    params: { _meta: sessionMeta(sessionFromInitialize(params), own, options.modernVersion) },
+  });
 }
 
 /** The `initialize` params an adapter sends upstream for a modern envelope. */
-export function envelopeToInitializeParams(envelope: Pick<Envelope, 'clientCapabilities' | 'clientInfo'>, options: { legacyVersion?: LegacyVersion; clientInfo?: Implementation; rootsListChanged?: boolean } = {}): InitializeParams {
+export function envelopeToInitializeParams(
+  envelope: Pick<Envelope, 'clientCapabilities' | 'clientInfo'>,
+  options: { legacyVersion?: LegacyVersion; clientInfo?: Implementation; rootsListChanged?: boolean } = {},
+): InitializeParams {
   const capsOptions = options.rootsListChanged === undefined ? {} : { rootsListChanged: options.rootsListChanged };
   return {
     protocolVersion: options.legacyVersion ?? LATEST_LEGACY_VERSION,
@@ -203,7 +269,10 @@ export function envelopeToInitializeParams(envelope: Pick<Envelope, 'clientCapab
  * A modern `server/discover` request → the legacy `initialize` request an adapter facing a legacy
  * server sends in its place (same id).
  */
-export function discoverToInitializeRequest(request: JsonRpcRequest, options: { legacyVersion?: LegacyVersion; clientInfo?: Implementation; supportedVersions?: readonly ModernVersion[] } = {}): Outcome<JsonRpcRequest, EnvelopeError> {
+export function discoverToInitializeRequest(
+  request: JsonRpcRequest,
+  options: { legacyVersion?: LegacyVersion; clientInfo?: Implementation; supportedVersions?: readonly ModernVersion[] } = {},
+): Outcome<JsonRpcRequest, EnvelopeError> {
   if (request.method !== 'server/discover') return bad(invalidParams(`expected server/discover, got ${request.method}`));
   const envelope = readEnvelope(request, options.supportedVersions ? { supportedVersions: options.supportedVersions } : {});
   if (!envelope.ok) return envelope;

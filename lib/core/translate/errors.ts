@@ -24,7 +24,11 @@ export function errorToModern(error: WireError, context: { method?: string; para
     return { code: ErrorCode.InvalidParams, message: error.message, data };
   }
   if (error.code <= -32020 && error.code >= -32099) {
-    return { code: ErrorCode.InternalError, message: error.message, data: { upstreamCode: error.code, ...(error.data === undefined ? {} : { upstreamData: error.data }) } };
+    return {
+      code: ErrorCode.InternalError,
+      message: error.message,
+      data: { upstreamCode: error.code, ...(error.data === undefined ? {} : { upstreamData: error.data }) },
+    };
   }
   return error;
 }
@@ -34,12 +38,19 @@ export function errorToModern(error: WireError, context: { method?: string; para
  * resource-not-found `-32002`. Other codes pass unchanged.
  */
 export function errorToLegacy(error: WireError, context: { method?: string } = {}): WireError {
-  if (context.method === 'resources/read' && error.code === ErrorCode.InvalidParams && isRecord(error.data) && typeof error.data['uri'] === 'string') {
+  if (
+    context.method === 'resources/read' &&
+    error.code === ErrorCode.InvalidParams &&
+    isRecord(error.data) &&
+    typeof error.data['uri'] === 'string'
+  ) {
     return { code: ErrorCode.ResourceNotFound, message: error.message, data: error.data };
   }
   if (error.code === ErrorCode.InternalError && isRecord(error.data) && typeof error.data['upstreamCode'] === 'number') {
     const { upstreamCode, upstreamData } = error.data as { upstreamCode: number; upstreamData?: unknown };
-    return upstreamData === undefined ? { code: upstreamCode, message: error.message } : { code: upstreamCode, message: error.message, data: upstreamData };
+    return upstreamData === undefined
+      ? { code: upstreamCode, message: error.message }
+      : { code: upstreamCode, message: error.message, data: upstreamData };
   }
   return error;
 }

@@ -132,7 +132,8 @@ function readParamHeaders(inputSchema: object): Outcome<readonly ParamHeader[], 
       if (path === undefined || path.length === 0) problem = 'x-mcp-header is only allowed on properties reachable through "properties"';
       else if (typeof name !== 'string' || !TOKEN.test(name)) problem = `x-mcp-header ${JSON.stringify(name)} is not a header token`;
       else if (seen.has(name.toLowerCase())) problem = `x-mcp-header ${name} is not unique`;
-      else if (typeof obj['type'] !== 'string' || !ALLOWED_TYPES.has(obj['type'])) problem = `x-mcp-header ${name} is on a property that is not string, integer or boolean`;
+      else if (typeof obj['type'] !== 'string' || !ALLOWED_TYPES.has(obj['type']))
+        problem = `x-mcp-header ${name} is on a property that is not string, integer or boolean`;
       else {
         seen.add(name.toLowerCase());
         found.push({ name, path, type: obj['type'] as ParamHeader['type'] });
@@ -160,7 +161,8 @@ function valueAt(args: unknown, path: readonly string[]): unknown {
 
 function paramValue(header: ParamHeader, value: unknown): Outcome<string> {
   if (header.type === 'integer') {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) return fail(invalidParams(`argument for ${HEADER.paramPrefix}${header.name} must be an integer within ±(2^53−1)`));
+    if (typeof value !== 'number' || !Number.isSafeInteger(value))
+      return fail(invalidParams(`argument for ${HEADER.paramPrefix}${header.name} must be an integer within ±(2^53−1)`));
     return ok(String(value));
   }
   if (header.type === 'boolean') {
@@ -222,7 +224,8 @@ export function verifyHeaders(request: JsonRpcRequest, header: HeaderLookup, opt
   const meta = isRecord(params['_meta']) ? params['_meta'] : {};
   const version = header(HEADER.protocolVersion);
   if (version == null) return fail(headerMismatch(`missing ${HEADER.protocolVersion} header`));
-  if (meta[MetaKey.protocolVersion] !== undefined && version !== meta[MetaKey.protocolVersion]) return fail(mismatch(HEADER.protocolVersion, version, meta[MetaKey.protocolVersion]));
+  if (meta[MetaKey.protocolVersion] !== undefined && version !== meta[MetaKey.protocolVersion])
+    return fail(mismatch(HEADER.protocolVersion, version, meta[MetaKey.protocolVersion]));
   const method = header(HEADER.method);
   if (method == null) return fail(headerMismatch(`missing ${HEADER.method} header`));
   if (method !== request.method) return fail(mismatch(HEADER.method, method, request.method));

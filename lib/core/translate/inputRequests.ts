@@ -11,7 +11,13 @@ import { describe, isRequestId, type JsonRpcRequest, type RequestId } from '../j
 import { LEGACY_INPUT_METHODS, UrlElicitationRequiredDataSchema, isInputMethod, type InputMethod } from '../legacy/inputs.ts';
 import type { LegacyClientCapabilities } from '../legacy/capabilities.ts';
 import type { ModernClientCapabilities } from '../modern/capabilities.ts';
-import { INPUT_RESPONSE_SCHEMAS, InputRequestSchema, InputRequiredResultSchema, type InputRequest, type InputRequests } from '../modern/inputs.ts';
+import {
+  INPUT_RESPONSE_SCHEMAS,
+  InputRequestSchema,
+  InputRequiredResultSchema,
+  type InputRequest,
+  type InputRequests,
+} from '../modern/inputs.ts';
 import { isRecord, omitKeys, setMember, type Implementation, type JsonObject } from '../primitives.ts';
 import { fail, ok, type Outcome } from '../outcome.ts';
 import { stampServerInfo } from './meta.ts';
@@ -22,7 +28,11 @@ import { stampServerInfo } from './meta.ts';
  */
 export const INPUT_KEY_META = 'mcp-dual-era/inputKey';
 
-const SHORT: Record<InputMethod, string> = { 'elicitation/create': 'elicitation', 'sampling/createMessage': 'sampling', 'roots/list': 'roots' };
+const SHORT: Record<InputMethod, string> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
 
 /** The deterministic key of the `ordinal`-th push (1-based) of a call. */
 export function defaultInputKey(method: InputMethod, ordinal: number): string {
@@ -47,7 +57,8 @@ export function pushToInputRequest(push: Pick<JsonRpcRequest, 'method' | 'params
   const parsed = v.safeParse(LEGACY_INPUT_METHODS[method].params, push.params);
   if (!parsed.success) return fail(invalidParams(`${method}: ${describe(parsed.issues)}`));
   const params = isRecord(push.params) ? omitKeys(push.params, ['_meta', 'task', 'elicitationId']) : {};
-  if (method === 'roots/list') return ok(Object.keys(params).length > 0 ? ({ method, params } as InputRequest) : ({ method } as InputRequest));
+  if (method === 'roots/list')
+    return ok(Object.keys(params).length > 0 ? ({ method, params } as InputRequest) : ({ method } as InputRequest));
   return ok({ method, params } as InputRequest);
 }
 
@@ -55,12 +66,17 @@ export function pushToInputRequest(push: Pick<JsonRpcRequest, 'method' | 'params
  * A bare input request → the legacy server→client request an adapter sends to a legacy client:
  * a fresh `id`, the key recorded in `_meta`, and for URL mode the `elicitationId` legacy requires.
  */
-export function inputRequestToPush(key: string, input: InputRequest, options: { id: RequestId; elicitationId?: string }): Outcome<JsonRpcRequest> {
+export function inputRequestToPush(
+  key: string,
+  input: InputRequest,
+  options: { id: RequestId; elicitationId?: string },
+): Outcome<JsonRpcRequest> {
   const parsed = v.safeParse(InputRequestSchema, input);
   if (!parsed.success) return fail(invalidParams(`inputRequests.${key}: ${describe(parsed.issues)}`));
   const params: JsonObject = { ...(isRecord(input.params) ? omitKeys(input.params, ['_meta']) : {}), _meta: { [INPUT_KEY_META]: key } };
   if (input.method === 'elicitation/create' && params['mode'] === 'url') {
-    if (!options.elicitationId) return fail(invalidParams(`inputRequests.${key}: URL-mode elicitation needs an elicitationId for a legacy client`));
+    if (!options.elicitationId)
+      return fail(invalidParams(`inputRequests.${key}: URL-mode elicitation needs an elicitationId for a legacy client`));
     params['elicitationId'] = options.elicitationId;
   }
   return ok({ jsonrpc: '2.0', id: options.id, method: input.method, params });
@@ -76,7 +92,10 @@ export interface KeyedPush {
  * The `input_required` result for the pushes pending in one round. `requestState` is the sealed
  * state minted by the caller; server info is stamped when given.
  */
-export function inputRequiredResult(pushes: readonly KeyedPush[], options: { requestState?: string; serverInfo?: Implementation } = {}): Outcome<JsonObject> {
+export function inputRequiredResult(
+  pushes: readonly KeyedPush[],
+  options: { requestState?: string; serverInfo?: Implementation } = {},
+): Outcome<JsonObject> {
   const inputRequests: InputRequests = {};
   for (const { key, request } of pushes) {
     if (Object.hasOwn(inputRequests, key)) return fail(invalidParams(`input key ${key} is used twice in one round`));
@@ -87,7 +106,8 @@ export function inputRequiredResult(pushes: readonly KeyedPush[], options: { req
   const result: JsonObject = { resultType: 'input_required' };
   if (pushes.length > 0) result['inputRequests'] = inputRequests;
   if (options.requestState !== undefined) result['requestState'] = options.requestState;
-  if (!('inputRequests' in result) && !('requestState' in result)) return fail(invalidParams('input_required needs inputRequests or requestState'));
+  if (!('inputRequests' in result) && !('requestState' in result))
+    return fail(invalidParams('input_required needs inputRequests or requestState'));
   const meta = stampServerInfo(undefined, options.serverInfo);
   if (meta) result['_meta'] = meta;
   return ok(result);
@@ -155,7 +175,10 @@ function declares(caps: JsonObject, required: ModernClientCapabilities): boolean
  * Checks that this request's client capabilities allow an input request; otherwise `-32021`
  * with `requiredCapabilities`.
  */
-export function checkInputCapability(input: Pick<InputRequest, 'method' | 'params'>, caps: ModernClientCapabilities | JsonObject): Outcome<void> {
+export function checkInputCapability(
+  input: Pick<InputRequest, 'method' | 'params'>,
+  caps: ModernClientCapabilities | JsonObject,
+): Outcome<void> {
   const required = requiredCapabilities(input);
   if (declares(caps, required)) return ok(undefined);
   return fail(missingCapability(required as JsonObject, missingCapabilityText(input.method, required)));
@@ -220,7 +243,11 @@ export function urlElicitationToInputRequired(
  * An `input_required` result holding only URL-mode elicitations → the `-32042` error a 2025-11-25
  * client understands, each entry with the `elicitationId` the caller assigns.
  */
-export function inputRequiredToUrlElicitation(inputRequests: InputRequests, elicitationIdFor: (key: string) => string, message = 'URL elicitation required'): Outcome<WireError> {
+export function inputRequiredToUrlElicitation(
+  inputRequests: InputRequests,
+  elicitationIdFor: (key: string) => string,
+  message = 'URL elicitation required',
+): Outcome<WireError> {
   const elicitations: JsonObject[] = [];
   for (const [key, input] of Object.entries(inputRequests)) {
     if (!isRecord(input) || input.method !== 'elicitation/create' || !isRecord(input.params) || input.params['mode'] !== 'url') {
@@ -235,7 +262,10 @@ export function inputRequiredToUrlElicitation(inputRequests: InputRequests, elic
  * The retry of a modern MRTR request: a new id, the original params with `inputResponses` and the
  * `requestState` echoed byte for byte (omitted when the server sent none).
  */
-export function retryRequest(original: JsonRpcRequest, options: { id: RequestId; inputResponses: Record<string, JsonObject>; requestState?: string }): JsonRpcRequest {
+export function retryRequest(
+  original: JsonRpcRequest,
+  options: { id: RequestId; inputResponses: Record<string, JsonObject>; requestState?: string },
+): JsonRpcRequest {
   if (!isRequestId(options.id)) throw new TypeError('retryRequest: id must be a string or an integer');
   const params: JsonObject = omitKeys(isRecord(original.params) ? original.params : {}, ['inputResponses', 'requestState']);
   params['inputResponses'] = options.inputResponses;

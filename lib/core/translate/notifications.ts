@@ -40,7 +40,10 @@ export function progressToModern(progress: JsonRpcNotification): Outcome<JsonRpc
 }
 
 /** `notifications/progress` → legacy; a 2024-11-05 peer gets no `message` (it did not exist yet). */
-export function progressToLegacy(progress: JsonRpcNotification, options: { legacyVersion?: LegacyVersion } = {}): Outcome<JsonRpcNotification> {
+export function progressToLegacy(
+  progress: JsonRpcNotification,
+  options: { legacyVersion?: LegacyVersion } = {},
+): Outcome<JsonRpcNotification> {
   const parsed = v.safeParse(ProgressParamsSchema, progress.params);
   if (!parsed.success) return fail(invalidParams(`notifications/progress: ${describe(parsed.issues)}`));
   if (options.legacyVersion === '2024-11-05' && isRecord(progress.params) && 'message' in progress.params) {
@@ -67,5 +70,10 @@ export function cancelToLegacy(cancel: JsonRpcNotification): Outcome<JsonRpcNoti
  * travel per request), `notifications/elicitation/complete` (the retry carries completion).
  */
 export function isLegacyOnlyNotification(method: string): boolean {
-  return method === 'notifications/initialized' || method === 'notifications/roots/list_changed' || method === 'notifications/elicitation/complete' || method === 'notifications/tasks/status';
+  return (
+    method === 'notifications/initialized' ||
+    method === 'notifications/roots/list_changed' ||
+    method === 'notifications/elicitation/complete' ||
+    method === 'notifications/tasks/status'
+  );
 }

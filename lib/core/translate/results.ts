@@ -83,7 +83,10 @@ const PLAIN = new Set(['complete', undefined]);
  * clients require an object, and so is a tool's non-object `outputSchema`. `input_required`, `task`
  * and unknown result types are refused.
  */
-export function resultToLegacy(method: string, result: JsonObject): Outcome<{ result: JsonObject; droppedTools: readonly InvalidToolAnnotation[] }> {
+export function resultToLegacy(
+  method: string,
+  result: JsonObject,
+): Outcome<{ result: JsonObject; droppedTools: readonly InvalidToolAnnotation[] }> {
   const type = result['resultType'];
   if (!PLAIN.has(type as string | undefined)) {
     return fail(internalError(`a ${shown(type)} result has no plain legacy form (method ${method})`));

@@ -28,7 +28,8 @@ export function honouredFilter(requested: SubscriptionFilter, capabilities: Mode
   if (requested.promptsListChanged && listChanged('prompts')) out.promptsListChanged = true;
   if (requested.resourcesListChanged && listChanged('resources')) out.resourcesListChanged = true;
   const resources = caps['resources'];
-  if (requested.resourceSubscriptions && isRecord(resources) && resources['subscribe'] === true) out.resourceSubscriptions = [...requested.resourceSubscriptions];
+  if (requested.resourceSubscriptions && isRecord(resources) && resources['subscribe'] === true)
+    out.resourceSubscriptions = [...requested.resourceSubscriptions];
   const extensions = caps['extensions'];
   if (requested.taskIds && isRecord(extensions) && TASKS_EXTENSION in extensions) out.taskIds = [...requested.taskIds];
   return out;
@@ -36,7 +37,11 @@ export function honouredFilter(requested: SubscriptionFilter, capabilities: Mode
 
 /** `notifications/subscriptions/acknowledged` for a listen, carrying what is honoured. */
 export function acknowledgement(subscriptionId: RequestId, honoured: SubscriptionFilter): JsonRpcNotification {
-  return { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [MetaKey.subscriptionId]: subscriptionId }, notifications: honoured } };
+  return {
+    jsonrpc: '2.0',
+    method: 'notifications/subscriptions/acknowledged',
+    params: { _meta: { [MetaKey.subscriptionId]: subscriptionId }, notifications: honoured },
+  };
 }
 
 /** The result that ends a listen gracefully. */
@@ -79,15 +84,25 @@ export function filterAccepts(notification: Pick<JsonRpcNotification, 'method' |
  * An unsolicited legacy notification → the notification for one listen stream: tagged with the
  * listen's id, or `undefined` when the listen did not opt in.
  */
-export function notificationToListen(notification: JsonRpcNotification, listen: { subscriptionId: RequestId; filter: SubscriptionFilter }): JsonRpcNotification | undefined {
+export function notificationToListen(
+  notification: JsonRpcNotification,
+  listen: { subscriptionId: RequestId; filter: SubscriptionFilter },
+): JsonRpcNotification | undefined {
   if (!filterAccepts(notification, listen.filter)) return undefined;
   const params = isRecord(notification.params) ? notification.params : {};
   const meta = isRecord(params['_meta']) ? params['_meta'] : {};
-  return { jsonrpc: '2.0', method: notification.method, params: extend(params, { _meta: extend(meta, { [MetaKey.subscriptionId]: listen.subscriptionId }) }) };
+  return {
+    jsonrpc: '2.0',
+    method: notification.method,
+    params: extend(params, { _meta: extend(meta, { [MetaKey.subscriptionId]: listen.subscriptionId }) }),
+  };
 }
 
 /** A notification from a listen stream → legacy: the subscription tag removed (and empty params dropped). */
-export function notificationFromListen(notification: JsonRpcNotification): { notification: JsonRpcNotification; subscriptionId?: RequestId } {
+export function notificationFromListen(notification: JsonRpcNotification): {
+  notification: JsonRpcNotification;
+  subscriptionId?: RequestId;
+} {
   const params = isRecord(notification.params) ? notification.params : undefined;
   const meta = params && isRecord(params['_meta']) ? params['_meta'] : undefined;
   if (!params || !meta || !(MetaKey.subscriptionId in meta)) return { notification };
@@ -95,7 +110,10 @@ export function notificationFromListen(notification: JsonRpcNotification): { not
   const restMeta = omitKeys(meta, [MetaKey.subscriptionId]);
   const rest = omitKeys(params, ['_meta']);
   if (Object.keys(restMeta).length > 0) rest['_meta'] = restMeta;
-  const out: JsonRpcNotification = Object.keys(rest).length > 0 ? { jsonrpc: '2.0', method: notification.method, params: rest } : { jsonrpc: '2.0', method: notification.method };
+  const out: JsonRpcNotification =
+    Object.keys(rest).length > 0
+      ? { jsonrpc: '2.0', method: notification.method, params: rest }
+      : { jsonrpc: '2.0', method: notification.method };
   return { notification: out, subscriptionId };
 }
 
@@ -103,7 +121,10 @@ export function notificationFromListen(notification: JsonRpcNotification): { not
  * The listen filter that stands for a legacy session's subscriptions (direction A): list changes
  * the server announces, plus the URIs the legacy client subscribed to.
  */
-export function legacySubscriptionsToFilter(subscribed: readonly string[], capabilities: ModernServerCapabilities | JsonObject): SubscriptionFilter {
+export function legacySubscriptionsToFilter(
+  subscribed: readonly string[],
+  capabilities: ModernServerCapabilities | JsonObject,
+): SubscriptionFilter {
   const caps = capabilities as JsonObject;
   const out: { -readonly [K in keyof SubscriptionFilter]: SubscriptionFilter[K] } = {};
   const listChanged = (name: string): boolean => isRecord(caps[name]) && caps[name]['listChanged'] === true;

@@ -21,5 +21,10 @@ export interface BridgeSession {
 
 /** A session before `initialize`: the newest versions of both eras, no capabilities. */
 export function newBridgeSession(): BridgeSession {
-  return { view: undefined, legacyVersion: LEGACY_VERSIONS[LEGACY_VERSIONS.length - 1]!, modernVersion: LATEST_MODERN_VERSION, capabilities: {} };
+  return {
+    view: undefined,
+    legacyVersion: LEGACY_VERSIONS[LEGACY_VERSIONS.length - 1]!,
+    modernVersion: LATEST_MODERN_VERSION,
+    capabilities: {},
+  };
 }

@@ -48,12 +48,18 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
   const state = ctx.session;
   const cached = ctx.cache.get(ctx.now());
   if (cached) {
-    state.modernVersion = (Array.isArray(cached['supportedVersions']) ? pickModernVersion(cached['supportedVersions']) : undefined) ?? state.modernVersion;
+    state.modernVersion =
+      (Array.isArray(cached['supportedVersions']) ? pickModernVersion(cached['supportedVersions']) : undefined) ?? state.modernVersion;
     return ok(cached);
   }
   // The era verdict decides (core/verdict.ts): a -32022 naming a modern version we speak is asked again in it, once.
   for (let attempt = 0; ; attempt++) {
-    const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'discover', method: 'server/discover', params: { _meta: sessionMeta(sessionFromInitialize(params), undefined, state.modernVersion) } };
+    const request: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: 'discover',
+      method: 'server/discover',
+      params: { _meta: sessionMeta(sessionFromInitialize(params), undefined, state.modernVersion) },
+    };
     let heard: DiscoverAnswer;
     try {
       const answer = await ctx.upstream.request(request);
@@ -80,9 +86,18 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
         if (verdict.status === 401 || verdict.status === 403) return fail(refusalToInitializeError({ status: verdict.status }));
         return unreachable(new Error(verdict.reason), ctx);
       case 'unshared':
-        return fail(refusalToInitializeError({ error: verdict.refusal ?? { code: ErrorCode.UnsupportedProtocolVersion, message: verdict.reason, data: { supported: [...verdict.supported] } } }));
+        return fail(
+          refusalToInitializeError({
+            error: verdict.refusal ?? {
+              code: ErrorCode.UnsupportedProtocolVersion,
+              message: verdict.reason,
+              data: { supported: [...verdict.supported] },
+            },
+          }),
+        );
       case 'modern':
-        if (verdict.refusal || !verdict.discover) return fail(refusalToInitializeError({ error: verdict.refusal ?? internalError('server/discover named no version') }));
+        if (verdict.refusal || !verdict.discover)
+          return fail(refusalToInitializeError({ error: verdict.refusal ?? internalError('server/discover named no version') }));
         state.modernVersion = verdict.version;
         ctx.cache.set(verdict.discover, ctx.now());
         return ok(verdict.discover);
@@ -104,12 +119,19 @@ function unreachable(e: unknown, ctx: HandshakeContext): Outcome<JsonObject, Wir
  */
 export async function handshake(request: JsonRpcRequest, ctx: HandshakeContext): Promise<JsonRpcResponse | 'legacy'> {
   const parsed = v.safeParse(InitializeParamsSchema, request.params);
-  if (!parsed.success) return errorResponse(request.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo' });
+  if (!parsed.success)
+    return errorResponse(request.id, {
+      code: ErrorCode.InvalidParams,
+      message: 'Invalid params: initialize needs protocolVersion, capabilities and clientInfo',
+    });
   const params = request.params as InitializeParams;
   const discovered = await discover(params, ctx);
   if (discovered === 'legacy') return 'legacy';
   if (!discovered.ok) return errorResponse(request.id, discovered.error);
-  const init = discoverToInitializeResult(discovered.value, { requestedVersion: params.protocolVersion, ...(ctx.legacyVersions ? { supportedLegacyVersions: ctx.legacyVersions } : {}) });
+  const init = discoverToInitializeResult(discovered.value, {
+    requestedVersion: params.protocolVersion,
+    ...(ctx.legacyVersions ? { supportedLegacyVersions: ctx.legacyVersions } : {}),
+  });
   if (!init.ok) return errorResponse(request.id, init.error);
   const state = ctx.session;
   state.legacyVersion = negotiateLegacyVersion(params.protocolVersion, ctx.legacyVersions);

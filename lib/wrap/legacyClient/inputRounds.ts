@@ -5,7 +5,14 @@
  * Deadlines and cancellation end a call with one answer. Not local methods (`ping`, subscribe).
  */
 import { ErrorCode, internalError, type WireError } from '../../core/errors.ts';
-import { errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../../core/jsonrpc.ts';
+import {
+  errorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../../core/jsonrpc.ts';
 import { isInputMethod } from '../../core/legacy/inputs.ts';
 import type { InputRequests } from '../../core/modern/inputs.ts';
 import { isMrtrMethod } from '../../core/modern/methods.ts';
@@ -13,7 +20,14 @@ import { fail, ok, type Outcome } from '../../core/outcome.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import { requestToModern, type LegacySessionView } from '../../core/translate/envelope.ts';
 import { upstreamErrorToLegacy } from '../../core/translate/errors.ts';
-import { inputFailure, inputRequestToPush, readInputRequired, resultToInputResponse, retryRequest, unanswerableInputs } from '../../core/translate/inputRequests.ts';
+import {
+  inputFailure,
+  inputRequestToPush,
+  readInputRequired,
+  resultToInputResponse,
+  retryRequest,
+  unanswerableInputs,
+} from '../../core/translate/inputRequests.ts';
 import { logToLegacy, progressToLegacy } from '../../core/translate/notifications.ts';
 import { resultToLegacy } from '../../core/translate/results.ts';
 import type { ModernUpstream } from '../../transport/modernUpstream.ts';
@@ -75,7 +89,8 @@ export class InputRounds {
       timedOut = true;
       controller.abort('the call timed out');
     }, timeoutMs);
-    const late = () => errorResponse(request.id, internalError(`no answer from the upstream server within ${timeoutMs} ms; the call was cancelled`));
+    const late = () =>
+      errorResponse(request.id, internalError(`no answer from the upstream server within ${timeoutMs} ms; the call was cancelled`));
     try {
       const answer = await this.#call(request, session, call);
       if (controller.signal.aborted) return timedOut ? late() : undefined;
@@ -147,7 +162,8 @@ export class InputRounds {
         for (const d of legacy.value.droppedTools) this.#ctx.droppedTool(d);
         return { result: legacy.value.result };
       }
-      if (round + 1 >= maxRounds) return inputFailure(request.method, `The server still needed input after ${maxRounds} rounds; the call was abandoned`);
+      if (round + 1 >= maxRounds)
+        return inputFailure(request.method, `The server still needed input after ${maxRounds} rounds; the call was abandoned`);
       const read = readInputRequired(result);
       if (!read.ok) return { error: read.error };
       const responses = await this.#ask(read.value.inputRequests, request, call);

@@ -30,12 +30,21 @@ export class LearnedTools {
   }
 
   /** Reads every page of `tools/list` upstream, stamped for `session`, to learn the tools' input schemas; false when that fails. */
-  async relearn(upstream: ModernUpstream, session: LegacySessionView | undefined, modernVersion: ModernVersion, signal: AbortSignal): Promise<boolean> {
+  async relearn(
+    upstream: ModernUpstream,
+    session: LegacySessionView | undefined,
+    modernVersion: ModernVersion,
+    signal: AbortSignal,
+  ): Promise<boolean> {
     if (!session) return false;
     try {
       await readPages(
         async (cursor, page) => {
-          const list = requestToModern({ jsonrpc: '2.0', id: `tools-${page}`, method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) }, session, { modernVersion });
+          const list = requestToModern(
+            { jsonrpc: '2.0', id: `tools-${page}`, method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
+            session,
+            { modernVersion },
+          );
           return list.ok ? upstream.request(list.value, { signal }) : { error: list.error };
         },
         (result) => this.learn(result),

@@ -8,7 +8,15 @@
  */
 import { AdapterError, ErrorCode, internalError, invalidRequest } from '../../core/errors.ts';
 import type { LegacyVersion } from '../../core/era.ts';
-import { classify, errorResponse, type JsonRpcMessage, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, type RequestId } from '../../core/jsonrpc.ts';
+import {
+  classify,
+  errorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../../core/jsonrpc.ts';
 import { isRecord, LoggingLevelSchema, type LoggingLevel } from '../../core/primitives.ts';
 import { assembleBatch, splitBatch } from '../../core/translate/batch.ts';
 import * as v from 'valibot';
@@ -147,7 +155,8 @@ export class LegacyClientBridge implements SdkTransport {
       case 'result':
       case 'error': {
         const id = item.message.id;
-        if (id !== undefined && id !== null) this.#rounds.answered(id, 'result' in item.message ? { result: item.message.result } : { error: item.message.error });
+        if (id !== undefined && id !== null)
+          this.#rounds.answered(id, 'result' in item.message ? { result: item.message.result } : { error: item.message.error });
         return;
       }
     }
@@ -176,7 +185,11 @@ export class LegacyClientBridge implements SdkTransport {
   #notification(n: JsonRpcNotification): void {
     if (n.method === 'notifications/cancelled') {
       const id = isRecord(n.params) ? (n.params['requestId'] as RequestId | undefined) : undefined;
-      if (id !== undefined) this.#rounds.cancel(id, isRecord(n.params) && typeof n.params['reason'] === 'string' ? n.params['reason'] : 'cancelled by the client');
+      if (id !== undefined)
+        this.#rounds.cancel(
+          id,
+          isRecord(n.params) && typeof n.params['reason'] === 'string' ? n.params['reason'] : 'cancelled by the client',
+        );
     }
     // notifications/initialized, roots/list_changed and anything else: nothing to send upstream.
   }
@@ -234,14 +247,19 @@ export class LegacyClientBridge implements SdkTransport {
         return { jsonrpc: '2.0', id: request.id, result: {} };
       case 'logging/setLevel': {
         const level = isRecord(request.params) ? request.params['level'] : undefined;
-        if (!v.is(LoggingLevelSchema, level)) return errorResponse(request.id, { code: ErrorCode.InvalidParams, message: `Invalid params: unknown log level ${JSON.stringify(level)}` });
+        if (!v.is(LoggingLevelSchema, level))
+          return errorResponse(request.id, {
+            code: ErrorCode.InvalidParams,
+            message: `Invalid params: unknown log level ${JSON.stringify(level)}`,
+          });
         this.#session.view = { ...session, logLevel: level };
         return { jsonrpc: '2.0', id: request.id, result: {} };
       }
       case 'resources/subscribe':
       case 'resources/unsubscribe': {
         const uri = isRecord(request.params) ? request.params['uri'] : undefined;
-        if (typeof uri !== 'string') return errorResponse(request.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: uri must be a string' });
+        if (typeof uri !== 'string')
+          return errorResponse(request.id, { code: ErrorCode.InvalidParams, message: 'Invalid params: uri must be a string' });
         await this.#subscriptions.change(uri, request.method === 'resources/subscribe');
         return { jsonrpc: '2.0', id: request.id, result: {} };
       }

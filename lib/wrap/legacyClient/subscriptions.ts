@@ -65,7 +65,12 @@ export class Subscriptions {
     this.#listen = { controller, filterKey: key };
     let acknowledged!: () => void;
     const ack = new Promise<void>((resolve) => (acknowledged = resolve));
-    const request: JsonRpcRequest = { jsonrpc: '2.0', id: 'listen', method: 'subscriptions/listen', params: { notifications: filter as JsonObject, _meta: sessionMeta(session, undefined, this.#session.modernVersion) } };
+    const request: JsonRpcRequest = {
+      jsonrpc: '2.0',
+      id: 'listen',
+      method: 'subscriptions/listen',
+      params: { notifications: filter as JsonObject, _meta: sessionMeta(session, undefined, this.#session.modernVersion) },
+    };
     void this.#upstream
       .request(request, {
         signal: controller.signal,

@@ -63,7 +63,11 @@ export interface WrapLegacyClientOptions extends LegacyClientBridgeOptions {
 /** The HTTP target with its fetch authorized by `provider`. */
 function authorizedTarget(target: ModernServerTarget, provider: OAuthClientProvider): ModernHttpUpstreamOptions {
   if (typeof target === 'string' || target instanceof URL) return { url: target, fetch: authorizedFetch(provider, target) };
-  if (isUpstream(target) || isTransport(target)) throw new AdapterError('config', 'authProvider needs an HTTP server (a URL or ModernHttpUpstreamOptions), not a pipe or a ready upstream');
+  if (isUpstream(target) || isTransport(target))
+    throw new AdapterError(
+      'config',
+      'authProvider needs an HTTP server (a URL or ModernHttpUpstreamOptions), not a pipe or a ready upstream',
+    );
   return { ...target, fetch: authorizedFetch(provider, target.url, target.fetch ? { fetch: target.fetch } : {}) };
 }
 

@@ -38,7 +38,10 @@ export class Catalog {
     const session = sessionFor();
     if (session === undefined || session.closed) return false;
     this.#asked.add(method);
-    readPages((cursor) => session.call(method, cursor === undefined ? undefined : { cursor }), (result) => this.note(method, result)).catch(() => this.#asked.delete(method));
+    readPages(
+      (cursor) => session.call(method, cursor === undefined ? undefined : { cursor }),
+      (result) => this.note(method, result),
+    ).catch(() => this.#asked.delete(method));
     return false;
   }
 

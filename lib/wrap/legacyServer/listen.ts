@@ -10,7 +10,14 @@ import { invalidParams } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/primitives.ts';
 import type { SubscriptionFilter } from '../../core/modern/notifications.ts';
 import { serverCapabilitiesToModern } from '../../core/translate/capabilities.ts';
-import { acknowledgement, filterToLegacySubscriptions, honouredFilter, listenResult, notificationToListen, readListenFilter } from '../../core/translate/subscriptions.ts';
+import {
+  acknowledgement,
+  filterToLegacySubscriptions,
+  honouredFilter,
+  listenResult,
+  notificationToListen,
+  readListenFilter,
+} from '../../core/translate/subscriptions.ts';
 import { readEnvelope, type Envelope } from '../../core/translate/envelope.ts';
 import { limitRefusal, type LimitRefusal } from '../../util/limits.ts';
 import { keyText, type SessionKey } from '../../session/sessionKey.ts';
@@ -46,7 +53,12 @@ export interface ListenFanOut {
 }
 
 /** The notifications a listen can carry from a legacy server (the others belong to a call). */
-const LISTENED = new Set(['notifications/tools/list_changed', 'notifications/prompts/list_changed', 'notifications/resources/list_changed', 'notifications/resources/updated']);
+const LISTENED = new Set([
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/resources/list_changed',
+  'notifications/resources/updated',
+]);
 
 /** How long a change delivered to a unit makes the same change, heard from another source, a repeat. */
 const REPEAT_MS = 2000;
@@ -120,7 +132,8 @@ export class ListenHub {
         return;
       }
       unit.recent.delete(text);
-      if (unit.recent.size >= MAX_RECENT) for (const [t, e] of unit.recent) if (now - e.at >= REPEAT_MS || unit.recent.size >= MAX_RECENT) unit.recent.delete(t);
+      if (unit.recent.size >= MAX_RECENT)
+        for (const [t, e] of unit.recent) if (now - e.at >= REPEAT_MS || unit.recent.size >= MAX_RECENT) unit.recent.delete(t);
       unit.recent.set(text, { at: now, sources: new Set([source]) });
     }
     for (const l of unit.listeners) l.deliver(notification);
@@ -216,10 +229,12 @@ export class ListenHub {
     if (!envelope.ok) return errorAnswer(request.id, envelope.error);
     const filter = readListenFilter(request.params);
     if (!filter.ok) return errorAnswer(request.id, filter.error);
-    if (filter.value.taskIds && filter.value.taskIds.length > 0) return errorAnswer(request.id, invalidParams('taskIds needs the tasks extension, which this server does not offer'));
+    if (filter.value.taskIds && filter.value.taskIds.length > 0)
+      return errorAnswer(request.id, invalidParams('taskIds needs the tasks extension, which this server does not offer'));
     const quota = this.#options.perPrincipal ?? DEFAULTS.listensPerCaller;
     const principal = ctx.principal;
-    if ((this.#perPrincipal.get(principal) ?? 0) >= quota) return refusedAnswer(request.id, limitRefusal('listens-per-caller', quota, `this caller has ${quota} listens open; close one first`));
+    if ((this.#perPrincipal.get(principal) ?? 0) >= quota)
+      return refusedAnswer(request.id, limitRefusal('listens-per-caller', quota, `this caller has ${quota} listens open; close one first`));
     this.#count(principal, 1);
     try {
       return await this.#serve(request, ctx, options, envelope.value, filter.value);
@@ -228,7 +243,13 @@ export class ListenHub {
     }
   }
 
-  async #serve(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions, envelope: Envelope, filter: SubscriptionFilter): Promise<Answer | undefined> {
+  async #serve(
+    request: JsonRpcRequest,
+    ctx: ModernContext,
+    options: ModernDispatchOptions,
+    envelope: Envelope,
+    filter: SubscriptionFilter,
+  ): Promise<Answer | undefined> {
     const key = callerKey(ctx, envelope, options);
     let found: UpstreamSession;
     try {

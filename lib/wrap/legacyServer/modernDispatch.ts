@@ -74,7 +74,6 @@ export interface ModernDispatchOptions {
 /** The principal the keys of callers that share sessions are filed under (no caller's own). */
 export const SHARED_PRINCIPAL = '\u0000shared';
 
-
 interface KnownCapabilities {
   readonly modern: unknown;
   readonly ownRoots: boolean;
@@ -114,7 +113,12 @@ export function keyFor(principal: string, envelope: Envelope, ownRoots = false, 
     recentCapabilities.unshift(known);
     if (recentCapabilities.length > RECENT_CAPABILITIES) recentCapabilities.pop();
   }
-  const key = { principal, capabilities: known.capabilities, capabilitiesText: known.text, clientInfo: envelope.clientInfo ?? ADAPTER_INFO };
+  const key = {
+    principal,
+    capabilities: known.capabilities,
+    capabilitiesText: known.text,
+    clientInfo: envelope.clientInfo ?? ADAPTER_INFO,
+  };
   return authorization === undefined ? key : { ...key, authorization };
 }
 
@@ -155,7 +159,9 @@ function answeringRoots(hooks: CallHooks, options: ModernDispatchOptions): CallH
     ...(hooks.onPushCancelled ? { onPushCancelled: (id: RequestId) => hooks.onPushCancelled!(id) } : {}),
     onPush: (push, before) => {
       if (push.method === 'roots/list') return Promise.resolve(rootsAnswer(options));
-      return hooks.onPush ? hooks.onPush(push, before) : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } });
+      return hooks.onPush
+        ? hooks.onPush(push, before)
+        : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } });
     },
   };
 }
@@ -165,7 +171,10 @@ function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions):
 }
 
 /** `requestToLegacy`'s options for a request whose envelope the front has read. */
-function withEnvelope(options: ModernDispatchOptions, envelope: Envelope): { supportedVersions?: readonly ModernVersion[]; envelope: Envelope } {
+function withEnvelope(
+  options: ModernDispatchOptions,
+  envelope: Envelope,
+): { supportedVersions?: readonly ModernVersion[]; envelope: Envelope } {
   return options.supportedVersions ? { supportedVersions: options.supportedVersions, envelope } : { envelope };
 }
 
@@ -183,7 +192,10 @@ export function unavailable(request: JsonRpcRequest, e: unknown, ctx?: ModernCon
   if (refusal) return refusedAnswer(request.id, refusal);
   const refused = e instanceof AdapterError ? authRefusalAnswer(request.id, e.upstream, ctx?.challenge) : undefined;
   if (refused) return refused;
-  return errorAnswer(request.id, upstreamUnavailable(e instanceof Error ? e.message : String(e), e instanceof AdapterError ? e.upstream : undefined));
+  return errorAnswer(
+    request.id,
+    upstreamUnavailable(e instanceof Error ? e.message : String(e), e instanceof AdapterError ? e.upstream : undefined),
+  );
 }
 
 /** One request on its way: what `serveModern` has read of it before it has a session. */
@@ -220,10 +232,27 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
   const target = targetOf(request.method, up.request.params);
   const key = callerKey(ctx, up.envelope, options);
   const holder = options.holders && key.capabilities['roots'] !== undefined ? rootsHolderOf(ctx.principal, ownRoots(options)) : undefined;
-  const r: PendingRequest = { request, ctx, options, up, key, target, pushable: options.inputs !== undefined && isMrtrMethod(request.method), reservation: { reserved: false }, holder };
+  const r: PendingRequest = {
+    request,
+    ctx,
+    options,
+    up,
+    key,
+    target,
+    pushable: options.inputs !== undefined && isMrtrMethod(request.method),
+    reservation: { reserved: false },
+    holder,
+  };
   // A retry reaches the broker before any session is taken: the call it resumes holds its own.
   if (r.pushable && up.retry !== undefined) {
-    const resumed = options.inputs!.resume?.({ request, legacy: up, ctx, target, timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs, finishOn: (session) => finisher(r, session) });
+    const resumed = options.inputs!.resume?.({
+      request,
+      legacy: up,
+      ctx,
+      target,
+      timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+      finishOn: (session) => finisher(r, session),
+    });
     if (resumed) return resumed;
   }
   return options.shared && needsOwnSession(r) ? serveAlone(r, options.shared) : serveRequest(r);
@@ -236,7 +265,13 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
 function serveAlone(r: PendingRequest, shared: NonNullable<ModernDispatchOptions['shared']>): Promise<Answer> {
   const caller = r.ctx.principal;
   const under = shared.pushing.get(caller) ?? 0;
-  if (under >= shared.perCaller) return Promise.resolve(refusedAnswer(r.request.id, limitRefusal('sessions-per-caller', shared.perCaller, `this caller has ${shared.perCaller} calls under way that may ask for input`)));
+  if (under >= shared.perCaller)
+    return Promise.resolve(
+      refusedAnswer(
+        r.request.id,
+        limitRefusal('sessions-per-caller', shared.perCaller, `this caller has ${shared.perCaller} calls under way that may ask for input`),
+      ),
+    );
   shared.pushing.set(caller, under + 1);
   const done = (): void => {
     const left = (shared.pushing.get(caller) ?? 1) - 1;
@@ -284,7 +319,13 @@ function rootsAlone(r: PendingRequest): boolean {
 /** How the call takes a session from the pool (a waiting call adds what it waits with). */
 function acquiring(r: PendingRequest): AcquireOptions {
   const exclusive = needsOwnSession(r);
-  return { exclusive, ...(exclusive && rootsAlone(r) ? { neverShare: true } : {}), open: r.options.inputs?.pushes?.(r.target) ?? false, reservation: r.reservation, caller: r.ctx.principal };
+  return {
+    exclusive,
+    ...(exclusive && rootsAlone(r) ? { neverShare: true } : {}),
+    open: r.options.inputs?.pushes?.(r.target) ?? false,
+    reservation: r.reservation,
+    caller: r.ctx.principal,
+  };
 }
 
 /** The tool's input schema is not loaded yet: the server's tool list must be fetched first. */
@@ -306,14 +347,20 @@ async function serveWaiting(r: PendingRequest, held: UpstreamSession | undefined
     const started = r.ctx.telemetry ? performance.now() : 0;
     const opened = { opened: false };
     try {
-      session = await r.options.pool.acquire(r.key, { ...acquiring(r), stillExclusive: () => needsOwnSession(r), signal: r.ctx.signal, opened });
+      session = await r.options.pool.acquire(r.key, {
+        ...acquiring(r),
+        stillExclusive: () => needsOwnSession(r),
+        signal: r.ctx.signal,
+        opened,
+      });
     } catch (e) {
       return unavailable(r.request, e, r.ctx);
     }
     r.ctx.telemetry?.session(opened.opened ? 'opened' : 'waited', performance.now() - started);
   }
   let schema = toolSchemaAtHand(r, session);
-  if (schema === SCHEMA_NOT_LOADED) schema = await r.options.tools!.schemaFor(session, r.up.request.params!['name'] as string).catch(() => undefined);
+  if (schema === SCHEMA_NOT_LOADED)
+    schema = await r.options.tools!.schemaFor(session, r.up.request.params!['name'] as string).catch(() => undefined);
   return dispatch(r, session, schema);
 }
 
@@ -331,10 +378,29 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
   const finish = finisher(r, session);
   const local = ownRoots(options);
   // The server's `roots/list` is answered with the wrap's own roots when it has some; without, a call that cannot carry rounds refuses it.
-  const roots = r.holder !== undefined ? { holders: options.holders!, key: r.key, holder: r.pushable ? r.holder : WRAP_ROOTS, refresh: r.pushable, alone: r.pushable && rootsAlone(r) } : undefined;
+  const roots =
+    r.holder !== undefined
+      ? {
+          holders: options.holders!,
+          key: r.key,
+          holder: r.pushable ? r.holder : WRAP_ROOTS,
+          refresh: r.pushable,
+          alone: r.pushable && rootsAlone(r),
+        }
+      : undefined;
   const call = bindCall(session, method, up.request.params, reservation, local ? options : undefined, ctx.telemetry, roots);
   if (!r.pushable) return callPlain(r, call, finish);
-  const answer = options.inputs!.run({ request, legacy: up, key: r.key, session, ctx, call, finish, target: r.target, timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs });
+  const answer = options.inputs!.run({
+    request,
+    legacy: up,
+    key: r.key,
+    session,
+    ctx,
+    call,
+    finish,
+    target: r.target,
+    timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+  });
   if (!reservation.reserved) return answer;
   // A call the broker answered without sending it (refused: too many calls parked) gives its reservation back.
   return answer.then((a) => {
@@ -352,7 +418,11 @@ function finisher(r: PendingRequest, session: UpstreamSession): (outcome: RpcOut
   const method = request.method;
   const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
   return (outcome) => {
-    if ('error' in outcome) return authRefusalAnswer(request.id, failureOf(outcome.error.data), ctx.challenge) ?? errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }));
+    if ('error' in outcome)
+      return (
+        authRefusalAnswer(request.id, failureOf(outcome.error.data), ctx.challenge) ??
+        errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }))
+      );
     options.catalog?.note(method, outcome.result);
     const translated = resultToModern(method, outcome.result, toModern);
     if (!translated.ok) return errorAnswer(request.id, translated.error);
@@ -361,17 +431,30 @@ function finisher(r: PendingRequest, session: UpstreamSession): (outcome: RpcOut
 }
 
 /** A call no push can become input for (not `tools/call`, `prompts/get` or `resources/read`, or no broker). */
-async function callPlain(r: PendingRequest, call: (hooks: CallHooks) => Promise<RpcOutcome>, finish: (outcome: RpcOutcome) => Answer): Promise<Answer> {
+async function callPlain(
+  r: PendingRequest,
+  call: (hooks: CallHooks) => Promise<RpcOutcome>,
+  finish: (outcome: RpcOutcome) => Answer,
+): Promise<Answer> {
   const { request, ctx, options } = r;
   const deadline = scope([ctx.signal], options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
   const outcome = await call({
     signal: deadline.signal,
     ...streamHooks({ envelope: r.up.envelope, notify: ctx.notify }),
     // (The server's `roots/list` is answered by the wrap's own roots, when it has some, in `bindCall`.)
-    onPush: async (push) => ({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read` } }),
+    onPush: async (push) => ({
+      error: {
+        code: ErrorCode.MethodNotFound,
+        message: `Method not found: ${push.method} cannot reach a modern client outside tools/call, prompts/get or resources/read`,
+      },
+    }),
   });
   deadline.dispose();
-  if (deadline.timedOut) return errorAnswer(request.id, internalError(`the upstream server did not answer ${request.method} within ${options.requestTimeoutMs ?? 300000} ms`));
+  if (deadline.timedOut)
+    return errorAnswer(
+      request.id,
+      internalError(`the upstream server did not answer ${request.method} within ${options.requestTimeoutMs ?? 300000} ms`),
+    );
   return finish(outcome);
 }
 
@@ -379,7 +462,10 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
   const key = callerKey(ctx, envelope, options);
   let init: InitializeResult | undefined;
   try {
-    init = options.pool.tryAcquire(key)?.initializeResult ?? options.described?.(key) ?? (await options.pool.acquire(key, { signal: ctx.signal, caller: ctx.principal })).initializeResult!;
+    init =
+      options.pool.tryAcquire(key)?.initializeResult ??
+      options.described?.(key) ??
+      (await options.pool.acquire(key, { signal: ctx.signal, caller: ctx.principal })).initializeResult!;
   } catch (e) {
     return unavailable(request, e, ctx);
   }
@@ -417,7 +503,9 @@ function trackingRoots(hooks: CallHooks, session: UpstreamSession, roots: RootsT
     ...(hooks.onLog ? { onLog: (params: JsonObject) => hooks.onLog!(params) } : {}),
     ...(hooks.onPushCancelled ? { onPushCancelled: (id: RequestId) => hooks.onPushCancelled!(id) } : {}),
     onPush: async (push, before) => {
-      const outcome = hooks.onPush ? await hooks.onPush(push, before) : { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
+      const outcome = hooks.onPush
+        ? await hooks.onPush(push, before)
+        : { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
       if (push.method === 'roots/list' && 'result' in outcome) roots.holders.note(roots.key, session, roots.holder);
       return outcome;
     },
@@ -437,7 +525,12 @@ async function refreshRoots(session: UpstreamSession, hooks: CallHooks): Promise
   for (const { method, outcome } of answered) {
     if (method !== 'roots/list' || !('error' in outcome)) continue;
     // The server still holds the roots another caller gave: the call is not sent.
-    return { error: { code: ErrorCode.InternalError, message: `Internal error: the server holds roots another caller gave, and this caller's could not be given to it (${outcome.error.message})` } };
+    return {
+      error: {
+        code: ErrorCode.InternalError,
+        message: `Internal error: the server holds roots another caller gave, and this caller's could not be given to it (${outcome.error.message})`,
+      },
+    };
   }
   return undefined;
 }
@@ -447,7 +540,15 @@ async function refreshRoots(session: UpstreamSession, hooks: CallHooks): Promise
  * `local`: the wrap's options when the server's `roots/list` is answered with the wrap's own roots.
  * `roots`: how the call keeps track of the roots the server holds, when its session declared them.
  */
-function bindCall(session: UpstreamSession, method: string, params: JsonObject | undefined, reservation: { reserved: boolean }, local?: ModernDispatchOptions, telemetry?: RequestTelemetry, roots?: RootsTracking): (hooks: CallHooks) => Promise<RpcOutcome> {
+function bindCall(
+  session: UpstreamSession,
+  method: string,
+  params: JsonObject | undefined,
+  reservation: { reserved: boolean },
+  local?: ModernDispatchOptions,
+  telemetry?: RequestTelemetry,
+  roots?: RootsTracking,
+): (hooks: CallHooks) => Promise<RpcOutcome> {
   return (given) => {
     const answering = local ? answeringRoots(given, local) : given;
     const hooks = roots ? trackingRoots(answering, session, roots) : answering;

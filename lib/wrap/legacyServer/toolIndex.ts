@@ -49,10 +49,14 @@ export class ToolIndex {
 
   async #load(session: UpstreamSession): Promise<Map<string, unknown>> {
     const tools = new Map<string, unknown>();
-    await readPages((cursor) => session.call('tools/list', cursor === undefined ? undefined : { cursor }), (result) => {
-      this.#catalog?.note('tools/list', result);
-      for (const tool of (result['tools'] as JsonObject[] | undefined) ?? []) if (isRecord(tool) && typeof tool['name'] === 'string') tools.set(tool['name'], tool['inputSchema']);
-    });
+    await readPages(
+      (cursor) => session.call('tools/list', cursor === undefined ? undefined : { cursor }),
+      (result) => {
+        this.#catalog?.note('tools/list', result);
+        for (const tool of (result['tools'] as JsonObject[] | undefined) ?? [])
+          if (isRecord(tool) && typeof tool['name'] === 'string') tools.set(tool['name'], tool['inputSchema']);
+      },
+    );
     return tools;
   }
 }

@@ -66,7 +66,15 @@ export interface WrapLegacyServerOptions {
    * (`opening`, default half the cores, at least 1: each may boot a server process; the others
    * wait their turn).
    */
-  readonly sessions?: { readonly max?: number; readonly perKey?: number; readonly perPrincipal?: number; readonly reserve?: number; readonly waitMs?: number; readonly idleMs?: number; readonly opening?: number };
+  readonly sessions?: {
+    readonly max?: number;
+    readonly perKey?: number;
+    readonly perPrincipal?: number;
+    readonly reserve?: number;
+    readonly waitMs?: number;
+    readonly idleMs?: number;
+    readonly opening?: number;
+  };
   /**
    * Callers share upstream sessions, for a server that keeps nothing per caller: modern calls of
    * every caller with the same capability set go to the same few sessions (a call that may push
@@ -203,13 +211,27 @@ export interface LegacyServerWrap extends Served {
 }
 
 function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
-  if (typeof upstream === 'object' && upstream !== null && 'kind' in upstream && 'connect' in upstream && typeof (upstream as Backend).describe === 'string') return upstream as Backend;
+  if (
+    typeof upstream === 'object' &&
+    upstream !== null &&
+    'kind' in upstream &&
+    'connect' in upstream &&
+    typeof (upstream as Backend).describe === 'string'
+  )
+    return upstream as Backend;
   return inProcessBackend(upstream as ConnectableServer);
 }
 
 /** What a new call gets from a replica that drains with no other to hand it to: 503, send it again. */
 function drainingAnswer(id: JsonRpcRequest['id']): Answer {
-  return { ...errorAnswer(id, { code: ErrorCode.InternalError, message: 'Internal error: this replica is draining; send the request again', status: 503 }), headers: { 'retry-after': '0' } };
+  return {
+    ...errorAnswer(id, {
+      code: ErrorCode.InternalError,
+      message: 'Internal error: this replica is draining; send the request again',
+      status: 503,
+    }),
+    headers: { 'retry-after': '0' },
+  };
 }
 
 /** Most capability sets whose server description is kept for `server/discover`. */
@@ -243,12 +265,17 @@ class Described {
 export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServerWrap {
   const events = createEmitter<WrapEvents>();
   const backend = toBackend(options.upstream);
-  if (options.shareSessions && backend.passesAuthorization) throw new TypeError("wrapLegacyServer: shareSessions cannot go with a backend that passes each caller's Authorization upstream: a caller's token would serve another caller's calls");
+  if (options.shareSessions && backend.passesAuthorization)
+    throw new TypeError(
+      "wrapLegacyServer: shareSessions cannot go with a backend that passes each caller's Authorization upstream: a caller's token would serve another caller's calls",
+    );
   // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than
   // the pool (made below) less its reserve.
   const shares = new Shares({
     budget: () => pool.max - pool.reserve,
-    ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal } : {}),
+    ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined
+      ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal }
+      : {}),
   });
   const fleet = options.fleet;
   const hub = new ListenHub({
@@ -257,8 +284,15 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(fleet ? { fanOut: { publish: (principal, change) => fleet.changes.publish(principal, change) } } : {}),
   });
   // The other replicas' changes, to this replica's listens of the same caller.
-  const hearing = fleet?.changes.subscribe((scope, change, from) => hub.deliverElsewhere(from, (principal) => fleet.changes.hash(principal) === scope, change));
-  hearing?.catch((e: unknown) => events.emit('upstream-failed', { reason: `the fleet's changes cannot be heard: ${e instanceof Error ? e.message : String(e)}`, started: true }));
+  const hearing = fleet?.changes.subscribe((scope, change, from) =>
+    hub.deliverElsewhere(from, (principal) => fleet.changes.hash(principal) === scope, change),
+  );
+  hearing?.catch((e: unknown) =>
+    events.emit('upstream-failed', {
+      reason: `the fleet's changes cannot be heard: ${e instanceof Error ? e.message : String(e)}`,
+      started: true,
+    }),
+  );
   const catalog = new Catalog();
   const described = new Described();
   const tools = new ToolIndex(catalog);
@@ -272,14 +306,22 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       case 'roots/list':
         // The client's own roots come with its calls: outside one they are not known, and an empty
         // list would be taken for the truth (a server that caches it would never ask in a call).
-        if (!options.roots?.length && key.capabilities['roots'] !== undefined) return { error: { code: ErrorCode.InternalError, message: "The client's roots are known only during a request: ask for them while serving one" } };
+        if (!options.roots?.length && key.capabilities['roots'] !== undefined)
+          return {
+            error: {
+              code: ErrorCode.InternalError,
+              message: "The client's roots are known only during a request: ask for them while serving one",
+            },
+          };
         if (key.capabilities['roots'] !== undefined) holders.note(key, session, WRAP_ROOTS);
         return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
       case 'elicitation/create':
         // Nobody saw it: `decline` would say the user refused.
         return { result: { action: 'cancel' } };
       default:
-        return { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a client outside a request` } };
+        return {
+          error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a client outside a request` },
+        };
     }
   };
   const openings = new Openings(backend, options.sessions?.opening !== undefined ? { size: options.sessions.opening } : {});
@@ -327,19 +369,30 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   // In front of a protected server that gets each caller's credentials: its metadata and challenges, pointing here.
   const protectedResource =
     backend.passesAuthorization && backend.url
-      ? new ProtectedResource({ upstream: backend.url, ...(options.http?.publicUrl !== undefined ? { resource: options.http.publicUrl } : {}) })
+      ? new ProtectedResource({
+          upstream: backend.url,
+          ...(options.http?.publicUrl !== undefined ? { resource: options.http.publicUrl } : {}),
+        })
       : undefined;
   // A legacy client's request in progress is a served caller at work: strangers' boots rest meanwhile.
   const unwatchLegacy = openings.working(() => legacy.working);
   const legacy = new LegacyHttpSessions(source, {
     ...(options.legacySessions ?? {}),
-    ...(protectedResource ? { challenge: (upstream: string, requestUrl: string) => protectedResource.challenge(upstream, requestUrl) } : {}),
+    ...(protectedResource
+      ? { challenge: (upstream: string, requestUrl: string) => protectedResource.challenge(upstream, requestUrl) }
+      : {}),
     principal: requestPrincipal(options.http?.principal),
     waitMs: options.sessions?.waitMs ?? DEFAULTS.sessionWaitMs,
     ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}),
   });
-  const mrtr: MrtrOptions = { ...(options.mrtr && !('run' in options.mrtr) ? options.mrtr : {}), ...(fleet ? { keyring: fleet.keyring, usedStates: fleet.usedStates, replica: fleet.id } : {}) };
-  const inputs: InputBroker = options.mrtr && 'run' in options.mrtr ? options.mrtr : new MrtrBroker(mrtr, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
+  const mrtr: MrtrOptions = {
+    ...(options.mrtr && !('run' in options.mrtr) ? options.mrtr : {}),
+    ...(fleet ? { keyring: fleet.keyring, usedStates: fleet.usedStates, replica: fleet.id } : {}),
+  };
+  const inputs: InputBroker =
+    options.mrtr && 'run' in options.mrtr
+      ? options.mrtr
+      : new MrtrBroker(mrtr, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
   const dispatch: ModernDispatchOptions = {
     pool,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
@@ -353,11 +406,15 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(backend.passesAuthorization ? {} : { described: (key: SessionKey) => described.get(key) }),
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
     holders,
-    ...(options.shareSessions ? { shared: { perCaller: options.sessions?.perPrincipal ?? DEFAULTS.sessionsPerCaller, pushing: new Map<string, number>() } } : {}),
+    ...(options.shareSessions
+      ? { shared: { perCaller: options.sessions?.perPrincipal ?? DEFAULTS.sessionsPerCaller, pushing: new Map<string, number>() } }
+      : {}),
   };
   const http = options.http ?? {};
   // What is held now is read from the wrap when scraped.
-  const metrics = options.metrics ? new ServeMetrics({ stats: () => wrap.stats(), ...(fleet ? { forwards: () => fleet.forwarding.counts() } : {}) }) : undefined;
+  const metrics = options.metrics
+    ? new ServeMetrics({ stats: () => wrap.stats(), ...(fleet ? { forwards: () => fleet.forwarding.counts() } : {}) })
+    : undefined;
 
   let draining = false;
   let serving = 0;
@@ -378,11 +435,18 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     });
     const answer = serveOne(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx);
     void answer.then(served, served);
-    if (telemetry) answer.then((a) => telemetry.end(a?.message), (e: unknown) => telemetry.end(undefined, e));
+    if (telemetry)
+      answer.then(
+        (a) => telemetry.end(a?.message),
+        (e: unknown) => telemetry.end(undefined, e),
+      );
     return answer;
   };
   const serveOne = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
-    if (shutdown.signal.aborted) return Promise.resolve(errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' }));
+    if (shutdown.signal.aborted)
+      return Promise.resolve(
+        errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' }),
+      );
     if (draining && request.params?.['requestState'] === undefined) return Promise.resolve(drainingAnswer(request.id));
     // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
     // has nothing upstream in flight, so it is ended here.
@@ -414,7 +478,14 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(fleet ? { forwarding: fleet.forwarding } : {}),
     ...(protectedResource ? { protectedResource } : {}),
-    ...(options.health ? { health: { ready: () => !draining, info: () => ({ ...fleet?.info(), ...wrap.stats(), ...(typeof options.health === 'object' ? options.health.info() : {}) }) } } : {}),
+    ...(options.health
+      ? {
+          health: {
+            ready: () => !draining,
+            info: () => ({ ...fleet?.info(), ...wrap.stats(), ...(typeof options.health === 'object' ? options.health.info() : {}) }),
+          },
+        }
+      : {}),
   });
 
   let closing: Promise<void> | undefined;
@@ -440,7 +511,16 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         inFlight += session.inFlight;
         holds += session.holds;
       }
-      return { requests: serving, sessions, inFlight, holds, parked: inputs instanceof MrtrBroker ? inputs.parked : 0, listens: listening.size, legacySessions: legacy.size, remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0 };
+      return {
+        requests: serving,
+        sessions,
+        inFlight,
+        holds,
+        parked: inputs instanceof MrtrBroker ? inputs.parked : 0,
+        listens: listening.size,
+        legacySessions: legacy.size,
+        remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0,
+      };
     },
     async drain() {
       draining = true;
@@ -457,7 +537,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     close() {
       closing ??= (async () => {
         hub.closeAll();
-        void hearing?.then((stop) => stop(), () => {});
+        void hearing?.then(
+          (stop) => stop(),
+          () => {},
+        );
         if (inputs instanceof MrtrBroker) inputs.close();
         await new Promise((r) => setTimeout(r, 0));
         shutdown.abort();
@@ -471,4 +554,3 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   };
   return wrap;
 }
-

@@ -48,7 +48,8 @@ export class SessionPipe implements Transport {
         if (own) return own();
         if (this.#initializeId !== undefined && message.id === this.#initializeId) {
           if ('error' in message && message.error) this.#onRefused(`initialize answered ${message.error.code} ${message.error.message}`);
-          else if ('result' in message) this.#logging = isRecord(message.result['capabilities']) && isRecord(message.result['capabilities']['logging']);
+          else if ('result' in message)
+            this.#logging = isRecord(message.result['capabilities']) && isRecord(message.result['capabilities']['logging']);
         }
       }
       this.onmessage?.(message, extra);
@@ -78,7 +79,8 @@ export class SessionPipe implements Transport {
 
   #raiseLevel(): Promise<void> {
     const wanted = this.#wanted();
-    if (wanted === undefined || (this.#level !== undefined && LOGGING_LEVELS.indexOf(wanted) >= LOGGING_LEVELS.indexOf(this.#level))) return this.#raising ?? Promise.resolve();
+    if (wanted === undefined || (this.#level !== undefined && LOGGING_LEVELS.indexOf(wanted) >= LOGGING_LEVELS.indexOf(this.#level)))
+      return this.#raising ?? Promise.resolve();
     this.#level = wanted;
     const id = `mcp-dual-era-set-level-${++setLevelIds}`;
     const raised = new Promise<void>((resolve) => {

@@ -18,7 +18,18 @@ import type { LegacyHttpClientOptions } from '../../transport/legacyHttpClient.t
 import { ModernHttpClientTransport } from '../../transport/modernHttpClient.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../../transport/stdioChild.ts';
 import type { SdkTransport, Transport, TransportMessage } from '../../transport/transport.ts';
-import { createProbeEvents, describeTarget, isHttpTarget, probe, targetKey, type HttpTarget, type ProbeEvents, type ProbeOptions, type ProbeTarget, type VerdictSource } from '../../probe/probe.ts';
+import {
+  createProbeEvents,
+  describeTarget,
+  isHttpTarget,
+  probe,
+  targetKey,
+  type HttpTarget,
+  type ProbeEvents,
+  type ProbeOptions,
+  type ProbeTarget,
+  type VerdictSource,
+} from '../../probe/probe.ts';
 import { processVerdictCache, type Verdict } from '../../probe/verdictCache.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { adoptingBackend, type PipeHooks } from './sessionPipe.ts';
@@ -113,7 +124,12 @@ class WrappedModernClient implements ModernClientTransport {
 
   async #connect(force: boolean): Promise<void> {
     const { legacy: _legacy, legacyHttp: _legacyHttp, authProvider: _authProvider, ...probeOptions } = this.#options;
-    const result = await probe(this.#target, { ...probeOptions, events: this.events, keepProcess: true, ...(force ? { force: true } : {}) });
+    const result = await probe(this.#target, {
+      ...probeOptions,
+      events: this.events,
+      keepProcess: true,
+      ...(force ? { force: true } : {}),
+    });
     if (this.#closed) {
       await result.process?.close();
       return;
@@ -121,7 +137,8 @@ class WrappedModernClient implements ModernClientTransport {
     this.#verdict = result.verdict;
     this.#source = result.source;
     this.#judging = result.source === 'cache' || result.source === 'prior' ? new Map() : undefined;
-    const path = result.verdict.era === 'modern' ? await this.#modernPath(result.process) : this.#legacyPath(result.verdict, result.process);
+    const path =
+      result.verdict.era === 'modern' ? await this.#modernPath(result.process) : this.#legacyPath(result.verdict, result.process);
     if (this.#closed) return void (await path.close().catch(() => {}));
     this.#path = path;
   }
@@ -130,7 +147,14 @@ class WrappedModernClient implements ModernClientTransport {
   #deliver(path: Path, message: JsonRpcMessage): void {
     if (this.#closed || path !== this.#path) return;
     const judging = this.#judging;
-    if (judging && !('method' in message) && 'id' in message && message.id !== null && message.id !== undefined && judging.has(message.id)) {
+    if (
+      judging &&
+      !('method' in message) &&
+      'id' in message &&
+      message.id !== null &&
+      message.id !== undefined &&
+      judging.has(message.id)
+    ) {
       const reason = path.wrong(judging.get(message.id)!, message);
       if (reason) return this.#reprobe(path, reason);
       this.#judging = undefined;
@@ -161,7 +185,12 @@ class WrappedModernClient implements ModernClientTransport {
   async #modernPath(probed: StdioChildTransport | undefined): Promise<Path> {
     const target = this.#target;
     let inner: Transport;
-    if (isHttpTarget(target)) inner = new ModernHttpClientTransport({ url: target.url, ...(target.headers ? { headers: target.headers } : {}), ...(target.fetch ? { fetch: target.fetch } : {}) });
+    if (isHttpTarget(target))
+      inner = new ModernHttpClientTransport({
+        url: target.url,
+        ...(target.headers ? { headers: target.headers } : {}),
+        ...(target.fetch ? { fetch: target.fetch } : {}),
+      });
     else if (probed) inner = probed;
     else {
       inner = new StdioChildTransport(target);
@@ -181,7 +210,8 @@ class WrappedModernClient implements ModernClientTransport {
         if (!('error' in answer) || !answer.error) return undefined;
         const code = answer.error.code;
         if (code === ErrorCode.ConnectionClosed) return `${request.method} answered ${code} ${answer.error.message}`;
-        if (code === ErrorCode.MethodNotFound && request.method === 'server/discover') return 'server/discover is not a method the server knows';
+        if (code === ErrorCode.MethodNotFound && request.method === 'server/discover')
+          return 'server/discover is not a method the server knows';
         return undefined;
       },
     };
@@ -223,7 +253,8 @@ class WrappedModernClient implements ModernClientTransport {
     const wrap: LegacyServerWrap = wrapLegacyServer({ upstream: backend, ...this.#options.legacy });
     const serve = async (request: JsonRpcRequest, ctx: ModernContext): Promise<JsonRpcMessage | undefined> => {
       const answer = (await wrap.serveModern(request, ctx))?.message;
-      const again = expiredUnder.delete(request.id) && answer !== undefined && 'error' in answer && !isRetry(request) && !ctx.signal.aborted;
+      const again =
+        expiredUnder.delete(request.id) && answer !== undefined && 'error' in answer && !isRetry(request) && !ctx.signal.aborted;
       return again ? (await wrap.serveModern(request, ctx))?.message : answer;
     };
     const path: Path = {
@@ -237,7 +268,11 @@ class WrappedModernClient implements ModernClientTransport {
         if (!c.ok || c.value.kind !== 'request') return;
         const request = c.value.message;
         const asked = isRecord(request.params) && isRecord(request.params['_meta']) ? request.params['_meta'][MetaKey.logLevel] : undefined;
-        if (LOGGING_LEVELS.includes(asked as LoggingLevel) && (level === undefined || LOGGING_LEVELS.indexOf(asked as LoggingLevel) < LOGGING_LEVELS.indexOf(level))) level = asked as LoggingLevel;
+        if (
+          LOGGING_LEVELS.includes(asked as LoggingLevel) &&
+          (level === undefined || LOGGING_LEVELS.indexOf(asked as LoggingLevel) < LOGGING_LEVELS.indexOf(level))
+        )
+          level = asked as LoggingLevel;
         const abort = new AbortController();
         inflight.set(request.id, abort);
         const ctx: ModernContext = { principal: PRINCIPAL, signal: abort.signal, notify: (n) => this.#deliver(path, n) };

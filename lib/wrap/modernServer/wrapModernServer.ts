@@ -94,10 +94,17 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
     };
     return bridge;
   };
-  const source: SessionSource = { connect: async () => session(), observe: (transport) => RelayTelemetry.of({ transport, clientEra: 'legacy', serverEra: 'modern' }) };
+  const source: SessionSource = {
+    connect: async () => session(),
+    observe: (transport) => RelayTelemetry.of({ transport, clientEra: 'legacy', serverEra: 'modern' }),
+  };
   const serveModern = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => passThrough(upstream, request, ctx);
   const fleet = options.fleet;
-  const legacy = new LegacyHttpSessions(source, { ...(options.sessions ?? {}), principal: requestPrincipal(options.principal), ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}) });
+  const legacy = new LegacyHttpSessions(source, {
+    ...(options.sessions ?? {}),
+    principal: requestPrincipal(options.principal),
+    ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}),
+  });
   const front = createHttpFront({
     http: {
       path: options.path === undefined ? '/mcp' : options.path,
@@ -151,7 +158,10 @@ async function passThrough(upstream: ModernUpstream, request: JsonRpcRequest, ct
   } catch (e) {
     if (ctx.signal.aborted) return undefined;
     const gone = upstream.gone;
-    const error = gone !== undefined ? upstreamUnavailable(`it ${closedReason(gone.failure, 'before it answered')}`, gone.failure) : upstreamUnavailable(e instanceof Error ? e.message : String(e));
+    const error =
+      gone !== undefined
+        ? upstreamUnavailable(`it ${closedReason(gone.failure, 'before it answered')}`, gone.failure)
+        : upstreamUnavailable(e instanceof Error ? e.message : String(e));
     return errorAnswer(request.id, { ...error, status: 502 });
   } finally {
     ctx.signal.removeEventListener('abort', cancel);

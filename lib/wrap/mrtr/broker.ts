@@ -90,7 +90,8 @@ export interface StreamTarget {
 
 /** Delivers upstream progress on `to`'s stream, under that request's own token (none without one). */
 export function deliverProgress(to: StreamTarget, params: JsonObject): void {
-  if (to.envelope.progressToken !== undefined) to.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: to.envelope.progressToken } });
+  if (to.envelope.progressToken !== undefined)
+    to.notify({ jsonrpc: '2.0', method: 'notifications/progress', params: { ...params, progressToken: to.envelope.progressToken } });
 }
 
 /** Delivers an upstream log on `to`'s stream, only at or above that request's level. */
@@ -103,4 +104,3 @@ export function deliverLog(to: StreamTarget, params: JsonObject): void {
 export function streamHooks(to: StreamTarget): Pick<CallHooks, 'onProgress' | 'onLog'> {
   return { onProgress: (params) => deliverProgress(to, params), onLog: (params) => deliverLog(to, params) };
 }
-

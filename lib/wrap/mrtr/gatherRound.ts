@@ -25,7 +25,13 @@ export type Barrier = (signal: CancelSignal) => Promise<unknown>;
  * still unanswered then is abandoned through its signal. Resolves to whether it ended so: at its
  * bound, with a barrier asked and not answered.
  */
-export function gatherRound(count: () => number, done: () => boolean, maxMs: number, barrier: Barrier, watch?: (recheck: () => void) => void): Promise<boolean> {
+export function gatherRound(
+  count: () => number,
+  done: () => boolean,
+  maxMs: number,
+  barrier: Barrier,
+  watch?: (recheck: () => void) => void,
+): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     if (maxMs <= 0) {
       setImmediate(() => resolve(false));

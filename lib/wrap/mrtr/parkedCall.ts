@@ -36,7 +36,9 @@ const RELEASE_GRACE_MS = 5_000;
 
 /** What a push of a released call is answered with: elicitation `cancel`, an error otherwise. */
 function releasedAnswer(method: InputMethod, reason: string): RpcOutcome {
-  return method === 'elicitation/create' ? { result: { action: 'cancel' } } : { error: { code: ErrorCode.InternalError, message: `The client did not answer: ${reason}` } };
+  return method === 'elicitation/create'
+    ? { result: { action: 'cancel' } }
+    : { error: { code: ErrorCode.InternalError, message: `The client did not answer: ${reason}` } };
 }
 
 /**

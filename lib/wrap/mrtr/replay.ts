@@ -8,7 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { ErrorCode } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
 import type { InputMethod } from '../../core/legacy/inputs.ts';
-import { checkInputCapability, inputKeyOf, inputRequiredResult, inputResponseToResult, pushToInputRequest, type KeyedPush } from '../../core/translate/inputRequests.ts';
+import {
+  checkInputCapability,
+  inputKeyOf,
+  inputRequiredResult,
+  inputResponseToResult,
+  pushToInputRequest,
+  type KeyedPush,
+} from '../../core/translate/inputRequests.ts';
 import type { RpcOutcome } from '../../session/callHooks.ts';
 import type { Keyring } from '../../state/keyring.ts';
 import { openState, paramsDigest, principalTag, pushDigest, sealState, type RecordedAnswer } from '../../state/requestState.ts';
@@ -55,7 +62,14 @@ export class ReplayRunner {
     const sealed = call.legacy.retry?.requestState;
     if (sealed !== undefined) {
       // Single use: of concurrent retries with one state, the first runs the call and the others are refused.
-      const opened = await openState(this.#options.keyring, sealed, { kind: 'replay', principal: call.ctx.principal, method: call.request.method, params: call.request.params, now, used: this.#used });
+      const opened = await openState(this.#options.keyring, sealed, {
+        kind: 'replay',
+        principal: call.ctx.principal,
+        method: call.request.method,
+        params: call.request.params,
+        now,
+        used: this.#used,
+      });
       if (!opened.ok) return errorAnswer(id, opened.error);
       recorded = [...opened.value.answers];
       asked = opened.value.asked;
@@ -84,7 +98,10 @@ export class ReplayRunner {
       const earlier = recorded.find((r) => r.key === key);
       if (earlier) {
         if (earlier.pushDigest === digest) return { result: earlier.result };
-        failure ??= errorAnswer(id, { code: ErrorCode.InternalError, message: `Internal error: on replay the server asked ${push.method} (${key}) where it had asked something else before; the call cannot be replayed` });
+        failure ??= errorAnswer(id, {
+          code: ErrorCode.InternalError,
+          message: `Internal error: on replay the server asked ${push.method} (${key}) where it had asked something else before; the call cannot be replayed`,
+        });
         wake();
         return { error: { code: ErrorCode.InternalError, message: 'replay diverged' } };
       }
@@ -134,7 +151,12 @@ export class ReplayRunner {
       }
       if (signal.aborted) {
         controller.abort();
-        return errorAnswer(id, { code: ErrorCode.InternalError, message: run.timedOut ? `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` : 'Request cancelled' });
+        return errorAnswer(id, {
+          code: ErrorCode.InternalError,
+          message: run.timedOut
+            ? `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms`
+            : 'Request cancelled',
+        });
       }
       await new Promise<void>((resolve) => {
         wake = resolve;

@@ -7,7 +7,12 @@
 import { randomUUID } from 'node:crypto';
 import { ErrorCode, invalidParams, type WireError } from '../../core/errors.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
-import { inputRequiredResult, inputResponseToResult, urlElicitationToInputRequired, type KeyedPush } from '../../core/translate/inputRequests.ts';
+import {
+  inputRequiredResult,
+  inputResponseToResult,
+  urlElicitationToInputRequired,
+  type KeyedPush,
+} from '../../core/translate/inputRequests.ts';
 import { limitAnswer, limitRefusal } from '../../util/limits.ts';
 import { Shares } from '../../session/shares.ts';
 import { Keyring } from '../../state/keyring.ts';
@@ -105,11 +110,22 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     this.#bound = new RoundBound(options.collectMs);
     this.#listed = within.listed ?? (() => true);
     // On its own, only the quota per principal is shared out: `maxParked` bounds the rest (in `run`).
-    this.#shares = within.shares ?? new Shares({ budget: Number.POSITIVE_INFINITY, ...(options.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.maxParkedPerPrincipal } : {}) });
+    this.#shares =
+      within.shares ??
+      new Shares({
+        budget: Number.POSITIVE_INFINITY,
+        ...(options.maxParkedPerPrincipal !== undefined ? { parkedPerPrincipal: options.maxParkedPerPrincipal } : {}),
+      });
     this.#parked = new InProcessParkedCalls<ParkedCall>(options.maxParked !== undefined ? { max: options.maxParked } : {});
     this.keyring = options.keyring ?? new Keyring();
     this.#replay = options.replay
-      ? new ReplayRunner({ keyring: this.keyring, observed: (target, pushed) => this.observed(target, pushed), ...(options.now ? { now: options.now } : {}), bound: this.#bound, ...(options.usedStates ? { used: options.usedStates } : {}) })
+      ? new ReplayRunner({
+          keyring: this.keyring,
+          observed: (target, pushed) => this.observed(target, pushed),
+          ...(options.now ? { now: options.now } : {}),
+          bound: this.#bound,
+          ...(options.usedStates ? { used: options.usedStates } : {}),
+        })
       : undefined;
   }
 
@@ -255,7 +271,10 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     if (p.pending && p.pending.size > 0) return COLLECT;
     if (p.expired) {
       this.#drop(p, 'the upstream server did not answer in time');
-      return errorAnswer(call.request.id, { code: ErrorCode.InternalError, message: `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms` });
+      return errorAnswer(call.request.id, {
+        code: ErrorCode.InternalError,
+        message: `Internal error: the upstream server did not answer ${call.request.method} within ${call.timeoutMs} ms`,
+      });
     }
     return WAIT_FOR_EVENT;
   }
@@ -267,7 +286,12 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     p.notify = noop;
     const timeoutMs = this.#options.parkTimeoutMs ?? DEFAULTS.parkTimeoutMs;
     if (p.id === '') {
-      const admitted = this.#shares.admit('parked', p.principal, () => this.#drop(p, 'it was released to make room for other callers', true), () => !p.busy);
+      const admitted = this.#shares.admit(
+        'parked',
+        p.principal,
+        () => this.#drop(p, 'it was released to make room for other callers', true),
+        () => !p.busy,
+      );
       if (!('end' in admitted)) {
         this.#drop(p, 'too many calls are waiting for input', true);
         return limitAnswer(admitted, call.request.id);
@@ -296,7 +320,11 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     p.timer.unref?.();
     const serverInfo = call.session.initializeResult?.serverInfo;
     if (urlError) {
-      const converted = urlElicitationToInputRequired(urlError, { requestState, ...(serverInfo ? { serverInfo } : {}), firstOrdinal: p.ordinal + 1 });
+      const converted = urlElicitationToInputRequired(urlError, {
+        requestState,
+        ...(serverInfo ? { serverInfo } : {}),
+        firstOrdinal: p.ordinal + 1,
+      });
       if (!converted.ok) {
         this.#drop(p);
         return call.finish({ error: urlError });
@@ -364,7 +392,13 @@ export class MrtrBroker implements InputBroker, TargetMemory {
         pending.resolve({ result });
       }
     }
-    return this.#serve(p, { request: retry.request, ctx: retry.ctx, session: p.session, finish: retry.finishOn(p.session), timeoutMs: retry.timeoutMs });
+    return this.#serve(p, {
+      request: retry.request,
+      ctx: retry.ctx,
+      session: p.session,
+      finish: retry.finishOn(p.session),
+      timeoutMs: retry.timeoutMs,
+    });
   }
 
   /**

@@ -18,7 +18,12 @@ function fakeLib(modules: Record<string, string>): string {
 
 const load = suite('loadLib');
 load('should load the current layout of lib/', async () => {
-  const dir = fakeLib({ 'wrap/legacyServer/wrapLegacyServer': 'wrapLegacyServer', 'wrap/mrtr/suspend': 'MrtrBroker', 'transport/memory': 'createMemoryPair', 'transport/nodeHttp': 'serveNodeHttp' });
+  const dir = fakeLib({
+    'wrap/legacyServer/wrapLegacyServer': 'wrapLegacyServer',
+    'wrap/mrtr/suspend': 'MrtrBroker',
+    'transport/memory': 'createMemoryPair',
+    'transport/nodeHttp': 'serveNodeHttp',
+  });
   try {
     const lib = (await loadLib(dir, '.js')) as unknown as Record<string, string>;
     assert.is(lib['wrapLegacyServer'], 'wrap/legacyServer/wrapLegacyServer');
@@ -28,7 +33,12 @@ load('should load the current layout of lib/', async () => {
   }
 });
 load('should load the layout before it, where the wrap and the broker were single files', async () => {
-  const dir = fakeLib({ 'wrap/wrapLegacyServer': 'wrapLegacyServer', 'wrap/mrtr': 'MrtrBroker', 'transport/memory': 'createMemoryPair', 'transport/nodeHttp': 'serveNodeHttp' });
+  const dir = fakeLib({
+    'wrap/wrapLegacyServer': 'wrapLegacyServer',
+    'wrap/mrtr': 'MrtrBroker',
+    'transport/memory': 'createMemoryPair',
+    'transport/nodeHttp': 'serveNodeHttp',
+  });
   try {
     const lib = (await loadLib(dir, '.js')) as unknown as Record<string, string>;
     assert.is(lib['wrapLegacyServer'], 'wrap/wrapLegacyServer');

@@ -17,7 +17,8 @@ type Obj = Record<string, any>;
 
 function valid(revision: Revision, message: unknown, what: string, method?: string): void {
   const problems = validateMessage(revision, message, method === undefined ? {} : { method });
-  if (problems.length > 0) assert.unreachable(`${what} is not valid ${revision}:\n  ${problems.slice(0, 4).join('\n  ')}\n  ${JSON.stringify(message)}`);
+  if (problems.length > 0)
+    assert.unreachable(`${what} is not valid ${revision}:\n  ${problems.slice(0, 4).join('\n  ')}\n  ${JSON.stringify(message)}`);
 }
 
 function lines(s: Scenario, side: 'legacy' | 'modern', label: string | undefined): any[] {
@@ -53,23 +54,32 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
 
   switch (step.kind) {
     case 'initialize': {
-      const l = one(L, 'initialize'), m = one(M, 'discover');
+      const l = one(L, 'initialize'),
+        m = one(M, 'discover');
       toModern(okValue(t.initializeToDiscoverRequest(l), 'initializeToDiscoverRequest'), backM[0]);
       const back = one(backL, 'initialize back');
-      toLegacy(okValue(t.discoverToInitializeRequest(m, opts({ legacyVersion: back.params.protocolVersion })), 'discoverToInitializeRequest'), back);
+      toLegacy(
+        okValue(t.discoverToInitializeRequest(m, opts({ legacyVersion: back.params.protocolVersion })), 'discoverToInitializeRequest'),
+        back,
+      );
       break;
     }
     case 'initializeResult': {
-      const l = one(L, 'initialize result'), m = one(M, 'discover result');
+      const l = one(L, 'initialize result'),
+        m = one(M, 'discover result');
       const d = okValue(t.initializeResultToDiscover(l.result, opts({ cache })), 'initializeResultToDiscover');
       toModern({ jsonrpc: '2.0', id: l.id, result: d }, backM[0], 'server/discover');
       const back = one(backL, 'initialize result back');
-      const i = okValue(t.discoverToInitializeResult(m.result, { requestedVersion: back.result.protocolVersion }), 'discoverToInitializeResult');
+      const i = okValue(
+        t.discoverToInitializeResult(m.result, { requestedVersion: back.result.protocolVersion }),
+        'discoverToInitializeResult',
+      );
       toLegacy({ jsonrpc: '2.0', id: m.id, result: i }, back, 'initialize');
       break;
     }
     case 'request': {
-      const l = one(L, 'request'), m = one(M, 'request');
+      const l = one(L, 'request'),
+        m = one(M, 'request');
       toModern(okValue(t.requestToModern(l, session), 'requestToModern'), backM[0]);
       const got = okValue(t.requestToLegacy(m), 'requestToLegacy');
       toLegacy(got.request, one(backL, 'request back'));
@@ -78,8 +88,12 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
     }
     case 'result': {
       const method = String(step['method']);
-      const l = one(L, 'result'), m = one(M, 'result');
-      const r = okValue(t.resultToModern(method, l.result, opts({ serverInfo, cache, retry: step['retry'] as boolean | undefined })), 'resultToModern');
+      const l = one(L, 'result'),
+        m = one(M, 'result');
+      const r = okValue(
+        t.resultToModern(method, l.result, opts({ serverInfo, cache, retry: step['retry'] as boolean | undefined })),
+        'resultToModern',
+      );
       toModern({ jsonrpc: '2.0', id: l.id, result: r.result }, backM[0], method);
       const back = okValue(t.resultToLegacy(method, m.result), 'resultToLegacy');
       toLegacy({ jsonrpc: '2.0', id: m.id, result: back.result }, one(backL, 'result back'), method);
@@ -87,7 +101,8 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
     }
     case 'error': {
       const method = step['method'] as string | undefined;
-      const l = one(L, 'error'), m = one(M, 'error');
+      const l = one(L, 'error'),
+        m = one(M, 'error');
       toModern({ ...l, error: t.errorToModern(l.error, opts({ method, params: step['params'] })) }, backM[0]);
       toLegacy({ ...m, error: t.errorToLegacy(m.error, opts({ method })) }, one(backL, 'error back'));
       break;
@@ -103,7 +118,10 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       assert.is(entries.length, backL.length, `${step.label}: one push per input request`);
       entries.forEach(([key, input], i) => {
         const want = backL[i];
-        const push = okValue(t.inputRequestToPush(key, input, opts({ id: want.id, elicitationId: want.params?.elicitationId }) as { id: string }), 'inputRequestToPush');
+        const push = okValue(
+          t.inputRequestToPush(key, input, opts({ id: want.id, elicitationId: want.params?.elicitationId }) as { id: string }),
+          'inputRequestToPush',
+        );
         toLegacy(push, want);
       });
       break;
@@ -142,13 +160,15 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       break;
     }
     case 'progress': {
-      const l = one(L, 'progress'), m = one(M, 'progress');
+      const l = one(L, 'progress'),
+        m = one(M, 'progress');
       toModern(okValue(t.progressToModern(l), 'progressToModern'), backM[0]);
       toLegacy(okValue(t.progressToLegacy(m, { legacyVersion: lv as never }), 'progressToLegacy'), one(backL, 'progress back'));
       break;
     }
     case 'cancel': {
-      const l = one(L, 'cancel'), m = one(M, 'cancel');
+      const l = one(L, 'cancel'),
+        m = one(M, 'cancel');
       toModern(okValue(t.cancelToModern(l), 'cancelToModern'), backM[0]);
       toLegacy(okValue(t.cancelToLegacy(m), 'cancelToLegacy'), one(backL, 'cancel back'));
       break;
@@ -184,24 +204,52 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       const ackGot = t.acknowledgement(listen.id, t.honouredFilter(filter, caps));
       toModern(ackGot, ack);
       const back = t.filterToLegacySubscriptions(listen.params.notifications, caps);
-      assert.equal(back, backL.map((r) => r.params.uri), `${step.label}: subscribed URIs`);
+      assert.equal(
+        back,
+        backL.map((r) => r.params.uri),
+        `${step.label}: subscribed URIs`,
+      );
       break;
     }
     case 'urlElicitation': {
-      const l = one(L, '-32042'), m = one(M, 'input_required');
-      const got = okValue(t.urlElicitationToInputRequired(l.error, opts({ requestState: step['requestState'], serverInfo })), 'urlElicitationToInputRequired');
+      const l = one(L, '-32042'),
+        m = one(M, 'input_required');
+      const got = okValue(
+        t.urlElicitationToInputRequired(l.error, opts({ requestState: step['requestState'], serverInfo })),
+        'urlElicitationToInputRequired',
+      );
       toModern({ jsonrpc: '2.0', id: l.id, result: got.result }, backM[0], 'tools/call');
       const ids = step['elicitationIds'] as Record<string, string>;
       assert.equal(got.elicitationIds, ids, `${step.label}: elicitation ids kept`);
       const back = one(backL, '-32042 back');
-      const err = okValue(t.inputRequiredToUrlElicitation(okValue(t.readInputRequired(m.result), 'readInputRequired').inputRequests, (k) => ids[k]!, back.error.message), 'inputRequiredToUrlElicitation');
+      const err = okValue(
+        t.inputRequiredToUrlElicitation(
+          okValue(t.readInputRequired(m.result), 'readInputRequired').inputRequests,
+          (k) => ids[k]!,
+          back.error.message,
+        ),
+        'inputRequiredToUrlElicitation',
+      );
       toLegacy({ jsonrpc: '2.0', id: m.id, error: err }, back);
       break;
     }
     case 'task': {
-      const l = one(L, 'task'), m = one(M, 'task');
-      toModern({ jsonrpc: '2.0', id: l.id, result: okValue(t.createTaskResultToModern(l.result, opts({ serverInfo })), 'createTaskResultToModern') }, backM[0], 'tools/call');
-      toLegacy({ jsonrpc: '2.0', id: m.id, result: okValue(t.createTaskResultToLegacy(m.result), 'createTaskResultToLegacy') }, one(backL, 'task back'), 'tools/call');
+      const l = one(L, 'task'),
+        m = one(M, 'task');
+      toModern(
+        {
+          jsonrpc: '2.0',
+          id: l.id,
+          result: okValue(t.createTaskResultToModern(l.result, opts({ serverInfo })), 'createTaskResultToModern'),
+        },
+        backM[0],
+        'tools/call',
+      );
+      toLegacy(
+        { jsonrpc: '2.0', id: m.id, result: okValue(t.createTaskResultToLegacy(m.result), 'createTaskResultToLegacy') },
+        one(backL, 'task back'),
+        'tools/call',
+      );
       break;
     }
     case 'batch': {
@@ -214,7 +262,10 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       });
       assert.is(out.length, backM.length, `${step.label}: one modern request per member`);
       out.forEach((o, i) => toModern(o, backM[i]));
-      toLegacy(M.map((m) => okValue(t.requestToLegacy(m), 'requestToLegacy').request), one(backL, 'batch back'));
+      toLegacy(
+        M.map((m) => okValue(t.requestToLegacy(m), 'requestToLegacy').request),
+        one(backL, 'batch back'),
+      );
       break;
     }
     default:
@@ -235,13 +286,19 @@ for (const name of names) {
   if (missingFiles(name).length > 0) continue;
   corpus(`should translate ${name} both ways into schema-valid messages`, () => {
     const s = loadScenario(name);
-    const labels = new Set(s.steps.flatMap((st) => [st.label, st.back, st.backModern, st['original'] as string | undefined].filter(Boolean)));
-    for (const label of [...s.legacy.keys(), ...s.modern.keys()]) assert.ok(labels.has(label), `${name}: line label ${label} belongs to no step`);
+    const labels = new Set(
+      s.steps.flatMap((st) => [st.label, st.back, st.backModern, st['original'] as string | undefined].filter(Boolean)),
+    );
+    for (const label of [...s.legacy.keys(), ...s.modern.keys()])
+      assert.ok(labels.has(label), `${name}: line label ${label} belongs to no step`);
     for (const st of s.steps) assert.ok(s.legacy.has(st.label) || s.modern.has(st.label), `${name}: step ${st.label} has no lines`);
     const methodOf = new Map<string, string>();
     for (const st of s.steps) if (typeof st['method'] === 'string') methodOf.set(st.label, st['method']);
     // The fixtures themselves are valid messages of their revision.
-    for (const [side, rev] of [['legacy', s.legacyVersion], ['modern', MODERN]] as const) {
+    for (const [side, rev] of [
+      ['legacy', s.legacyVersion],
+      ['modern', MODERN],
+    ] as const) {
       for (const [label, msgs] of side === 'legacy' ? s.legacy : s.modern) {
         const step = s.steps.find((st) => st.label === label || st.back === label || st.backModern === label);
         let method = methodOf.get(step?.label ?? label);
@@ -250,7 +307,8 @@ for (const name of names) {
         for (const m of msgs) valid(rev, m, `${name}/${side}.jsonl ${label}`, method);
       }
     }
-    for (const step of s.steps) for (const [rev, msg, method] of runStep(s, step)) valid(rev, msg, `${name}: emitted for ${step.label}`, method);
+    for (const step of s.steps)
+      for (const [rev, msg, method] of runStep(s, step)) valid(rev, msg, `${name}: emitted for ${step.label}`, method);
   });
 }
 

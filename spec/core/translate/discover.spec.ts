@@ -5,7 +5,9 @@ import { refusalToInitializeError } from '../../../lib/core/translate/discover.t
 const refusal = suite('refusalToInitializeError');
 
 refusal('should name the versions the upstream supports', () => {
-  const error = refusalToInitializeError({ error: { code: -32022, message: 'Unsupported', data: { supported: ['2027-01-01', '2025-11-25'], requested: '2026-07-28' } } });
+  const error = refusalToInitializeError({
+    error: { code: -32022, message: 'Unsupported', data: { supported: ['2027-01-01', '2025-11-25'], requested: '2026-07-28' } },
+  });
   assert.is(error.code, -32602);
   assert.match(error.message, '2027-01-01, 2025-11-25');
   assert.equal(error.data, { supported: ['2027-01-01', '2025-11-25'], requested: '2026-07-28', upstreamCode: -32022 });
@@ -18,4 +20,3 @@ refusal('should name the HTTP status', () => {
 });
 
 refusal.run();
-

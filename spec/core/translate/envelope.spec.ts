@@ -1,15 +1,34 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { okValue } from '../../helpers/outcome.ts';
-import { discoverToInitializeRequest, initializeToDiscoverRequest, readEnvelope, requestToLegacy, requestToModern } from '../../../lib/core/translate/envelope.ts';
+import {
+  discoverToInitializeRequest,
+  initializeToDiscoverRequest,
+  readEnvelope,
+  requestToLegacy,
+  requestToModern,
+} from '../../../lib/core/translate/envelope.ts';
 import { CLIENT, modernMeta, modernRequest } from '../../helpers/messages.ts';
 import { validateMessage } from '../../helpers/schemas.ts';
 
 const read = suite('readEnvelope');
 read('should read version, capabilities, client info, log level and progress token', () => {
-  const r = readEnvelope(modernRequest('tools/list', {}, { 'io.modelcontextprotocol/logLevel': 'warning', progressToken: 'p1', 'io.modelcontextprotocol/clientCapabilities': { roots: {} } }));
+  const r = readEnvelope(
+    modernRequest(
+      'tools/list',
+      {},
+      { 'io.modelcontextprotocol/logLevel': 'warning', progressToken: 'p1', 'io.modelcontextprotocol/clientCapabilities': { roots: {} } },
+    ),
+  );
   assert.ok(r.ok);
-  if (r.ok) assert.equal(r.value, { protocolVersion: '2026-07-28', clientCapabilities: { roots: {} }, clientInfo: CLIENT, logLevel: 'warning', progressToken: 'p1' });
+  if (r.ok)
+    assert.equal(r.value, {
+      protocolVersion: '2026-07-28',
+      clientCapabilities: { roots: {} },
+      clientInfo: CLIENT,
+      logLevel: 'warning',
+      progressToken: 'p1',
+    });
 });
 read('should answer a missing required key with -32602 and HTTP 400', () => {
   const cases = [
@@ -32,13 +51,27 @@ read('should answer an unsupported version with -32022 naming the supported ones
     const r = readEnvelope(modernRequest('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': version }));
     assert.not.ok(r.ok);
     if (!r.ok) {
-      assert.equal({ code: r.error.code, data: r.error.data, status: r.error.status }, { code: -32022, data: { supported: ['2026-07-28'], requested: version }, status: 400 });
-      assert.equal(validateMessage('2026-07-28', { jsonrpc: '2.0', id: 1, error: { code: r.error.code, message: r.error.message, data: r.error.data } }), []);
+      assert.equal(
+        { code: r.error.code, data: r.error.data, status: r.error.status },
+        { code: -32022, data: { supported: ['2026-07-28'], requested: version }, status: 400 },
+      );
+      assert.equal(
+        validateMessage('2026-07-28', {
+          jsonrpc: '2.0',
+          id: 1,
+          error: { code: r.error.code, message: r.error.message, data: r.error.data },
+        }),
+        [],
+      );
     }
   }
 });
 read('should refuse an unknown log level and malformed client info or capabilities with -32602', () => {
-  for (const meta of [{ 'io.modelcontextprotocol/logLevel': 'verbose' }, { 'io.modelcontextprotocol/clientInfo': { name: 'x' } }, { 'io.modelcontextprotocol/clientCapabilities': 'all' }]) {
+  for (const meta of [
+    { 'io.modelcontextprotocol/logLevel': 'verbose' },
+    { 'io.modelcontextprotocol/clientInfo': { name: 'x' } },
+    { 'io.modelcontextprotocol/clientCapabilities': 'all' },
+  ]) {
     const r = readEnvelope(modernRequest('tools/list', {}, meta));
     assert.not.ok(r.ok, JSON.stringify(meta));
     if (!r.ok) assert.is(r.error.code, -32602);
@@ -48,14 +81,28 @@ read.run();
 
 const toLegacy = suite('requestToLegacy');
 toLegacy('should strip the era keys and keep the progress token, trace context and other keys', () => {
-  const r = requestToLegacy(modernRequest('tools/call', { name: 'echo', arguments: { a: 1 } }, { progressToken: 7, traceparent: '00-abc-def-01', 'com.example/x': true }));
+  const r = requestToLegacy(
+    modernRequest(
+      'tools/call',
+      { name: 'echo', arguments: { a: 1 } },
+      { progressToken: 7, traceparent: '00-abc-def-01', 'com.example/x': true },
+    ),
+  );
   assert.ok(r.ok);
-  if (r.ok) assert.equal(r.value.request, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { a: 1 }, _meta: { progressToken: 7, traceparent: '00-abc-def-01', 'com.example/x': true } } });
+  if (r.ok)
+    assert.equal(r.value.request, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'echo', arguments: { a: 1 }, _meta: { progressToken: 7, traceparent: '00-abc-def-01', 'com.example/x': true } },
+    });
 });
 toLegacy('should omit params that end up empty, and take the MRTR members off a retry', () => {
   const r = requestToLegacy(modernRequest('tools/list'));
   assert.not.ok('params' in okValue(r).request);
-  const retry = requestToLegacy(modernRequest('prompts/get', { name: 'p', inputResponses: { k: { action: 'cancel' } }, requestState: 's' }));
+  const retry = requestToLegacy(
+    modernRequest('prompts/get', { name: 'p', inputResponses: { k: { action: 'cancel' } }, requestState: 's' }),
+  );
   assert.ok(retry.ok);
   if (retry.ok) {
     assert.equal(retry.value.request.params, { name: 'p' });
@@ -63,7 +110,9 @@ toLegacy('should omit params that end up empty, and take the MRTR members off a 
   }
 });
 toLegacy('should leave inputResponses alone on methods that cannot carry MRTR', () => {
-  const r = requestToLegacy(modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' }, requestState: 'x' }));
+  const r = requestToLegacy(
+    modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' }, requestState: 'x' }),
+  );
   assert.is(okValue(r).retry, undefined);
   assert.is(okValue(r).request.params?.['requestState'], 'x');
 });
@@ -86,10 +135,20 @@ toLegacy.run();
 const toModern = suite('requestToModern');
 const session = { clientInfo: CLIENT, capabilities: { roots: { listChanged: true }, sampling: {} }, logLevel: 'info' as const };
 toModern('should stamp the session version, identity, capabilities and log level over the request _meta', () => {
-  const r = requestToModern({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 't', _meta: { progressToken: 'tok' } } }, session);
+  const r = requestToModern(
+    { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 't', _meta: { progressToken: 'tok' } } },
+    session,
+  );
   assert.ok(r.ok);
   if (r.ok) {
-    assert.equal(r.value.params?.['_meta'], modernMeta({ progressToken: 'tok', 'io.modelcontextprotocol/clientCapabilities': { roots: {}, sampling: {} }, 'io.modelcontextprotocol/logLevel': 'info' }));
+    assert.equal(
+      r.value.params?.['_meta'],
+      modernMeta({
+        progressToken: 'tok',
+        'io.modelcontextprotocol/clientCapabilities': { roots: {}, sampling: {} },
+        'io.modelcontextprotocol/logLevel': 'info',
+      }),
+    );
     assert.equal(validateMessage('2026-07-28', r.value), []);
   }
 });
@@ -108,17 +167,32 @@ toModern.run();
 
 const init = suite('initialize ⇄ server/discover requests');
 init('should carry client info and capabilities across and keep the id', () => {
-  const initialize = { jsonrpc: '2.0' as const, id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true }, elicitation: {} }, clientInfo: CLIENT } };
+  const initialize = {
+    jsonrpc: '2.0' as const,
+    id: 0,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true }, elicitation: {} }, clientInfo: CLIENT },
+  };
   const d = initializeToDiscoverRequest(initialize);
   assert.ok(d.ok);
   if (!d.ok) return;
-  assert.equal(d.value, { jsonrpc: '2.0', id: 0, method: 'server/discover', params: { _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': { roots: {}, elicitation: {} } }) } });
+  assert.equal(d.value, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'server/discover',
+    params: { _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': { roots: {}, elicitation: {} } }) },
+  });
   const back = discoverToInitializeRequest(d.value, { legacyVersion: '2025-06-18' });
   assert.ok(back.ok);
   if (back.ok) assert.equal(back.value, { ...initialize, params: { ...initialize.params, capabilities: { roots: {}, elicitation: {} } } });
 });
 init('should synthesise client info for a discover that carries none, and refuse a malformed initialize', () => {
-  const d = discoverToInitializeRequest({ jsonrpc: '2.0', id: 'd', method: 'server/discover', params: { _meta: modernMeta({ 'io.modelcontextprotocol/clientInfo': undefined }) } });
+  const d = discoverToInitializeRequest({
+    jsonrpc: '2.0',
+    id: 'd',
+    method: 'server/discover',
+    params: { _meta: modernMeta({ 'io.modelcontextprotocol/clientInfo': undefined }) },
+  });
   assert.ok(d.ok);
   if (d.ok) {
     assert.equal((d.value.params as { clientInfo: unknown }).clientInfo, { name: 'mcp-dual-era', version: '0.1.0' });
@@ -132,7 +206,9 @@ init.run();
 
 const hostile = suite('the envelope under hostile members');
 hostile('should pass a params member named __proto__ upstream as data', () => {
-  const request = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","__proto__":{"name":"y"},"_meta":${JSON.stringify(modernMeta())}}}`);
+  const request = JSON.parse(
+    `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","__proto__":{"name":"y"},"_meta":${JSON.stringify(modernMeta())}}}`,
+  );
   const r = requestToLegacy(request);
   assert.ok(r.ok);
   if (!r.ok) return;
@@ -141,7 +217,12 @@ hostile('should pass a params member named __proto__ upstream as data', () => {
 });
 hostile('should refuse an initialize whose capabilities hold arrays where objects belong', () => {
   for (const capabilities of [[], { elicitation: [] }, { roots: [[0]] }, { tasks: { requests: [] } }]) {
-    const r = initializeToDiscoverRequest({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities, clientInfo: CLIENT } });
+    const r = initializeToDiscoverRequest({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities, clientInfo: CLIENT },
+    });
     assert.not.ok(r.ok, JSON.stringify(capabilities));
     if (!r.ok) assert.is(r.error.code, -32602);
   }

@@ -32,18 +32,22 @@ const schema = {
   type: 'object',
   properties: {
     region: { type: 'string', 'x-mcp-header': 'Region' },
-    options: { type: 'object', properties: { dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' }, count: { type: 'integer', 'x-mcp-header': 'Count' } } },
+    options: {
+      type: 'object',
+      properties: { dryRun: { type: 'boolean', 'x-mcp-header': 'Dry-Run' }, count: { type: 'integer', 'x-mcp-header': 'Count' } },
+    },
     text: { type: 'string' },
   },
 };
 ann('should find annotations reachable through properties, with their paths and types', () => {
   const r = paramHeaders(schema);
   assert.ok(r.ok);
-  if (r.ok) assert.equal(r.value, [
-    { name: 'Region', path: ['region'], type: 'string' },
-    { name: 'Dry-Run', path: ['options', 'dryRun'], type: 'boolean' },
-    { name: 'Count', path: ['options', 'count'], type: 'integer' },
-  ]);
+  if (r.ok)
+    assert.equal(r.value, [
+      { name: 'Region', path: ['region'], type: 'string' },
+      { name: 'Dry-Run', path: ['options', 'dryRun'], type: 'boolean' },
+      { name: 'Count', path: ['options', 'count'], type: 'integer' },
+    ]);
 });
 ann('should refuse annotations the spec forbids', () => {
   const bad = [
@@ -60,19 +64,24 @@ ann('should refuse annotations the spec forbids', () => {
 ann.run();
 
 const hdr = suite('computeHeaders / verifyHeaders');
-const call = modernRequest('tools/call', { name: 'deploy', arguments: { region: 'eu-west 1 ✓', options: { dryRun: false, count: 3 }, text: 'x' } });
-const lookup = (h: Record<string, string>) => (name: string) => Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+const call = modernRequest('tools/call', {
+  name: 'deploy',
+  arguments: { region: 'eu-west 1 ✓', options: { dryRun: false, count: 3 }, text: 'x' },
+});
+const lookup = (h: Record<string, string>) => (name: string) =>
+  Object.entries(h).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
 hdr('should compute every routing header for a tools/call', () => {
   const r = computeHeaders(call, { tool: { inputSchema: schema } });
   assert.ok(r.ok);
-  if (r.ok) assert.equal(r.value, {
-    'MCP-Protocol-Version': '2026-07-28',
-    'Mcp-Method': 'tools/call',
-    'Mcp-Name': 'deploy',
-    'Mcp-Param-Region': encodeHeaderValue('eu-west 1 ✓'),
-    'Mcp-Param-Dry-Run': 'false',
-    'Mcp-Param-Count': '3',
-  });
+  if (r.ok)
+    assert.equal(r.value, {
+      'MCP-Protocol-Version': '2026-07-28',
+      'Mcp-Method': 'tools/call',
+      'Mcp-Name': 'deploy',
+      'Mcp-Param-Region': encodeHeaderValue('eu-west 1 ✓'),
+      'Mcp-Param-Dry-Run': 'false',
+      'Mcp-Param-Count': '3',
+    });
 });
 hdr('should use Mcp-Name for resources/read and none for server/discover', () => {
   const read = computeHeaders(modernRequest('resources/read', { uri: 'file:///a b.txt' }));
@@ -114,20 +123,29 @@ hdr('should not ask for a param header whose argument is absent or null', () => 
   const r = computeHeaders(req, { tool: { inputSchema: schema } });
   const names = Object.keys(okValue(r));
   assert.ok(names.includes('Mcp-Method'), JSON.stringify(names));
-  assert.equal(names.filter((k) => k.startsWith('Mcp-Param-')), []);
+  assert.equal(
+    names.filter((k) => k.startsWith('Mcp-Param-')),
+    [],
+  );
   if (r.ok) assert.ok(verifyHeaders(req, lookup(r.value), { tool: { inputSchema: schema } }).ok);
 });
 hdr.run();
 
 const hostile = suite('verifyHeaders under hostile members');
 hostile('should answer -32020 for body values whose toString member is not a function', () => {
-  const versionObject = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":{"toString":0}}}}`);
+  const versionObject = JSON.parse(
+    `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":{"toString":0}}}}`,
+  );
   const r = verifyHeaders(versionObject, lookup({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/list' }));
   assert.not.ok(r.ok);
   if (!r.ok) assert.is(r.error.code, -32020);
   const schema = { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } };
   const call = JSON.parse(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"region":{"toString":0}}}}`);
-  const p = verifyHeaders(call, lookup({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 't', 'Mcp-Param-Region': 'x' }), { tool: { inputSchema: schema } });
+  const p = verifyHeaders(
+    call,
+    lookup({ 'MCP-Protocol-Version': '2026-07-28', 'Mcp-Method': 'tools/call', 'Mcp-Name': 't', 'Mcp-Param-Region': 'x' }),
+    { tool: { inputSchema: schema } },
+  );
   assert.not.ok(p.ok);
   if (!p.ok) assert.is(p.error.code, -32020);
 });

@@ -1,8 +1,24 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { failure, okValue } from '../../helpers/outcome.ts';
-import { cancelToModern, isLegacyOnlyNotification, logAllowed, logToModern, progressToLegacy } from '../../../lib/core/translate/notifications.ts';
-import { acknowledgement, filterToLegacySubscriptions, honouredFilter, legacySubscriptionsToFilter, listenResult, notificationFromListen, notificationToListen, readListenFilter, uriMatches } from '../../../lib/core/translate/subscriptions.ts';
+import {
+  cancelToModern,
+  isLegacyOnlyNotification,
+  logAllowed,
+  logToModern,
+  progressToLegacy,
+} from '../../../lib/core/translate/notifications.ts';
+import {
+  acknowledgement,
+  filterToLegacySubscriptions,
+  honouredFilter,
+  legacySubscriptionsToFilter,
+  listenResult,
+  notificationFromListen,
+  notificationToListen,
+  readListenFilter,
+  uriMatches,
+} from '../../../lib/core/translate/subscriptions.ts';
 import { assembleBatch, splitBatch } from '../../../lib/core/translate/batch.ts';
 import { modernMeta, SERVER } from '../../helpers/messages.ts';
 import { validateMessage } from '../../helpers/schemas.ts';
@@ -22,7 +38,11 @@ logs.run();
 
 const prog = suite('progress and cancellation');
 prog('should drop progress message for a 2024-11-05 peer only', () => {
-  const n = { jsonrpc: '2.0' as const, method: 'notifications/progress', params: { progressToken: 't', progress: 1, total: 2, message: 'half' } };
+  const n = {
+    jsonrpc: '2.0' as const,
+    method: 'notifications/progress',
+    params: { progressToken: 't', progress: 1, total: 2, message: 'half' },
+  };
   const old = progressToLegacy(n, { legacyVersion: '2024-11-05' });
   assert.not.ok('message' in (okValue(old).params ?? {}));
   const newer = progressToLegacy(n, { legacyVersion: '2025-03-26' });
@@ -40,20 +60,47 @@ prog.run();
 const subs = suite('subscriptions');
 const caps = { tools: { listChanged: true }, prompts: {}, resources: { subscribe: true, listChanged: false } };
 subs('should acknowledge only what the server supports', () => {
-  const honoured = honouredFilter({ toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['file:///a'], taskIds: ['t'] }, caps);
+  const honoured = honouredFilter(
+    { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['file:///a'], taskIds: ['t'] },
+    caps,
+  );
   assert.equal(honoured, { toolsListChanged: true, resourceSubscriptions: ['file:///a'] });
   const ack = acknowledgement('listen-1', honoured);
   assert.equal(validateMessage('2026-07-28', ack), []);
-  assert.equal(validateMessage('2026-07-28', { jsonrpc: '2.0', id: 'listen-1', result: listenResult('listen-1', { serverInfo: SERVER }) }, { method: 'subscriptions/listen' }), []);
+  assert.equal(
+    validateMessage(
+      '2026-07-28',
+      { jsonrpc: '2.0', id: 'listen-1', result: listenResult('listen-1', { serverInfo: SERVER }) },
+      { method: 'subscriptions/listen' },
+    ),
+    [],
+  );
 });
 subs('should deliver only opted-in notifications, tagged, and match sub-resources', () => {
   const listen = { subscriptionId: 7, filter: { toolsListChanged: true, resourceSubscriptions: ['file:///project/'] } };
-  const tagged = notificationToListen({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///project/src/a.ts' } }, listen);
-  assert.equal(tagged, { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///project/src/a.ts', _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } } });
+  const tagged = notificationToListen(
+    { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///project/src/a.ts' } },
+    listen,
+  );
+  assert.equal(tagged, {
+    jsonrpc: '2.0',
+    method: 'notifications/resources/updated',
+    params: { uri: 'file:///project/src/a.ts', _meta: { 'io.modelcontextprotocol/subscriptionId': 7 } },
+  });
   assert.is(notificationToListen({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' }, listen), undefined);
-  assert.is(notificationToListen({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///other' } }, listen), undefined);
-  assert.is(notificationToListen({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 1 } }, listen), undefined, 'logs never on a listen');
-  assert.equal(notificationFromListen(tagged!), { notification: { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///project/src/a.ts' } }, subscriptionId: 7 });
+  assert.is(
+    notificationToListen({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///other' } }, listen),
+    undefined,
+  );
+  assert.is(
+    notificationToListen({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 1 } }, listen),
+    undefined,
+    'logs never on a listen',
+  );
+  assert.equal(notificationFromListen(tagged!), {
+    notification: { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'file:///project/src/a.ts' } },
+    subscriptionId: 7,
+  });
   assert.ok(uriMatches('file:///a/b', ['file:///a']));
   assert.not.ok(uriMatches('file:///ab', ['file:///a']));
 });
@@ -79,7 +126,14 @@ batch('should split a batch, answer broken members in place, and assemble answer
     [1, { jsonrpc: '2.0' as const, id: 1, result: { tools: [] } }],
   ]);
   const out = assembleBatch(items, answers);
-  assert.equal(out?.map((r) => [r.id, 'error' in r ? r.error.code : 'ok']), [[1, 'ok'], [2, -32600], [3, 'ok']]);
+  assert.equal(
+    out?.map((r) => [r.id, 'error' in r ? r.error.code : 'ok']),
+    [
+      [1, 'ok'],
+      [2, -32600],
+      [3, 'ok'],
+    ],
+  );
   assert.is(assembleBatch(splitBatch([{ jsonrpc: '2.0', method: 'notifications/initialized' }]), new Map()), undefined);
 });
 batch.run();

@@ -4,13 +4,27 @@ import { failure, okValue } from '../../helpers/outcome.ts';
 import { discoverToInitializeResult, initializeResultToDiscover } from '../../../lib/core/translate/discover.ts';
 import { errorToLegacy, errorToModern } from '../../../lib/core/translate/errors.ts';
 import { resultToLegacy, resultToModern } from '../../../lib/core/translate/results.ts';
-import { clientCapabilitiesToLegacy, clientCapabilitiesToModern, serverCapabilitiesToLegacy, serverCapabilitiesToModern } from '../../../lib/core/translate/capabilities.ts';
+import {
+  clientCapabilitiesToLegacy,
+  clientCapabilitiesToModern,
+  serverCapabilitiesToLegacy,
+  serverCapabilitiesToModern,
+} from '../../../lib/core/translate/capabilities.ts';
 import { createTaskResultToLegacy, createTaskResultToModern } from '../../../lib/core/translate/tasks.ts';
 import { SERVER } from '../../helpers/messages.ts';
 import { validateMessage } from '../../helpers/schemas.ts';
 
 const res = suite('resultToModern / resultToLegacy');
-const tools = { tools: [{ name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string', 'x-mcp-header': 'Text' } } } }, { name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } }, execution: { taskSupport: 'optional' } }] };
+const tools = {
+  tools: [
+    { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string', 'x-mcp-header': 'Text' } } } },
+    {
+      name: 'bad',
+      inputSchema: { type: 'object', properties: { n: { type: 'number', 'x-mcp-header': 'N' } } },
+      execution: { taskSupport: 'optional' },
+    },
+  ],
+};
 res('should add resultType, server info and the no-caching default to a cacheable result', () => {
   const r = resultToModern('tools/list', tools, { serverInfo: SERVER });
   assert.ok(r.ok);
@@ -25,7 +39,10 @@ res('should keep a legacy tool with a broken x-mcp-header usable by removing the
   if (!r.ok) return assert.unreachable();
   const bad = (r.value.result['tools'] as Array<Record<string, unknown>>)[1]!;
   assert.equal(bad, { name: 'bad', inputSchema: { type: 'object', properties: { n: { type: 'number' } } } });
-  assert.equal(r.value.invalidTools.map((x) => x.tool), ['bad']);
+  assert.equal(
+    r.value.invalidTools.map((x) => x.tool),
+    ['bad'],
+  );
   assert.is((tools.tools[1]!.inputSchema.properties.n as Record<string, unknown>)['x-mcp-header'], 'N', 'input not mutated');
 });
 res('should use the configured cache policy, but never cache a retry', () => {
@@ -39,21 +56,38 @@ res('should use the configured cache policy, but never cache a retry', () => {
   assert.not.ok('ttlMs' in okValue(call).result, 'tools/call is not cacheable');
 });
 res('should refuse an upstream result of the wrong shape with -32603', () => {
-  for (const [method, body] of [['tools/list', { tools: 'x' }], ['tools/call', {}], ['resources/read', { contents: [1] }]] as const) {
+  for (const [method, body] of [
+    ['tools/list', { tools: 'x' }],
+    ['tools/call', {}],
+    ['resources/read', { contents: [1] }],
+  ] as const) {
     const r = resultToModern(method, body as never);
     assert.not.ok(r.ok, method);
     if (!r.ok) assert.is(r.error.code, -32603);
   }
 });
 res('should strip modern members going legacy, drop broken-annotation tools, and non-object structuredContent', () => {
-  const modern = { resultType: 'complete', tools: tools.tools, ttlMs: 10, cacheScope: 'public', _meta: { 'io.modelcontextprotocol/serverInfo': SERVER, 'com.example/x': 1 } };
+  const modern = {
+    resultType: 'complete',
+    tools: tools.tools,
+    ttlMs: 10,
+    cacheScope: 'public',
+    _meta: { 'io.modelcontextprotocol/serverInfo': SERVER, 'com.example/x': 1 },
+  };
   const r = resultToLegacy('tools/list', modern);
   assert.ok(r.ok);
   if (r.ok) {
     assert.equal(r.value.result, { tools: [tools.tools[0]], _meta: { 'com.example/x': 1 } });
-    assert.equal(r.value.droppedTools.map((x) => x.tool), ['bad']);
+    assert.equal(
+      r.value.droppedTools.map((x) => x.tool),
+      ['bad'],
+    );
   }
-  const call = resultToLegacy('tools/call', { resultType: 'complete', content: [{ type: 'text', text: '[1,2]' }], structuredContent: [1, 2] });
+  const call = resultToLegacy('tools/call', {
+    resultType: 'complete',
+    content: [{ type: 'text', text: '[1,2]' }],
+    structuredContent: [1, 2],
+  });
   assert.not.ok('structuredContent' in okValue(call).result);
   const obj = resultToLegacy('tools/call', { resultType: 'complete', content: [], structuredContent: { a: 1 } });
   assert.equal(okValue(obj).result['structuredContent'], { a: 1 });
@@ -68,7 +102,12 @@ res('should refuse input_required, task and unknown result types as plain result
 res.run();
 
 const disc = suite('initialize result ⇄ discover result');
-const init = { protocolVersion: '2025-06-18', capabilities: { tools: { listChanged: true }, logging: {}, tasks: { requests: { tools: { call: {} } } } }, serverInfo: SERVER, instructions: 'Use echo.' };
+const init = {
+  protocolVersion: '2025-06-18',
+  capabilities: { tools: { listChanged: true }, logging: {}, tasks: { requests: { tools: { call: {} } } } },
+  serverInfo: SERVER,
+  instructions: 'Use echo.',
+};
 disc('should list only modern versions in discover and move server info into _meta', () => {
   const r = initializeResultToDiscover(init);
   assert.ok(r.ok);
@@ -76,7 +115,11 @@ disc('should list only modern versions in discover and move server info into _me
   assert.equal(r.value, {
     resultType: 'complete',
     supportedVersions: ['2026-07-28'],
-    capabilities: { tools: { listChanged: true }, logging: {}, extensions: { 'io.modelcontextprotocol/tasks': {}, 'mcp-dual-era/legacy-tasks': { requests: { tools: { call: {} } } } } },
+    capabilities: {
+      tools: { listChanged: true },
+      logging: {},
+      extensions: { 'io.modelcontextprotocol/tasks': {}, 'mcp-dual-era/legacy-tasks': { requests: { tools: { call: {} } } } },
+    },
     _meta: { 'io.modelcontextprotocol/serverInfo': SERVER },
     instructions: 'Use echo.',
     ttlMs: 0,
@@ -85,7 +128,13 @@ disc('should list only modern versions in discover and move server info into _me
   assert.equal(validateMessage('2026-07-28', { jsonrpc: '2.0', id: 1, result: r.value }, { method: 'server/discover' }), []);
 });
 disc('should answer a legacy client in its own version when supported, else the newest, and synthesise server info', () => {
-  const discover = { resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { prompts: {} }, ttlMs: 0, cacheScope: 'public' };
+  const discover = {
+    resultType: 'complete',
+    supportedVersions: ['2026-07-28'],
+    capabilities: { prompts: {} },
+    ttlMs: 0,
+    cacheScope: 'public',
+  };
   const a = discoverToInitializeResult(discover, { requestedVersion: '2025-03-26' });
   assert.is(okValue(a).protocolVersion, '2025-03-26');
   assert.is(okValue(a).serverInfo.name, 'mcp-dual-era');
@@ -98,15 +147,33 @@ disc.run();
 
 const caps = suite('capabilities');
 caps('should map roots, tasks and extensions both ways', () => {
-  assert.equal(clientCapabilitiesToModern({ roots: { listChanged: true }, sampling: { tools: {} }, tasks: { requests: { sampling: { createMessage: {} } } }, extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } }), {
-    roots: {},
-    sampling: { tools: {} },
-    extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] }, 'io.modelcontextprotocol/tasks': {} },
-  });
-  assert.equal(clientCapabilitiesToLegacy({ roots: {}, elicitation: { form: {}, url: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } }), { roots: {}, elicitation: { form: {}, url: {} } });
+  assert.equal(
+    clientCapabilitiesToModern({
+      roots: { listChanged: true },
+      sampling: { tools: {} },
+      tasks: { requests: { sampling: { createMessage: {} } } },
+      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
+    }),
+    {
+      roots: {},
+      sampling: { tools: {} },
+      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] }, 'io.modelcontextprotocol/tasks': {} },
+    },
+  );
+  assert.equal(
+    clientCapabilitiesToLegacy({ roots: {}, elicitation: { form: {}, url: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } }),
+    { roots: {}, elicitation: { form: {}, url: {} } },
+  );
   assert.equal(clientCapabilitiesToLegacy({ roots: {} }, { rootsListChanged: true }), { roots: { listChanged: true } });
-  assert.equal(serverCapabilitiesToModern({ tasks: { list: {} }, tools: {} }), { tools: {}, extensions: { 'mcp-dual-era/legacy-tasks': { list: {} } } }, 'tasks without tools/call support: no tasks extension, only the declaration carried');
-  assert.equal(serverCapabilitiesToLegacy({ extensions: { 'io.modelcontextprotocol/tasks': {} }, resources: { subscribe: true } }), { resources: { subscribe: true }, tasks: { cancel: {}, requests: { tools: { call: {} } } } });
+  assert.equal(
+    serverCapabilitiesToModern({ tasks: { list: {} }, tools: {} }),
+    { tools: {}, extensions: { 'mcp-dual-era/legacy-tasks': { list: {} } } },
+    'tasks without tools/call support: no tasks extension, only the declaration carried',
+  );
+  assert.equal(serverCapabilitiesToLegacy({ extensions: { 'io.modelcontextprotocol/tasks': {} }, resources: { subscribe: true } }), {
+    resources: { subscribe: true },
+    tasks: { cancel: {}, requests: { tools: { call: {} } } },
+  });
 });
 caps.run();
 
@@ -115,7 +182,11 @@ errs('should map resource-not-found both ways', () => {
   const legacy = { code: -32002, message: 'Resource not found' };
   const modern = errorToModern(legacy, { method: 'resources/read', params: { uri: 'file:///missing' } });
   assert.equal(modern, { code: -32602, message: 'Resource not found', data: { uri: 'file:///missing' } });
-  assert.equal(errorToLegacy(modern, { method: 'resources/read' }), { code: -32002, message: 'Resource not found', data: { uri: 'file:///missing' } });
+  assert.equal(errorToLegacy(modern, { method: 'resources/read' }), {
+    code: -32002,
+    message: 'Resource not found',
+    data: { uri: 'file:///missing' },
+  });
   assert.equal(errorToLegacy({ code: -32602, message: 'Unknown tool', data: { uri: 'x' } }, { method: 'tools/call' }).code, -32602);
 });
 errs('should not let a legacy code in the reserved range reach a modern client with a false meaning', () => {
@@ -129,11 +200,26 @@ errs.run();
 
 const tasks = suite('tasks');
 tasks('should flatten a legacy task into a task result and back', () => {
-  const task = { taskId: 't1', status: 'working', createdAt: '2025-11-25T10:30:00Z', lastUpdatedAt: '2025-11-25T10:30:00Z', ttl: 60000, pollInterval: 5000 };
+  const task = {
+    taskId: 't1',
+    status: 'working',
+    createdAt: '2025-11-25T10:30:00Z',
+    lastUpdatedAt: '2025-11-25T10:30:00Z',
+    ttl: 60000,
+    pollInterval: 5000,
+  };
   const m = createTaskResultToModern({ task });
   assert.ok(m.ok);
   if (!m.ok) return;
-  assert.equal(m.value, { resultType: 'task', taskId: 't1', status: 'working', createdAt: task.createdAt, lastUpdatedAt: task.lastUpdatedAt, ttlMs: 60000, pollIntervalMs: 5000 });
+  assert.equal(m.value, {
+    resultType: 'task',
+    taskId: 't1',
+    status: 'working',
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: 60000,
+    pollIntervalMs: 5000,
+  });
   const l = createTaskResultToLegacy(m.value);
   assert.ok(l.ok);
   if (l.ok) {

@@ -52,7 +52,8 @@ export function allVariants(transports: readonly TransportKind[] = TRANSPORTS): 
         if (fixes.length === 0) out.push({ client, server, transport, route: 'native', expect: 'pass' });
         if (client === 'legacy' && server === 'dual' && transport === 'http') {
           // The v2 SDK's default answers each legacy request statelessly; talking modern to it restores what that loses.
-          for (const route of ['native', 'wrapLegacyClient', 'wrapModernServer'] as const) out.push({ client, server, transport, route, expect: 'pass', stateless: true });
+          for (const route of ['native', 'wrapLegacyClient', 'wrapModernServer'] as const)
+            out.push({ client, server, transport, route, expect: 'pass', stateless: true });
         }
         if (fixes.length > 0) {
           out.push({ client, server, transport, route: 'native', expect: 'refused' });
@@ -74,7 +75,18 @@ function serveCommand(flags: readonly string[], upstream: Command): Extract<Link
   return {
     kind: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', resolve(ROOT, 'lib/cli/main.ts'), 'serve', ...flags, '--stdio', '--quiet', '--', upstream.command, ...upstream.args],
+    args: [
+      '--import',
+      'tsx',
+      resolve(ROOT, 'lib/cli/main.ts'),
+      'serve',
+      ...flags,
+      '--stdio',
+      '--quiet',
+      '--',
+      upstream.command,
+      ...upstream.args,
+    ],
     cwd: ROOT,
     env: upstream.env,
   };

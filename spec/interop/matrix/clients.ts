@@ -5,12 +5,23 @@
  * 1.32.2). Each declares elicitation, sampling and roots and answers them with its own handlers;
  * each asks for logs and subscribes the way its era does.
  */
-import { Client as V2Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport as V2Http, type McpSubscription } from '@modelcontextprotocol/client';
+import {
+  Client as V2Client,
+  LOG_LEVEL_META_KEY,
+  StreamableHTTPClientTransport as V2Http,
+  type McpSubscription,
+} from '@modelcontextprotocol/client';
 import { StdioClientTransport as V2Stdio, getDefaultEnvironment as v2Environment } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1Stdio, getDefaultEnvironment as v1Environment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as V1Http } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { Transport } from '../../../lib/transport/transport.ts';
 
 export type ClientEra = 'modern' | 'dual' | 'legacy';
@@ -23,7 +34,13 @@ const CONNECT_TIMEOUT_MS = 30_000;
 
 /** How a client reaches its server: a command it spawns, a URL, or a transport made for it. */
 export type Link =
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly cwd: string; readonly env: Record<string, string> }
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly cwd: string;
+      readonly env: Record<string, string>;
+    }
   | { readonly kind: 'http'; readonly url: string }
   | { readonly kind: 'transport'; readonly make: () => Transport };
 
@@ -60,7 +77,10 @@ export interface Driver {
 function textOf(answer: object): string {
   const result = answer as { content?: unknown; isError?: unknown };
   const blocks = Array.isArray(result.content) ? (result.content as Array<{ type?: string; text?: string }>) : [];
-  const text = blocks.filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n');
+  const text = blocks
+    .filter((c) => c.type === 'text')
+    .map((c) => c.text ?? '')
+    .join('\n');
   if (result.isError === true) throw new Error(`the tool answered isError: ${text}`);
   return text;
 }
@@ -116,28 +136,52 @@ function recorder() {
     /** The SDK request options of a call, its progress routed here. */
     callOptions(options: CallOptions) {
       progressTo = options.onprogress;
-      return { ...(options.signal ? { signal: options.signal } : {}), ...(options.onprogress ? { onprogress: (p: { progress: number }) => progressTo?.(p.progress) } : {}), timeout: 60_000 };
+      return {
+        ...(options.signal ? { signal: options.signal } : {}),
+        ...(options.onprogress ? { onprogress: (p: { progress: number }) => progressTo?.(p.progress) } : {}),
+        timeout: 60_000,
+      };
     },
   };
 }
 
 /** The transport for `link`: the client SDK's own stdio or HTTP transport, or the one made for it. */
-function open(link: Link, environment: Record<string, string>, stdio: (params: { command: string; args: string[]; cwd: string; env: Record<string, string>; stderr: 'ignore' }) => object, http: (url: URL) => object): object {
-  if (link.kind === 'stdio') return stdio({ command: link.command, args: [...link.args], cwd: link.cwd, env: { ...environment, ...link.env }, stderr: 'ignore' });
+function open(
+  link: Link,
+  environment: Record<string, string>,
+  stdio: (params: { command: string; args: string[]; cwd: string; env: Record<string, string>; stderr: 'ignore' }) => object,
+  http: (url: URL) => object,
+): object {
+  if (link.kind === 'stdio')
+    return stdio({ command: link.command, args: [...link.args], cwd: link.cwd, env: { ...environment, ...link.env }, stderr: 'ignore' });
   return link.kind === 'http' ? http(new URL(link.url)) : link.make();
 }
 
 /** What every driver says about its connection, read once it is open. */
-function connection(version: string | undefined, client: { getServerVersion(): { name: string; version: string } | undefined; getServerCapabilities(): object | undefined }, r: ReturnType<typeof recorder>) {
+function connection(
+  version: string | undefined,
+  client: { getServerVersion(): { name: string; version: string } | undefined; getServerCapabilities(): object | undefined },
+  r: ReturnType<typeof recorder>,
+) {
   const info = client.getServerVersion();
-  return { version, serverInfo: info && { name: info.name, version: info.version }, serverCapabilities: client.getServerCapabilities() as Record<string, unknown> | undefined, asked: r.asked, logs: r.logs, updates: r.updates };
+  return {
+    version,
+    serverInfo: info && { name: info.name, version: info.version },
+    serverCapabilities: client.getServerCapabilities() as Record<string, unknown> | undefined,
+    asked: r.asked,
+    logs: r.logs,
+    updates: r.updates,
+  };
 }
 
 /** The v2 SDK client: modern-only (pinned) or dual-era (`auto`). */
 async function v2Driver(era: 'modern' | 'dual', link: Link): Promise<Driver> {
   const client = new V2Client(
     { name: `v2-${era}-client`, version: '2.4.0' },
-    { versionNegotiation: { mode: era === 'modern' ? { pin: '2026-07-28' } : 'auto' }, capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} } },
+    {
+      versionNegotiation: { mode: era === 'modern' ? { pin: '2026-07-28' } : 'auto' },
+      capabilities: { elicitation: { form: {} }, sampling: {}, roots: {} },
+    },
   );
   const r = recorder();
   client.setRequestHandler('elicitation/create', r.elicit);
@@ -146,7 +190,12 @@ async function v2Driver(era: 'modern' | 'dual', link: Link): Promise<Driver> {
   client.setNotificationHandler('notifications/message', r.log);
   client.setNotificationHandler('notifications/resources/updated', r.updated);
   client.onerror = r.onerror;
-  const transport = open(link, v2Environment(), (p) => new V2Stdio(p), (url) => new V2Http(url));
+  const transport = open(
+    link,
+    v2Environment(),
+    (p) => new V2Stdio(p),
+    (url) => new V2Http(url),
+  );
   // (The cast bridges this repository's exactOptionalPropertyTypes and the SDK's message typings.)
   await client.connect(transport as never, { timeout: CONNECT_TIMEOUT_MS });
   const modern = client.getProtocolEra() === 'modern';
@@ -155,7 +204,8 @@ async function v2Driver(era: 'modern' | 'dual', link: Link): Promise<Driver> {
   return {
     ...connection(client.getNegotiatedProtocolVersion(), client, r),
     listTools: async () => (await client.listTools(meta())).tools.map((t) => t.name),
-    call: async (name, args = {}, options = {}) => textOf(await client.callTool({ name, arguments: args, ...meta() }, r.callOptions(options))),
+    call: async (name, args = {}, options = {}) =>
+      textOf(await client.callTool({ name, arguments: args, ...meta() }, r.callOptions(options))),
     listPrompts: async () => (await client.listPrompts(meta())).prompts.map((p) => p.name),
     getPrompt: async (name, args) => promptText(await client.getPrompt({ name, arguments: args, ...meta() })),
     listResources: async () => (await client.listResources(meta())).resources.map((x) => x.uri),
@@ -170,7 +220,8 @@ async function v2Driver(era: 'modern' | 'dual', link: Link): Promise<Driver> {
         return async () => void (await client.unsubscribeResource({ uri }));
       }
       const subscription: McpSubscription = await client.listen({ resourceSubscriptions: [uri] });
-      if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) throw new Error(`the server did not honour the subscription: ${JSON.stringify(subscription.honoredFilter)}`);
+      if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri))
+        throw new Error(`the server did not honour the subscription: ${JSON.stringify(subscription.honoredFilter)}`);
       return () => subscription.close();
     },
     close: () => client.close(),
@@ -179,7 +230,10 @@ async function v2Driver(era: 'modern' | 'dual', link: Link): Promise<Driver> {
 
 /** The v1 SDK client 1.32.2: legacy only. */
 async function v1Driver(link: Link): Promise<Driver> {
-  const client = new V1Client({ name: 'v1-legacy-client', version: '1.32.2' }, { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } });
+  const client = new V1Client(
+    { name: 'v1-legacy-client', version: '1.32.2' },
+    { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } },
+  );
   const r = recorder();
   client.setRequestHandler(ElicitRequestSchema, r.elicit);
   client.setRequestHandler(CreateMessageRequestSchema, r.sample);
@@ -187,7 +241,12 @@ async function v1Driver(link: Link): Promise<Driver> {
   client.setNotificationHandler(LoggingMessageNotificationSchema, r.log);
   client.setNotificationHandler(ResourceUpdatedNotificationSchema, r.updated);
   client.onerror = r.onerror;
-  const transport = open(link, v1Environment(), (p) => new V1Stdio(p), (url) => new V1Http(url));
+  const transport = open(
+    link,
+    v1Environment(),
+    (p) => new V1Stdio(p),
+    (url) => new V1Http(url),
+  );
   // The v1 client keeps the negotiated version to itself: read it off the initialize answer.
   let negotiated: string | undefined;
   const tapped = transport as { start(): Promise<void>; onmessage?: ((message: unknown, extra?: unknown) => void) | undefined };
@@ -205,7 +264,8 @@ async function v1Driver(link: Link): Promise<Driver> {
   return {
     ...connection(negotiated, client, r),
     listTools: async () => (await client.listTools()).tools.map((t) => t.name),
-    call: async (name, args = {}, options = {}) => textOf(await client.callTool({ name, arguments: args }, undefined, r.callOptions(options))),
+    call: async (name, args = {}, options = {}) =>
+      textOf(await client.callTool({ name, arguments: args }, undefined, r.callOptions(options))),
     listPrompts: async () => (await client.listPrompts()).prompts.map((p) => p.name),
     getPrompt: async (name, args) => promptText(await client.getPrompt({ name, arguments: args })),
     listResources: async () => (await client.listResources()).resources.map((x) => x.uri),

@@ -31,19 +31,34 @@ await runVariants(allVariants(transports), (result) => {
   verdicts.push(verdict);
   const passed = result.ops.filter((o) => o.ok).length;
   const status = result.variant.expect === 'refused' ? (result.ok ? 'refused' : 'CONNECTED') : `${passed}/${result.ops.length}`;
-  console.log(`${verdict.unexpected.length + verdict.stale.length > 0 ? '✗' : '✓'} ${result.id.padEnd(52)} ${status.padEnd(9)} ${(result.ms / 1000).toFixed(1)} s`);
+  console.log(
+    `${verdict.unexpected.length + verdict.stale.length > 0 ? '✗' : '✓'} ${result.id.padEnd(52)} ${status.padEnd(9)} ${(result.ms / 1000).toFixed(1)} s`,
+  );
   for (const id of verdict.unexpected) console.log(`    ${id}: ${result.ops.find((o) => o.op === id)?.detail ?? 'did not run'}`);
   for (const { op } of verdict.known) console.log(`    ${op} (known): ${result.ops.find((o) => o.op === op)?.detail}`);
   for (const id of verdict.stale) console.log(`    ${id}: passes now; remove it from ${BASELINE}`);
 });
 
-const problems = verdicts.reduce((n, v) => n + v.unexpected.length + v.stale.length, 0) + (full ? orphans(baseline, verdicts.map((v) => v.result)).length : 0);
+const problems =
+  verdicts.reduce((n, v) => n + v.unexpected.length + v.stale.length, 0) +
+  (full
+    ? orphans(
+        baseline,
+        verdicts.map((v) => v.result),
+      ).length
+    : 0);
 if (full) {
-  for (const id of orphans(baseline, verdicts.map((v) => v.result))) console.log(`✗ baseline entry for a variant that does not exist: ${id}`);
+  for (const id of orphans(
+    baseline,
+    verdicts.map((v) => v.result),
+  ))
+    console.log(`✗ baseline entry for a variant that does not exist: ${id}`);
   writeFileSync(resolve(ROOT, 'docs/matrix.md'), markdown(verdicts, 'matrix.svg'));
   writeFileSync(resolve(ROOT, 'docs/matrix.svg'), svg(verdicts));
   const readme = resolve(ROOT, 'README.md');
   writeFileSync(readme, spliceReadme(readFileSync(readme, 'utf8'), readmeBlock(verdicts)));
 }
-console.log(`\n${totals(verdicts)}. ${((performance.now() - started) / 1000).toFixed(1)} s${full ? '; wrote docs/matrix.md, docs/matrix.svg and the README block' : ''}.`);
+console.log(
+  `\n${totals(verdicts)}. ${((performance.now() - started) / 1000).toFixed(1)} s${full ? '; wrote docs/matrix.md, docs/matrix.svg and the README block' : ''}.`,
+);
 process.exit(problems > 0 ? 1 : 0);

@@ -93,7 +93,9 @@ function cellLines(verdicts: readonly Verdict[], client: ClientEra, server: Serv
   }
   let headed = false;
   return rows.map(({ label, byTransport }) => {
-    const results = TRANSPORTS.filter((t) => byTransport.has(t)).map((t) => `${TRANSPORT_LABEL[t]} ${mark(byTransport.get(t)!)}`).join(' · ');
+    const results = TRANSPORTS.filter((t) => byTransport.has(t))
+      .map((t) => `${TRANSPORT_LABEL[t]} ${mark(byTransport.get(t)!)}`)
+      .join(' · ');
     const shown = label.startsWith(STATELESS_SETUP) && headed ? label.slice(STATELESS_SETUP.length + 5) : label;
     if (label.startsWith(STATELESS_SETUP)) headed = true;
     return `${shown}: ${results}`;
@@ -139,9 +141,16 @@ export function markdown(verdicts: readonly Verdict[], svgName: string): string 
     '`npm run matrix` runs every cell of the era matrix — client era × server era, over stdio (real child processes) and over Streamable HTTP (loopback sockets) — with real SDK peers on both sides, through one fixed script of operations, and writes this page and the picture below. Where the eras cannot meet on their own, each remedy mcp-dual-era offers runs as its own variant, after the unwrapped attempt that is refused.',
     '',
   );
-  out.push('- **Clients.** modern-only: `@modelcontextprotocol/client` 2.4.0 pinned to 2026-07-28; dual-era: the same client with `versionNegotiation: { mode: \'auto\' }`; legacy: `@modelcontextprotocol/sdk` 1.32.2. Each declares elicitation, sampling and roots and answers them with its own handlers.');
-  out.push('- **Servers**, one fixture per era with the same operations: modern-only: `@modelcontextprotocol/server` 2.4.0 with `legacy: \'reject\'` (`fixtures/servers/modernServer.ts`, asking through `inputRequired`); dual-era: the same server serving both eras (`serveStdio`\'s default; over HTTP legacy sessions routed with `isLegacyRequest` to sessionful transports, `fixtures/servers/dualEraHttp.ts`); legacy: `@modelcontextprotocol/sdk` 1.32.2 pushing `elicitation/create`, `sampling/createMessage` and `roots/list` mid-call (`fixtures/servers/legacyServer.ts`).');
-  out.push('- **Wraps**: `wrapLegacyServer` and `wrapModernServer` through `mcp-dual-era serve --stdio` (and `--modern`) over stdio, in front of the server\'s own HTTP endpoint over HTTP; `wrapModernClient` and `wrapLegacyClient` as the client\'s transport.', '');
+  out.push(
+    "- **Clients.** modern-only: `@modelcontextprotocol/client` 2.4.0 pinned to 2026-07-28; dual-era: the same client with `versionNegotiation: { mode: 'auto' }`; legacy: `@modelcontextprotocol/sdk` 1.32.2. Each declares elicitation, sampling and roots and answers them with its own handlers.",
+  );
+  out.push(
+    "- **Servers**, one fixture per era with the same operations: modern-only: `@modelcontextprotocol/server` 2.4.0 with `legacy: 'reject'` (`fixtures/servers/modernServer.ts`, asking through `inputRequired`); dual-era: the same server serving both eras (`serveStdio`'s default; over HTTP legacy sessions routed with `isLegacyRequest` to sessionful transports, `fixtures/servers/dualEraHttp.ts`); legacy: `@modelcontextprotocol/sdk` 1.32.2 pushing `elicitation/create`, `sampling/createMessage` and `roots/list` mid-call (`fixtures/servers/legacyServer.ts`).",
+  );
+  out.push(
+    "- **Wraps**: `wrapLegacyServer` and `wrapModernServer` through `mcp-dual-era serve --stdio` (and `--modern`) over stdio, in front of the server's own HTTP endpoint over HTTP; `wrapModernClient` and `wrapLegacyClient` as the client's transport.",
+    '',
+  );
   out.push(`![The compatibility matrix](${svgName})`, '');
   out.push(summaryTable(verdicts), '');
   out.push(`${totals(verdicts)}.`, '');
@@ -158,14 +167,23 @@ export function markdown(verdicts: readonly Verdict[], svgName: string): string 
       if (op.ok) return '✓';
       return v.known.some((k) => k.op === id) ? '✗ (known)' : '✗';
     });
-    out.push(`| ${ERA_LABEL[r.variant.client]} | ${serverLabel(r.variant)} | ${TRANSPORT_LABEL[r.variant.transport]} | ${routeLabel(r.variant)} | ${cells.join(' | ')} |`);
+    out.push(
+      `| ${ERA_LABEL[r.variant.client]} | ${serverLabel(r.variant)} | ${TRANSPORT_LABEL[r.variant.transport]} | ${routeLabel(r.variant)} | ${cells.join(' | ')} |`,
+    );
   }
   out.push('');
 
-  out.push('## Without a wrap', '', 'What the peers say when they meet alone where the eras do not overlap (the errors are theirs, verbatim):', '');
+  out.push(
+    '## Without a wrap',
+    '',
+    'What the peers say when they meet alone where the eras do not overlap (the errors are theirs, verbatim):',
+    '',
+  );
   for (const v of verdicts.filter((x) => x.result.variant.expect === 'refused')) {
     const r = v.result;
-    out.push(`- ${ERA_LABEL[r.variant.client]} client → ${ERA_LABEL[r.variant.server]} server over ${TRANSPORT_LABEL[r.variant.transport]}: ${r.ok ? '' : '**connected** — '}\`${escapeCell(r.ops[0]?.detail ?? '')}\``);
+    out.push(
+      `- ${ERA_LABEL[r.variant.client]} client → ${ERA_LABEL[r.variant.server]} server over ${TRANSPORT_LABEL[r.variant.transport]}: ${r.ok ? '' : '**connected** — '}\`${escapeCell(r.ops[0]?.detail ?? '')}\``,
+    );
   }
   out.push('');
 
@@ -175,14 +193,19 @@ export function markdown(verdicts: readonly Verdict[], svgName: string): string 
   for (const v of gaps) {
     const r = v.result;
     const setup = r.variant.stateless ? ` ${STATELESS_SETUP}` : '';
-    out.push(`${ERA_LABEL[r.variant.client]} client → ${ERA_LABEL[r.variant.server]} server${setup}, over ${TRANSPORT_LABEL[r.variant.transport]}, ${routeLabel(r.variant)} (\`fixtures/matrix/baseline.json\`):`, '');
+    out.push(
+      `${ERA_LABEL[r.variant.client]} client → ${ERA_LABEL[r.variant.server]} server${setup}, over ${TRANSPORT_LABEL[r.variant.transport]}, ${routeLabel(r.variant)} (\`fixtures/matrix/baseline.json\`):`,
+      '',
+    );
     for (const k of v.known) out.push(`- **${k.op}**: ${k.reason} Seen: \`${escapeCell(r.ops.find((o) => o.op === k.op)?.detail ?? '')}\``);
     out.push('');
   }
   const failing = verdicts.filter((v) => v.unexpected.length > 0);
   if (failing.length > 0) {
     out.push('## Failures', '');
-    for (const v of failing) for (const id of v.unexpected) out.push(`- \`${v.result.id}\` **${id}**: \`${escapeCell(v.result.ops.find((o) => o.op === id)?.detail ?? 'did not run')}\``);
+    for (const v of failing)
+      for (const id of v.unexpected)
+        out.push(`- \`${v.result.id}\` **${id}**: \`${escapeCell(v.result.ops.find((o) => o.op === id)?.detail ?? 'did not run')}\``);
     out.push('');
   }
   out.push('## The script', '', 'Every scripted variant runs these operations in this order on one connection:', '');
@@ -193,13 +216,7 @@ export function markdown(verdicts: readonly Verdict[], svgName: string): string 
 
 /** The README's block: the picture, the grid and the totals. */
 export function readmeBlock(verdicts: readonly Verdict[]): string {
-  return [
-    '![The compatibility matrix](docs/matrix.svg)',
-    '',
-    summaryTable(verdicts),
-    '',
-    `${totals(verdicts)}.`,
-  ].join('\n');
+  return ['![The compatibility matrix](docs/matrix.svg)', '', summaryTable(verdicts), '', `${totals(verdicts)}.`].join('\n');
 }
 
 /** Replaces what stands between `<!-- matrix:start -->` and `<!-- matrix:end -->` in `readme`. */

@@ -51,7 +51,9 @@ function message(error: unknown): string {
 
 async function bounded<T>(work: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const guard = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${OP_DEADLINE_MS / 1000} s`)), OP_DEADLINE_MS)));
+  const guard = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${OP_DEADLINE_MS / 1000} s`)), OP_DEADLINE_MS)),
+  );
   try {
     return await Promise.race([work, guard]);
   } finally {
@@ -78,7 +80,8 @@ export async function runVariant(variant: Variant): Promise<VariantResult> {
     } catch (error) {
       ops.push({ op: 'connect', ok: variant.expect === 'refused', detail: message(error), ms: took() });
     }
-    if (driver && variant.expect === 'refused') ops.push({ op: 'connect', ok: false, detail: `connected without a wrap: ${driver.version}`, ms: took() });
+    if (driver && variant.expect === 'refused')
+      ops.push({ op: 'connect', ok: false, detail: `connected without a wrap: ${driver.version}`, ms: took() });
     if (driver && variant.expect === 'pass') {
       const ctx = { client: variant.client, server: variant.server, serverName: server.name };
       try {
@@ -98,7 +101,12 @@ export async function runVariant(variant: Variant): Promise<VariantResult> {
       }
     }
   } catch (error) {
-    ops.push({ op: ops.length === 0 ? 'connect' : ops.at(-1)!.op, ok: false, detail: `the variant could not run: ${message(error)}`, ms: 0 });
+    ops.push({
+      op: ops.length === 0 ? 'connect' : ops.at(-1)!.op,
+      ok: false,
+      detail: `the variant could not run: ${message(error)}`,
+      ms: 0,
+    });
   } finally {
     await driver?.close().catch(() => {});
     for (const close of closers) await close().catch(() => {});

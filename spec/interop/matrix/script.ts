@@ -10,7 +10,18 @@ import type { ServerEra } from './servers.ts';
 export const NOTE_URI = 'note://greeting';
 export const TOOLS = ['echo', 'ask_name', 'sample', 'list_roots', 'work', 'wait', 'cancellations', 'touch'];
 
-export type OpId = 'connect' | 'tools' | 'prompts' | 'resources' | 'elicitation' | 'sampling' | 'roots' | 'logs' | 'progress' | 'subscription' | 'cancellation';
+export type OpId =
+  | 'connect'
+  | 'tools'
+  | 'prompts'
+  | 'resources'
+  | 'elicitation'
+  | 'sampling'
+  | 'roots'
+  | 'logs'
+  | 'progress'
+  | 'subscription'
+  | 'cancellation';
 
 export interface Op {
   readonly id: OpId;
@@ -26,17 +37,33 @@ export interface ScriptContext {
 }
 
 export const OPS: readonly Op[] = [
-  { id: 'connect', checks: '`server/discover` or `initialize`: the server is the fixture of its era, on the version the client era must settle on (2026-07-28 for a modern-only client, a legacy one for a legacy client, the server\'s era for a dual-era client), offering tools, prompts, logging and resources with subscriptions' },
-  { id: 'tools', checks: '`tools/list` names the script\'s tools; `tools/call` of `echo` answers its text' },
+  {
+    id: 'connect',
+    checks:
+      "`server/discover` or `initialize`: the server is the fixture of its era, on the version the client era must settle on (2026-07-28 for a modern-only client, a legacy one for a legacy client, the server's era for a dual-era client), offering tools, prompts, logging and resources with subscriptions",
+  },
+  { id: 'tools', checks: "`tools/list` names the script's tools; `tools/call` of `echo` answers its text" },
   { id: 'prompts', checks: '`prompts/list` names `greet`; `prompts/get` fills in its argument' },
   { id: 'resources', checks: '`resources/list` names the note; `resources/read` returns its text' },
-  { id: 'elicitation', checks: 'a tool that asks for a name: the client\'s elicitation handler answers once, the tool greets that name' },
-  { id: 'sampling', checks: 'a tool that samples: the client\'s sampling handler answers once, the tool reports the answer' },
-  { id: 'roots', checks: 'a tool that lists roots: the client\'s roots handler answers once, the tool reports the root' },
-  { id: 'logs', checks: 'on a modern connection a call without a `logLevel` gets no logs; with the level set to `info` (`logging/setLevel` on a legacy connection, `logLevel` in `_meta` on a modern one), a call that logs at info, debug, info delivers exactly the two info logs' },
+  { id: 'elicitation', checks: "a tool that asks for a name: the client's elicitation handler answers once, the tool greets that name" },
+  { id: 'sampling', checks: "a tool that samples: the client's sampling handler answers once, the tool reports the answer" },
+  { id: 'roots', checks: "a tool that lists roots: the client's roots handler answers once, the tool reports the root" },
+  {
+    id: 'logs',
+    checks:
+      'on a modern connection a call without a `logLevel` gets no logs; with the level set to `info` (`logging/setLevel` on a legacy connection, `logLevel` in `_meta` on a modern one), a call that logs at info, debug, info delivers exactly the two info logs',
+  },
   { id: 'progress', checks: 'a call with a progress token delivers progress 1, 2, 3 to the client' },
-  { id: 'subscription', checks: 'subscribed to the note (`resources/subscribe`, or `subscriptions/listen`), a change announced by the server reaches the client as `notifications/resources/updated`' },
-  { id: 'cancellation', checks: 'a call that waits is cancelled by the client once it reports that it started: the call ends for the client and the server counts one more cancellation' },
+  {
+    id: 'subscription',
+    checks:
+      'subscribed to the note (`resources/subscribe`, or `subscriptions/listen`), a change announced by the server reaches the client as `notifications/resources/updated`',
+  },
+  {
+    id: 'cancellation',
+    checks:
+      'a call that waits is cancelled by the client once it reports that it started: the call ends for the client and the server counts one more cancellation',
+  },
 ];
 
 /** The version family a client era must settle on against a server era. */
@@ -51,7 +78,10 @@ function expect(condition: boolean, what: string): asserts condition {
 }
 
 function same(actual: unknown, expected: unknown, what: string): void {
-  expect(JSON.stringify(actual) === JSON.stringify(expected), `${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+  expect(
+    JSON.stringify(actual) === JSON.stringify(expected),
+    `${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`,
+  );
 }
 
 /** The era of the connection, from the version it settled on. */
@@ -120,7 +150,14 @@ export async function runOp(id: Exclude<OpId, 'connect'>, d: Driver): Promise<st
       same(await d.call('work', { steps: 3 }), 'did 3 steps', 'work');
       // The two info logs bracket the debug one on the same stream: once the last is in, a leaked debug log would be too.
       await waitFor(() => d.logs.some((l) => l.data === 'step 3'), 10_000);
-      same(d.logs, [{ level: 'info', data: 'step 1' }, { level: 'info', data: 'step 3' }], 'logs');
+      same(
+        d.logs,
+        [
+          { level: 'info', data: 'step 1' },
+          { level: 'info', data: 'step 3' },
+        ],
+        'logs',
+      );
       return modern ? 'none without a level, then info logs only' : 'info logs only';
     }
     case 'progress': {
@@ -144,10 +181,12 @@ export async function runOp(id: Exclude<OpId, 'connect'>, d: Driver): Promise<st
     case 'cancellation': {
       const before = Number(await d.call('cancellations'));
       const abort = new AbortController();
-      const outcome = await d.call('wait', {}, { signal: abort.signal, onprogress: () => abort.abort(new Error('cancelled by the matrix client')) }).then(
-        (text) => ({ answered: text }),
-        (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
-      );
+      const outcome = await d
+        .call('wait', {}, { signal: abort.signal, onprogress: () => abort.abort(new Error('cancelled by the matrix client')) })
+        .then(
+          (text) => ({ answered: text }),
+          (error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }),
+        );
       expect('error' in outcome, `the call was answered: ${JSON.stringify(outcome)}`);
       // The server may learn of the cancellation a moment after the client stopped waiting.
       let after = before;

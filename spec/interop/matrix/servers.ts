@@ -23,7 +23,10 @@ export interface Command {
 }
 
 /** A server of one era on one transport, ready for a client or a wrap. */
-export type ServerUnderTest = { readonly era: ServerEra; readonly name: string; close(): Promise<void> } & ({ readonly transport: 'stdio'; readonly command: Command } | { readonly transport: 'http'; readonly url: string });
+export type ServerUnderTest = { readonly era: ServerEra; readonly name: string; close(): Promise<void> } & (
+  | { readonly transport: 'stdio'; readonly command: Command }
+  | { readonly transport: 'http'; readonly url: string }
+);
 
 /** Who answers, per era: the identity the client should see. */
 export const SERVER_NAMES: Record<ServerEra, string> = { modern: 'modern-fixture', dual: DUAL_ERA_INFO.name, legacy: 'legacy-fixture' };
@@ -48,6 +51,10 @@ export async function startServer(era: ServerEra, transport: TransportKind, mark
   const name = SERVER_NAMES[era];
   if (transport === 'stdio') return { era, name, transport, command: fixtureCommand(era, marker), close: async () => {} };
   const running =
-    era === 'legacy' ? await startLegacyHttp() : await startModernHttp(era === 'modern' ? createModernHandler() : stateless ? createStatelessDualEraHandler() : createDualEraHandler());
+    era === 'legacy'
+      ? await startLegacyHttp()
+      : await startModernHttp(
+          era === 'modern' ? createModernHandler() : stateless ? createStatelessDualEraHandler() : createDualEraHandler(),
+        );
   return { era, name, transport, url: running.url, close: running.close };
 }

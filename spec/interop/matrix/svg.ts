@@ -62,8 +62,13 @@ function badge(x: number, y: number, transport: TransportKind, v: Verdict): stri
   const s = standing(v);
   const r = v.result;
   const passed = r.ops.filter((o) => o.ok).length;
-  const text = s === 'refused' ? `${TRANSPORT_LABEL[transport]} refused` : s === 'pass' ? `${TRANSPORT_LABEL[transport]} ✓` : `${TRANSPORT_LABEL[transport]} ${passed}/${OPS.length}`;
-  const tip = r.variant.expect === 'refused' ? r.ops[0]?.detail ?? '' : `${passed} of ${OPS.length} operations pass`;
+  const text =
+    s === 'refused'
+      ? `${TRANSPORT_LABEL[transport]} refused`
+      : s === 'pass'
+        ? `${TRANSPORT_LABEL[transport]} ✓`
+        : `${TRANSPORT_LABEL[transport]} ${passed}/${OPS.length}`;
+  const tip = r.variant.expect === 'refused' ? (r.ops[0]?.detail ?? '') : `${passed} of ${OPS.length} operations pass`;
   return (
     `<g><title>${esc(`${r.id}: ${tip}`)}</title>` +
     `<rect x="${x}" y="${y}" width="${BADGE_W}" height="18" rx="9" fill="${COLOURS[s]}"/>` +
@@ -73,19 +78,26 @@ function badge(x: number, y: number, transport: TransportKind, v: Verdict): stri
 
 /** The SVG document for `verdicts`. */
 export function svg(verdicts: readonly Verdict[]): string {
-  const cell = (client: string, server: string) => verdicts.filter((v) => v.result.variant.client === client && v.result.variant.server === server);
-  const rowHeights = CLIENT_ERAS.map((client) => Math.max(...SERVER_ERAS.map((server) => linesOf(cell(client, server)).length)) * LINE_H + 2 * PAD - 8);
+  const cell = (client: string, server: string) =>
+    verdicts.filter((v) => v.result.variant.client === client && v.result.variant.server === server);
+  const rowHeights = CLIENT_ERAS.map(
+    (client) => Math.max(...SERVER_ERAS.map((server) => linesOf(cell(client, server)).length)) * LINE_H + 2 * PAD - 8,
+  );
   const width = HEAD_W + SERVER_ERAS.length * CELL_W;
   const gridH = HEADER_H + rowHeights.reduce((a, b) => a + b, 0);
   const height = TITLE_H + gridH + 64;
   const out: string[] = [];
   out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">`);
   out.push(`<rect width="${width}" height="${height}" fill="#fff"/>`);
-  out.push(`<text x="${PAD}" y="28" font-size="17" font-weight="bold" fill="#222" ${FONT}>mcp-dual-era: client era × server era, over stdio and Streamable HTTP</text>`);
+  out.push(
+    `<text x="${PAD}" y="28" font-size="17" font-weight="bold" fill="#222" ${FONT}>mcp-dual-era: client era × server era, over stdio and Streamable HTTP</text>`,
+  );
   const top = TITLE_H;
   out.push(`<text x="${PAD}" y="${top + 22}" font-size="12" fill="#555" ${FONT}>client \\ server</text>`);
   SERVER_ERAS.forEach((server, i) => {
-    out.push(`<text x="${HEAD_W + i * CELL_W + CELL_W / 2}" y="${top + 22}" text-anchor="middle" font-size="14" font-weight="bold" fill="#222" ${FONT}>${ERA_LABEL[server]}</text>`);
+    out.push(
+      `<text x="${HEAD_W + i * CELL_W + CELL_W / 2}" y="${top + 22}" text-anchor="middle" font-size="14" font-weight="bold" fill="#222" ${FONT}>${ERA_LABEL[server]}</text>`,
+    );
   });
   let y = top + HEADER_H;
   CLIENT_ERAS.forEach((client, row) => {

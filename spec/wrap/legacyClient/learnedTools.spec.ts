@@ -45,7 +45,10 @@ s('should read every page afresh, stamped for the session', async () => {
   });
   const tools = new LearnedTools();
   assert.ok(await tools.relearn(up, SESSION, LATEST_MODERN_VERSION, new AbortController().signal));
-  assert.equal(requests.map((r) => r.id), ['tools-0', 'tools-1']);
+  assert.equal(
+    requests.map((r) => r.id),
+    ['tools-0', 'tools-1'],
+  );
   assert.ok(requests.every((r) => r.method === 'tools/list' && typeof (r.params as { _meta?: unknown })._meta === 'object'));
   assert.equal([tools.schemaOf('a'), tools.schemaOf('b')], [{ title: 'A' }, { title: 'B' }]);
 });

@@ -90,7 +90,8 @@ class RawClient {
     if ('method' in m) this.problems.push(...validateMessage(this.revision, m).map((p) => `${m['method']}: ${p}`));
     else {
       const method = this.#methods.get(m['id']);
-      if (method && 'result' in m) this.problems.push(...validateMessage(this.revision, m, { method }).map((p) => `${method} result: ${p}`));
+      if (method && 'result' in m)
+        this.problems.push(...validateMessage(this.revision, m, { method }).map((p) => `${method} result: ${p}`));
       this.#waiting.get(m['id'])?.(m);
     }
   }
@@ -104,8 +105,15 @@ class RawClient {
   notify(method: string, params?: Msg): Promise<void> {
     return this.bridge.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) } as never);
   }
-  async initialize(version: string = this.revision, capabilities: Msg = { elicitation: {}, sampling: {}, roots: { listChanged: true } }): Promise<Msg> {
-    const answer = await this.request('initialize', { protocolVersion: version, capabilities, clientInfo: { name: 'raw', version: '1.0.0' } });
+  async initialize(
+    version: string = this.revision,
+    capabilities: Msg = { elicitation: {}, sampling: {}, roots: { listChanged: true } },
+  ): Promise<Msg> {
+    const answer = await this.request('initialize', {
+      protocolVersion: version,
+      capabilities,
+      clientInfo: { name: 'raw', version: '1.0.0' },
+    });
     await this.notify('notifications/initialized');
     return answer;
   }
@@ -115,7 +123,10 @@ function upstreamProblems(tap: Tap): string[] {
   return tap.sent.flatMap((m) => validateMessage('2026-07-28', m).map((p) => `upstream ${m['method'] ?? 'response'}: ${p}`));
 }
 
-async function withBridge(options: LegacyClientBridgeOptions, body: (bridge: LegacyClientBridge, tap: Tap) => Promise<void>): Promise<void> {
+async function withBridge(
+  options: LegacyClientBridgeOptions,
+  body: (bridge: LegacyClientBridge, tap: Tap) => Promise<void>,
+): Promise<void> {
   const pipe = modernPipe();
   const bridge = wrapLegacyClient(pipe.tap, options);
   await bridge.start();
@@ -164,7 +175,13 @@ envelope('should stamp every forwarded request with the session _meta, and swall
     assert.is(meta['io.modelcontextprotocol/logLevel'], 'warning');
     assert.ok(meta['progressToken'] !== undefined, 'a progress token travels');
     const methods = tap.sent.map((m) => m['method']);
-    assert.not.ok(methods.includes('initialize') || methods.includes('notifications/initialized') || methods.includes('notifications/roots/list_changed') || methods.includes('logging/setLevel') || methods.includes('ping'));
+    assert.not.ok(
+      methods.includes('initialize') ||
+        methods.includes('notifications/initialized') ||
+        methods.includes('notifications/roots/list_changed') ||
+        methods.includes('logging/setLevel') ||
+        methods.includes('ping'),
+    );
     assert.equal(upstreamProblems(tap), []);
     assert.equal(client.problems, []);
   });
@@ -182,7 +199,8 @@ envelope('should reuse a discover result while its ttlMs lasts, across sessions 
   const pipe = modernPipe();
   let now = 1_000;
   const cache = new DiscoverCache();
-  const upstreamBridge = () => new LegacyClientBridge(wrapLegacyClient(pipe.tap).upstream, { discoverCache: cache, now: () => now, ownsUpstream: false });
+  const upstreamBridge = () =>
+    new LegacyClientBridge(wrapLegacyClient(pipe.tap).upstream, { discoverCache: cache, now: () => now, ownsUpstream: false });
   try {
     const first = upstreamBridge();
     await new RawClient(first, '2025-11-25').initialize();
@@ -274,7 +292,11 @@ calls('should end a tools/call with an isError result when the client answers th
 
 calls('should stop after the round cap', async () => {
   await withBridge({ maxRounds: 2 }, async (bridge) => {
-    const client = new RawClient(bridge, '2025-11-25', (push) => (push['method'] === 'sampling/createMessage' ? { result: { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'm' } } : { result: { roots: [] } }));
+    const client = new RawClient(bridge, '2025-11-25', (push) =>
+      push['method'] === 'sampling/createMessage'
+        ? { result: { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'm' } }
+        : { result: { roots: [] } },
+    );
     await client.initialize();
     const answer = await client.request('tools/call', { name: 'consult', arguments: {} });
     assert.is(answer['result']['isError'], true);
@@ -298,7 +320,10 @@ calls('should split a 2025-03-26 batch and answer it as one array, in order', as
       poll();
     });
     assert.ok(Array.isArray(arrived));
-    assert.equal(arrived.map((m) => m['id']), ['a', 'b', 'c']);
+    assert.equal(
+      arrived.map((m) => m['id']),
+      ['a', 'b', 'c'],
+    );
     assert.is(arrived[0]!['result']['content'][0]['text'], 'one');
     assert.equal(arrived[1]!['result'], {});
     assert.is(arrived[2]!['result']['content'][0]['text'], 'two');
@@ -313,7 +338,10 @@ calls('should answer a call the upstream never finishes when its deadline passes
     assert.is(answer['error']['code'], -32603);
     assert.match(answer['error']['message'], 'within 200 ms');
     const call = tap.sent.find((m) => m['method'] === 'tools/call')!;
-    assert.ok(tap.sent.some((m) => m['method'] === 'notifications/cancelled' && m['params']['requestId'] === call['id']), 'cancelled upstream');
+    assert.ok(
+      tap.sent.some((m) => m['method'] === 'notifications/cancelled' && m['params']['requestId'] === call['id']),
+      'cancelled upstream',
+    );
   });
 });
 
@@ -343,7 +371,19 @@ function fixedHttp(respond: () => Response): typeof fetch {
 }
 
 refusals('should name the versions when the upstream shares none (-32022)', async () => {
-  const bridge = wrapLegacyClient({ url: 'http://127.0.0.1:1/mcp', fetch: fixedHttp(() => Response.json({ jsonrpc: '2.0', id: 'x', error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2027-03-01'], requested: '2026-07-28' } } }, { status: 400 })) });
+  const bridge = wrapLegacyClient({
+    url: 'http://127.0.0.1:1/mcp',
+    fetch: fixedHttp(() =>
+      Response.json(
+        {
+          jsonrpc: '2.0',
+          id: 'x',
+          error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2027-03-01'], requested: '2026-07-28' } },
+        },
+        { status: 400 },
+      ),
+    ),
+  });
   const client = new RawClient(bridge, '2025-11-25');
   const answer = await client.initialize();
   assert.is(answer['error']['code'], -32602);
@@ -354,7 +394,10 @@ refusals('should name the versions when the upstream shares none (-32022)', asyn
 
 for (const status of [401, 403]) {
   refusals(`should say so when the upstream answers ${status}`, async () => {
-    const bridge = wrapLegacyClient({ url: 'http://127.0.0.1:1/mcp', fetch: fixedHttp(() => new Response('no', { status, headers: { 'www-authenticate': 'Bearer' } })) });
+    const bridge = wrapLegacyClient({
+      url: 'http://127.0.0.1:1/mcp',
+      fetch: fixedHttp(() => new Response('no', { status, headers: { 'www-authenticate': 'Bearer' } })),
+    });
     const client = new RawClient(bridge, '2025-11-25');
     const answer = await client.initialize();
     assert.is(answer['error']['code'], -32603);
@@ -400,7 +443,15 @@ refusals('should ask again in the version a -32022 names, once', async () => {
     fetch: (async (url: string, init: RequestInit) => {
       const request = new Request(url, init);
       versions.push(request.headers.get('mcp-protocol-version') ?? '');
-      if (versions.length === 1) return Response.json({ jsonrpc: '2.0', id: 'x', error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '2026-07-28' } } }, { status: 400 });
+      if (versions.length === 1)
+        return Response.json(
+          {
+            jsonrpc: '2.0',
+            id: 'x',
+            error: { code: -32022, message: 'Unsupported protocol version', data: { supported: ['2026-07-28'], requested: '2026-07-28' } },
+          },
+          { status: 400 },
+        );
       return handler.fetch(request);
     }) as typeof fetch,
   });
@@ -472,24 +523,27 @@ refusals('should relay a session unchanged when the upstream is a legacy server'
   await bridge.close();
 });
 
-refusals('should relay a session unchanged when a legacy server answers server/discover with a result that is not a DiscoverResult', async () => {
-  // A legacy server with a handler for every method: its answer has no supportedVersions, so it proves
-  // nothing modern (the same verdict as the probe's, core/verdict.ts), and initialize goes to it.
-  const [client, server] = createMemoryPair();
-  const legacy = createPushServer();
-  legacy.server.setRequestHandler(z.object({ method: z.literal('server/discover') }).passthrough(), () => ({}));
-  await legacy.connect(server as never);
-  const bridge = wrapLegacyClient(client);
-  await bridge.start();
-  let passthrough = false;
-  bridge.events.on('passthrough', () => (passthrough = true));
-  const raw = new RawClient(bridge, '2025-11-25');
-  const init = await raw.initialize();
-  assert.equal(init['result']['serverInfo'], { name: 'push-server', version: '1.0.0' });
-  assert.ok(passthrough, 'relayed as a legacy session');
-  const answer = await raw.request('tools/call', { name: 'echo', arguments: { text: 'still legacy' } });
-  assert.is(answer['result']['content'][0]['text'], 'still legacy');
-  await bridge.close();
-});
+refusals(
+  'should relay a session unchanged when a legacy server answers server/discover with a result that is not a DiscoverResult',
+  async () => {
+    // A legacy server with a handler for every method: its answer has no supportedVersions, so it proves
+    // nothing modern (the same verdict as the probe's, core/verdict.ts), and initialize goes to it.
+    const [client, server] = createMemoryPair();
+    const legacy = createPushServer();
+    legacy.server.setRequestHandler(z.object({ method: z.literal('server/discover') }).passthrough(), () => ({}));
+    await legacy.connect(server as never);
+    const bridge = wrapLegacyClient(client);
+    await bridge.start();
+    let passthrough = false;
+    bridge.events.on('passthrough', () => (passthrough = true));
+    const raw = new RawClient(bridge, '2025-11-25');
+    const init = await raw.initialize();
+    assert.equal(init['result']['serverInfo'], { name: 'push-server', version: '1.0.0' });
+    assert.ok(passthrough, 'relayed as a legacy session');
+    const answer = await raw.request('tools/call', { name: 'echo', arguments: { text: 'still legacy' } });
+    assert.is(answer['result']['content'][0]['text'], 'still legacy');
+    await bridge.close();
+  },
+);
 
 refusals.run();

@@ -4,7 +4,16 @@
  * pushable calls, deadlines, cancellation, error codes and `server/discover`. Not the HTTP front.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode as SdkErrorCode, GetPromptRequestSchema, ListPromptsRequestSchema, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode as SdkErrorCode,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { JsonRpcNotification, JsonRpcRequest } from '../../../lib/core/jsonrpc.ts';
@@ -28,7 +37,14 @@ function legacyServer(): Server {
   const server = new Server({ name: 'memo-server', version: '3.1.0' }, { capabilities: { tools: {}, prompts: {}, resources: {} } });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({
     tools: [
-      { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' }, region: { type: 'string', 'x-mcp-header': 'Region' } }, required: ['text'] } },
+      {
+        name: 'echo',
+        inputSchema: {
+          type: 'object',
+          properties: { text: { type: 'string' }, region: { type: 'string', 'x-mcp-header': 'Region' } },
+          required: ['text'],
+        },
+      },
       { name: 'wait', inputSchema: { type: 'object' } },
       { name: 'ask_name', inputSchema: { type: 'object' } },
     ],
@@ -42,14 +58,22 @@ function legacyServer(): Server {
         await new Promise<void>((resolve) => extra.signal.addEventListener('abort', () => resolve(), { once: true }));
         return { content: [{ type: 'text', text: 'cancelled' }] };
       case 'ask_name': {
-        const answer = await server.elicitInput({ mode: 'form', message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } });
-        return { content: [{ type: 'text', text: `Hello, ${answer.action === 'accept' ? String(answer.content?.['name']) : 'stranger'}!` }] };
+        const answer = await server.elicitInput({
+          mode: 'form',
+          message: 'Your name?',
+          requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        });
+        return {
+          content: [{ type: 'text', text: `Hello, ${answer.action === 'accept' ? String(answer.content?.['name']) : 'stranger'}!` }],
+        };
       }
       default:
         throw new McpError(SdkErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
     }
   });
-  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts: [{ name: 'greet', arguments: [{ name: 'name', required: true }] }] }));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({
+    prompts: [{ name: 'greet', arguments: [{ name: 'name', required: true }] }],
+  }));
   server.setRequestHandler(GetPromptRequestSchema, async (request) => ({
     messages: [{ role: 'user', content: { type: 'text', text: `Say hello to ${request.params.arguments?.['name'] ?? 'nobody'}` } }],
   }));
@@ -81,7 +105,8 @@ function fixture(options: Partial<ModernDispatchOptions> = {}): Fixture {
     pool,
     options: all,
     notes,
-    serve: (request, extra = {}) => serveModern(request, { principal: 'alice', signal: new AbortController().signal, notify: (n) => notes.push(n), ...extra }, all),
+    serve: (request, extra = {}) =>
+      serveModern(request, { principal: 'alice', signal: new AbortController().signal, notify: (n) => notes.push(n), ...extra }, all),
     close: () => pool.close(),
   };
 }
@@ -91,7 +116,8 @@ type Loose = any;
 
 /** The answer's result, failing with its error when it has none. */
 function resultOf(answer: Answer): Loose {
-  if ('error' in answer.message) assert.unreachable(`expected a result, got error ${answer.message.error.code}: ${answer.message.error.message}`);
+  if ('error' in answer.message)
+    assert.unreachable(`expected a result, got error ${answer.message.error.code}: ${answer.message.error.message}`);
   return (answer.message as { result: unknown }).result;
 }
 
@@ -167,10 +193,14 @@ d('should refuse a bad envelope before any session is opened', async () => {
     const bare = await f.serve({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'x' } } });
     assert.is(errorOf(bare).code, -32602);
     assert.is(bare.status, 400);
-    const future = await f.serve(modernRequest('tools/call', { name: 'echo', arguments: { text: 'x' } }, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }));
+    const future = await f.serve(
+      modernRequest('tools/call', { name: 'echo', arguments: { text: 'x' } }, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }),
+    );
     assert.is(errorOf(future).code, -32022);
     assert.is(future.status, 400);
-    const unknown = await f.serve(modernRequest('initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'c', version: '1' } }));
+    const unknown = await f.serve(
+      modernRequest('initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'c', version: '1' } }),
+    );
     assert.is(errorOf(unknown).code, -32601);
     assert.is(unknown.status, 404);
     assert.is(f.pool.size, 0);
@@ -182,14 +212,18 @@ d('should refuse a bad envelope before any session is opened', async () => {
 
 d('should choose the session by principal and declared capabilities', async () => {
   const f = fixture();
-  const echo = (text: string, meta: Record<string, unknown> = {}) => modernRequest('tools/call', { name: 'echo', arguments: { text } }, meta);
+  const echo = (text: string, meta: Record<string, unknown> = {}) =>
+    modernRequest('tools/call', { name: 'echo', arguments: { text } }, meta);
   try {
     resultOf(await f.serve(echo('a1')));
     resultOf(await f.serve(echo('a2')));
     assert.is(f.pool.size, 1, 'the same caller reuses its session');
     resultOf(await f.serve(echo('b1'), { principal: 'bob' }));
     resultOf(await f.serve(echo('a3', { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } })));
-    const held = f.pool.sessions().map(({ key }) => `${key.principal} ${JSON.stringify(key.capabilities)}`).sort();
+    const held = f.pool
+      .sessions()
+      .map(({ key }) => `${key.principal} ${JSON.stringify(key.capabilities)}`)
+      .sort();
     assert.is(held.length, 3);
     assert.is(held.filter((k) => k.startsWith('alice ')).length, 2, 'alice has one session per capability set');
     assert.is(held.filter((k) => k.startsWith('bob ')).length, 1, 'bob never shares hers');
@@ -265,7 +299,11 @@ d('should answer -32603 naming the upstream when it cannot be started or goes aw
   );
   const f = fixture();
   try {
-    const unreachable = await serveModern(modernRequest('tools/call', { name: 'echo', arguments: { text: 'x' } }), { principal: 'alice', signal: new AbortController().signal, notify: () => {} }, { pool });
+    const unreachable = await serveModern(
+      modernRequest('tools/call', { name: 'echo', arguments: { text: 'x' } }),
+      { principal: 'alice', signal: new AbortController().signal, notify: () => {} },
+      { pool },
+    );
     const error = errorOf(unreachable);
     assert.is(error.code, -32603);
     assert.match(error.message, 'the upstream server is unavailable: no such server');
@@ -275,7 +313,11 @@ d('should answer -32603 naming the upstream when it cannot be started or goes aw
     const gone = errorOf(await pending);
     assert.is(gone.code, -32603);
     assert.match(gone.message, 'the upstream server closed the connection');
-    assert.equal(resultOf(await f.serve(modernRequest('tools/call', { name: 'echo', arguments: { text: 'back' } }))).content, [{ type: 'text', text: 'back' }], 'the next request gets a new session');
+    assert.equal(
+      resultOf(await f.serve(modernRequest('tools/call', { name: 'echo', arguments: { text: 'back' } }))).content,
+      [{ type: 'text', text: 'back' }],
+      'the next request gets a new session',
+    );
     assert.is(f.upstream.servers.length, 2);
   } finally {
     await Promise.all([pool.close(), f.close()]);
@@ -289,7 +331,10 @@ d('should build server/discover from the upstream initialize result, schema-vali
     const result = resultOf(answer);
     assert.is(answer.message.id, 'd1');
     assert.equal(result.supportedVersions, ['2026-07-28']);
-    assert.ok(result.capabilities.tools && result.capabilities.prompts && result.capabilities.resources, JSON.stringify(result.capabilities));
+    assert.ok(
+      result.capabilities.tools && result.capabilities.prompts && result.capabilities.resources,
+      JSON.stringify(result.capabilities),
+    );
     assert.equal(result._meta['io.modelcontextprotocol/serverInfo'], { name: 'memo-server', version: '3.1.0' });
     assert.equal(validateMessage('2026-07-28', answer.message, { method: 'server/discover' }), []);
     assert.is(f.upstream.withMethod('initialize').length, 1);
@@ -301,7 +346,11 @@ d('should build server/discover from the upstream initialize result, schema-vali
 });
 
 d('should answer server/discover from what the server said elsewhere, opening no session', async () => {
-  const said: InitializeResult = { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'remembered', version: '1.0.0' } };
+  const said: InitializeResult = {
+    protocolVersion: '2025-11-25',
+    capabilities: { tools: {} },
+    serverInfo: { name: 'remembered', version: '1.0.0' },
+  };
   const f = fixture({ described: () => said, serverInfo: { name: 'renamed', version: '9.9.9' } });
   try {
     const result = resultOf(await f.serve(modernRequest('server/discover')));
@@ -333,7 +382,9 @@ d('should run a pushable call through the input broker, on a session reserved fo
   };
   const f = fixture({ inputs, requestTimeoutMs: 4_000 });
   try {
-    const answer = await f.serve(modernRequest('tools/call', { name: 'ask_name' }, { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }));
+    const answer = await f.serve(
+      modernRequest('tools/call', { name: 'ask_name' }, { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }),
+    );
     assert.equal(resultOf(answer).content, [{ type: 'text', text: 'Hello, Ada!' }]);
     assert.equal(runs, [{ target: 'tools/call:ask_name', timeoutMs: 4_000, reservedBefore: 1 }]);
     assert.equal(pushes, ['elicitation/create']);
@@ -358,9 +409,15 @@ d('should hand a retry to the broker before the pool: the parked call it resumes
     const taken: string[] = [];
     const tryAcquire = f.pool.tryAcquire.bind(f.pool);
     const acquire = f.pool.acquire.bind(f.pool);
-    f.pool.tryAcquire = ((...args: Parameters<SessionPool['tryAcquire']>) => (taken.push('tryAcquire'), tryAcquire(...args))) as SessionPool['tryAcquire'];
+    f.pool.tryAcquire = ((...args: Parameters<SessionPool['tryAcquire']>) => (
+      taken.push('tryAcquire'), tryAcquire(...args)
+    )) as SessionPool['tryAcquire'];
     f.pool.acquire = ((...args: Parameters<SessionPool['acquire']>) => (taken.push('acquire'), acquire(...args))) as SessionPool['acquire'];
-    const retry = modernRequest('tools/call', { name: 'ask_name', requestState: first.requestState, inputResponses: { [key!]: { action: 'accept', content: { name: 'Ada' } } } }, caps);
+    const retry = modernRequest(
+      'tools/call',
+      { name: 'ask_name', requestState: first.requestState, inputResponses: { [key!]: { action: 'accept', content: { name: 'Ada' } } } },
+      caps,
+    );
     const done = resultOf(await f.serve(retry));
     assert.equal(done.content, [{ type: 'text', text: 'Hello, Ada!' }]);
     assert.equal(taken, [], 'the retry took nothing from the pool');
@@ -375,7 +432,9 @@ d('should hand a retry to the broker before the pool: the parked call it resumes
 d('should refuse a push made outside a call that can take input with -32601, upstream', async () => {
   const f = fixture();
   try {
-    const answer = await f.serve(modernRequest('tools/call', { name: 'ask_name' }, { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }));
+    const answer = await f.serve(
+      modernRequest('tools/call', { name: 'ask_name' }, { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } }),
+    );
     const error = errorOf(answer);
     assert.is(error.code, -32601, 'the server passed on the refusal of its elicitation');
     const replies = f.upstream.received.filter((m) => 'error' in m);

@@ -126,7 +126,8 @@ roots('should answer each anonymous caller with its own roots when their calls i
       calls.push(rootsSeen(who).then((text) => assertOwn(text, who === alice ? ALICE : BOB, [who === alice ? BOB : ALICE])));
     }
     await Promise.all(calls);
-    for (let i = 0; i < 4; i++) assertOwn(await rootsSeen(i % 2 === 0 ? bob : alice), i % 2 === 0 ? BOB : ALICE, [i % 2 === 0 ? ALICE : BOB]);
+    for (let i = 0; i < 4; i++)
+      assertOwn(await rootsSeen(i % 2 === 0 ? bob : alice), i % 2 === 0 ? BOB : ALICE, [i % 2 === 0 ? ALICE : BOB]);
   } finally {
     await alice.close();
     await bob.close();

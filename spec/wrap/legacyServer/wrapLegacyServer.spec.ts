@@ -31,7 +31,18 @@ function post(message: unknown, headers: Record<string, string> = {}, init: Requ
   if (m.method) routing['mcp-method'] = m.method;
   const name = m.params?.name ?? m.params?.uri;
   if (name && ['tools/call', 'prompts/get', 'resources/read'].includes(m.method ?? '')) routing['mcp-name'] = name;
-  return new Request(URL_, { method: 'POST', body: typeof message === 'string' ? message : JSON.stringify(message), headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: '127.0.0.1:3000', ...routing, ...headers }, ...init });
+  return new Request(URL_, {
+    method: 'POST',
+    body: typeof message === 'string' ? message : JSON.stringify(message),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      host: '127.0.0.1:3000',
+      ...routing,
+      ...headers,
+    },
+    ...init,
+  });
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -59,7 +70,11 @@ async function cancelledUpstream(): Promise<void> {
   assert.is(calls.length, 1, 'the call reached the server');
   assert.ok(await waitFor(() => upstream.withMethod('notifications/cancelled').length > 0, 2_000), 'the server was told to stop');
   const cancels = upstream.withMethod('notifications/cancelled');
-  assert.equal(cancels.map((c) => c.params?.['requestId']), [(calls[0] as { id: unknown }).id], 'once, naming that call');
+  assert.equal(
+    cancels.map((c) => c.params?.['requestId']),
+    [(calls[0] as { id: unknown }).id],
+    'once, naming that call',
+  );
   const sessions = wrap.pool.sessions();
   assert.is(sessions.length, 1);
   assert.ok(await waitFor(() => sessions[0]!.session.inFlight === 0, 1_000), 'nothing left in flight upstream');
@@ -67,130 +82,154 @@ async function cancelledUpstream(): Promise<void> {
 
 /** The same cases through the Web handler and through the native Node listener on a real socket. */
 for (const front of ['fetch', 'node'] as const) {
-const w = suite(`wrapLegacyServer over HTTP (${front})`);
-w.before.each(async () => {
-  upstream = recordingUpstream(createPushServer);
-  wrap = wrapLegacyServer({ upstream: upstream.upstream });
-  if (front === 'fetch') send = (request) => wrap.fetch(request);
-  else {
-    listening = await serveNodeHttp(wrap, { port: 0 });
-    send = viaNode(listening.origin);
-  }
-});
-w.after.each(async () => {
-  await listening?.close();
-  listening = undefined;
-  await wrap.close();
-});
+  const w = suite(`wrapLegacyServer over HTTP (${front})`);
+  w.before.each(async () => {
+    upstream = recordingUpstream(createPushServer);
+    wrap = wrapLegacyServer({ upstream: upstream.upstream });
+    if (front === 'fetch') send = (request) => wrap.fetch(request);
+    else {
+      listening = await serveNodeHttp(wrap, { port: 0 });
+      send = viaNode(listening.origin);
+    }
+  });
+  w.after.each(async () => {
+    await listening?.close();
+    listening = undefined;
+    await wrap.close();
+  });
 
-w('should serve a modern tools/call with resultType and server info, schema-valid', async () => {
-  const res = await send(post(body('tools/call', { name: 'echo', arguments: { text: 'hi' } })));
-  assert.is(res.status, 200);
-  const msg = await json(res);
-  assert.equal(msg.result.content, [{ type: 'text', text: 'hi' }]);
-  assert.is(msg.result.resultType, 'complete');
-  assert.equal(msg.result._meta['io.modelcontextprotocol/serverInfo'], { name: 'push-server', version: '1.0.0' });
-  assert.equal(validateMessage('2026-07-28', msg, { method: 'tools/call' }), []);
-});
+  w('should serve a modern tools/call with resultType and server info, schema-valid', async () => {
+    const res = await send(post(body('tools/call', { name: 'echo', arguments: { text: 'hi' } })));
+    assert.is(res.status, 200);
+    const msg = await json(res);
+    assert.equal(msg.result.content, [{ type: 'text', text: 'hi' }]);
+    assert.is(msg.result.resultType, 'complete');
+    assert.equal(msg.result._meta['io.modelcontextprotocol/serverInfo'], { name: 'push-server', version: '1.0.0' });
+    assert.equal(validateMessage('2026-07-28', msg, { method: 'tools/call' }), []);
+  });
 
-w('should build server/discover from the upstream initialize result', async () => {
-  const msg = await json(send(post(body('server/discover'))));
-  assert.equal(msg.result.supportedVersions, ['2026-07-28']);
-  assert.ok(msg.result.capabilities.tools);
-  assert.equal(validateMessage('2026-07-28', msg, { method: 'server/discover' }), []);
-});
+  w('should build server/discover from the upstream initialize result', async () => {
+    const msg = await json(send(post(body('server/discover'))));
+    assert.equal(msg.result.supportedVersions, ['2026-07-28']);
+    assert.ok(msg.result.capabilities.tools);
+    assert.equal(validateMessage('2026-07-28', msg, { method: 'server/discover' }), []);
+  });
 
-w('should answer the modern rules with the right codes and statuses', async () => {
-  const cases: Array<[Request, number, number | null]> = [
-    [post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }), 400, -32602],
-    [post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' })), 400, -32022],
-    [post(body('tools/list'), { 'mcp-method': 'prompts/list' }), 400, -32020],
-    [post(body('tools/call', { name: 'echo', arguments: { text: 'x' } }), { 'mcp-name': 'other' }), 400, -32020],
-    [post(body('ping')), 404, -32601],
-    [post(body('logging/setLevel', { level: 'info' })), 404, -32601],
-    [post(body('resources/subscribe', { uri: 'x' })), 404, -32601],
-    [post(body('initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'c', version: '1' } })), 404, -32601],
-    [post('{"jsonrpc":'), 400, -32700],
-    [post('['.repeat(100) + ']'.repeat(100)), 400, -32700],
-    [post(body('tools/list'), { origin: 'https://evil.example' }), 403, null],
-    [post(body('tools/list'), { host: 'evil.example' }), 403, null],
-    [new Request(URL_, { method: 'GET', headers: { host: '127.0.0.1:3000' } }), 405, null],
-    [new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000' } }), 405, null],
-    [post(JSON.stringify(body('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } }))), 413, null],
-  ];
-  for (const [request, status, code] of cases) {
-    const label = `${request.method} ${(await request.clone().text()).slice(0, 120)}`;
-    const res = await send(request);
-    assert.is(res.status, status, label);
-    if (code !== null) assert.is((await json(res)).error.code, code);
-  }
-  const echoed = await json(send(post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'req-7'))));
-  assert.is(echoed.id, 'req-7', 'errors echo the request id');
-});
+  w('should answer the modern rules with the right codes and statuses', async () => {
+    const cases: Array<[Request, number, number | null]> = [
+      [post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }), 400, -32602],
+      [post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' })), 400, -32022],
+      [post(body('tools/list'), { 'mcp-method': 'prompts/list' }), 400, -32020],
+      [post(body('tools/call', { name: 'echo', arguments: { text: 'x' } }), { 'mcp-name': 'other' }), 400, -32020],
+      [post(body('ping')), 404, -32601],
+      [post(body('logging/setLevel', { level: 'info' })), 404, -32601],
+      [post(body('resources/subscribe', { uri: 'x' })), 404, -32601],
+      [post(body('initialize', { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'c', version: '1' } })), 404, -32601],
+      [post('{"jsonrpc":'), 400, -32700],
+      [post('['.repeat(100) + ']'.repeat(100)), 400, -32700],
+      [post(body('tools/list'), { origin: 'https://evil.example' }), 403, null],
+      [post(body('tools/list'), { host: 'evil.example' }), 403, null],
+      [new Request(URL_, { method: 'GET', headers: { host: '127.0.0.1:3000' } }), 405, null],
+      [new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000' } }), 405, null],
+      [post(JSON.stringify(body('tools/call', { name: 'echo', arguments: { text: 'x'.repeat(5 * 1024 * 1024) } }))), 413, null],
+    ];
+    for (const [request, status, code] of cases) {
+      const label = `${request.method} ${(await request.clone().text()).slice(0, 120)}`;
+      const res = await send(request);
+      assert.is(res.status, status, label);
+      if (code !== null) assert.is((await json(res)).error.code, code);
+    }
+    const echoed = await json(send(post(body('tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }, 'req-7'))));
+    assert.is(echoed.id, 'req-7', 'errors echo the request id');
+  });
 
-w('should stream progress and only the logs at or above the request level, then the answer', async () => {
-  const res = await send(post(body('tools/call', { name: 'work', arguments: { steps: 4 } }, { progressToken: 'tok', 'io.modelcontextprotocol/logLevel': 'info' })));
-  assert.is(res.headers.get('content-type'), 'text/event-stream');
-  const messages = await sseMessages(res);
-  const logs = messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.data);
-  const progress = messages.filter((m) => m.method === 'notifications/progress').map((m) => [m.params.progressToken, m.params.progress]);
-  assert.equal(logs, ['step 1', 'step 3'], 'debug logs are below info');
-  assert.equal(progress, [['tok', 1], ['tok', 2], ['tok', 3], ['tok', 4]]);
-  assert.equal(messages.at(-1).result.content, [{ type: 'text', text: 'did 4 steps' }]);
-  for (const m of messages) assert.equal(validateMessage('2026-07-28', m, { method: 'tools/call' }), []);
-});
+  w('should stream progress and only the logs at or above the request level, then the answer', async () => {
+    const res = await send(
+      post(
+        body('tools/call', { name: 'work', arguments: { steps: 4 } }, { progressToken: 'tok', 'io.modelcontextprotocol/logLevel': 'info' }),
+      ),
+    );
+    assert.is(res.headers.get('content-type'), 'text/event-stream');
+    const messages = await sseMessages(res);
+    const logs = messages.filter((m) => m.method === 'notifications/message').map((m) => m.params.data);
+    const progress = messages.filter((m) => m.method === 'notifications/progress').map((m) => [m.params.progressToken, m.params.progress]);
+    assert.equal(logs, ['step 1', 'step 3'], 'debug logs are below info');
+    assert.equal(progress, [
+      ['tok', 1],
+      ['tok', 2],
+      ['tok', 3],
+      ['tok', 4],
+    ]);
+    assert.equal(messages.at(-1).result.content, [{ type: 'text', text: 'did 4 steps' }]);
+    for (const m of messages) assert.equal(validateMessage('2026-07-28', m, { method: 'tools/call' }), []);
+  });
 
-w('should send no logs to a request that asked for none', async () => {
-  const res = await send(post(body('tools/call', { name: 'work', arguments: { steps: 2 } })));
-  assert.is(res.headers.get('content-type'), 'application/json');
-  assert.equal((await json(res)).result.content, [{ type: 'text', text: 'did 2 steps' }]);
-});
+  w('should send no logs to a request that asked for none', async () => {
+    const res = await send(post(body('tools/call', { name: 'work', arguments: { steps: 2 } })));
+    assert.is(res.headers.get('content-type'), 'application/json');
+    assert.equal((await json(res)).result.content, [{ type: 'text', text: 'did 2 steps' }]);
+  });
 
-w('should cancel the upstream call when the client closes the stream', async () => {
-  const controller = new AbortController();
-  const res = send(post(body('tools/call', { name: 'wait' }, { progressToken: 1 }), {}, { signal: controller.signal }));
-  const response = await res;
-  const reader = response.body!.getReader();
-  assert.ok(await waitFor(() => upstream.withMethod('tools/call').length === 1, 2_000), 'the call reached the server');
-  setTimeout(() => controller.abort(), 50);
-  await reader.cancel();
-  await cancelledUpstream();
-});
+  w('should cancel the upstream call when the client closes the stream', async () => {
+    const controller = new AbortController();
+    const res = send(post(body('tools/call', { name: 'wait' }, { progressToken: 1 }), {}, { signal: controller.signal }));
+    const response = await res;
+    const reader = response.body!.getReader();
+    assert.ok(await waitFor(() => upstream.withMethod('tools/call').length === 1, 2_000), 'the call reached the server');
+    setTimeout(() => controller.abort(), 50);
+    await reader.cancel();
+    await cancelledUpstream();
+  });
 
-w('should cancel the upstream call when a client waiting for a JSON answer goes away', async () => {
-  const controller = new AbortController();
-  const pending = send(post(body('tools/call', { name: 'wait' }), {}, { signal: controller.signal })).catch((e: unknown) => e);
-  await new Promise((r) => setTimeout(r, 100));
-  assert.ok(wrap.pool.sessions().some((s) => s.session.inFlight === 1), 'the call reached the server');
-  controller.abort();
-  await pending;
-  await cancelledUpstream();
-});
+  w('should cancel the upstream call when a client waiting for a JSON answer goes away', async () => {
+    const controller = new AbortController();
+    const pending = send(post(body('tools/call', { name: 'wait' }), {}, { signal: controller.signal })).catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.ok(
+      wrap.pool.sessions().some((s) => s.session.inFlight === 1),
+      'the call reached the server',
+    );
+    controller.abort();
+    await pending;
+    await cancelledUpstream();
+  });
 
-w('should serve a legacy client on the same endpoint through a legacy session', async () => {
-  const init = await send(post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } } }));
-  assert.is(init.status, 200);
-  const session = init.headers.get('mcp-session-id');
-  assert.ok(session);
-  const first = (await sseMessages(init))[0];
-  assert.is(first.result.serverInfo.name, 'push-server');
-  const headers = { 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' };
-  assert.is((await send(post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers))).status, 202);
-  const call = await send(post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'legacy' } } }, headers));
-  const answer = (await sseMessages(call))[0];
-  assert.equal(answer.result.content, [{ type: 'text', text: 'legacy' }]);
-  assert.not.ok('resultType' in answer.result, 'the legacy path is not translated');
-  assert.is((await send(new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000', ...headers } }))).status, 200);
-});
+  w('should serve a legacy client on the same endpoint through a legacy session', async () => {
+    const init = await send(
+      post({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'legacy', version: '1' } },
+      }),
+    );
+    assert.is(init.status, 200);
+    const session = init.headers.get('mcp-session-id');
+    assert.ok(session);
+    const first = (await sseMessages(init))[0];
+    assert.is(first.result.serverInfo.name, 'push-server');
+    const headers = { 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' };
+    assert.is((await send(post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers))).status, 202);
+    const call = await send(
+      post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'echo', arguments: { text: 'legacy' } } }, headers),
+    );
+    const answer = (await sseMessages(call))[0];
+    assert.equal(answer.result.content, [{ type: 'text', text: 'legacy' }]);
+    assert.not.ok('resultType' in answer.result, 'the legacy path is not translated');
+    assert.is((await send(new Request(URL_, { method: 'DELETE', headers: { host: '127.0.0.1:3000', ...headers } }))).status, 200);
+  });
 
-w.run();
+  w.run();
 }
 
 const crash = suite('wrapLegacyServer with a stdio upstream');
 crash('should answer in-flight calls with an error when the process dies, and restart it for the next request', async () => {
   // One upstream process, so that both calls are in flight on the one that dies (the second shares
   // it once it found none free within waitMs).
-  const wrapped = wrapLegacyServer({ upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }), sessions: { perKey: 1, waitMs: 200 } });
+  const wrapped = wrapLegacyServer({
+    upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }),
+    sessions: { perKey: 1, waitMs: 200 },
+  });
   try {
     const ok1 = await json(wrapped.fetch(post(body('tools/call', { name: 'echo', arguments: { text: 'before' } }))));
     assert.equal(ok1.result.content[0].text, 'before');
@@ -280,7 +319,10 @@ unreachable("should carry a process's exit code and its last stderr lines, start
   try {
     const failed = await discoverError(stdioBackend({ command: process.execPath, args: ['-e', script] }));
     assert.is(failed.code, -32603);
-    assert.is(failed.message, 'Internal error: the upstream server is unavailable: it exited with code 7 before it answered initialize: Error: no configuration at /etc/mde');
+    assert.is(
+      failed.message,
+      'Internal error: the upstream server is unavailable: it exited with code 7 before it answered initialize: Error: no configuration at /etc/mde',
+    );
     assert.is(failed.data?.['exitCode'], 7);
     const stderr = failed.data?.['stderr'] as string[];
     assert.is(stderr.length, 10, 'the last lines only');

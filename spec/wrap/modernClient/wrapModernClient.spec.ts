@@ -17,12 +17,28 @@ import type { StdioChildOptions } from '../../../lib/transport/stdioChild.ts';
 import { targetKey } from '../../../lib/probe/probe.ts';
 import { VerdictCache } from '../../../lib/probe/verdictCache.ts';
 import { wrapModernClient } from '../../../lib/wrap/modernClient/wrapModernClient.ts';
-import { EVERYTHING, MARKER, markedProcesses, markedProcessesGone, reapMarked, ROOT, sleep, textOf, waitFor } from '../../helpers/everything.ts';
+import {
+  EVERYTHING,
+  MARKER,
+  markedProcesses,
+  markedProcessesGone,
+  reapMarked,
+  ROOT,
+  sleep,
+  textOf,
+  waitFor,
+} from '../../helpers/everything.ts';
 import { connectPinned } from '../../helpers/modernClient.ts';
 import { validateMessage } from '../../helpers/schemas.ts';
 
 function quirky(mode: string, marker: string, stderr: StdioChildOptions['stderr'] = 'ignore'): StdioChildOptions {
-  return { command: process.execPath, args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/quirkyStdio.ts'), mode], cwd: ROOT, env: { [MARKER]: marker }, stderr };
+  return {
+    command: process.execPath,
+    args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/quirkyStdio.ts'), mode],
+    cwd: ROOT,
+    env: { [MARKER]: marker },
+    stderr,
+  };
 }
 
 /** The fixture's server processes (tsx may run an esbuild helper beside them while it compiles). */
@@ -56,7 +72,10 @@ edges('should initialize the process a silent probe waited on, and ignore its la
 
 edges('should stop the probed process when closed before any request reached it', async () => {
   const marker = randomUUID();
-  const transport = wrapModernClient({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' }, { cache: false });
+  const transport = wrapModernClient(
+    { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' },
+    { cache: false },
+  );
   await transport.start();
   assert.equal(transport.verdict, { era: 'legacy' });
   assert.is(markedProcesses(marker).length, 1, 'the probed server is running');
@@ -66,7 +85,12 @@ edges('should stop the probed process when closed before any request reached it'
 
 edges('should probe the process started ahead for the same command, starting none of its own', async () => {
   const marker = randomUUID();
-  const options: StdioChildOptions = { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' };
+  const options: StdioChildOptions = {
+    command: process.execPath,
+    args: [EVERYTHING, 'stdio'],
+    env: { [MARKER]: marker },
+    stderr: 'ignore',
+  };
   startAhead(options);
   const [ahead] = markedProcesses(marker);
   const transport = wrapModernClient({ ...options }, { cache: false });
@@ -74,7 +98,11 @@ edges('should probe the process started ahead for the same command, starting non
   try {
     assert.equal(transport.verdict, { era: 'legacy' });
     assert.is(c.client.getServerVersion()?.name, 'mcp-servers/everything');
-    assert.equal(markedProcesses(marker).map((p) => p.pid), [ahead!.pid], 'the only server process is the one started ahead');
+    assert.equal(
+      markedProcesses(marker).map((p) => p.pid),
+      [ahead!.pid],
+      'the only server process is the one started ahead',
+    );
   } finally {
     await c.client.close();
     reapMarked(marker);
@@ -100,7 +128,10 @@ edges('should start the server again when it exited on the probe', async () => {
 edges('should carry a cancellation to the legacy server as notifications/cancelled', async () => {
   const marker = randomUUID();
   let stderr = '';
-  const transport = wrapModernClient(quirky('plain', marker, (chunk) => void (stderr += chunk)), { cache: new VerdictCache() });
+  const transport = wrapModernClient(
+    quirky('plain', marker, (chunk) => void (stderr += chunk)),
+    { cache: new VerdictCache() },
+  );
   const c = await connectPinned(transport);
   try {
     const abort = new AbortController();
@@ -108,7 +139,13 @@ edges('should carry a cancellation to the legacy server as notifications/cancell
     await sleep(300);
     assert.not.match(stderr, 'wait: cancelled');
     abort.abort();
-    assert.ok(await call.then(() => false, () => true), 'the call was rejected');
+    assert.ok(
+      await call.then(
+        () => false,
+        () => true,
+      ),
+      'the call was rejected',
+    );
     assert.ok(await waitFor(() => stderr.includes('wait: cancelled'), 3000), 'the server saw the cancellation');
   } finally {
     await c.client.close();
@@ -119,7 +156,10 @@ edges('should carry a cancellation to the legacy server as notifications/cancell
 edges("should raise the server's log level with logging/setLevel when a request asks for more, and filter per request", async () => {
   const marker = randomUUID();
   let stderr = '';
-  const transport = wrapModernClient(quirky('plain', marker, (chunk) => void (stderr += chunk)), { cache: new VerdictCache() });
+  const transport = wrapModernClient(
+    quirky('plain', marker, (chunk) => void (stderr += chunk)),
+    { cache: new VerdictCache() },
+  );
   const c = await connectPinned(transport);
   const logs: string[] = [];
   c.client.setNotificationHandler('notifications/message', (n) => void logs.push(`${n.params.level}: ${String(n.params.data)}`));
@@ -150,12 +190,26 @@ edges("should raise the server's log level with logging/setLevel when a request 
 
 edges('should give a request that declares other capabilities its own upstream session, initialized with them', async () => {
   const marker = randomUUID();
-  const transport = wrapModernClient({ command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' }, { cache: new VerdictCache() });
+  const transport = wrapModernClient(
+    { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: marker }, stderr: 'ignore' },
+    { cache: new VerdictCache() },
+  );
   const answers = new Map<number, any>();
   transport.onmessage = (m: any) => void (m.id !== undefined && answers.set(m.id, m));
   await transport.start();
   const list = async (id: number, capabilities: Record<string, unknown>) => {
-    await transport.send({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': capabilities } } });
+    await transport.send({
+      jsonrpc: '2.0',
+      id,
+      method: 'tools/list',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
+        },
+      },
+    });
     assert.ok(await waitFor(() => answers.has(id), 10_000), `answer ${id}`);
     const answer = answers.get(id);
     assert.equal(validateMessage('2026-07-28', answer, { method: 'tools/list' }), [], JSON.stringify(answer).slice(0, 300));
@@ -187,7 +241,10 @@ known('should probe again when a cached modern verdict meets a legacy server, an
   transport.events.on('*', (type, payload) => void seen.push([type, payload]));
   const c = await connectPinned(transport);
   try {
-    assert.equal(seen.map(([t]) => t), ['verdict', 'reprobe', 'probe', 'fallback', 'verdict']);
+    assert.equal(
+      seen.map(([t]) => t),
+      ['verdict', 'reprobe', 'probe', 'fallback', 'verdict'],
+    );
     assert.is(seen[0]![1].source, 'cache');
     assert.match(seen[1]![1].reason, 'server/discover is not a method the server knows');
     assert.equal([transport.verdict, transport.source], [{ era: 'legacy' }, 'probe']);
@@ -209,7 +266,10 @@ known('should probe again when the server a cached modern verdict was sent to go
   transport.events.on('*', (type, payload) => void seen.push([type, payload]));
   const c = await connectPinned(transport);
   try {
-    assert.equal(seen.map(([t]) => t), ['verdict', 'reprobe', 'probe', 'fallback', 'verdict']);
+    assert.equal(
+      seen.map(([t]) => t),
+      ['verdict', 'reprobe', 'probe', 'fallback', 'verdict'],
+    );
     assert.match(seen[1]![1].reason, 'went away');
     assert.is(textOf(await c.client.callTool({ name: 'echo', arguments: { text: 'legacy after all' } })), 'legacy after all');
   } finally {
@@ -222,7 +282,10 @@ known('should probe again when a prior legacy verdict meets a modern-only server
   const handler = createMcpHandler(createDualEraServer, { legacy: 'reject' });
   const server = await serveNodeHttp((r) => handler.fetch(r), { port: 0 });
   try {
-    const transport = wrapModernClient({ url: `${server.origin}/mcp` }, { cache: new VerdictCache(), prior: { era: 'legacy', http: 'streamable' } });
+    const transport = wrapModernClient(
+      { url: `${server.origin}/mcp` },
+      { cache: new VerdictCache(), prior: { era: 'legacy', http: 'streamable' } },
+    );
     const seen: string[] = [];
     transport.events.on('*', (type) => void seen.push(type));
     const c = await connectPinned(transport);

@@ -49,12 +49,31 @@ pass.after(() => {
 });
 
 pass('should serve a modern client over HTTP, beside a legacy client', async () => {
-  serving = spawn(process.execPath, [builtCli(), 'serve', '--modern', '--port', '0', '--', ...FIXTURE], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  serving = spawn(process.execPath, [builtCli(), 'serve', '--modern', '--port', '0', '--', ...FIXTURE], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   const url = await servingUrl(serving).url;
   const discover = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'server/discover', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'curl', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } } }),
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'server/discover',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'server/discover',
+      params: {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'curl', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    }),
   });
   const discovered = (await discover.json()) as { id: number; result?: { supportedVersions: string[] } };
   assert.is(discover.status, 200, JSON.stringify(discovered));
@@ -77,7 +96,12 @@ pass('should serve a modern client over HTTP, beside a legacy client', async () 
 
 pass('should serve a modern client over stdio', async () => {
   const { client, asked } = modernClient();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [builtCli(), 'serve', '--modern', '--stdio', '--quiet', '--', ...FIXTURE], cwd: ROOT, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [builtCli(), 'serve', '--modern', '--stdio', '--quiet', '--', ...FIXTURE],
+    cwd: ROOT,
+    stderr: 'ignore',
+  });
   try {
     await client.connect(transport as never, { timeout: 30_000 });
     await assertServed(client, asked);

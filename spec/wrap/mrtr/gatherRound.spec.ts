@@ -27,7 +27,16 @@ function timedBarrier(delayMs: number): { barrier: (signal: CancelSignal) => Pro
 g('should send the round after one barrier when no push follows it', async () => {
   const pushes = 1;
   const b = timedBarrier(1);
-  assert.is(await gatherRound(() => pushes, () => false, 60_000, b.barrier), false, 'not ended at its bound');
+  assert.is(
+    await gatherRound(
+      () => pushes,
+      () => false,
+      60_000,
+      b.barrier,
+    ),
+    false,
+    'not ended at its bound',
+  );
   assert.is(b.asked(), 1);
 });
 
@@ -40,9 +49,14 @@ g('should take in the pushes read together with the first before it asks', async
   for (let i = 0; i < 3; i++)
     queueMicrotask(() => {
       pushes++;
-      gathering ??= gatherRound(() => pushes, () => false, 60_000, async () => {
-        seenAtBarrier = pushes;
-      });
+      gathering ??= gatherRound(
+        () => pushes,
+        () => false,
+        60_000,
+        async () => {
+          seenAtBarrier = pushes;
+        },
+      );
     });
   await new Promise((r) => setImmediate(r));
   await gathering;
@@ -55,10 +69,15 @@ g('should ask again when a push of a later read comes before the answer', async 
   const { port1, port2 } = new MessageChannel();
   port1.on('message', () => pushes++);
   port2.postMessage(1);
-  await gatherRound(() => pushes, () => false, 60_000, () => {
-    asked++;
-    return new Promise<void>((r) => setTimeout(r, 2));
-  });
+  await gatherRound(
+    () => pushes,
+    () => false,
+    60_000,
+    () => {
+      asked++;
+      return new Promise<void>((r) => setTimeout(r, 2));
+    },
+  );
   port1.close();
   assert.is(pushes, 2);
   assert.is(asked, 2, 'the barrier asked before the second push came was asked again');
@@ -69,15 +88,20 @@ g('should ask again while pushes keep coming during its barriers', async () => {
   let more = 3;
   let asked = 0;
   // Each barrier's answer comes with one more push, three times: the fourth barrier brings none.
-  await gatherRound(() => pushes, () => false, 60_000, () => {
-    asked++;
-    return new Promise<void>((resolve) =>
-      setTimeout(() => {
-        if (more-- > 0) pushes++;
-        resolve();
-      }, 1),
-    );
-  });
+  await gatherRound(
+    () => pushes,
+    () => false,
+    60_000,
+    () => {
+      asked++;
+      return new Promise<void>((resolve) =>
+        setTimeout(() => {
+          if (more-- > 0) pushes++;
+          resolve();
+        }, 1),
+      );
+    },
+  );
   assert.is(pushes, 4, 'every push is in the round');
   assert.is(asked, 4);
 });
@@ -137,10 +161,15 @@ g('should keep gathering when woken by a push rather than by the call moving on'
 g('should end at its bound when the server never answers the barrier, and abandon it', async () => {
   let abandoned = false;
   const started = performance.now();
-  const unanswered = await gatherRound(() => 1, () => false, 20, (signal) => {
-    signal.addEventListener('abort', () => (abandoned = true));
-    return new Promise<void>(() => {});
-  });
+  const unanswered = await gatherRound(
+    () => 1,
+    () => false,
+    20,
+    (signal) => {
+      signal.addEventListener('abort', () => (abandoned = true));
+      return new Promise<void>(() => {});
+    },
+  );
   assert.ok(performance.now() - started >= 19, 'it waited for the bound');
   assert.ok(unanswered, 'it says a barrier went unanswered');
   assert.ok(abandoned, 'the unanswered barrier was abandoned (the ping is cancelled upstream)');
@@ -155,7 +184,12 @@ g('should end at its bound when pushes never stop', async () => {
     setImmediate(forever);
   };
   forever();
-  await gatherRound(() => pushes, () => false, 20, () => new Promise<void>((r) => setTimeout(r, 1)));
+  await gatherRound(
+    () => pushes,
+    () => false,
+    20,
+    () => new Promise<void>((r) => setTimeout(r, 1)),
+  );
   stop = true;
   assert.ok(pushes > 2, 'it waited while they came');
 });
@@ -170,13 +204,18 @@ g('should count an answer that was waiting to be read when the process, kept fro
   await new Promise((r) => socket.once('connect', r));
   while (!far) await new Promise((r) => setImmediate(r));
   try {
-    const unanswered = await gatherRound(() => 1, () => false, 20, () => {
-      const answered = new Promise<void>((r) => socket.once('data', () => r()));
-      far!.write('pong');
-      const until = performance.now() + 80;
-      while (performance.now() < until); // kept from running past the bound, the answer waiting to be read
-      return answered;
-    });
+    const unanswered = await gatherRound(
+      () => 1,
+      () => false,
+      20,
+      () => {
+        const answered = new Promise<void>((r) => socket.once('data', () => r()));
+        far!.write('pong');
+        const until = performance.now() + 80;
+        while (performance.now() < until); // kept from running past the bound, the answer waiting to be read
+        return answered;
+      },
+    );
     assert.is(unanswered, false, 'the waiting answer ended the round, not the bound');
   } finally {
     socket.destroy();
@@ -187,9 +226,14 @@ g('should count an answer that was waiting to be read when the process, kept fro
 
 g('should send after one turn, asking nothing, with a bound of 0', async () => {
   let asked = 0;
-  await gatherRound(() => 1, () => false, 0, async () => {
-    asked++;
-  });
+  await gatherRound(
+    () => 1,
+    () => false,
+    0,
+    async () => {
+      asked++;
+    },
+  );
   assert.is(asked, 0);
 });
 

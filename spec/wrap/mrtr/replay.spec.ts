@@ -14,7 +14,11 @@ function twoQuestionServer(counter: { starts: number; questions: string[] }) {
       counter.starts++;
       const ask = async (field: string) => {
         counter.questions.push(field);
-        const r = await server.server.elicitInput({ mode: 'form', message: `Your ${field}?`, requestedSchema: { type: 'object', properties: { [field]: { type: 'string' } }, required: [field] } });
+        const r = await server.server.elicitInput({
+          mode: 'form',
+          message: `Your ${field}?`,
+          requestedSchema: { type: 'object', properties: { [field]: { type: 'string' } }, required: [field] },
+        });
         return r.action === 'accept' ? String(r.content?.[field]) : '?';
       };
       const name = await ask('name');
@@ -27,7 +31,12 @@ function twoQuestionServer(counter: { starts: number; questions: string[] }) {
 
 const caps = { 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
 function call(id: number, extra: Record<string, unknown> = {}) {
-  return { jsonrpc: '2.0' as const, id, method: 'tools/call', params: { name: 'favourite', arguments: {}, ...extra, _meta: modernMeta(caps) } };
+  return {
+    jsonrpc: '2.0' as const,
+    id,
+    method: 'tools/call',
+    params: { name: 'favourite', arguments: {}, ...extra, _meta: modernMeta(caps) },
+  };
 }
 const ctx = (principal = 'alice') => ({ principal, signal: new AbortController().signal, notify: () => {} });
 
@@ -46,9 +55,21 @@ r('should complete two rounds statelessly, re-running the call and answering ear
   const first = (await wrap.serveModern(call(1), ctx()))!.message as any;
   assert.equal(Object.keys(first.result.inputRequests), ['elicitation-1']);
   assert.is(broker.parked, 0, 'nothing is parked in replay mode');
-  const second = (await wrap.serveModern(call(2, { inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } }, requestState: first.result.requestState }), ctx()))!.message as any;
+  const second = (await wrap.serveModern(
+    call(2, {
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Ada' } } },
+      requestState: first.result.requestState,
+    }),
+    ctx(),
+  ))!.message as any;
   assert.equal(Object.keys(second.result.inputRequests), ['elicitation-2']);
-  const third = (await wrap.serveModern(call(3, { inputResponses: { 'elicitation-2': { action: 'accept', content: { colour: 'green' } } }, requestState: second.result.requestState }), ctx()))!.message as any;
+  const third = (await wrap.serveModern(
+    call(3, {
+      inputResponses: { 'elicitation-2': { action: 'accept', content: { colour: 'green' } } },
+      requestState: second.result.requestState,
+    }),
+    ctx(),
+  ))!.message as any;
   assert.equal(third.result.content, [{ type: 'text', text: 'Ada likes green' }]);
   assert.is(counter.starts, 3, 'the call ran once per round');
   assert.equal(counter.questions, ['name', 'name', 'colour', 'name', 'colour']);
@@ -61,7 +82,13 @@ r('should let a retry land on another process that holds the same key', async ()
   const b = wrapLegacyServer({ upstream: twoQuestionServer(counter), mrtr: new MrtrBroker({ replay: true, keyring: new Keyring([key]) }) });
   wraps.push(a, b);
   const first = (await a.serveModern(call(1), ctx()))!.message as any;
-  const second = (await b.serveModern(call(2, { inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Bo' } } }, requestState: first.result.requestState }), ctx()))!.message as any;
+  const second = (await b.serveModern(
+    call(2, {
+      inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'Bo' } } },
+      requestState: first.result.requestState,
+    }),
+    ctx(),
+  ))!.message as any;
   assert.equal(Object.keys(second.result.inputRequests), ['elicitation-2']);
 });
 
@@ -88,8 +115,16 @@ r('should end the call with a clear error when the server asks something else on
     const server = new McpServer({ name: 'fickle', version: '1.0.0' });
     server.registerTool('favourite', { description: 'Asks a different question each run' }, async () => {
       const field = variant;
-      await server.server.elicitInput({ mode: 'form', message: `Your ${field}?`, requestedSchema: { type: 'object', properties: { [field]: { type: 'string' } } } });
-      await server.server.elicitInput({ mode: 'form', message: 'And then?', requestedSchema: { type: 'object', properties: { x: { type: 'string' } } } });
+      await server.server.elicitInput({
+        mode: 'form',
+        message: `Your ${field}?`,
+        requestedSchema: { type: 'object', properties: { [field]: { type: 'string' } } },
+      });
+      await server.server.elicitInput({
+        mode: 'form',
+        message: 'And then?',
+        requestedSchema: { type: 'object', properties: { x: { type: 'string' } } },
+      });
       return { content: [{ type: 'text', text: 'done' }] };
     });
     return server;
@@ -97,9 +132,15 @@ r('should end the call with a clear error when the server asks something else on
   const wrap = wrapLegacyServer({ upstream: factory, mrtr: new MrtrBroker({ replay: true }) });
   wraps.push(wrap);
   const first = (await wrap.serveModern(call(1), ctx()))!.message as any;
-  const second = (await wrap.serveModern(call(2, { inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'x' } } }, requestState: first.result.requestState }), ctx()))!.message as any;
+  const second = (await wrap.serveModern(
+    call(2, { inputResponses: { 'elicitation-1': { action: 'accept', content: { name: 'x' } } }, requestState: first.result.requestState }),
+    ctx(),
+  ))!.message as any;
   variant = 'age';
-  const third = (await wrap.serveModern(call(3, { inputResponses: { 'elicitation-2': { action: 'accept', content: { x: 'y' } } }, requestState: second.result.requestState }), ctx()))!.message as any;
+  const third = (await wrap.serveModern(
+    call(3, { inputResponses: { 'elicitation-2': { action: 'accept', content: { x: 'y' } } }, requestState: second.result.requestState }),
+    ctx(),
+  ))!.message as any;
   assert.is(third.error?.code, -32603);
   assert.match(third.error.message, /cannot be replayed/);
 });

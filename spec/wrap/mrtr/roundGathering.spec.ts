@@ -34,7 +34,11 @@ const g = suite('round gathering under load');
 /** The conformance fixture over Streamable HTTP, on a free port: its URL, and the child to stop. */
 function startHttpFixture(): Promise<{ url: string; child: ChildProcess }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, FIXTURE('conformanceHttp.ts'), { cwd: ROOT, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, FIXTURE('conformanceHttp.ts'), {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.setEncoding('utf8');
     child.stdout!.on('data', (chunk: string) => {
@@ -61,7 +65,11 @@ async function load(wrap: LegacyServerWrap, callers: number): Promise<{ rounds: 
   // to start) tries again shortly, as clients do on a 503.
   const serve = async (method: string, params: Json, principal: string): Promise<Answer | undefined> => {
     for (let attempt = 0; ; attempt++) {
-      const answer = await wrap.serveModern(modernRequest(method, params, CAPS, ++id), { principal, signal: new Cancellation(), notify: () => {} });
+      const answer = await wrap.serveModern(modernRequest(method, params, CAPS, ++id), {
+        principal,
+        signal: new Cancellation(),
+        notify: () => {},
+      });
       if (attempt < 200 && answer && 'status' in answer && answer.status === 503) await new Promise((r) => setTimeout(r, 25));
       else return answer;
     }
@@ -82,7 +90,18 @@ async function load(wrap: LegacyServerWrap, callers: number): Promise<{ rounds: 
         greeting: { role: 'assistant', content: { type: 'text', text: `hi ${name}` }, model: 'spec-model' },
         client_roots: { roots: [{ uri: `file:///w/${name}`, name: 'w' }] },
       };
-      const done = resultOf(await serve('tools/call', { name: 'test_input_required_result_multiple_inputs', arguments: {}, inputResponses: answers, requestState: first['requestState'] }, principal));
+      const done = resultOf(
+        await serve(
+          'tools/call',
+          {
+            name: 'test_input_required_result_multiple_inputs',
+            arguments: {},
+            inputResponses: answers,
+            requestState: first['requestState'],
+          },
+          principal,
+        ),
+      );
       const text = (done['content'] as Array<{ text?: string }> | undefined)?.[0]?.text;
       const expected = `name=${name}; greeting=hi ${name}; roots=file:///w/${name} (w)`;
       if (done['resultType'] !== 'complete' || text !== expected) problems.push(`${name}: retry answered ${done['resultType']}: ${text}`);

@@ -26,7 +26,11 @@ interface Wire {
 }
 
 /** A server factory whose pipe is recorded from the server's side; what `lost` says of never reaches the server. */
-function spied(wire: Wire[], make: () => McpServer = createPushServer, lost: (message: JsonRpcMessage) => boolean = () => false): () => ConnectableServer {
+function spied(
+  wire: Wire[],
+  make: () => McpServer = createPushServer,
+  lost: (message: JsonRpcMessage) => boolean = () => false,
+): () => ConnectableServer {
   return () => ({
     async connect(transport: Transport) {
       const send = transport.send.bind(transport);
@@ -48,7 +52,13 @@ function spied(wire: Wire[], make: () => McpServer = createPushServer, lost: (me
 function carelessServer(): McpServer {
   const server = new McpServer({ name: 'careless-server', version: '1.0.0' });
   server.registerTool('ask_anyway', { description: 'Asks even when the client cannot answer' }, async () => {
-    const answer = await server.server.request({ method: 'elicitation/create', params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } } }, ElicitResultSchema);
+    const answer = await server.server.request(
+      {
+        method: 'elicitation/create',
+        params: { message: 'Name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+      },
+      ElicitResultSchema,
+    );
     return { content: [{ type: 'text', text: `answered ${answer.action}` }] };
   });
   return server;
@@ -81,7 +91,11 @@ function retry(id: number | string, requestState: string, inputResponses: Json =
   return call(id, { ...params, inputResponses, requestState });
 }
 
-async function serve(s: Setup, request: JsonRpcRequest, context: ModernContext = ctx()): Promise<{ message: JsonRpcResponse; status: number }> {
+async function serve(
+  s: Setup,
+  request: JsonRpcRequest,
+  context: ModernContext = ctx(),
+): Promise<{ message: JsonRpcResponse; status: number }> {
   const answer = await s.wrap.serveModern(request, context);
   assert.ok(answer, 'an answer');
   return answer!;
@@ -123,8 +137,14 @@ async function assertNoLeak(s: Setup): Promise<void> {
   const idle = () => s.broker.parked === 0 && s.wrap.pool.sessions().every(({ session }) => session.inFlight === 0 && session.holds === 0);
   for (let i = 0; i < 100 && !idle(); i++) await sleep(5);
   assert.is(s.broker.parked, 0, 'nothing parked');
-  assert.ok(s.wrap.pool.sessions().every(({ session }) => session.inFlight === 0), 'no call in flight upstream');
-  assert.ok(s.wrap.pool.sessions().every(({ session }) => session.holds === 0), 'no session held');
+  assert.ok(
+    s.wrap.pool.sessions().every(({ session }) => session.inFlight === 0),
+    'no call in flight upstream',
+  );
+  assert.ok(
+    s.wrap.pool.sessions().every(({ session }) => session.holds === 0),
+    'no session held',
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -144,8 +164,12 @@ function received(wire: Wire[], method: string): Json[] {
 
 /** Answers the server received to its own `elicitation/create` pushes. */
 function elicitationAnswers(wire: Wire[]): unknown[] {
-  const pushIds = new Set(wire.filter((w) => w.dir === 'out' && (w.message as Json)['method'] === 'elicitation/create').map((w) => (w.message as Json)['id']));
-  return wire.filter((w) => w.dir === 'in' && pushIds.has((w.message as Json)['id']) && !('method' in w.message)).map((w) => (w.message as Json)['result'] ?? (w.message as Json)['error']);
+  const pushIds = new Set(
+    wire.filter((w) => w.dir === 'out' && (w.message as Json)['method'] === 'elicitation/create').map((w) => (w.message as Json)['id']),
+  );
+  return wire
+    .filter((w) => w.dir === 'in' && pushIds.has((w.message as Json)['id']) && !('method' in w.message))
+    .map((w) => (w.message as Json)['result'] ?? (w.message as Json)['error']);
 }
 
 /** Texts of the tool results the server sent. */
@@ -175,7 +199,11 @@ function post(body: unknown, headers: Record<string, string> = {}, signal?: Abor
   });
 }
 
-async function fetchJson(s: Setup, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; message: JsonRpcResponse }> {
+async function fetchJson(
+  s: Setup,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; message: JsonRpcResponse }> {
   const response = await s.wrap.fetch(post(body, headers));
   assert.match(response.headers.get('content-type') ?? '', /application\/json/);
   return { status: response.status, message: (await response.json()) as JsonRpcResponse };
@@ -268,7 +296,10 @@ m('should refuse an altered, truncated or garbage state and keep the parked call
   }
   assert.is(s.broker.parked, 2, 'both calls still parked');
   assert.equal(elicitationAnswers(s.wire), [], 'nothing was answered upstream');
-  assert.is(textOf((await serve(s, retry(3, other, { 'elicitation-1': { action: 'accept', content: { name: 'Bob' } } }), ctx('bob'))).message), 'Hello, Bob!');
+  assert.is(
+    textOf((await serve(s, retry(3, other, { 'elicitation-1': { action: 'accept', content: { name: 'Bob' } } }), ctx('bob'))).message),
+    'Hello, Bob!',
+  );
   assert.is(textOf((await serve(s, retry(4, state))).message), 'Hello, Ada!');
   await assertNoLeak(s);
   await s.wrap.close();
@@ -279,7 +310,10 @@ m('should park two calls of the same caller at once, each with its own round', a
   const first = await park(s, 1);
   const second = await park(s, 2);
   assert.is(s.broker.parked, 2);
-  assert.is(textOf((await serve(s, retry(3, second, { 'elicitation-1': { action: 'accept', content: { name: 'Bob' } } }))).message), 'Hello, Bob!');
+  assert.is(
+    textOf((await serve(s, retry(3, second, { 'elicitation-1': { action: 'accept', content: { name: 'Bob' } } }))).message),
+    'Hello, Bob!',
+  );
   assert.is(textOf((await serve(s, retry(4, first))).message), 'Hello, Ada!');
   await assertNoLeak(s);
   await s.wrap.close();
@@ -289,7 +323,13 @@ m('should refuse a tampered state over HTTP with a JSON-RPC -32602', async () =>
   const s = setup();
   const first = await fetchJson(s, call(1));
   const state = resultOf(first.message)['requestState'] as string;
-  const refused = await fetchJson(s, retry(2, flipByte(state, (n) => n >> 1)));
+  const refused = await fetchJson(
+    s,
+    retry(
+      2,
+      flipByte(state, (n) => n >> 1),
+    ),
+  );
   assert.is(refused.status, 200);
   assertRefused(refused.message, /requestState/);
   assert.is(textOf((await fetchJson(s, retry(3, state))).message), 'Hello, Ada!');
@@ -377,8 +417,18 @@ m('should refuse a state carried by another method, tool or arguments', async ()
   const others: JsonRpcRequest[] = [
     call(2, { arguments: { extra: 1 }, inputResponses: ADA, requestState: state }),
     call(3, { name: 'echo', arguments: {}, inputResponses: ADA, requestState: state }),
-    modernRequest('prompts/get', { name: 'ask_name', arguments: {}, inputResponses: ADA, requestState: state }, { [CAPS]: { elicitation: {} } }, 4),
-    modernRequest('resources/read', { uri: 'file:///ask_name', inputResponses: ADA, requestState: state }, { [CAPS]: { elicitation: {} } }, 5),
+    modernRequest(
+      'prompts/get',
+      { name: 'ask_name', arguments: {}, inputResponses: ADA, requestState: state },
+      { [CAPS]: { elicitation: {} } },
+      4,
+    ),
+    modernRequest(
+      'resources/read',
+      { uri: 'file:///ask_name', inputResponses: ADA, requestState: state },
+      { [CAPS]: { elicitation: {} } },
+      5,
+    ),
   ];
   for (const request of others) {
     const { message } = await serve(s, request);
@@ -449,7 +499,12 @@ m('should ask again for what is still owed when the retry lacks the input key', 
 m('should ignore input responses under keys it did not ask for', async () => {
   const s = setup();
   const state = await park(s, 1);
-  const responses = { ...ADA, 'elicitation-2': { action: 'decline' }, 'sampling-1': { nonsense: true }, github_login: 'not even an object' };
+  const responses = {
+    ...ADA,
+    'elicitation-2': { action: 'decline' },
+    'sampling-1': { nonsense: true },
+    github_login: 'not even an object',
+  };
   assert.is(textOf((await serve(s, retry(2, state, responses))).message), 'Hello, Ada!');
   assert.equal(elicitationAnswers(s.wire), [{ action: 'accept', content: { name: 'Ada' } }]);
   await assertNoLeak(s);
@@ -459,7 +514,13 @@ m('should ignore input responses under keys it did not ask for', async () => {
 m('should refuse an input response of the wrong shape and keep the call resumable', async () => {
   const s = setup();
   const state = await park(s, 1);
-  for (const [i, wrong] of [{ action: 'maybe' }, { content: { name: 'Ada' } }, { action: 'accept', content: { name: { first: 'Ada' } } }, 'accept', null].entries()) {
+  for (const [i, wrong] of [
+    { action: 'maybe' },
+    { content: { name: 'Ada' } },
+    { action: 'accept', content: { name: { first: 'Ada' } } },
+    'accept',
+    null,
+  ].entries()) {
     const { message } = await serve(s, retry(10 + i, state, { 'elicitation-1': wrong }));
     const error = errorOf(message);
     assert.is(error.code, -32602, JSON.stringify(wrong));
@@ -493,7 +554,10 @@ m('should answer -32021 naming the capability when the request did not declare e
   // Declared: the same tool works through a round.
   const asked = await serve(s, call(2, {}, { elicitation: {} }, 'ask_anyway'));
   const state = resultOf(asked.message)['requestState'] as string;
-  const done = await serve(s, call(3, { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: state }, { elicitation: {} }, 'ask_anyway'));
+  const done = await serve(
+    s,
+    call(3, { inputResponses: { 'elicitation-1': { action: 'decline' } }, requestState: state }, { elicitation: {} }, 'ask_anyway'),
+  );
   assert.is(textOf(done.message), 'answered decline');
   await assertNoLeak(s);
   await s.wrap.close();
@@ -535,7 +599,10 @@ m('should cancel the upstream call and park nothing when the client goes away mi
   assert.is(errorOf(message).code, -32603);
   assert.match(errorOf(message).message, /cancel/i);
   const callId = received(s.wire, 'tools/call')[0]!['id'];
-  assert.equal(received(s.wire, 'notifications/cancelled').map((n) => (n['params'] as Json)['requestId']), [callId]);
+  assert.equal(
+    received(s.wire, 'notifications/cancelled').map((n) => (n['params'] as Json)['requestId']),
+    [callId],
+  );
   await assertNoLeak(s);
   // The session is still good for the next call.
   assert.is(textOf((await serve(s, call(2, { name: 'echo', arguments: { text: 'still here' } }))).message), 'still here');
