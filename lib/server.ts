@@ -14,7 +14,7 @@ export {
   type WrapLegacyServerOptions,
   type WrapStats,
 } from './wrap/legacyServer/wrapLegacyServer.ts';
-export type { HttpFrontOptions } from './fronts/httpFront.ts';
+export type { HttpFrontOptions } from './fronts/httpRouter.ts';
 export type { EdgeLimits, OriginPolicy } from './transport/httpEdge.ts';
 export type { LegacySessionLimits } from './fronts/legacySessionTable.ts';
 export type { SessionKey } from './session/sessionKey.ts';

@@ -585,13 +585,11 @@ function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
         return [
           fn,
           fc.oneof(
-            fc
-              .tuple(sample(pool), ...extra)
-              .map(([{ s, message, valid }, ...rest]) => ({
-                fn,
-                args: [message, ...rest],
-                ...ok(valid && fn !== 'cancelToModern', (v) => (v === undefined ? [] : [[fn.endsWith('Modern') ? MODERN : lv(s), v]])),
-              })),
+            fc.tuple(sample(pool), ...extra).map(([{ s, message, valid }, ...rest]) => ({
+              fn,
+              args: [message, ...rest],
+              ...ok(valid && fn !== 'cancelToModern', (v) => (v === undefined ? [] : [[fn.endsWith('Modern') ? MODERN : lv(s), v]])),
+            })),
             fc.tuple(anyNotification, ...extra).map(([n, ...rest]) => ({ fn, args: [n, ...rest] })),
           ),
         ];
@@ -781,12 +779,10 @@ function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
     ]),
     [
       'envelopeToInitializeParams',
-      fc
-        .tuple(jsonObject, fc.option(implementation, { nil: undefined }))
-        .map(([caps, info]) => ({
-          fn: 'envelopeToInitializeParams',
-          args: [info ? { clientCapabilities: caps, clientInfo: info } : { clientCapabilities: caps }],
-        })),
+      fc.tuple(jsonObject, fc.option(implementation, { nil: undefined })).map(([caps, info]) => ({
+        fn: 'envelopeToInitializeParams',
+        args: [info ? { clientCapabilities: caps, clientInfo: info } : { clientCapabilities: caps }],
+      })),
     ],
     [
       'sessionMeta',

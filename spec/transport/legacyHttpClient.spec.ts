@@ -796,15 +796,13 @@ bounded('should report an event past the bound on the standalone GET stream and 
     }
     const m = body as { id?: unknown; method?: string } | undefined;
     if (m?.id === undefined) return void res.writeHead(202).end();
-    res
-      .writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' })
-      .end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: m.id,
-          result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x', version: '1' } },
-        }),
-      );
+    res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' }).end(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: m.id,
+        result: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x', version: '1' } },
+      }),
+    );
   });
   const d = new Driver({ url: server.url, mode: 'streamable', maxMessageBytes: MiB });
   try {

@@ -5,166 +5,32 @@
  * and translates the answer. Pushes the server makes during the call go to the `inputs` broker.
  * Transport-neutral: the HTTP and stdio fronts call it.
  */
-import { resultResponse, type JsonRpcRequest, type RequestId } from '../../core/jsonrpc.ts';
+import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../util/limits.ts';
 import type { ModernVersion } from '../../core/era.ts';
-import { canonicalJson, sameJson, type Implementation, type JsonObject } from '../../core/primitives.ts';
-import { ADAPTER_INFO, type CacheDefaults } from '../../core/translate/context.ts';
-import { clientCapabilitiesToLegacy } from '../../core/translate/capabilities.ts';
+import type { Implementation, JsonObject } from '../../core/primitives.ts';
 import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../../core/translate/envelope.ts';
 import { initializeResultToDiscover } from '../../core/translate/discover.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
 import { errorToModern } from '../../core/translate/errors.ts';
 import { verifyParamHeaders } from '../../core/translate/headers.ts';
 import { isMrtrMethod } from '../../core/modern/methods.ts';
-import { streamHooks, targetOf, type InputBroker } from '../mrtr/broker.ts';
-import type { ToolIndex } from './toolIndex.ts';
-import type { Catalog } from './catalog.ts';
+import { streamHooks, targetOf } from '../mrtr/broker.ts';
 import { scope } from '../../util/signals.ts';
 import { resultToModern } from '../../core/translate/results.ts';
-import type { AcquireOptions, SessionPool } from '../../session/pool.ts';
+import type { AcquireOptions } from '../../session/pool.ts';
 import type { SessionKey } from '../../session/sessionKey.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import { authRefusalAnswer, errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
-import type { RequestTelemetry } from '../../observe/requestTelemetry.ts';
 import { performance } from 'node:perf_hooks';
-import { rootsHolderOf, WRAP_ROOTS, type RootsHolders } from './rootsHolders.ts';
-
-export interface ModernDispatchOptions {
-  readonly pool: SessionPool;
-  /** Overrides the server info taken from the upstream's `initialize` result. */
-  readonly serverInfo?: Implementation;
-  readonly cache?: CacheDefaults;
-  readonly supportedVersions?: readonly ModernVersion[];
-  /** Deadline for one upstream call. */
-  readonly requestTimeoutMs?: number;
-  readonly inputs?: InputBroker;
-  /** Tool definitions for checking `Mcp-Param-*` headers. */
-  readonly tools?: ToolIndex;
-  /** Learns what the upstream lists from its list answers. */
-  readonly catalog?: Catalog;
-  /**
-   * What the server said of itself to a session opened with `key`'s capability set and client
-   * info (any caller's): `server/discover` is answered from it when the caller has no session of
-   * its own, rather than booting one only to describe the server.
-   */
-  readonly described?: (key: SessionKey) => InitializeResult | undefined;
-  /**
-   * The wrap's own roots (non-empty): sessions declare `roots` upstream whatever the client
-   * declared, and every `roots/list` of the server is answered with these, over the caller's own.
-   */
-  readonly roots?: ReadonlyArray<{ readonly uri: string; readonly name?: string }>;
-  /**
-   * Whose roots the server holds on each session: a pushable call whose caller may not have
-   * given them gets the session alone and has them asked again before it is sent (see `bindCall`).
-   */
-  readonly holders?: RootsHolders;
-  /**
-   * Callers share upstream sessions (`WrapLegacyServerOptions.shareSessions`): keys are filed
-   * under `SHARED_PRINCIPAL`, and each caller may have `perCaller` calls that need a session
-   * alone (they may push) under way at once; `pushing` counts them.
-   */
-  readonly shared?: { readonly perCaller: number; readonly pushing: Map<string, number> };
-}
-
-/** The principal the keys of callers that share sessions are filed under (no caller's own). */
-export const SHARED_PRINCIPAL = '\u0000shared';
-
-interface KnownCapabilities {
-  readonly modern: unknown;
-  readonly ownRoots: boolean;
-  readonly capabilities: JsonObject;
-  readonly text: string;
-}
-
-/**
- * The capability sets seen last, newest first: clients repeat theirs on every request, so a new
- * request's set is compared with these (no text is built) before it is translated and canonicalised.
- */
-const recentCapabilities: KnownCapabilities[] = [];
-const RECENT_CAPABILITIES = 16;
-
-/**
- * The pool key for a modern envelope: the principal plus what the request declared, as declared
- * upstream: `roots` with `listChanged` (servers such as fastmcp ask for roots only then), and
- * `roots` whatever the client declared when the wrap has roots of its own (`ownRoots`).
- */
-export function keyFor(principal: string, envelope: Envelope, ownRoots = false, authorization?: string): SessionKey {
-  const modern = envelope.clientCapabilities;
-  let known: KnownCapabilities | undefined;
-  for (let i = 0; i < recentCapabilities.length; i++) {
-    const candidate = recentCapabilities[i]!;
-    if (candidate.ownRoots !== ownRoots || !sameJson(candidate.modern, modern)) continue;
-    known = candidate;
-    if (i > 0) {
-      recentCapabilities.splice(i, 1);
-      recentCapabilities.unshift(candidate);
-    }
-    break;
-  }
-  if (!known) {
-    const capabilities = clientCapabilitiesToLegacy(modern, { rootsListChanged: true, ownRoots }) as JsonObject;
-    // What is remembered is a copy: the request's own value stays the caller's.
-    known = { modern: structuredClone(modern), ownRoots, capabilities, text: canonicalJson(capabilities) };
-    recentCapabilities.unshift(known);
-    if (recentCapabilities.length > RECENT_CAPABILITIES) recentCapabilities.pop();
-  }
-  const key = {
-    principal,
-    capabilities: known.capabilities,
-    capabilitiesText: known.text,
-    clientInfo: envelope.clientInfo ?? ADAPTER_INFO,
-  };
-  return authorization === undefined ? key : { ...key, authorization };
-}
-
-/**
- * The pool key of a caller's request: filed under its principal, or under `SHARED_PRINCIPAL` when
- * callers share sessions.
- */
-export function callerKey(ctx: ModernContext, envelope: Envelope, options: ModernDispatchOptions): SessionKey {
-  return keyFor(options.shared ? SHARED_PRINCIPAL : ctx.principal, envelope, ownRoots(options), passedAuthorization(ctx, options));
-}
-
-/** The caller's `Authorization` header, when the wrap's backend passes it upstream. */
-export function passedAuthorization(ctx: ModernContext, options: Pick<ModernDispatchOptions, 'pool'>): string | undefined {
-  return options.pool.backend.passesAuthorization ? (ctx.headers?.('authorization') ?? undefined) : undefined;
-}
-
-/** Whether the wrap has roots of its own (see `ModernDispatchOptions.roots`). */
-export function ownRoots(options: Pick<ModernDispatchOptions, 'roots'>): boolean {
-  return options.roots !== undefined && options.roots.length > 0;
-}
-
-/** The wrap's own roots as a `roots/list` answer. */
-function rootsAnswer(options: ModernDispatchOptions): RpcOutcome {
-  return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
-}
-
-/**
- * The hooks of a call on a wrap with roots of its own: the server's `roots/list` is answered with
- * those (whatever roots the caller has), the rest goes to `hooks`.
- */
-function answeringRoots(hooks: CallHooks, options: ModernDispatchOptions): CallHooks {
-  return {
-    ...(hooks.signal ? { signal: hooks.signal } : {}),
-    ...(hooks.pushable !== undefined ? { pushable: hooks.pushable } : {}),
-    ...(hooks.onCancel ? { onCancel: (cancel: () => void) => hooks.onCancel!(cancel) } : {}),
-    ...(hooks.onProgress ? { onProgress: (params: JsonObject) => hooks.onProgress!(params) } : {}),
-    ...(hooks.onLog ? { onLog: (params: JsonObject) => hooks.onLog!(params) } : {}),
-    ...(hooks.onPushCancelled ? { onPushCancelled: (id: RequestId) => hooks.onPushCancelled!(id) } : {}),
-    onPush: (push, before) => {
-      if (push.method === 'roots/list') return Promise.resolve(rootsAnswer(options));
-      return hooks.onPush
-        ? hooks.onPush(push, before)
-        : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } });
-    },
-  };
-}
+import { rootsHolderOf, WRAP_ROOTS } from './rootsHolders.ts';
+import type { ModernDispatchOptions } from './dispatchOptions.ts';
+import { callerKey, ownRoots } from './callerKeys.ts';
+import { bindCall } from './upstreamCall.ts';
 
 function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
   return options.serverInfo ?? session.initializeResult?.serverInfo;
@@ -475,108 +341,4 @@ async function discover(request: JsonRpcRequest, envelope: Envelope, ctx: Modern
   });
   if (!result.ok) return errorAnswer(request.id, result.error);
   return { message: resultResponse(request.id, result.value as JsonObject), status: 200 };
-}
-
-/** How a call keeps track of the roots the server holds (see `ModernDispatchOptions.holders`). */
-interface RootsTracking {
-  readonly holders: RootsHolders;
-  readonly key: SessionKey;
-  /** Whose roots the caller gives. */
-  readonly holder: string;
-  /** The call can carry rounds: roots another caller gave are asked again before it is sent. */
-  readonly refresh: boolean;
-  /** The call took its session alone for its roots: it keeps it so while it runs. */
-  readonly alone: boolean;
-}
-
-/**
- * The hooks of a call whose session declared `roots`: a `roots/list` it answered is noted as the
- * caller's roots; a call that took its session alone for its roots counts as one that may push
- * while it runs, so no call that needs a session alone is given the session meanwhile.
- */
-function trackingRoots(hooks: CallHooks, session: UpstreamSession, roots: RootsTracking): CallHooks {
-  return {
-    ...(hooks.signal ? { signal: hooks.signal } : {}),
-    ...(roots.alone ? { pushable: true } : hooks.pushable !== undefined ? { pushable: hooks.pushable } : {}),
-    ...(hooks.onCancel ? { onCancel: (cancel: () => void) => hooks.onCancel!(cancel) } : {}),
-    ...(hooks.onProgress ? { onProgress: (params: JsonObject) => hooks.onProgress!(params) } : {}),
-    ...(hooks.onLog ? { onLog: (params: JsonObject) => hooks.onLog!(params) } : {}),
-    ...(hooks.onPushCancelled ? { onPushCancelled: (id: RequestId) => hooks.onPushCancelled!(id) } : {}),
-    onPush: async (push, before) => {
-      const outcome = hooks.onPush
-        ? await hooks.onPush(push, before)
-        : { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
-      if (push.method === 'roots/list' && 'result' in outcome) roots.holders.note(roots.key, session, roots.holder);
-      return outcome;
-    },
-  };
-}
-
-/**
- * Before a call on a session whose server may hold roots another caller gave: the server is told
- * the roots changed (`notifications/roots/list_changed`), and the `roots/list` it asks in answer
- * becomes a round of this call (answered with the caller's roots, or the wrap's own for a caller
- * that declared none), all before the call is sent. Resolves with why the call must not be sent
- * (the roots could not be given), or `undefined`.
- */
-async function refreshRoots(session: UpstreamSession, hooks: CallHooks): Promise<RpcOutcome | undefined> {
-  const answered = await session.announce('notifications/roots/list_changed', hooks);
-  if (hooks.signal?.aborted) return { error: { code: ErrorCode.InternalError, message: 'Request cancelled' } };
-  for (const { method, outcome } of answered) {
-    if (method !== 'roots/list' || !('error' in outcome)) continue;
-    // The server still holds the roots another caller gave: the call is not sent.
-    return {
-      error: {
-        code: ErrorCode.InternalError,
-        message: `Internal error: the server holds roots another caller gave, and this caller's could not be given to it (${outcome.error.message})`,
-      },
-    };
-  }
-  return undefined;
-}
-
-/**
- * The upstream call of a request, closing over nothing else of it (a parked call keeps it).
- * `local`: the wrap's options when the server's `roots/list` is answered with the wrap's own roots.
- * `roots`: how the call keeps track of the roots the server holds, when its session declared them.
- */
-function bindCall(
-  session: UpstreamSession,
-  method: string,
-  params: JsonObject | undefined,
-  reservation: { reserved: boolean },
-  local?: ModernDispatchOptions,
-  telemetry?: RequestTelemetry,
-  roots?: RootsTracking,
-): (hooks: CallHooks) => Promise<RpcOutcome> {
-  return (given) => {
-    const answering = local ? answeringRoots(given, local) : given;
-    const hooks = roots ? trackingRoots(answering, session, roots) : answering;
-    // Each run upstream is a span of its own, in the trace of the request that bound the call.
-    const traced = telemetry?.upstream(method, params);
-    const sent = traced ? traced.params : params;
-    const send = (): Promise<RpcOutcome> => {
-      // The session's reservation goes to the first run of the call (a re-run takes its chances).
-      if (!reservation.reserved) return session.call(method, sent, hooks);
-      reservation.reserved = false;
-      return session.call(method, sent, hooks, true);
-    };
-    let outcome: Promise<RpcOutcome>;
-    if (roots?.refresh && roots.holders.stale(session, roots.holder)) {
-      // The session counts as taken by a call that may push from now on (its reservation, or one
-      // made now), through the rounds that may come before the call is sent.
-      if (reservation.reserved) reservation.reserved = false;
-      else session.reserve();
-      outcome = refreshRoots(session, hooks).then((refused) => {
-        if (!refused) return session.call(method, sent, hooks, true);
-        session.unreserve();
-        return refused;
-      });
-    } else outcome = send();
-    if (!traced) return outcome;
-    return outcome.then((o) => {
-      traced.end(o);
-      return o;
-    });
-  };
 }
