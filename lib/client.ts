@@ -9,17 +9,8 @@ export { wrapModernClient, type ModernClientTransport, type WrapModernClientOpti
 export { SignInProvider, type SignInProviderOptions } from './auth/signInProvider.ts';
 export { checkAuthorizationUrl, MAX_AUTHORIZATION_URL_LENGTH } from './auth/authorizationUrl.ts';
 export { defaultOAuthDir } from './auth/oauthStore.ts';
-export {
-  createProbeEvents,
-  probe,
-  type EraPin,
-  type HttpTarget,
-  type ProbeEvents,
-  type ProbeOptions,
-  type ProbeResult,
-  type ProbeTarget,
-  type VerdictSource,
-} from './probe/probe.ts';
+export { createProbeEvents, probe } from './probe/probe.ts';
+export type { EraPin, HttpTarget, ProbeEvents, ProbeOptions, ProbeResult, ProbeTarget, VerdictSource } from './probe/probeTypes.ts';
 export { inspectServer, type InspectOptions, type Reach, type ServerKind, type ServerReport } from './probe/inspect.ts';
 export { VerdictCache, type Verdict } from './probe/verdictCache.ts';
 export { ModernHttpClientTransport, type ModernHttpClientOptions } from './transport/modernHttpClient.ts';

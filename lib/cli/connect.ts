@@ -27,7 +27,7 @@ import { startAhead } from '../transport/spawnChild.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
 import { turnBatcher } from '../transport/turnBatcher.ts';
-import type { HttpTarget } from '../probe/probe.ts';
+import type { HttpTarget } from '../probe/probeTypes.ts';
 import { CONNECT_OPTIONS, CONNECT_USAGE } from './connectUsage.ts';
 import { readEnv, readHeaders, readHttpUrl, readRoots, serverProcess, splitAtDash, usageError } from './options.ts';
 import { stderrTrace, tracingFetch, upstreamTrace, type Trace } from './trace.ts';

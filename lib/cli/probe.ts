@@ -5,7 +5,8 @@
  */
 import { parseArgs } from 'node:util';
 import { inspectServer, type ServerReport } from '../probe/inspect.ts';
-import { createProbeEvents, type ProbeTarget } from '../probe/probe.ts';
+import { createProbeEvents } from '../probe/probe.ts';
+import type { ProbeTarget } from '../probe/probeTypes.ts';
 import { readEnv, readHeaders, readHttpUrl, splitAtDash, usageError } from './options.ts';
 import { PROBE_USAGE } from './probeUsage.ts';
 

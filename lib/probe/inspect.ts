@@ -14,7 +14,8 @@ import { LegacyHttpClientTransport, type LegacyHttpMode } from '../transport/leg
 import { ModernHttpClientTransport } from '../transport/modernHttpClient.ts';
 import { StdioChildTransport } from '../transport/stdioChild.ts';
 import type { Transport } from '../transport/transport.ts';
-import { describeTarget, isHttpTarget, probe, type HttpTarget, type ProbeOptions, type ProbeTarget } from './probe.ts';
+import { describeTarget, probe } from './probe.ts';
+import { isHttpTarget, type HttpTarget, type ProbeOptions, type ProbeTarget } from './probeTypes.ts';
 import { DEFAULTS } from '../util/defaults.ts';
 import { startupTimer, waitingReason } from './startupTimer.ts';
 import { readPages } from '../util/readPages.ts';

@@ -18,18 +18,15 @@ import type { LegacyHttpClientOptions } from '../../transport/legacyHttpClient.t
 import { ModernHttpClientTransport } from '../../transport/modernHttpClient.ts';
 import { StdioChildTransport, type StdioChildOptions } from '../../transport/stdioChild.ts';
 import type { SdkTransport, Transport, TransportMessage } from '../../transport/transport.ts';
+import { createProbeEvents, describeTarget, probe, targetKey } from '../../probe/probe.ts';
 import {
-  createProbeEvents,
-  describeTarget,
   isHttpTarget,
-  probe,
-  targetKey,
   type HttpTarget,
   type ProbeEvents,
   type ProbeOptions,
   type ProbeTarget,
   type VerdictSource,
-} from '../../probe/probe.ts';
+} from '../../probe/probeTypes.ts';
 import { processVerdictCache, type Verdict } from '../../probe/verdictCache.ts';
 import type { ModernContext } from '../../fronts/served.ts';
 import { adoptingBackend, type PipeHooks } from './sessionPipe.ts';
