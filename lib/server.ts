@@ -20,7 +20,7 @@ export type { LegacySessionLimits } from './fronts/legacySessionTable.ts';
 export type { SessionKey } from './session/sessionKey.ts';
 export type { CacheDefaults, CachePolicy } from './core/translate/context.ts';
 export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fronts/stdioFront.ts';
-export type { MrtrOptions } from './wrap/mrtr/suspend.ts';
+export type { MrtrOptions } from './wrap/mrtr/mrtrOptions.ts';
 export {
   httpBackend,
   inProcessBackend,

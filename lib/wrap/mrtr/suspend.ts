@@ -26,46 +26,8 @@ import type { InputBroker, PushableCall, RetryCall } from './broker.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
 import { RoundBound } from './gatherRound.ts';
-import type { UsedStates } from '../../state/usedStates.ts';
-
-/** How a legacy server's pushes become MRTR rounds: suspend mode (parked calls sealed, bounded, released) or replay mode. */
-export interface MrtrOptions {
-  /** Seals `requestState`; default a random key per process (retries cannot cross processes). */
-  readonly keyring?: Keyring;
-  /** How long a parked call waits for its retry before it is released (default 5 minutes). */
-  readonly parkTimeoutMs?: number;
-  /**
-   * A round is sent as soon as the server answered a `ping` asked after the pushes seen so far (a
-   * server answers in order, so whatever it pushed before is in). This is the longest a round
-   * waits for that answer from a server that once left one unanswered that long (default 15 ms);
-   * a server that answers them is waited for up to 2 s, since on a loaded machine its answer may
-   * take longer and a round cut short splits what the server asked at once. 0 sends each round
-   * after one turn of the event loop, without asking.
-   */
-  readonly collectMs?: number;
-  /** Most calls parked at once (default 10,000; in a wrap, also within the sessions it may hold). */
-  readonly maxParked?: number;
-  /**
-   * Calls one principal may have parked at once (default 16): when one more of its calls parks,
-   * its oldest parked call is released (its pushes are answered `cancel`, the call is cancelled
-   * upstream), so calls a client abandoned give way to the ones it is answering.
-   */
-  readonly maxParkedPerPrincipal?: number;
-  /** Clock (ms); default `Date.now`. */
-  readonly now?: () => number;
-  /**
-   * Replay mode instead of suspend mode, for every call (`true`) or for these targets (tool or
-   * prompt names, resource URIs): stateless, nothing parked, every round re-runs the call.
-   */
-  readonly replay?: boolean | readonly string[];
-  /**
-   * Replay mode: where used states are remembered (default in this process). A fleet shares one
-   * store, so a state is served once whichever replica it lands on.
-   */
-  readonly usedStates?: UsedStates;
-  /** This replica's id in a fleet: sealed into each state as the owner of the parked call. */
-  readonly replica?: string;
-}
+import type { MrtrOptions } from './mrtrOptions.ts';
+import { RememberedTargets } from './rememberedTargets.ts';
 
 /** What serving one request of a call needs: the request, its context, the call's session and how its outcome is answered. */
 type Serving = Pick<PushableCall, 'request' | 'ctx' | 'session' | 'finish' | 'timeoutMs'>;
@@ -75,17 +37,12 @@ const COLLECT = Symbol('collect');
 /** `#next`: nothing to answer yet. */
 const WAIT_FOR_EVENT = Symbol('wait');
 
-/** Most targets remembered as pushing, and as quiet. */
-const MAX_REMEMBERED = 10_000;
-
 /** The MRTR broker: suspend mode, with replay mode for the targets configured for it. */
 export class MrtrBroker implements InputBroker, TargetMemory {
   readonly keyring: Keyring;
   readonly #parked: ParkedCallStore<ParkedCall>;
-  /** Targets whose pushable calls were seen to push: their sessions are never shared. */
-  readonly #seenPushing = new Set<string>();
-  /** Targets whose pushable calls were seen to finish without pushing (and none pushing since). */
-  readonly #seenQuiet = new Set<string>();
+  /** What calls to each target were seen to do: push, or finish without pushing. */
+  readonly #targets: RememberedTargets;
   /** The deadlines of the runs being waited for. */
   readonly #deadlines = new DeadlineList<ParkedCall>((p) => p.expire());
   readonly #options: MrtrOptions;
@@ -97,9 +54,6 @@ export class MrtrBroker implements InputBroker, TargetMemory {
 
   readonly #replay: ReplayRunner | undefined;
 
-  /** What only remembered targets pass: by default any (within a bound); in a wrap, what the upstream lists. */
-  readonly #listed: (target: string) => boolean;
-
   /**
    * `within`, from a wrap: its fair shares of held sessions (default: this broker's own, which
    * only holds each principal to its quota), and which targets may be remembered as pushing or
@@ -108,7 +62,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   constructor(options: MrtrOptions = {}, within: { shares?: Shares; listed?: (target: string) => boolean } = {}) {
     this.#options = options;
     this.#bound = new RoundBound(options.collectMs);
-    this.#listed = within.listed ?? (() => true);
+    this.#targets = new RememberedTargets(within.listed);
     // On its own, only the quota per principal is shared out: `maxParked` bounds the rest (in `run`).
     this.#shares =
       within.shares ??
@@ -144,26 +98,22 @@ export class MrtrBroker implements InputBroker, TargetMemory {
 
   /** True when calls to `target` have pushed before (their sessions are then not shared). */
   pushes(target: string): boolean {
-    return this.#seenPushing.has(target);
+    return this.#targets.pushes(target);
   }
 
   /** True when calls to `target` have finished without pushing, and none has pushed since. */
   quiet(target: string): boolean {
-    return this.#seenQuiet.has(target) && !this.#seenPushing.has(target);
+    return this.#targets.quiet(target);
   }
 
   /** Records how a call to `target` went: it pushed, or it finished without pushing. */
   observed(target: string, pushed: boolean): void {
-    if (!this.#listed(target)) return;
-    if (pushed) {
-      if (this.#seenPushing.size < MAX_REMEMBERED) this.#seenPushing.add(target);
-      this.#seenQuiet.delete(target);
-    } else if (!this.#seenPushing.has(target) && this.#seenQuiet.size < MAX_REMEMBERED) this.#seenQuiet.add(target);
+    this.#targets.observed(target, pushed);
   }
 
   /** Targets remembered as pushing or as quiet (bounded by what the upstream lists, in a wrap). */
   get remembered(): number {
-    return this.#seenPushing.size + this.#seenQuiet.size;
+    return this.#targets.size;
   }
 
   /** Calls parked right now. */
