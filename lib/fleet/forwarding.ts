@@ -99,60 +99,83 @@ const httpsAgent = new HttpsAgent({ keepAlive: true, timeout: 4000 });
 
 /** The forwarding of one replica of `fleet`. */
 export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptions = {}): FleetForwarding {
-  const checkMs = Math.max(50, options.ownerCheckMs ?? 1000);
-  let peers: { at: number; ids: Promise<string[]> } | undefined;
-  let turn = 0;
-  const maxAge = options.hopMaxAgeMs ?? 30_000;
-  let forwarded = 0;
-  let ownerGone = 0;
+  return new FleetForwarder(fleet, options);
+}
+
+/** One replica's forwarding: where owners are, the hops it signs and takes, and its counts. */
+class FleetForwarder implements FleetForwarding {
+  readonly #fleet: ForwardingFleet;
+  readonly #checkMs: number;
+  readonly #maxAge: number;
+  #peers: { at: number; ids: Promise<string[]> } | undefined;
+  #turn = 0;
+  #forwarded = 0;
+  #ownerGone = 0;
+  /** The records `ownerRecord` read lately, by replica. */
+  readonly #records = new Map<string, { record: ReplicaRecord; at: number }>();
+  // A hop's nonce makes its signature one of a kind: this process's random part and a count
+  // (drawing random bytes for each hop cost more than signing it).
+  readonly #noncePrefix = randomBytes(9).toString('base64url');
+  #nonces = 0;
+  /** Where hops to `advertise` for the request target `requestTarget` go, and the path they sign: worked out once for each pair. */
+  readonly #targets = new Map<string, HopTarget>();
+  #listedOrLate: Promise<void> | undefined;
+  /** Whether this replica is known to be listed (or has waited for it as long as a hop does). */
+  #listedNow: boolean;
+  /** Hops taken, by signature, each with when its window ends (oldest first). */
+  readonly #taken = new Map<string, number>();
+
+  constructor(fleet: ForwardingFleet, options: ForwardingOptions) {
+    this.#fleet = fleet;
+    this.#checkMs = Math.max(50, options.ownerCheckMs ?? 1000);
+    this.#maxAge = options.hopMaxAgeMs ?? 30_000;
+    this.#listedNow = fleet.listed === undefined;
+  }
 
   /** Asks the directory, every `checkMs` while the forward lasts, whether `owner` is alive; `lost` once it is not. */
-  const watchOwner = (owner: string, lost: () => void): (() => void) => {
+  #watchOwner(owner: string, lost: () => void): () => void {
     let checking = false;
     const timer = setInterval(() => {
       if (checking) return;
       checking = true;
-      fleet.directory.lookup(owner).then(
+      this.#fleet.directory.lookup(owner).then(
         (record) => {
           checking = false;
           if (!record) lost();
         },
         () => (checking = false),
       );
-    }, checkMs);
+    }, this.#checkMs);
     timer.unref();
     return () => clearInterval(timer);
-  };
+  }
 
   /** A ready replica other than this one, in turn, from a list at most `PEERS_FRESH_MS` old. */
-  const readyPeer = async (): Promise<string | undefined> => {
-    if (!peers || Date.now() - peers.at > PEERS_FRESH_MS) {
-      const ids = fleet.directory.replicas().then(
-        (all) => all.filter((r) => r.ready && r.id !== fleet.id).map((r) => r.id),
+  async #readyPeer(): Promise<string | undefined> {
+    if (!this.#peers || Date.now() - this.#peers.at > PEERS_FRESH_MS) {
+      const ids = this.#fleet.directory.replicas().then(
+        (all) => all.filter((r) => r.ready && r.id !== this.#fleet.id).map((r) => r.id),
         () => [],
       );
-      peers = { at: Date.now(), ids };
+      this.#peers = { at: Date.now(), ids };
     }
-    const ids = await peers.ids;
-    return ids.length === 0 ? undefined : ids[turn++ % ids.length];
-  };
+    const ids = await this.#peers.ids;
+    return ids.length === 0 ? undefined : ids[this.#turn++ % ids.length];
+  }
 
   /** The record of another ready replica than the one at `advertise`, from a fresh list (the one picked has just gone). */
-  const freshPeer = async (advertise: string | undefined) => {
-    peers = undefined;
-    const next = await readyPeer();
-    const record = next === undefined ? undefined : await fleet.directory.lookup(next).catch(() => undefined);
+  async #freshPeer(advertise: string | undefined) {
+    this.#peers = undefined;
+    const next = await this.#readyPeer();
+    const record = next === undefined ? undefined : await this.#fleet.directory.lookup(next).catch(() => undefined);
     return record && record.advertise !== advertise ? record : undefined;
-  };
-
-  /** The records `ownerRecord` read lately, by replica. */
-  const records = new Map<string, { record: ReplicaRecord; at: number }>();
+  }
 
   /** The record of `owner` read within the last moment, if one was. */
-  const freshRecord = (owner: string): ReplicaRecord | undefined => {
-    const known = records.get(owner);
+  #freshRecord(owner: string): ReplicaRecord | undefined {
+    const known = this.#records.get(owner);
     return known !== undefined && Date.now() - known.at < RECORD_FRESH_MS ? known.record : undefined;
-  };
+  }
 
   /**
    * The directory's record of `owner`, looked at twice a moment apart (a replica that has just
@@ -160,115 +183,100 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
    * `unreachable` when the directory (the fleet's Redis) cannot be asked: the owner may well be
    * alive, and the caller is told to try again, not that its call is gone.
    */
-  const ownerRecord = async (owner: string): Promise<ReplicaRecord | undefined | 'unreachable'> => {
+  async #ownerRecord(owner: string): Promise<ReplicaRecord | undefined | 'unreachable'> {
     // A record read within the last moment is taken as it is: retries of one client's calls come
     // in bursts, and a replica's address does not change while it lives (a gone one is found out
     // by the forward itself, as one that died since the lookup would be).
-    const known = freshRecord(owner);
+    const known = this.#freshRecord(owner);
     if (known !== undefined) return known;
     let failed = false;
     const look = () =>
-      fleet.directory.lookup(owner).catch(() => {
+      this.#fleet.directory.lookup(owner).catch(() => {
         failed = true;
         return undefined;
       });
     const record = (await look()) ?? (failed ? undefined : await new Promise((r) => setTimeout(r, LOOK_AGAIN_MS)).then(look));
     if (record) {
-      if (records.size >= MAX_RECORDS) records.clear();
-      records.set(owner, { record, at: Date.now() });
+      if (this.#records.size >= MAX_RECORDS) this.#records.clear();
+      this.#records.set(owner, { record, at: Date.now() });
       return record;
     }
-    records.delete(owner);
+    this.#records.delete(owner);
     return failed ? 'unreachable' : undefined;
-  };
+  }
 
-  // A hop's nonce makes its signature one of a kind: this process's random part and a count
-  // (drawing random bytes for each hop cost more than signing it).
-  const noncePrefix = randomBytes(9).toString('base64url');
-  let nonces = 0;
-
-  /** Where hops to `advertise` for the request target `requestTarget` go, and the path they sign: worked out once for each pair. */
-  const targets = new Map<string, HopTarget>();
-  const targetOf = (advertise: string, requestTarget: string | undefined): HopTarget => {
+  #targetOf(advertise: string, requestTarget: string | undefined): HopTarget {
     const key = `${advertise} ${requestTarget ?? ''}`;
-    let known = targets.get(key);
+    let known = this.#targets.get(key);
     if (known === undefined) {
       const url = hopTarget(advertise, requestTarget);
       known = { url, path: pathOf(url), options: urlToHttpOptions(url) };
-      if (targets.size >= MAX_RECORDS) targets.clear();
-      targets.set(key, known);
+      if (this.#targets.size >= MAX_RECORDS) this.#targets.clear();
+      this.#targets.set(key, known);
     }
     return known;
-  };
+  }
 
   /**
    * The hop header's value for `request` sent from this replica to replica `to`, with the headers
    * `carried` (names in lower case): `from.to.at.nonce.signature.names`, the names it signs last.
    */
-  const hopValue = (to: string, request: Omit<HopRequest, 'header'>, carried: ReadonlyMap<string, string>): string => {
+  #hopValue(to: string, request: Omit<HopRequest, 'header'>, carried: ReadonlyMap<string, string>): string {
     const at = Date.now();
-    const nonce = `${noncePrefix}${(nonces++).toString(36)}`;
+    const nonce = `${this.#noncePrefix}${(this.#nonces++).toString(36)}`;
     const names = [...carried.keys()].filter((n) => !UNSIGNED.test(n)).sort();
-    const signature = fleet.secrets.sign(hopMessage(fleet.id, to, at, nonce, names, { ...request, header: (n) => carried.get(n) ?? null }));
-    return `${fleet.id}.${to}.${at}.${nonce}.${signature}.${names.join(',')}`;
-  };
+    const signature = this.#fleet.secrets.sign(
+      hopMessage(this.#fleet.id, to, at, nonce, names, { ...request, header: (n) => carried.get(n) ?? null }),
+    );
+    return `${this.#fleet.id}.${to}.${at}.${nonce}.${signature}.${names.join(',')}`;
+  }
 
-  let listedOrLate: Promise<void> | undefined;
-  /** Whether this replica is known to be listed (or has waited for it as long as a hop does). */
-  let listedNow = fleet.listed === undefined;
   /** Settles once this replica is listed, or `LISTED_WAIT_MS` after the first hop waited for it. */
-  const whenListed = (): Promise<void> => {
-    if (!fleet.listed) return Promise.resolve();
-    return (listedOrLate ??= Promise.race([fleet.listed, new Promise<void>((r) => setTimeout(r, LISTED_WAIT_MS).unref())]).then(() => {
-      listedNow = true;
-    }));
-  };
+  #whenListed(): Promise<void> {
+    if (!this.#fleet.listed) return Promise.resolve();
+    return (this.#listedOrLate ??= Promise.race([this.#fleet.listed, new Promise<void>((r) => setTimeout(r, LISTED_WAIT_MS).unref())]).then(
+      () => {
+        this.#listedNow = true;
+      },
+    ));
+  }
 
-  /** Hops taken, by signature, each with when its window ends (oldest first). */
-  const taken = new Map<string, number>();
   /** Takes the hop `signature` once: false when it was taken already, or when too many are held. */
-  const takeOnce = (signature: string, until: number): boolean => {
+  #takeOnce(signature: string, until: number): boolean {
     const now = Date.now();
-    for (const [s, end] of taken) {
+    for (const [s, end] of this.#taken) {
       if (end > now) break;
-      taken.delete(s);
+      this.#taken.delete(s);
     }
-    if (taken.has(signature) || taken.size >= MAX_TAKEN) return false;
-    taken.set(signature, until);
+    if (this.#taken.has(signature) || this.#taken.size >= MAX_TAKEN) return false;
+    this.#taken.set(signature, until);
     return true;
-  };
+  }
 
   /**
    * Where a forward for `what` goes, from what the directory said of `owner`: its record, or the
    * defined answer when it is not in the fleet (counted) or the directory cannot be asked.
    */
-  const located = (found: ReplicaRecord | undefined | 'unreachable', what: ForwardedFor, owner: string): ReplicaRecord | Reply => {
+  #located(found: ReplicaRecord | undefined | 'unreachable', what: ForwardedFor, owner: string): ReplicaRecord | Reply {
     if (found === 'unreachable') return unreachableReply(what, owner);
     if (found) return found;
-    ownerGone++;
+    this.#ownerGone++;
     return goneReply(what, owner, 'it is not in the fleet');
-  };
+  }
 
   /** Whether `replica` is in the fleet's directory now (its record read within a second counts). */
-  const isMember = async (replica: string): Promise<boolean> => {
-    const record = await ownerRecord(replica);
+  async #isMember(replica: string): Promise<boolean> {
+    const record = await this.#ownerRecord(replica);
     return record !== undefined && record !== 'unreachable';
-  };
+  }
 
   /** Sends the call `body` (request `id`) to its owner at `record`, signed, and passes its answer back on `res`. */
-  const sendCall = (
-    record: ReplicaRecord,
-    owner: string,
-    req: IncomingMessage,
-    res: ServerResponse,
-    body: string,
-    id: JsonRpcRequest['id'],
-  ): void => {
+  #sendCall(record: ReplicaRecord, owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
-    const { url: target, path, options: to } = targetOf(record.advertise, req.url);
-    headers[HOP_HEADER] = hopValue(record.id, { method: 'POST', path, sessionId: null, body }, new Map(Object.entries(headers)));
+    const { url: target, path, options: to } = this.#targetOf(record.advertise, req.url);
+    headers[HOP_HEADER] = this.#hopValue(record.id, { method: 'POST', path, sessionId: null, body }, new Map(Object.entries(headers)));
     headers['content-length'] = String(Buffer.byteLength(body));
     let lostOwner = false;
     let settled = false;
@@ -281,7 +289,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
       stopWatching();
       res.removeListener('close', onClientGone);
       if (why === undefined || res.destroyed) return void (res.writableEnded || res.destroyed ? undefined : res.end());
-      ownerGone++;
+      this.#ownerGone++;
       if (!res.headersSent) return writeReply(res, goneReply({ call: id }, owner, why));
       // A stream that broke off ends with the call's answer, unless it carried it already.
       res.end(streamed && unanswered.size > 0 ? brokenEvents({ call: id }, [...unanswered], owner, why) : undefined);
@@ -289,7 +297,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
       { ...to, method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent },
       (answer) => {
-        forwarded++;
+        this.#forwarded++;
         streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
         const carried: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(answer.headers))
@@ -307,7 +315,7 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
         answer.on('error', () => finish(lostOwner ? 'its heartbeat stopped' : 'its answer broke off'));
       },
     );
-    const stopWatching = watchOwner(owner, () => {
+    const stopWatching = this.#watchOwner(owner, () => {
       lostOwner = true;
       upstream.destroy(new Error('its heartbeat stopped'));
     });
@@ -317,145 +325,149 @@ export function fleetForwarding(fleet: ForwardingFleet, options: ForwardingOptio
     res.once('close', onClientGone);
     upstream.on('error', (e) => finish(lostOwner ? 'its heartbeat stopped' : `unreachable: ${e.message}`));
     upstream.end(body);
-  };
+  }
 
-  return {
-    ownerOf(request) {
-      const sealed = request.params?.['requestState'];
-      if (typeof sealed !== 'string') return undefined;
-      const owner = stateOwner(fleet.keyring, sealed);
-      return owner !== undefined && owner !== fleet.id ? owner : undefined;
-    },
+  ownerOf(request: JsonRpcRequest): string | undefined {
+    const sealed = request.params?.['requestState'];
+    if (typeof sealed !== 'string') return undefined;
+    const owner = stateOwner(this.#fleet.keyring, sealed);
+    return owner !== undefined && owner !== this.#fleet.id ? owner : undefined;
+  }
 
-    sessionId: () => `${fleet.id}${SESSION_SEPARATOR}${randomUUID()}`,
+  /** A new legacy session's id, naming this replica as its owner (a bound function: fronts take it as it is). */
+  readonly sessionId = (): string => `${this.#fleet.id}${SESSION_SEPARATOR}${randomUUID()}`;
 
-    sessionOwner(sessionId) {
-      const at = sessionId.indexOf(SESSION_SEPARATOR);
-      if (at <= 0) return undefined;
-      const owner = sessionId.slice(0, at);
-      return owner !== fleet.id ? owner : undefined;
-    },
+  sessionOwner(sessionId: string): string | undefined {
+    const at = sessionId.indexOf(SESSION_SEPARATOR);
+    if (at <= 0) return undefined;
+    const owner = sessionId.slice(0, at);
+    return owner !== this.#fleet.id ? owner : undefined;
+  }
 
-    readyPeer,
+  readyPeer(): Promise<string | undefined> {
+    return this.#readyPeer();
+  }
 
-    async forward(owner, request, body, what) {
-      await whenListed();
-      // New work handed over goes to another ready replica if the one picked from a list a
-      // second old has just gone.
-      const found = located(
-        'handedOver' in what
-          ? ((await fleet.directory.lookup(owner).catch(() => undefined)) ?? (await freshPeer(undefined)))
-          : await ownerRecord(owner),
-        what,
-        owner,
-      );
-      if ('status' in found) return asResponse(found);
-      let record: ReplicaRecord = found;
-      const headers = new Headers();
-      request.headers.forEach((value, name) => {
-        if (!NOT_CARRIED.has(name)) headers.set(name, value);
-      });
-      const carried = new Map<string, string>();
-      headers.forEach((value, name) => carried.set(name, value));
-      const signed = { method: request.method, sessionId: 'session' in what ? what.session : null, body: body ?? '' };
-      const controller = new AbortController();
-      let lostOwner = false;
-      const stopWatching = watchOwner(owner, () => {
-        lostOwner = true;
-        controller.abort();
-      });
-      const onClientGone = () => controller.abort();
-      request.signal.addEventListener('abort', onClientGone, { once: true });
-      const done = () => {
-        stopWatching();
-        request.signal.removeEventListener('abort', onClientGone);
-      };
-      const why = (e: unknown) =>
-        lostOwner
-          ? 'its heartbeat stopped'
-          : e === undefined
-            ? 'its answer broke off'
-            : `unreachable: ${e instanceof Error ? e.message : String(e)}`;
-      let answer: Response;
-      for (let attempt = 0; ; attempt++) {
-        try {
-          const target = targetOf(record.advertise, request.url);
-          headers.set(HOP_HEADER, hopValue(record.id, { ...signed, path: target.path }, carried));
-          answer = await fetch(target.url, {
-            method: request.method,
-            headers,
-            ...(body === undefined ? {} : { body }),
-            signal: controller.signal,
-          });
-          break;
-        } catch (e) {
-          const again = 'handedOver' in what && attempt === 0 && !controller.signal.aborted ? await freshPeer(record.advertise) : undefined;
-          if (again) {
-            record = again;
-            continue;
-          }
-          done();
-          ownerGone++;
-          return asResponse(goneReply(what, owner, why(e)));
+  async forward(owner: string, request: Request, body: string | undefined, what: ForwardedFor): Promise<Response> {
+    await this.#whenListed();
+    // New work handed over goes to another ready replica if the one picked from a list a
+    // second old has just gone.
+    const found = this.#located(
+      'handedOver' in what
+        ? ((await this.#fleet.directory.lookup(owner).catch(() => undefined)) ?? (await this.#freshPeer(undefined)))
+        : await this.#ownerRecord(owner),
+      what,
+      owner,
+    );
+    if ('status' in found) return asResponse(found);
+    let record: ReplicaRecord = found;
+    const headers = new Headers();
+    request.headers.forEach((value, name) => {
+      if (!NOT_CARRIED.has(name)) headers.set(name, value);
+    });
+    const carried = new Map<string, string>();
+    headers.forEach((value, name) => carried.set(name, value));
+    const signed = { method: request.method, sessionId: 'session' in what ? what.session : null, body: body ?? '' };
+    const controller = new AbortController();
+    let lostOwner = false;
+    const stopWatching = this.#watchOwner(owner, () => {
+      lostOwner = true;
+      controller.abort();
+    });
+    const onClientGone = () => controller.abort();
+    request.signal.addEventListener('abort', onClientGone, { once: true });
+    const done = () => {
+      stopWatching();
+      request.signal.removeEventListener('abort', onClientGone);
+    };
+    const why = (e: unknown) =>
+      lostOwner
+        ? 'its heartbeat stopped'
+        : e === undefined
+          ? 'its answer broke off'
+          : `unreachable: ${e instanceof Error ? e.message : String(e)}`;
+    let answer: Response;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const target = this.#targetOf(record.advertise, request.url);
+        headers.set(HOP_HEADER, this.#hopValue(record.id, { ...signed, path: target.path }, carried));
+        answer = await fetch(target.url, {
+          method: request.method,
+          headers,
+          ...(body === undefined ? {} : { body }),
+          signal: controller.signal,
+        });
+        break;
+      } catch (e) {
+        const again =
+          'handedOver' in what && attempt === 0 && !controller.signal.aborted ? await this.#freshPeer(record.advertise) : undefined;
+        if (again) {
+          record = again;
+          continue;
         }
-      }
-      forwarded++;
-      const back = new Headers();
-      answer.headers.forEach((value, name) => {
-        if (CARRIED_BACK.has(name)) back.set(name, value);
-      });
-      if (!answer.body) {
         done();
-        return new Response(null, { status: answer.status, headers: back });
+        this.#ownerGone++;
+        return asResponse(goneReply(what, owner, why(e)));
       }
-      const streamed = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream');
-      const unanswered = streamed ? new Set<RequestId>(requestIds(body)) : undefined;
-      const broken = (ids: readonly RequestId[]): Uint8Array | undefined => {
-        if (request.signal.aborted) return undefined;
-        ownerGone++;
-        return new TextEncoder().encode(brokenEvents(what, ids, owner, why(undefined)));
-      };
-      return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: back });
-    },
+    }
+    this.#forwarded++;
+    const back = new Headers();
+    answer.headers.forEach((value, name) => {
+      if (CARRIED_BACK.has(name)) back.set(name, value);
+    });
+    if (!answer.body) {
+      done();
+      return new Response(null, { status: answer.status, headers: back });
+    }
+    const streamed = (answer.headers.get('content-type') ?? '').startsWith('text/event-stream');
+    const unanswered = streamed ? new Set<RequestId>(requestIds(body)) : undefined;
+    const broken = (ids: readonly RequestId[]): Uint8Array | undefined => {
+      if (request.signal.aborted) return undefined;
+      this.#ownerGone++;
+      return new TextEncoder().encode(brokenEvents(what, ids, owner, why(undefined)));
+    };
+    return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: back });
+  }
 
-    forwardCall(owner, req, res, body, id) {
-      // Once this replica is listed, a retry of a caller whose owner was looked up a moment ago
-      // goes on at once (the lookups below are made for the first ones).
-      const known = listedNow ? freshRecord(owner) : undefined;
-      if (known !== undefined) return sendCall(known, owner, req, res, body, id);
-      void (async () => {
-        await whenListed();
-        const found = located(await ownerRecord(owner), { call: id }, owner);
-        if ('status' in found) return writeReply(res, found);
-        sendCall(found, owner, req, res, body, id);
-      })().catch(() => {
-        if (!res.headersSent) writeReply(res, goneReply({ call: id }, owner, 'it could not be reached'));
-        else res.destroy();
-      });
-    },
+  forwardCall(owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void {
+    // Once this replica is listed, a retry of a caller whose owner was looked up a moment ago
+    // goes on at once (the lookups below are made for the first ones).
+    const known = this.#listedNow ? this.#freshRecord(owner) : undefined;
+    if (known !== undefined) return this.#sendCall(known, owner, req, res, body, id);
+    void (async () => {
+      await this.#whenListed();
+      const found = this.#located(await this.#ownerRecord(owner), { call: id }, owner);
+      if ('status' in found) return writeReply(res, found);
+      this.#sendCall(found, owner, req, res, body, id);
+    })().catch(() => {
+      if (!res.headersSent) writeReply(res, goneReply({ call: id }, owner, 'it could not be reached'));
+      else res.destroy();
+    });
+  }
 
-    async verifyHop(hop, request) {
-      // from.to.at.nonce.signature.names: ids, a number and base64url hold no '.', names may.
-      const parts = hop.split('.');
-      if (parts.length < 6) return false;
-      const [from = '', to, atText, nonce = '', signature = ''] = parts;
-      const at = Number(atText);
-      if (
-        from === '' ||
-        from === fleet.id ||
-        to !== fleet.id ||
-        !Number.isSafeInteger(at) ||
-        Math.abs(Date.now() - at) > maxAge ||
-        nonce === '' ||
-        signature === ''
-      )
-        return false;
-      const namesText = parts.slice(5).join('.');
-      const names = namesText === '' ? [] : namesText.split(',');
-      if (!(await fleet.secrets.verify(hopMessage(from, to, at, nonce, names, request), signature))) return false;
-      return takeOnce(signature, at + maxAge) && (await isMember(from));
-    },
+  async verifyHop(hop: string, request: HopRequest): Promise<boolean> {
+    // from.to.at.nonce.signature.names: ids, a number and base64url hold no '.', names may.
+    const parts = hop.split('.');
+    if (parts.length < 6) return false;
+    const [from = '', to, atText, nonce = '', signature = ''] = parts;
+    const at = Number(atText);
+    if (
+      from === '' ||
+      from === this.#fleet.id ||
+      to !== this.#fleet.id ||
+      !Number.isSafeInteger(at) ||
+      Math.abs(Date.now() - at) > this.#maxAge ||
+      nonce === '' ||
+      signature === ''
+    )
+      return false;
+    const namesText = parts.slice(5).join('.');
+    const names = namesText === '' ? [] : namesText.split(',');
+    if (!(await this.#fleet.secrets.verify(hopMessage(from, to, at, nonce, names, request), signature))) return false;
+    return this.#takeOnce(signature, at + this.#maxAge) && (await this.#isMember(from));
+  }
 
-    counts: () => ({ forwarded, ownerGone }),
-  };
+  counts(): ForwardCounts {
+    return { forwarded: this.#forwarded, ownerGone: this.#ownerGone };
+  }
 }
