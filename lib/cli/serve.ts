@@ -8,7 +8,8 @@ import { readEnv, readHttpUrl, readPort, splitAtDash, usageError } from './optio
 import { parseServeArgs, SERVE_USAGE } from './serveUsage.ts';
 import { readLimits } from './limits.ts';
 import { createLog, readLogFormat } from './log.ts';
-import { serveLegacy, type ServeHooks } from './serveLegacy.ts';
+import { serveLegacy } from './serveLegacy.ts';
+import type { ServeHooks } from './serveLegacySettings.ts';
 
 export type { ServeHooks };
 

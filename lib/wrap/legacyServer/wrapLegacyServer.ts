@@ -1,3 +1,9 @@
+/**
+ * `wrapLegacyServer`: one dual-era endpoint in front of an unmodified legacy server. Modern
+ * requests (their `_meta` names a modern version) are served statelessly through pooled upstream
+ * sessions; an `initialize` opens a legacy session relayed untouched. Serves Streamable HTTP as a
+ * Web `fetch` handler; the stdio front and the Node listener build on the same object.
+ */
 import { createEmitter } from '../../util/events.ts';
 import { scope, type Scope } from '../../util/signals.ts';
 import { AdapterError, ErrorCode } from '../../core/errors.ts';
