@@ -6,7 +6,8 @@
  * the fleet's forwarding), and the transports. These follow the wraps' needs: a minor release may
  * change them, which it never does to `mcp-dual-era/server`.
  */
-export type { SessionPool, SessionPoolOptions, AcquireOptions } from './session/pool.ts';
+export type { SessionPool } from './session/pool.ts';
+export type { AcquireOptions, SessionPoolOptions } from './session/poolOptions.ts';
 export type { UpstreamSession } from './session/upstreamSession.ts';
 export type { CallHooks, RpcOutcome } from './session/callHooks.ts';
 export type { ConnectContext } from './session/backend.ts';

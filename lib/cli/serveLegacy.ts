@@ -18,6 +18,10 @@ import type { Log } from './log.ts';
 import { tracingHandler, tracingInput, tracingOutput } from './trace.ts';
 import { legacyBackend, readSettings, wrapOptions, type LegacySettings, type ServeContext } from './serveLegacySettings.ts';
 
+/**
+ * Whether the server ever started: one that never does (it exits before it answers initialize, or
+ * cannot be spawned) is said once, in its own words; no later request would fare better.
+ */
 class UpstreamWatch {
   #opened = false;
   /** Why the server never started. */
@@ -300,5 +304,3 @@ async function describeUpstream(wrap: LegacyServerWrap): Promise<{ ok: true; val
   if ('error' in message) return { ok: false, error: message.error.message };
   return { ok: true, value: describeInit(wrap.pool.sessions()[0]?.session.initializeResult) };
 }
-
-/** An access entry as the JSON log's fields (snake case, as the log's `trace_id`). */

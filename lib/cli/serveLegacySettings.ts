@@ -185,11 +185,7 @@ export function wrapOptions(
   };
 }
 
-/**
- * Whether the server ever started: one that never does (it exits before it answers initialize, or
- * cannot be spawned) is said once, in its own words; no later request would fare better.
- */
-
+/** An access entry as the JSON log's fields (snake case, as the log's `trace_id`). */
 function accessFields(e: AccessEntry): Record<string, unknown> {
   return {
     method: e.method,

@@ -20,7 +20,7 @@ import { isMrtrMethod } from '../../core/modern/methods.ts';
 import { streamHooks, targetOf } from '../mrtr/broker.ts';
 import { scope } from '../../util/signals.ts';
 import { resultToModern } from '../../core/translate/results.ts';
-import type { AcquireOptions } from '../../session/pool.ts';
+import type { AcquireOptions } from '../../session/poolOptions.ts';
 import type { SessionKey } from '../../session/sessionKey.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
