@@ -80,6 +80,16 @@ const TRANSPORTS: readonly EverythingOn[] = [
   },
 ];
 
+/** What every transport's session with server-everything must do, each checked by a helper shared with the other suites. */
+const SHARED: ReadonlyArray<readonly [string, (c: Connected) => Promise<void>]> = [
+  ['should list and call tools, get prompts and read resources', assertBasics],
+  ['should turn elicitation and sampling pushes into input_required rounds, and roots too', assertInputRounds],
+  ['should deliver progress to the progress handler', assertProgress],
+  ['should deliver logs only to requests with a logLevel, at or above it', assertLogLevels],
+  ['should deliver resource updates on a subscriptions/listen stream', assertSubscription],
+  ['should cancel a call', assertCancellation],
+];
+
 for (const on of TRANSPORTS) {
   const legacy = suite(`wrapModernClient over ${on.name}: a pinned modern client to server-everything`);
   let connected: Connected | undefined;
@@ -107,29 +117,7 @@ for (const on of TRANSPORTS) {
     on.probed?.();
   });
 
-  legacy('should list and call tools, get prompts and read resources', async () => {
-    await assertBasics(connected!);
-  });
-
-  legacy('should turn elicitation and sampling pushes into input_required rounds, and roots too', async () => {
-    await assertInputRounds(connected!);
-  });
-
-  legacy('should deliver progress to the progress handler', async () => {
-    await assertProgress(connected!);
-  });
-
-  legacy('should deliver logs only to requests with a logLevel, at or above it', async () => {
-    await assertLogLevels(connected!);
-  });
-
-  legacy('should deliver resource updates on a subscriptions/listen stream', async () => {
-    await assertSubscription(connected!);
-  });
-
-  legacy('should cancel a call', async () => {
-    await assertCancellation(connected!);
-  });
+  for (const [what, check] of SHARED) legacy(what, () => check(connected!));
 
   legacy('should leave nothing behind once the client has closed', async () => {
     await connected!.client.close();
