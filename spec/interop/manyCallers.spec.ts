@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { suite } from 'uvu';
+import { gapOnThisLine } from '../helpers/nodeLineGaps.ts';
 import * as assert from 'uvu/assert';
 import { resolve } from 'node:path';
 import { httpBackend, stdioBackend } from '../../lib/session/backend.ts';
@@ -278,48 +279,49 @@ isolated.after.each(async () => {
   own = undefined;
 });
 
-isolated(
-  'should serve every caller of a crowd in turn, idle sessions giving way at the bound, and not keep a caller already served behind it',
-  async () => {
-    // A small pool and a short wait: eighteen callers, six at a time, each booting a server of its
-    // own, wait longer for their turn at the gate than the wait alone would allow.
-    own = await startWrap({ sessions: { max: 6, waitMs: 1500 } });
-    const url = own.url;
-    assert.is(
-      echoOf(await modernPost(url, 'tools/call', { name: 'echo', arguments: { message: 'first' } }, { principal: 'alice', id: 'a0' })),
-      'Echo: first',
-    );
-    const answered: number[] = [];
-    let aliceAt = -1;
-    let aliceStartedAt = -1;
-    const strangers = crowd(18, 6, async (i) => {
-      const a = await modernPost(
-        url,
-        'tools/call',
-        { name: 'echo', arguments: { message: `stranger ${i}` } },
-        { principal: `stranger-${i}`, id: i },
-      );
-      answered.push(i);
-      return a;
-    });
-    // Once the crowd is under way, alice (served before) needs a new session: another capability set.
-    while (answered.length < 3) await new Promise((r) => setTimeout(r, 20));
-    aliceStartedAt = answered.length;
-    const alice = await modernPost(
+const CROWD =
+  'should serve every caller of a crowd in turn, idle sessions giving way at the bound, and not keep a caller already served behind it';
+const crowdGap = gapOnThisLine('wrapLegacyServer: a crowd of new callers on isolated sessions (server-everything)', CROWD);
+if (crowdGap) console.log(`known gap on Node ${process.versions.node}, skipped: ${crowdGap}`);
+(crowdGap ? isolated.skip : isolated)(CROWD, async () => {
+  // A small pool and a short wait: eighteen callers, six at a time, each booting a server of its
+  // own, wait longer for their turn at the gate than the wait alone would allow.
+  own = await startWrap({ sessions: { max: 6, waitMs: 1500 } });
+  const url = own.url;
+  assert.is(
+    echoOf(await modernPost(url, 'tools/call', { name: 'echo', arguments: { message: 'first' } }, { principal: 'alice', id: 'a0' })),
+    'Echo: first',
+  );
+  const answered: number[] = [];
+  let aliceAt = -1;
+  let aliceStartedAt = -1;
+  const strangers = crowd(18, 6, async (i) => {
+    const a = await modernPost(
       url,
       'tools/call',
-      { name: 'echo', arguments: { message: 'again' } },
-      { principal: 'alice', capabilities: { sampling: {} }, id: 'a1' },
+      { name: 'echo', arguments: { message: `stranger ${i}` } },
+      { principal: `stranger-${i}`, id: i },
     );
-    aliceAt = answered.length;
-    assert.is(echoOf(alice), 'Echo: again');
-    const all = await strangers;
-    all.forEach((a, i) => assert.is(echoOf(a), `Echo: stranger ${i}`));
-    // Alice did not wait for the crowd's boots: at most the boots under way when she came went first.
-    assert.ok(aliceAt - aliceStartedAt <= 3, `alice was answered after ${aliceAt - aliceStartedAt} more strangers`);
-    assert.ok(own.wrap.pool.sessions().length <= 6);
-  },
-);
+    answered.push(i);
+    return a;
+  });
+  // Once the crowd is under way, alice (served before) needs a new session: another capability set.
+  while (answered.length < 3) await new Promise((r) => setTimeout(r, 20));
+  aliceStartedAt = answered.length;
+  const alice = await modernPost(
+    url,
+    'tools/call',
+    { name: 'echo', arguments: { message: 'again' } },
+    { principal: 'alice', capabilities: { sampling: {} }, id: 'a1' },
+  );
+  aliceAt = answered.length;
+  assert.is(echoOf(alice), 'Echo: again');
+  const all = await strangers;
+  all.forEach((a, i) => assert.is(echoOf(a), `Echo: stranger ${i}`));
+  // Alice did not wait for the crowd's boots: at most the boots under way when she came went first.
+  assert.ok(aliceAt - aliceStartedAt <= 3, `alice was answered after ${aliceAt - aliceStartedAt} more strangers`);
+  assert.ok(own.wrap.pool.sessions().length <= 6);
+});
 
 isolated('should stop a listen or a discover waiting for a session once its client leaves, opening nothing for it', async () => {
   own = await startWrap({ sessions: { max: 1, waitMs: 8000 } });
