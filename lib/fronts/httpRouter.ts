@@ -111,13 +111,8 @@ export type Route =
  */
 export type Decision =
   | Route
-  | {
-      readonly kind: 'forward';
-      readonly owner: string;
-      readonly call?: JsonRpcRequest;
-      readonly session?: string;
-      readonly parsed: unknown;
-    }
+  | { readonly kind: 'forward-call'; readonly owner: string; readonly call: JsonRpcRequest }
+  | { readonly kind: 'forward-session'; readonly owner: string; readonly session: string; readonly parsed: unknown }
   | { readonly kind: 'verify-hop'; readonly hop: string; readonly then: Exclude<Route, { kind: 'reply' }> }
   | { readonly kind: 'hand-over'; readonly then: Exclude<Route, { kind: 'reply' }> };
 
@@ -130,6 +125,11 @@ const HEAD_DELAY_MS = 100;
 const NO_SESSION = 'Bad Request: No valid session ID provided';
 
 const NO_SESSION_BATCH = 'Invalid Request: expected a JSON-RPC request (batches and responses belong to a legacy session)';
+
+/** The message a route carries on: the request it serves, or what a legacy session is sent. */
+export function messageOf(r: Exclude<Route, { kind: 'reply' }>): unknown {
+  return r.kind === 'serve' ? r.rpc : r.parsed;
+}
 
 /** A JSON-RPC error with no id, as a body. */
 export function errorBody(code: number, message: string): unknown {
@@ -218,17 +218,17 @@ export function decide(core: FrontCore, message: Classified, header: HeaderGette
   const { forwarding } = core;
   if (forwarding && hop === null && sessionId === null && message.kind === 'request') {
     const owner = forwarding.ownerOf(message.message);
-    if (owner !== undefined) return { kind: 'forward', owner, call: message.message, parsed: message.message };
+    if (owner !== undefined) return { kind: 'forward-call', owner, call: message.message };
   }
   const r = route(core, message, header, sessionId);
   if (!forwarding || r.kind === 'reply') return r;
   if (hop !== null) return { kind: 'verify-hop', hop, then: r };
   if (r.kind === 'legacy-handle' && sessionId) {
     const owner = forwarding.sessionOwner(sessionId);
-    if (owner !== undefined) return { kind: 'forward', owner, session: sessionId, parsed: r.parsed };
+    if (owner !== undefined) return { kind: 'forward-session', owner, session: sessionId, parsed: r.parsed };
   } else if (r.kind === 'serve' && sessionId !== null) {
     const owner = forwarding.ownerOf(r.rpc);
-    if (owner !== undefined) return { kind: 'forward', owner, call: r.rpc, parsed: r.rpc };
+    if (owner !== undefined) return { kind: 'forward-call', owner, call: r.rpc };
   }
   // New work reaching a replica that drains goes to one that does not (the balancer sends some
   // until it notices), so no client sees this replica go.

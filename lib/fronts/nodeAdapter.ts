@@ -150,12 +150,15 @@ function answerNode(
   if (!body.ok) return writeJson(res, body.error.status, bodyFailureMessage(body.error));
   const d = decide(core, body.value, header, null, hop ?? null);
   switch (d.kind) {
-    case 'forward': {
-      // A retry another replica owns goes there as it came (a session's requests never come this way).
-      const span = forwardedSpan(d.call!, header, d.owner);
+    case 'forward-call': {
+      // A retry another replica owns goes there as it came.
+      const span = forwardedSpan(d.call, header, d.owner);
       res.once('close', () => span.end());
-      return forwarding!.forwardCall(d.owner, req, res, text, d.call!.id);
+      return forwarding!.forwardCall(d.owner, req, res, text, d.call.id);
     }
+    case 'forward-session':
+      // (A legacy session's requests come to the Node adapter only through the Web one.)
+      return side.throughWeb(req, res, text);
     case 'verify-hop': {
       // A hop of the fleet: a call (a retry its sender found this replica owns) is checked and
       // served here, on Node's objects, from the body as read; the rest through the Web handler.

@@ -18,7 +18,7 @@ import {
 import { exactJson } from '../transport/exactIds.ts';
 import { pathOf } from '../transport/nodeRequest.ts';
 import { Cancellation } from '../util/signals.ts';
-import { challengeFor, decide, FORBIDDEN_HOP, forwardedSpan, headDelay, type Decision, type FrontCore } from './httpRouter.ts';
+import { challengeFor, decide, FORBIDDEN_HOP, forwardedSpan, headDelay, messageOf, type Decision, type FrontCore } from './httpRouter.ts';
 import { HOP_HEADER, type HopRequest } from './served.ts';
 
 function forbiddenHop(): Response {
@@ -101,23 +101,23 @@ export async function answerWeb(core: FrontCore, request: Request): Promise<Resp
 async function carryOut(core: FrontCore, d: Decision, request: Request, header: HeaderGetter, sessionId: string | null): Promise<Response> {
   const { config, http, serve, forwarding } = core;
   switch (d.kind) {
-    case 'forward':
-      if (d.call) {
-        const span = forwardedSpan(d.call, header, d.owner);
-        return forwarding!.forward(d.owner, request, exactJson(d.parsed), { call: d.call.id }).finally(() => span.end());
-      }
-      return forwarding!.forward(d.owner, request, exactJson(d.parsed), { session: d.session! });
+    case 'forward-call': {
+      const span = forwardedSpan(d.call, header, d.owner);
+      return forwarding!.forward(d.owner, request, exactJson(d.call), { call: d.call.id }).finally(() => span.end());
+    }
+    case 'forward-session':
+      return forwarding!.forward(d.owner, request, exactJson(d.parsed), { session: d.session });
     case 'verify-hop': {
       // A hop is served here only when a replica of the fleet signed it.
       const r = d.then;
-      const signed = hopRequest(request, r.kind === 'serve' ? null : sessionId, exactJson(r.kind === 'serve' ? r.rpc : r.parsed));
+      const signed = hopRequest(request, r.kind === 'serve' ? null : sessionId, exactJson(messageOf(r)));
       return (await forwarding!.verifyHop(d.hop, signed)) ? carryOut(core, r, request, header, sessionId) : forbiddenHop();
     }
     case 'hand-over': {
       const r = d.then;
       const peer = await forwarding!.readyPeer();
       if (peer === undefined) return carryOut(core, r, request, header, sessionId);
-      return forwarding!.forward(peer, request, exactJson(r.kind === 'serve' ? r.rpc : r.parsed), {
+      return forwarding!.forward(peer, request, exactJson(messageOf(r)), {
         handedOver: r.kind === 'serve' ? r.rpc.id : null,
       });
     }

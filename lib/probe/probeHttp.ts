@@ -17,8 +17,6 @@ import { DEFAULTS } from '../util/defaults.ts';
 import { discoverRequest, legacyInitializeRequest, probeId } from './probeRequests.ts';
 import type { HttpTarget, ProbeOptions, ProbeResult } from './probeTypes.ts';
 
-const DEFAULT_TIMEOUT_MS = DEFAULTS.probeTimeoutMs;
-
 function refuse(detail: string, cause?: unknown): AdapterError {
   return new AdapterError('upstream-error', detail, cause === undefined ? {} : { cause });
 }
@@ -61,7 +59,7 @@ export async function probeHttp(
 ): Promise<ProbeResult> {
   const url = new URL(target.url);
   const fetcher = target.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.probeTimeoutMs;
   const newSignal = () =>
     options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   const silent = (e: unknown): AdapterError => {
@@ -155,7 +153,7 @@ export async function probeHttp(
  * learn which transport answers; the session it opens is closed again (DELETE).
  */
 async function legacyHttpMode(target: HttpTarget, name: string, options: ProbeOptions): Promise<{ mode: LegacyHttpMode; reason?: string }> {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.probeTimeoutMs;
   const transport = new LegacyHttpClientTransport({
     url: target.url,
     mode: 'auto',

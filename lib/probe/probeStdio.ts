@@ -15,8 +15,6 @@ import { startupTimer, waitingReason } from './startupTimer.ts';
 import { discoverRequest, legacyInitializeRequest, probeId } from './probeRequests.ts';
 import type { ProbeOptions, ProbeResult } from './probeTypes.ts';
 
-const DEFAULT_TIMEOUT_MS = DEFAULTS.probeTimeoutMs;
-
 type Heard =
   | { kind: 'answer'; message: JsonRpcMessage; to: 'discover' | 'initialize' }
   | { kind: 'exit' }
@@ -67,7 +65,7 @@ export async function probeStdio(
   const started = Date.now();
   // A process started ahead may have exited before the probe came to it.
   if (!child.running) exited = true;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.probeTimeoutMs;
   const startMs = Math.max(timeoutMs, options.startTimeoutMs ?? DEFAULTS.probeStartMs);
   /** Whether the probe sent `initialize` too (to a server silent past the bound): its process is then not handed on. */
   let initializeSent = false;

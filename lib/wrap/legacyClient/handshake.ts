@@ -72,7 +72,8 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
       }
       heard = 'result' in answer ? { kind: 'result', result: answer.result } : { kind: 'error', error: answer.error };
     } catch (e) {
-      if (!(e instanceof UpstreamHttpError) || (e.status >= 200 && e.status < 300)) return unreachable(e, ctx);
+      if (!(e instanceof UpstreamHttpError) || (e.status >= 200 && e.status < 300))
+        return unreachable(e instanceof Error ? e.message : String(e), ctx);
       heard = { kind: 'status', status: e.status };
     }
     const verdict = eraOfDiscoverAnswer(heard, { sent: state.modernVersion, retried: attempt > 0 });
@@ -84,7 +85,7 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
         continue;
       case 'unknown':
         if (verdict.status === 401 || verdict.status === 403) return fail(refusalToInitializeError({ status: verdict.status }));
-        return unreachable(new Error(verdict.reason), ctx);
+        return unreachable(verdict.reason, ctx);
       case 'unshared':
         return fail(
           refusalToInitializeError({
@@ -106,8 +107,7 @@ async function discover(params: InitializeParams, ctx: HandshakeContext): Promis
 }
 
 /** The upstream could not be asked at all: the client is answered with an error saying why. */
-function unreachable(e: unknown, ctx: HandshakeContext): Outcome<JsonObject, WireError> {
-  const reason = e instanceof Error ? e.message : String(e);
+function unreachable(reason: string, ctx: HandshakeContext): Outcome<JsonObject, WireError> {
   ctx.unreachable?.(reason);
   return fail(internalError(`the upstream MCP server is unavailable: ${reason}`));
 }
