@@ -77,7 +77,9 @@ const retry = retryRequest(modernCall, {
   requestState: '<sealed by mcp-dual-era>',
 });
 const upstream = must(requestToLegacy(retry));
-const answer = must(inputResponseToResult('elicitation/create', 'elicitation-1', upstream.retry?.inputResponses?.['elicitation-1']));
+const answer = must(
+  inputResponseToResult('elicitation/create', 'elicitation-1', upstream.envelope.retry?.inputResponses?.['elicitation-1']),
+);
 show('the modern retry answers the parked push upstream', { jsonrpc: '2.0', id: 'srv-1', result: answer }, retry);
 
 const final = { content: [{ type: 'text', text: 'Lisbon: sun, 24°C, 25°C, 22°C' }] };

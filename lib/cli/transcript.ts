@@ -455,7 +455,7 @@ export class TranscriptExplainer {
     }
     const legacy = requestToLegacy(r, { envelope: envelope.value });
     if (!legacy.ok) return this.#out('client', r, out, r.method, legacy.error.message);
-    const retry = legacy.value.retry;
+    const retry = legacy.value.envelope.retry;
     if (retry?.inputResponses) {
       const answers: JsonRpcMessage[] = [];
       for (const [key, response] of Object.entries(retry.inputResponses)) {

@@ -327,10 +327,8 @@ class FleetForwarder implements FleetForwarding {
     upstream.end(body);
   }
 
-  ownerOf(request: JsonRpcRequest): string | undefined {
-    const sealed = request.params?.['requestState'];
-    if (typeof sealed !== 'string') return undefined;
-    const owner = stateOwner(this.#fleet.keyring, sealed);
+  stateOwner(requestState: string): string | undefined {
+    const owner = stateOwner(this.#fleet.keyring, requestState);
     return owner !== undefined && owner !== this.#fleet.id ? owner : undefined;
   }
 

@@ -204,30 +204,26 @@ export function route(core: FrontCore, message: Classified, header: HeaderGetter
 export function handedOver(r: Route): boolean {
   return (
     r.kind === 'legacy-open' ||
-    (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.rpc.params?.['requestState'] === undefined)
+    (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.envelope.retry?.requestState === undefined)
   );
 }
 
 /**
  * The one decision on a POSTed message (see `Decision`). A retry of a call another replica owns
- * goes there as it came, before anything else is read of it: the owner reads it (its headers, its
- * envelope, its caller) as it would have from the client. A plain call touches none of the fleet's
- * checks.
+ * goes there as it came (its `requestState`, read with the envelope, names the owner): the owner
+ * reads it (its headers, its caller) as it would have from the client. A plain call touches none
+ * of the fleet's checks.
  */
 export function decide(core: FrontCore, message: Classified, header: HeaderGetter, sessionId: string | null, hop: string | null): Decision {
-  const { forwarding } = core;
-  if (forwarding && hop === null && sessionId === null && message.kind === 'request') {
-    const owner = forwarding.ownerOf(message.message);
-    if (owner !== undefined) return { kind: 'forward-call', owner, call: message.message };
-  }
   const r = route(core, message, header, sessionId);
+  const { forwarding } = core;
   if (!forwarding || r.kind === 'reply') return r;
   if (hop !== null) return { kind: 'verify-hop', hop, then: r };
   if (r.kind === 'legacy-handle' && sessionId) {
     const owner = forwarding.sessionOwner(sessionId);
     if (owner !== undefined) return { kind: 'forward-session', owner, session: sessionId, parsed: r.parsed };
-  } else if (r.kind === 'serve' && sessionId !== null) {
-    const owner = forwarding.ownerOf(r.rpc);
+  } else if (r.kind === 'serve' && r.envelope.retry?.requestState !== undefined) {
+    const owner = forwarding.stateOwner(r.envelope.retry.requestState);
     if (owner !== undefined) return { kind: 'forward-call', owner, call: r.rpc };
   }
   // New work reaching a replica that drains goes to one that does not (the balancer sends some

@@ -163,8 +163,8 @@ export type ForwardedFor =
  * served here whatever its Host and Origin (the hop is between replicas) and never forwarded again.
  */
 export interface Forwarding {
-  /** The replica that owns `request` (it continues a call parked there), when that is not this one. */
-  ownerOf(request: JsonRpcRequest): string | undefined;
+  /** The replica a retry's `requestState` names (its call is parked there), when that is not this one. */
+  stateOwner(requestState: string): string | undefined;
   /** A new legacy session's id, naming this replica as its owner. */
   sessionId(): string;
   /** The replica that owns the legacy session `sessionId`, when that is not this one. */

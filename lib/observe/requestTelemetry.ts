@@ -116,8 +116,11 @@ export interface ObserveOptions {
   readonly clientEra: 'modern' | 'legacy';
   /** The era of the server behind, when known. */
   readonly serverEra: 'modern' | 'legacy' | undefined;
-  /** The trace context of the call a retry continues, when the retry carries none of its own. */
-  readonly continued?: (requestState: string) => string | undefined;
+  /**
+   * The `traceparent` of the call a retry continues, asked only when the retry carries no trace
+   * context of its own (`undefined` when the request is no retry, or its call was not traced).
+   */
+  readonly continued?: () => string | undefined;
   /** Where the access log's line for the request goes, when it is kept, and who asked (hashed there). */
   readonly access?: { readonly write: (entry: AccessEntry) => void; readonly principal: string } | undefined;
 }
@@ -133,8 +136,8 @@ export function observe(request: JsonRpcRequest, options: ObserveOptions): Reque
   const params = request.params as JsonObject | undefined;
   const meta = params?.['_meta'];
   let carrier: TraceCarrier | undefined = tracing ? traceCarrier(meta) : undefined;
-  if (tracing && !carrier && typeof params?.['requestState'] === 'string' && options.continued) {
-    const traceparent = options.continued(params['requestState']);
+  if (tracing && !carrier && options.continued) {
+    const traceparent = options.continued();
     if (traceparent !== undefined) carrier = { traceparent };
   }
   const version = isRecord(meta) ? meta[MetaKey.protocolVersion] : undefined;

@@ -45,6 +45,11 @@ export interface Envelope {
   readonly clientInfo?: Implementation;
   readonly logLevel?: LoggingLevel;
   readonly progressToken?: ProgressToken;
+  /**
+   * What a retry of a call that may ask for input carries beside `_meta` (`inputResponses`,
+   * `requestState`), read with the rest: everything after the envelope reads the retry here.
+   */
+  readonly retry?: RetryInput;
 }
 
 /** A wire error plus the HTTP status a Streamable HTTP edge answers it with. */
@@ -117,20 +122,36 @@ export function readEnvelope(
       return bad(invalidParams('_meta.progressToken must be a string or a number'), 200);
     envelope.progressToken = token;
   }
+  if (isMrtrMethod(request.method) && ('inputResponses' in params || 'requestState' in params)) {
+    const retry = readRetry(params);
+    if (!retry.ok) return retry;
+    envelope.retry = retry.value;
+  }
   return ok(envelope);
 }
 
-/** The MRTR members a retry carries, taken off the request on its way upstream. */
+/** The MRTR members a retry carries, checked. */
+function readRetry(params: JsonObject): Outcome<RetryInput, EnvelopeError> {
+  const responses = params['inputResponses'];
+  const state = params['requestState'];
+  if (responses !== undefined && !isRecord(responses)) return bad(invalidParams('inputResponses must be an object'), 200);
+  if (state !== undefined && typeof state !== 'string') return bad(invalidParams('requestState must be a string'), 200);
+  const retry: { inputResponses?: InputResponses; requestState?: string } = {};
+  if (responses !== undefined) retry.inputResponses = responses as InputResponses;
+  if (state !== undefined) retry.requestState = state;
+  return ok(retry);
+}
+
+/** The MRTR members a retry carries (`Envelope.retry`), taken off the request on its way upstream. */
 export interface RetryInput {
   readonly inputResponses?: InputResponses;
   readonly requestState?: string;
 }
 
-/** A modern request made legacy, with what was taken off it. */
+/** A modern request made legacy, with what was taken off it (a retry's members: `envelope.retry`). */
 export interface LegacyRequest {
   readonly request: JsonRpcRequest;
   readonly envelope: Envelope;
-  readonly retry?: RetryInput;
 }
 
 function stripMeta(meta: JsonObject): JsonObject | undefined {
@@ -163,26 +184,19 @@ export function requestToLegacy(
   if (isRemovedInModern(method)) return bad(methodNotFound(method, 'removed in 2026-07-28'), 404);
   const params = request.params as JsonObject;
   const out: JsonObject = {};
-  let retry: { inputResponses?: InputResponses; requestState?: string } | undefined;
   const mrtr = isMrtrMethod(method);
   for (const k in params) {
     if (k === '_meta') {
       const meta = stripMeta(params[k] as JsonObject);
       if (meta) out[k] = meta;
-    } else if (mrtr && k === 'inputResponses') {
-      if (!isRecord(params[k])) return bad(invalidParams('inputResponses must be an object'), 200);
-      (retry ??= {}).inputResponses = params[k] as InputResponses;
-    } else if (mrtr && k === 'requestState') {
-      if (typeof params[k] !== 'string') return bad(invalidParams('requestState must be a string'), 200);
-      (retry ??= {}).requestState = params[k];
-    } else setMember(out, k, params[k]);
+    } else if (!mrtr || (k !== 'inputResponses' && k !== 'requestState')) setMember(out, k, params[k]);
   }
   const legacy: JsonRpcRequest = { jsonrpc: '2.0', id: request.id, method };
   for (const _ in out) {
     legacy.params = out;
     break;
   }
-  return ok(retry ? { request: legacy, envelope: envelope.value, retry } : { request: legacy, envelope: envelope.value });
+  return ok({ request: legacy, envelope: envelope.value });
 }
 
 /** The modern `_meta` for a request sent on behalf of a legacy session, merged over the request's own. */

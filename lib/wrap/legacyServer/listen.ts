@@ -18,7 +18,7 @@ import {
   notificationToListen,
   readListenFilter,
 } from '../../core/translate/subscriptions.ts';
-import { readEnvelope, type Envelope } from '../../core/translate/envelope.ts';
+import type { Envelope } from '../../core/translate/envelope.ts';
 import { limitRefusal, type LimitRefusal } from '../../util/limits.ts';
 import { keyText, type SessionKey } from '../../session/sessionKey.ts';
 import { Shares, type Holding } from '../../session/shares.ts';
@@ -225,10 +225,16 @@ export class ListenHub {
     else this.#perPrincipal.delete(principal);
   }
 
-  /** Serves one listen until the client leaves, the session dies, the wrap closes or its share is wanted. */
-  async serve(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer | undefined> {
-    const envelope = readEnvelope(request, options.supportedVersions ? { supportedVersions: options.supportedVersions } : {});
-    if (!envelope.ok) return errorAnswer(request.id, envelope.error);
+  /**
+   * Serves one listen (its `envelope` read: `envelopeOf`) until the client leaves, the session dies,
+   * the wrap closes or its share is wanted.
+   */
+  async serve(
+    request: JsonRpcRequest,
+    ctx: ModernContext,
+    envelope: Envelope,
+    options: ModernDispatchOptions,
+  ): Promise<Answer | undefined> {
     const filter = readListenFilter(request.params);
     if (!filter.ok) return errorAnswer(request.id, filter.error);
     if (filter.value.taskIds && filter.value.taskIds.length > 0)
@@ -239,7 +245,7 @@ export class ListenHub {
       return refusedAnswer(request.id, limitRefusal('listens-per-caller', quota, `this caller has ${quota} listens open; close one first`));
     this.#count(principal, 1);
     try {
-      return await this.#serve(request, ctx, options, envelope.value, filter.value);
+      return await this.#serve(request, ctx, options, envelope, filter.value);
     } finally {
       this.#count(principal, -1);
     }

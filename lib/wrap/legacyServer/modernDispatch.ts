@@ -9,9 +9,9 @@ import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../util/limits.ts';
-import type { ModernVersion } from '../../core/era.ts';
 import type { Implementation, JsonObject } from '../../core/primitives.ts';
-import { readEnvelope, requestToLegacy, type Envelope, type LegacyRequest } from '../../core/translate/envelope.ts';
+import { readEnvelope, requestToLegacy, type Envelope, type EnvelopeError, type LegacyRequest } from '../../core/translate/envelope.ts';
+import { ok, type Outcome } from '../../core/outcome.ts';
 import { initializeResultToDiscover } from '../../core/translate/discover.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
 import { errorToModern } from '../../core/translate/errors.ts';
@@ -37,11 +37,13 @@ function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions):
 }
 
 /** `requestToLegacy`'s options for a request whose envelope the front has read. */
-function withEnvelope(
-  options: ModernDispatchOptions,
-  envelope: Envelope,
-): { supportedVersions?: readonly ModernVersion[]; envelope: Envelope } {
-  return options.supportedVersions ? { supportedVersions: options.supportedVersions, envelope } : { envelope };
+/**
+ * The request's envelope: the one its front read, or read here. Read once, it is what everything
+ * after reads of the request's `_meta` and of a retry's members.
+ */
+export function envelopeOf(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Outcome<Envelope, EnvelopeError> {
+  if (ctx.envelope) return ok(ctx.envelope);
+  return readEnvelope(request, options.supportedVersions ? { supportedVersions: options.supportedVersions } : {});
 }
 
 /** The answer to a request refused by a limit: `-32005` naming it, HTTP 429 or 503 with `Retry-After`. */
@@ -82,17 +84,18 @@ interface PendingRequest {
 }
 
 /**
- * Serves a modern request that is not `subscriptions/listen`. A request whose session is at hand
+ * Serves a modern request that is not `subscriptions/listen`, its `envelope` read (`envelopeOf`). A request whose session is at hand
  * (and, for `tools/call` over HTTP, whose tool is known) is sent upstream without waiting for
  * anything; one that must wait for a session or for the server's tool list takes the slower path.
  */
-export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
-  const versions = options.supportedVersions ? { supportedVersions: options.supportedVersions } : {};
-  if (request.method === 'server/discover') {
-    const envelope = readEnvelope(request, versions);
-    return envelope.ok ? discover(request, envelope.value, ctx, options) : Promise.resolve(errorAnswer(request.id, envelope.error));
-  }
-  const legacy = requestToLegacy(request, ctx.envelope ? withEnvelope(options, ctx.envelope) : versions);
+export function serveModern(
+  request: JsonRpcRequest,
+  ctx: ModernContext,
+  envelope: Envelope,
+  options: ModernDispatchOptions,
+): Promise<Answer> {
+  if (request.method === 'server/discover') return discover(request, envelope, ctx, options);
+  const legacy = requestToLegacy(request, { envelope });
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
   const target = targetOf(request.method, up.request.params);
@@ -110,7 +113,7 @@ export function serveModern(request: JsonRpcRequest, ctx: ModernContext, options
     holder,
   };
   // A retry reaches the broker before any session is taken: the call it resumes holds its own.
-  if (r.pushable && up.retry !== undefined) {
+  if (r.pushable && up.envelope.retry !== undefined) {
     const resumed = options.inputs!.resume?.({
       request,
       legacy: up,
@@ -282,7 +285,7 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
 function finisher(r: PendingRequest, session: UpstreamSession): (outcome: RpcOutcome) => Answer {
   const { request, ctx, options, up } = r;
   const method = request.method;
-  const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.retry !== undefined };
+  const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.envelope.retry !== undefined };
   return (outcome) => {
     if ('error' in outcome)
       return (

@@ -25,7 +25,9 @@ import { ListenHub } from './listen.ts';
 import { RootsHolders, WRAP_ROOTS } from './rootsHolders.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
-import { serveModern } from './modernDispatch.ts';
+import { envelopeOf, serveModern } from './modernDispatch.ts';
+import type { Envelope, EnvelopeError } from '../../core/translate/envelope.ts';
+import type { Outcome } from '../../core/outcome.ts';
 import { SHARED_PRINCIPAL } from './callerKeys.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import type { InputBroker } from '../mrtr/broker.ts';
@@ -68,6 +70,12 @@ function drainingAnswer(id: JsonRpcRequest['id']): Answer {
 
 /** Most capability sets whose server description is kept for `server/discover`. */
 const DESCRIBED = 64;
+
+/** The `traceparent` of the first round of the call a retry continues, when it was traced. */
+function continuedTrace(inputs: InputBroker, envelope: Outcome<Envelope, EnvelopeError>): string | undefined {
+  const state = envelope.ok ? envelope.value.retry?.requestState : undefined;
+  return state === undefined ? undefined : inputs.traceOf?.(state);
+}
 
 /**
  * What the server said at `initialize` to a session of each capability set and client info, the
@@ -257,15 +265,16 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     serving++;
     // Over HTTP, the trace context of the headers goes on in `_meta` when the request has none there.
     const traced = ctx.headers ? withHeaderTrace(request, ctx.headers) : request;
+    const envelope = envelopeOf(traced, ctx, dispatch);
     const telemetry = observe(traced, {
       metrics,
       transport: ctx.headers ? 'tcp' : 'pipe',
       clientEra: 'modern',
       serverEra: 'legacy',
-      ...(inputs.traceOf ? { continued: (state: string) => inputs.traceOf!(state) } : {}),
+      ...(inputs.traceOf ? { continued: () => continuedTrace(inputs, envelope) } : {}),
       ...(options.accessLog ? { access: { write: options.accessLog, principal: ctx.principal } } : {}),
     });
-    const answer = serveOne(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx);
+    const answer = serveRead(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx, envelope);
     void answer.then(served, served);
     if (telemetry)
       answer.then(
@@ -274,28 +283,30 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       );
     return answer;
   };
-  const serveOne = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
+  const serveRead = (request: JsonRpcRequest, ctx: ModernContext, read: Outcome<Envelope, EnvelopeError>): Promise<Answer | undefined> => {
     if (shutdown.signal.aborted)
       return Promise.resolve(
         errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' }),
       );
-    if (draining && request.params?.['requestState'] === undefined) return Promise.resolve(drainingAnswer(request.id));
+    if (!read.ok) return Promise.resolve(errorAnswer(request.id, read.error));
+    const envelope = read.value;
+    if (draining && envelope.retry?.requestState === undefined) return Promise.resolve(drainingAnswer(request.id));
     // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
     // has nothing upstream in flight, so it is ended here.
     if (request.method !== 'subscriptions/listen') {
       try {
-        return serveModern(request, ctx, dispatch);
+        return serveModern(request, ctx, envelope, dispatch);
       } catch (e) {
         return Promise.reject(e);
       }
     }
-    return serveListen(request, ctx);
+    return serveListen(request, ctx, envelope);
   };
-  const serveListen = async (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
+  const serveListen = async (request: JsonRpcRequest, ctx: ModernContext, envelope: Envelope): Promise<Answer | undefined> => {
     const own = scope([ctx.signal]);
     listening.add(own);
     try {
-      return await hub.serve(request, { ...ctx, signal: own.signal }, dispatch);
+      return await hub.serve(request, { ...ctx, signal: own.signal }, envelope, dispatch);
     } finally {
       listening.delete(own);
       own.dispose();
@@ -325,7 +336,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     fetch: front.fetch,
     node: front.node,
     serveModern: serve,
-    serveUnobserved: serveOne,
+    serveUnobserved: (request, ctx) => serveRead(request, ctx, envelopeOf(request, ctx, dispatch)),
     legacy: source,
     events,
     pool,

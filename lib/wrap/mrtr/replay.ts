@@ -59,7 +59,7 @@ export class ReplayRunner {
     let asked: Readonly<Record<string, string>> = {};
     let round = 1;
     let trace: string | undefined;
-    const sealed = call.legacy.retry?.requestState;
+    const sealed = call.legacy.envelope.retry?.requestState;
     if (sealed !== undefined) {
       // Single use: of concurrent retries with one state, the first runs the call and the others are refused.
       const opened = await openState(this.#options.keyring, sealed, {
@@ -77,7 +77,7 @@ export class ReplayRunner {
       trace = opened.value.trace;
       call.ctx.telemetry?.continues(trace, round);
     }
-    const responses = call.legacy.retry?.inputResponses ?? {};
+    const responses = call.legacy.envelope.retry?.inputResponses ?? {};
     const run = scope([call.ctx.signal], call.timeoutMs);
     const controller = { abort: () => run.abort() };
     const signal = run.signal;

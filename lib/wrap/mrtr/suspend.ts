@@ -127,7 +127,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
 
   run(call: PushableCall): Promise<Answer> {
     if (this.#replay && this.replays(call.target)) return this.#replay.run(call);
-    const state = call.legacy.retry?.requestState;
+    const state = call.legacy.envelope.retry?.requestState;
     if (state !== undefined) return this.#resume({ ...call, finishOn: () => call.finish }, state);
     if (this.#parked.full) {
       const maxParked = this.#options.maxParked ?? DEFAULTS.parked;
@@ -292,7 +292,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   }
 
   resume(retry: RetryCall): Promise<Answer> | undefined {
-    const state = retry.legacy.retry?.requestState;
+    const state = retry.legacy.envelope.retry?.requestState;
     if (state === undefined || this.replays(retry.target)) return undefined;
     return this.#resume(retry, state);
   }
@@ -314,7 +314,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     // resumed the call since it was found, or it was released.
     if (p.released !== undefined) return errorAnswer(id, stateRefusal('gone'));
     if (p.busy || p.round !== opened.value.round) return errorAnswer(id, stateRefusal('stale-round'));
-    const responses = retry.legacy.retry?.inputResponses ?? {};
+    const responses = retry.legacy.envelope.retry?.inputResponses ?? {};
     if (!isRecord(responses)) return errorAnswer(id, invalidParams('inputResponses must be an object'));
     const answers: Array<[PendingPush, JsonObject]> = [];
     if (!p.rerun) {

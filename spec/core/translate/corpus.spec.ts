@@ -83,7 +83,7 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       toModern(okValue(t.requestToModern(l, session), 'requestToModern'), backM[0]);
       const got = okValue(t.requestToLegacy(m), 'requestToLegacy');
       toLegacy(got.request, one(backL, 'request back'));
-      if (step['retry'] !== undefined) assert.equal(got.retry, step['retry'], `${step.label}: retry input`);
+      if (step['retry'] !== undefined) assert.equal(got.envelope.retry, step['retry'], `${step.label}: retry input`);
       break;
     }
     case 'result': {
@@ -139,12 +139,12 @@ function runStep(s: Scenario, step: Step): Array<[Revision, unknown, string | un
       }
       toModern(t.retryRequest(original, opts({ id: m.id, inputResponses, requestState: step['requestState'] }) as never), backM[0]);
       const legacy = okValue(t.requestToLegacy(m), 'requestToLegacy');
-      const got = Object.entries(legacy.retry?.inputResponses ?? {}).map(([key, resp]) => ({
+      const got = Object.entries(legacy.envelope.retry?.inputResponses ?? {}).map(([key, resp]) => ({
         jsonrpc: '2.0',
         id: pending[key]!.id,
         result: okValue(t.inputResponseToResult(pending[key]!.method, key, resp), 'inputResponseToResult'),
       }));
-      assert.equal(legacy.retry?.requestState, step['requestState'], `${step.label}: requestState echoed`);
+      assert.equal(legacy.envelope.retry?.requestState, step['requestState'], `${step.label}: requestState echoed`);
       got.forEach((g, i) => toLegacy(g, backL[i], pending[[...keyById.values()].find((k) => pending[k]!.id === g.id)!]!.method));
       assert.is(got.length, backL.length, `${step.label}: one response per input`);
       break;

@@ -76,6 +76,24 @@ read('should refuse an unknown log level and malformed client info or capabiliti
     assert.not.ok(r.ok, JSON.stringify(meta));
     if (!r.ok) assert.is(r.error.code, -32602);
   }
+  read('should read a retry with the envelope, once, on the methods that may ask for input', () => {
+    const inputResponses = { k: { action: 'accept', content: { n: 1 } } };
+    const retry = okValue(readEnvelope(modernRequest('tools/call', { name: 't', inputResponses, requestState: 'sealed' })));
+    assert.equal(retry.retry, { inputResponses, requestState: 'sealed' });
+    assert.equal(okValue(readEnvelope(modernRequest('tools/call', { name: 't', requestState: 'sealed' }))).retry, {
+      requestState: 'sealed',
+    });
+    assert.is(okValue(readEnvelope(modernRequest('tools/call', { name: 't' }))).retry, undefined);
+    // completion/complete cannot ask for input: its requestState is the server's business.
+    assert.is(okValue(readEnvelope(modernRequest('completion/complete', { requestState: 'x' }))).retry, undefined);
+  });
+  read('should refuse a retry whose members have the wrong type with -32602, answered in a 200', () => {
+    for (const params of [{ inputResponses: [] }, { inputResponses: 'k' }, { requestState: 7 }, { requestState: null }]) {
+      const r = readEnvelope(modernRequest('prompts/get', { name: 'p', ...params }));
+      assert.not.ok(r.ok, JSON.stringify(params));
+      if (!r.ok) assert.equal([r.error.code, r.error.status], [-32602, 200], JSON.stringify(params));
+    }
+  });
 });
 read.run();
 
@@ -106,14 +124,14 @@ toLegacy('should omit params that end up empty, and take the MRTR members off a 
   assert.ok(retry.ok);
   if (retry.ok) {
     assert.equal(retry.value.request.params, { name: 'p' });
-    assert.equal(retry.value.retry, { inputResponses: { k: { action: 'cancel' } }, requestState: 's' });
+    assert.equal(retry.value.envelope.retry, { inputResponses: { k: { action: 'cancel' } }, requestState: 's' });
   }
 });
 toLegacy('should leave inputResponses alone on methods that cannot carry MRTR', () => {
   const r = requestToLegacy(
     modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' }, requestState: 'x' }),
   );
-  assert.is(okValue(r).retry, undefined);
+  assert.is(okValue(r).envelope.retry, undefined);
   assert.is(okValue(r).request.params?.['requestState'], 'x');
 });
 toLegacy('should answer methods with no legacy form, and methods removed in 2026-07-28, with -32601 / 404', () => {

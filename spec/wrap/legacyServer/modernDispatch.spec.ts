@@ -20,11 +20,11 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../../../lib/core/json
 import type { InitializeResult } from '../../../lib/core/legacy/lifecycle.ts';
 import { inProcessBackend } from '../../../lib/session/backend.ts';
 import { SessionPool } from '../../../lib/session/pool.ts';
-import { serveModern } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
+import { envelopeOf, serveModern } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
 import type { ModernDispatchOptions } from '../../../lib/wrap/legacyServer/dispatchOptions.ts';
 import type { InputBroker, PushableCall } from '../../../lib/wrap/mrtr/broker.ts';
 import { MrtrBroker } from '../../../lib/wrap/mrtr/suspend.ts';
-import type { Answer, ModernContext } from '../../../lib/fronts/served.ts';
+import { errorAnswer, type Answer, type ModernContext } from '../../../lib/fronts/served.ts';
 import { ToolIndex } from '../../../lib/wrap/legacyServer/toolIndex.ts';
 import { waitFor } from '../../helpers/everything.ts';
 import { modernRequest } from '../../helpers/messages.ts';
@@ -96,6 +96,12 @@ interface Fixture {
   close(): Promise<void>;
 }
 
+/** Serves `request` as the wrap does: its envelope read once, then dispatched. */
+function serveRead(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Promise<Answer> {
+  const envelope = envelopeOf(request, ctx, options);
+  return envelope.ok ? serveModern(request, ctx, envelope.value, options) : Promise.resolve(errorAnswer(request.id, envelope.error));
+}
+
 function fixture(options: Partial<ModernDispatchOptions> = {}): Fixture {
   const upstream = recordingUpstream(legacyServer);
   const pool = new SessionPool(inProcessBackend(upstream.upstream), { waitMs: 2_000 });
@@ -107,7 +113,7 @@ function fixture(options: Partial<ModernDispatchOptions> = {}): Fixture {
     options: all,
     notes,
     serve: (request, extra = {}) =>
-      serveModern(request, { principal: 'alice', signal: new AbortController().signal, notify: (n) => notes.push(n), ...extra }, all),
+      serveRead(request, { principal: 'alice', signal: new AbortController().signal, notify: (n) => notes.push(n), ...extra }, all),
     close: () => pool.close(),
   };
 }
@@ -300,7 +306,7 @@ d('should answer -32603 naming the upstream when it cannot be started or goes aw
   );
   const f = fixture();
   try {
-    const unreachable = await serveModern(
+    const unreachable = await serveRead(
       modernRequest('tools/call', { name: 'echo', arguments: { text: 'x' } }),
       { principal: 'alice', signal: new AbortController().signal, notify: () => {} },
       { pool },
