@@ -7,10 +7,3 @@
  * told to every replica's listens. Plain calls never touch Redis.
  */
 export { joinFleet, type Fleet, type FleetOptions } from './fleet.ts';
-export { FleetDirectory, type HeartbeatOptions, type ReplicaRecord } from './directory.ts';
-export type { FleetForwarding, ForwardCounts, ForwardingOptions } from './forwarding.ts';
-export type { FleetChanges, ChangeHandler } from './changes.ts';
-export type { FleetKeys } from './fleetKeys.ts';
-export type { HopSecrets } from './hopSecrets.ts';
-export type { FleetRedis } from './fleetRedis.ts';
-export type { RedisUsedStates } from './redisUsedStates.ts';
