@@ -1,7 +1,7 @@
 /**
  * What a caller of an upstream session gives and gets: a call's outcome, the hooks through which it
  * hears of its progress, logs and pushes, and the session's options. Types only; the session that
- * honours them is `upstreamSession.ts`.
+ * honours them is `upstreamSession.ts` (and its reading of the server's pushes, `upstreamPushes.ts`).
  */
 import type { WireError } from '../core/errors.ts';
 import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';

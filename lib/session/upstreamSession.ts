@@ -1,62 +1,24 @@
 /**
  * One initialized session with a legacy server over a pipe: it sends `initialize` and
  * `notifications/initialized`, remaps request ids and progress tokens so callers never collide,
- * ties the server's notifications and pushed requests to the call they belong to, and gives every
- * call exactly one outcome, whatever the server or the pipe does. It does not decide what a push
- * becomes (the wrap does, through the call's hooks).
+ * and gives every call exactly one outcome, whatever the server or the pipe does. What the server
+ * sends of its own accord (its notifications and pushed requests, tied to the call they belong to)
+ * is read by `upstreamPushes.ts`. It does not decide what a push becomes (the wrap does, through the
+ * call's hooks).
  */
-import { AdapterError, ErrorCode, type WireError } from '../core/errors.ts';
-import { classify, type JsonRpcMessage, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
+import { ErrorCode, type WireError } from '../core/errors.ts';
+import { classify, type JsonRpcMessage, type JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { InitializeResult } from '../core/legacy/lifecycle.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
-import { closedReason, failureOf, type UpstreamFailure } from '../util/upstreamFailure.ts';
+import { closedReason, type UpstreamFailure } from '../util/upstreamFailure.ts';
 import { LONE, SENT, type MessageExtra, type Transport } from '../transport/transport.ts';
 import { isMrtrMethod } from '../core/modern/methods.ts';
-import { DEFAULTS } from '../util/defaults.ts';
 import type { CancelSignal } from '../util/signals.ts';
 import type { CallHooks, RpcOutcome, UpstreamSessionOptions } from './callHooks.ts';
 import { IdTable } from '../util/idTable.ts';
-
-interface HeldPush {
-  readonly settle: (owner: Pending | undefined) => void;
-  /** It waits for the session's next call even when none is in flight (see `awaitsCall`). */
-  readonly awaitsCall: boolean;
-}
-
-/** A call in flight. Settled once, through `UpstreamSession.#settle`. */
-interface Pending {
-  readonly upstreamId: number;
-  readonly method: string;
-  readonly hooks: CallHooks;
-  readonly progressToken: string | undefined;
-  readonly callerToken: string | number | undefined;
-  readonly pushable: boolean;
-  /** Resolves the caller's promise. */
-  resolve: (outcome: RpcOutcome) => void;
-  /** Set when the call listens to a signal or hands out a cancel function. */
-  onAbort: (() => void) | undefined;
-  settled: boolean;
-}
-
-/**
- * While `announce` runs: the owner the pushes that name no call are given to, and what became of
- * them. `owner` is no call in flight: it only carries the announcing caller's hooks.
- */
-interface Claim {
-  readonly owner: Pending;
-  /** Pushes claimed so far. */
-  seen: number;
-  /** Claimed pushes not answered upstream yet. */
-  open: number;
-  readonly answered: Array<{ readonly method: string; readonly outcome: RpcOutcome }>;
-  /** Called whenever a claimed push was answered, or a push naming no call was attributed. */
-  wake: (() => void) | undefined;
-  /** Resolves when the announcement ends. */
-  readonly ended: Promise<void>;
-}
-
-/** Most barriers `announce` asks before it stops waiting for a server that keeps pushing. */
-const ANNOUNCE_BARRIERS = 8;
+import type { Pending } from './pendingCall.ts';
+import { UpstreamPushes } from './upstreamPushes.ts';
+import { handshake } from './upstreamHandshake.ts';
 
 function cancelled(): RpcOutcome {
   return { error: { code: ErrorCode.InternalError, message: 'Request cancelled' } };
@@ -84,18 +46,24 @@ export class UpstreamSession {
   #initialize: InitializeResult | undefined;
   #lastUsed = 0;
   #holds = 0;
-  #held: HeldPush[] = [];
   #pushable = 0;
   #reserved = 0;
-  /** See `announce`. */
-  #claim: Claim | undefined;
-  /** Pushes that name no call, read and not yet given to a call (gathered with their copies, or held). */
-  #arriving = 0;
+  readonly #pushes: UpstreamPushes;
   readonly #closedController = new AbortController();
 
   constructor(transport: Transport, options: UpstreamSessionOptions) {
     this.#transport = transport;
     this.options = options;
+    this.#pushes = new UpstreamPushes({
+      options,
+      calls: this.#pending,
+      closed: () => this.#closed !== undefined,
+      pushable: () => this.#pushable,
+      reserved: () => this.#reserved,
+      send: (message) => transport.send(message),
+      notify: (method) => this.notify(method),
+      barrier: (signal) => this.barrier(signal),
+    });
     transport.onmessage = (message, extra) => this.#receive(message, extra as MessageExtra | undefined);
     transport.onclose = () => {
       this.#failure = transport.failure;
@@ -145,7 +113,7 @@ export class UpstreamSession {
     if (this.#reserved === 0) return;
     this.#reserved--;
     this.#pushable--;
-    if (this.#held.length > 0) this.#settleHeld();
+    this.#pushes.settleHeld();
     this.options.onPushableEnd?.();
   }
 
@@ -177,43 +145,11 @@ export class UpstreamSession {
   }
 
   /**
-   * Starts the transport and performs the handshake. A server that is gone before it answered
-   * `initialize` fails with `upstream-exited` (it did not start: no retry will help); one that
-   * refused it with `upstream-error`. Either way the error carries what the upstream said.
+   * Starts the transport and performs the handshake (see `handshake`): a server gone before it
+   * answered `initialize` fails with `upstream-exited`, one that refused it with `upstream-error`.
    */
-  async open(): Promise<InitializeResult> {
-    try {
-      await this.#transport.start();
-    } catch (e) {
-      throw e instanceof AdapterError
-        ? e
-        : new AdapterError('upstream-error', `the upstream server could not be reached: ${e instanceof Error ? e.message : String(e)}`, {
-            cause: e,
-          });
-    }
-    const timeout = AbortSignal.timeout(this.options.initializeTimeoutMs ?? DEFAULTS.initializeTimeoutMs);
-    const outcome = await this.call(
-      'initialize',
-      { protocolVersion: this.options.protocolVersion, capabilities: this.options.capabilities, clientInfo: this.options.clientInfo },
-      { signal: timeout },
-    );
-    if ('error' in outcome) {
-      const gone = this.#failure !== undefined;
-      await this.close();
-      if (gone)
-        throw new AdapterError('upstream-exited', `it ${closedReason(this.#failure, 'before it answered initialize')}`, {
-          cause: outcome.error,
-          upstream: this.#failure,
-        });
-      const said = outcome.error.message.replace(/^Internal error: /, '');
-      throw new AdapterError('upstream-error', `initialize failed: ${said}`, {
-        cause: outcome.error,
-        upstream: failureOf(outcome.error.data),
-      });
-    }
-    this.#initialize = outcome.result as InitializeResult;
-    await this.#transport.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-    return this.#initialize;
+  open(): Promise<InitializeResult> {
+    return handshake(this, this.#transport, (result) => (this.#initialize = result));
   }
 
   /**
@@ -251,7 +187,7 @@ export class UpstreamSession {
     if (pending.pushable) {
       if (reserved && this.#reserved > 0) this.#reserved--;
       else this.#pushable++;
-      if (this.#held.length > 0) this.#settleHeld();
+      this.#pushes.settleHeld();
     } else if (reserved) this.unreserve();
     if (hooks.signal || hooks.onCancel) {
       const onAbort = (): void => this.#settle(pending, cancelled(), true);
@@ -290,7 +226,7 @@ export class UpstreamSession {
       this.#pushable--;
       this.options.onPushableEnd?.();
     }
-    if (this.#held.length > 0) this.#settleHeld();
+    this.#pushes.settleHeld();
     if (pending.onAbort) pending.hooks.signal?.removeEventListener('abort', pending.onAbort);
     if (cancelUpstream && !this.#closed) {
       this.#transport
@@ -314,67 +250,8 @@ export class UpstreamSession {
    * closed or `hooks.signal` aborts). For a caller that has the session alone: no other call that
    * may push is in flight, or its pushes would be taken too.
    */
-  async announce(method: string, hooks: CallHooks): Promise<Array<{ readonly method: string; readonly outcome: RpcOutcome }>> {
-    const answered: Claim['answered'] = [];
-    if (this.#closed || hooks.signal?.aborted) return answered;
-    const give = hooks.onPush;
-    const owner: Pending = {
-      upstreamId: -1,
-      method,
-      hooks: {
-        onPush: (push) =>
-          give
-            ? give(push, true)
-            : Promise.resolve({ error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } }),
-      },
-      progressToken: undefined,
-      callerToken: undefined,
-      pushable: true,
-      resolve: noop,
-      onAbort: undefined,
-      settled: false,
-    };
-    // One announcement at a time: a later one waits for the one before to end.
-    while (this.#claim) await this.#claim.ended;
-    if (this.#closed || hooks.signal?.aborted) return answered;
-    let end = noop;
-    const claim: Claim = { owner, seen: 0, open: 0, answered, wake: undefined, ended: new Promise<void>((resolve) => (end = resolve)) };
-    this.#claim = claim;
-    for (const h of [...this.#held]) h.settle(owner);
-    const signal = hooks.signal;
-    try {
-      await this.notify(method);
-      for (let i = 0; i < ANNOUNCE_BARRIERS && !this.#closed && !signal?.aborted; i++) {
-        const seen = claim.seen;
-        await this.barrier(signal);
-        await this.#claimSettled(claim, signal);
-        if (claim.seen === seen) break;
-      }
-    } finally {
-      if (this.#claim === claim) this.#claim = undefined;
-      end();
-    }
-    return answered;
-  }
-
-  /** Resolves once no push naming no call is on its way and every claimed one was answered (or the session closed, or `signal` aborted). */
-  #claimSettled(claim: Claim, signal: CancelSignal | undefined): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const check = (): void => {
-        if ((this.#arriving === 0 && claim.open === 0) || this.#closed || signal?.aborted) {
-          claim.wake = undefined;
-          signal?.removeEventListener('abort', check);
-          clearInterval(closing);
-          resolve();
-        }
-      };
-      // A session that closes meanwhile answers nothing more: it is looked at now and then.
-      const closing = setInterval(check, 1000);
-      closing.unref?.();
-      claim.wake = check;
-      signal?.addEventListener('abort', check, { once: true });
-      check();
-    });
+  announce(method: string, hooks: CallHooks): Promise<Array<{ readonly method: string; readonly outcome: RpcOutcome }>> {
+    return this.#pushes.announce(method, hooks);
   }
 
   /** Sends a notification upstream (best effort). */
@@ -388,69 +265,7 @@ export class UpstreamSession {
     this.#lastUsed = now;
   }
 
-  /** The call whose progress token (`p` and its upstream id, see `call`) the server named. */
-  #byProgressToken(token: string): Pending | undefined {
-    const pending = token.startsWith('p') ? this.#pending.get(Number(token.slice(1))) : undefined;
-    return pending?.progressToken === token ? pending : undefined;
-  }
-
-  #owner(extra: MessageExtra | undefined, pushableOnly: boolean): Pending | undefined {
-    const related = extra?.relatedRequestId;
-    if (typeof related === 'number') return this.#pending.get(related);
-    let only: Pending | undefined;
-    for (const p of this.#pending.values()) {
-      if (pushableOnly && !p.pushable) continue;
-      if (only) return undefined;
-      only = p;
-    }
-    return only;
-  }
-
-  /**
-   * The call a push belongs to: the one the transport names, else the only call in flight that may
-   * push. With several candidates the push waits until the others finish (the pushable call cannot:
-   * it is waiting for the answer), so it lands on the right call.
-   */
-  #attribute(extra: MessageExtra | undefined, push: JsonRpcRequest): Pending | undefined | Promise<Pending | undefined> {
-    const related = extra?.relatedRequestId;
-    if (typeof related === 'number') return this.#pending.get(related);
-    const candidates = this.pushableInFlight;
-    const awaitsCall = this.options.awaitsCall?.(push) ?? false;
-    if (candidates <= 1) {
-      const owner = this.#owner(undefined, true);
-      // The one candidate may be a call reserved and not sent yet (the session was opened for it):
-      // the push waits for it. With none, a push only the client can answer waits for its next call.
-      if (owner) return owner;
-      if (this.#reserved === 0 && !awaitsCall) return undefined;
-    }
-    return new Promise<Pending | undefined>((resolve) => {
-      const timer = setTimeout(() => settle(undefined), this.options.ambiguityTimeoutMs ?? DEFAULTS.pushAmbiguityMs);
-      timer.unref?.();
-      const entry: HeldPush = { settle: (owner) => settle(owner), awaitsCall };
-      const settle = (owner: Pending | undefined) => {
-        clearTimeout(timer);
-        this.#held = this.#held.filter((h) => h !== entry);
-        resolve(owner);
-      };
-      this.#held.push(entry);
-    });
-  }
-
-  /**
-   * Settles the held pushes that can be: on the one call that may push once it is sent; as
-   * unrelated once none is left (or the session closed), except those that await the next call.
-   */
-  #settleHeld(): void {
-    if (this.#closed) {
-      for (const h of [...this.#held]) h.settle(undefined);
-      return;
-    }
-    if (this.pushableInFlight > 1) return;
-    const owner = this.#owner(undefined, true);
-    if (!owner && this.#reserved > 0) return;
-    for (const h of [...this.#held]) if (owner || !h.awaitsCall) h.settle(owner);
-  }
-
+  /** What the server sent: an answer settles its call; its notifications and pushes are read by `#pushes`. */
   #receive(raw: JsonRpcMessage, extra: MessageExtra | undefined): void {
     const c = classify(raw);
     if (!c.ok) return;
@@ -464,91 +279,14 @@ export class UpstreamSession {
         this.#settle(pending, v.kind === 'result' ? { result: v.message.result } : { error: v.message.error });
         return;
       }
-      case 'notification': {
-        const params = v.message.params;
-        if (v.message.method === 'notifications/progress' && params) {
-          const token = params['progressToken'];
-          const pending = typeof token === 'string' ? this.#byProgressToken(token) : undefined;
-          if (pending) pending.hooks.onProgress?.({ ...params, progressToken: pending.callerToken });
-          return;
-        }
-        if (v.message.method === 'notifications/message' && params) {
-          const owner = this.#owner(extra, false);
-          if (owner?.hooks.onLog) owner.hooks.onLog(params);
-          else this.options.onNotification?.(v.message.method, params);
-          return;
-        }
-        if (v.message.method === 'notifications/cancelled' && params) {
-          for (const p of this.#pending.values()) p.hooks.onPushCancelled?.(params['requestId'] as RequestId);
-          return;
-        }
-        this.options.onNotification?.(v.message.method, params);
+      case 'notification':
+        this.#pushes.notification(v.message, extra);
         return;
-      }
       case 'request':
-        void this.#push(v.message, extra);
+        void this.#pushes.request(v.message, extra);
         return;
       case 'batch':
         return;
-    }
-  }
-
-  async #push(push: JsonRpcRequest, extra: MessageExtra | undefined): Promise<void> {
-    let outcome: RpcOutcome;
-    // Counted until it is given to a call (or the claim, see `announce`), or answered otherwise.
-    let arriving = push.method !== 'ping' && extra?.relatedRequestId === undefined;
-    if (arriving) this.#arriving++;
-    const arrived = (): void => {
-      if (!arriving) return;
-      arriving = false;
-      this.#arriving--;
-      this.#claim?.wake?.();
-    };
-    let claimed: Claim | undefined;
-    try {
-      const copies = this.options.copies;
-      const verdict =
-        push.method !== 'ping' && copies && extra?.relatedRequestId === undefined
-          ? await copies.gather(push, () => this.pushableInFlight + (this.#claim ? 1 : 0))
-          : 'handle';
-      if (verdict === 'drop') return;
-      if (push.method === 'ping') outcome = { result: {} };
-      else if (verdict === 'refuse') {
-        outcome = {
-          error: {
-            code: ErrorCode.InternalError,
-            message: `Internal error: the server sent ${push.method} to several sessions with calls in flight; it cannot be told which call it belongs to`,
-          },
-        };
-      } else {
-        const owner = arriving && this.#claim ? this.#claim.owner : await this.#attribute(extra, push);
-        if (owner && owner === this.#claim?.owner) {
-          claimed = this.#claim;
-          claimed.seen++;
-          claimed.open++;
-        }
-        arrived();
-        try {
-          if (owner?.hooks.onPush) outcome = await owner.hooks.onPush(push);
-          else if (this.options.onUnrelatedPush) outcome = await this.options.onUnrelatedPush(push);
-          else outcome = { error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method}` } };
-        } catch (e) {
-          outcome = { error: { code: ErrorCode.InternalError, message: `Internal error: ${e instanceof Error ? e.message : String(e)}` } };
-        }
-      }
-      if (this.#closed) return;
-      const reply: JsonRpcMessage =
-        'result' in outcome
-          ? { jsonrpc: '2.0', id: push.id, result: outcome.result }
-          : { jsonrpc: '2.0', id: push.id, error: outcome.error };
-      await this.#transport.send(reply).catch(() => {});
-      claimed?.answered.push({ method: push.method, outcome });
-    } finally {
-      arrived();
-      if (claimed) {
-        claimed.open--;
-        claimed.wake?.();
-      }
     }
   }
 
@@ -557,7 +295,7 @@ export class UpstreamSession {
     this.#closed = reason;
     this.#closedController.abort();
     for (const p of this.#pending.values()) this.#settle(p, { error: closedError(reason, this.#failure) });
-    this.#settleHeld();
+    this.#pushes.settleHeld();
     this.options.onClose?.(reason);
   }
 
