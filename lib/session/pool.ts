@@ -4,32 +4,26 @@
  * in all, per principal and per key, and in idle time; a reserve of sessions is kept for callers
  * that hold none, so a few busy callers cannot lock the others out. A caller that finds no room
  * waits a bounded time, then gets a refusal naming the limit. Never shares a session between
- * principals; reopens a session whose process died, with backoff.
+ * principals; reopens a session whose process died, with backoff. Which open session a caller gets
+ * is `poolChoice.ts`, the opening of one `poolOpening.ts`.
  */
-import { availableParallelism } from 'node:os';
-import { GiveUp, retry } from '../util/retry.ts';
 import { AdapterError } from '../core/errors.ts';
 import { limitError, limitRefusal, type LimitRefusal } from '../util/limits.ts';
-import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import type { Backend } from './backend.ts';
 import type { CancelSignal } from '../util/signals.ts';
 import { Openings } from './gate.ts';
 import { PushCopies } from './pushCopies.ts';
-import { UpstreamSession } from './upstreamSession.ts';
+import type { UpstreamSession } from './upstreamSession.ts';
 import { DEFAULTS } from '../util/defaults.ts';
 import { beingOpened, busy, EVICTABLE_AFTER_MS, roomFor, type Entry, type Room } from './poolRoom.ts';
 import { keyText, type SessionKey } from './sessionKey.ts';
 import { Waiters } from './waiters.ts';
 import type { AcquireOptions, SessionPoolOptions } from './poolOptions.ts';
+import { chooseSession, type Choice, type ChoosingPool } from './poolChoice.ts';
+import { openSession, type OpeningPool } from './poolOpening.ts';
 
 /** How long a caller that would rather not open a session waits for one to be free before it opens one. */
 const OPEN_PATIENCE_MS = 100;
-
-/**
- * Calls in flight on every shared session of a key past which another is opened beside them (in
- * the background, while the calls go on), up to `SessionPoolOptions.spread`.
- */
-const SPREAD_AT = 16;
 
 /** How long ago a session must have been opened for its use to count as a served caller at work (not the first calls it was opened for). */
 const AT_WORK_OPENED_MS = 2000;
@@ -43,13 +37,15 @@ export class SessionPool {
   #closed = false;
   /** Callers waiting for a session to be free or for room: woken together whenever either may have come. */
   readonly #waiters = new Waiters();
-  /** Over HTTP, a server may send one push to every session: its copies are settled together. */
-  readonly #copies: PushCopies | undefined;
   /** Lets a few openings through at a time. */
   readonly openings: Openings;
   /** When each session was opened: one opened a while ago with a call in flight is a served caller at work. */
   readonly #openedAt = new WeakMap<UpstreamSession, number>();
   readonly #unwatch: () => void;
+  /** What choosing a session reads of the pool. */
+  readonly #choosing: ChoosingPool;
+  /** What opening a session uses of the pool. */
+  readonly #opening: OpeningPool;
 
   constructor(backend: Backend, options: SessionPoolOptions = {}) {
     this.backend = backend;
@@ -58,7 +54,21 @@ export class SessionPool {
       options.opening instanceof Openings
         ? options.opening
         : new Openings(backend, options.opening === undefined ? {} : { size: options.opening });
-    this.#copies = backend.kind === 'http' ? new PushCopies(() => this.size) : undefined;
+    this.#choosing = {
+      options,
+      perKey: (principal) => this.#perKey(principal),
+      spread: (entry, key) => void this.#spread(entry, key),
+    };
+    this.#opening = {
+      backend,
+      options,
+      // Over HTTP, a server may send one push to every session: its copies are settled together.
+      copies: backend.kind === 'http' ? new PushCopies(() => this.size) : undefined,
+      closed: () => this.#closed,
+      lost: (key, session) => this.#lost(key, session),
+      wake: () => this.#waiters.wake(),
+      opened: (session) => this.#openedAt.set(session, Date.now()),
+    };
     this.#unwatch = this.openings.working(() => this.#atWork());
     const idle = options.idleMs ?? DEFAULTS.sessionIdleMs;
     this.#sweeper = setInterval(() => this.#sweep(idle), Math.max(1000, Math.min(idle, 60_000)));
@@ -108,16 +118,8 @@ export class SessionPool {
     return Math.min(this.options.maxPerPrincipal ?? DEFAULTS.sessionsPerCaller, this.max);
   }
 
-  /**
-   * The entry of a key (`found`, when the caller has it), and the open session to use now if one
-   * will do (`enough`); else whether to open another (`wait` false) or wait for one to be free
-   * (`wait` true, `atBound` when the key has all the sessions it may have).
-   */
-  #choose(
-    key: SessionKey,
-    options: AcquireOptions,
-    found?: Entry,
-  ): { entry: Entry; pick: UpstreamSession | undefined; enough: boolean; wait: boolean; atBound: boolean } {
+  /** The choice for a caller of `key` (see `Choice`), in the key's entry (`found`, when the caller has it), made now if there is none. */
+  #choose(key: SessionKey, options: AcquireOptions, found?: Entry): Choice {
     if (this.#closed) throw new AdapterError('closed', 'the session pool is closed');
     let entry = found ?? this.#entries.get(keyText(key));
     if (!entry) {
@@ -125,36 +127,7 @@ export class SessionPool {
       this.#entries.set(keyText(key), entry);
     }
     if (entry.sessions.some((s) => s.closed)) entry.sessions = entry.sessions.filter((s) => !s.closed);
-    const live = entry.sessions;
-    const atBound = live.length + entry.opening >= this.#perKey(key.principal);
-    if (options.exclusive) {
-      let pick: UpstreamSession | undefined;
-      for (const s of live) if (!pick || s.pushableInFlight < pick.pushableInFlight) pick = s;
-      if (pick && pick.pushableInFlight === 0) {
-        pick.touch(Date.now());
-        pick.reserve();
-        if (options.reservation) options.reservation.reserved = true;
-        return { entry, pick, enough: true, wait: false, atBound };
-      }
-      const mayOpen = (options.open !== false || (live.length === 0 && !beingOpened(entry))) && !atBound;
-      return { entry, pick, enough: false, wait: !mayOpen, atBound };
-    }
-    // A call that may share goes to the oldest session: one pipe carries the calls of a turn in one
-    // write and their answers in few reads (calls spread over several server processes each cost
-    // a turn there and here), and sessions opened for calls that push go idle and close. Callers
-    // sharing sessions go to the least busy one, and open another beside them under load.
-    let pick = live[0];
-    if (pick && key.principal === this.options.sharedPrincipal) {
-      for (const s of live) if (s.inFlight < pick.inFlight) pick = s;
-      if (
-        pick.inFlight >= SPREAD_AT &&
-        live.length + entry.opening < (this.options.spread ?? Math.max(1, availableParallelism() - 1)) &&
-        !beingOpened(entry)
-      )
-        void this.#spread(entry, key);
-    }
-    if (pick) pick.touch(Date.now());
-    return { entry, pick, enough: pick !== undefined, wait: false, atBound };
+    return chooseSession(this.#choosing, entry, key, options);
   }
 
   /**
@@ -286,7 +259,7 @@ export class SessionPool {
     }
     entry.opening++;
     try {
-      const session = await this.#open(key);
+      const session = await openSession(this.#opening, key);
       this.openings.met(options.caller ?? key.principal);
       entry.sessions.push(session);
       if (options.opened) options.opened.opened = true;
@@ -328,64 +301,14 @@ export class SessionPool {
     if (this.#entries.get(id) === entry) this.#entries.delete(id);
   }
 
-  async #open(key: SessionKey): Promise<UpstreamSession> {
-    const id = keyText(key);
-    const open = async (): Promise<UpstreamSession> => {
-      if (this.#closed) throw new GiveUp('the session pool is closed');
-      const authorization = key.authorization;
-      const transport = await this.backend.connect(authorization === undefined ? undefined : { authorization: () => authorization });
-      const session: UpstreamSession = new UpstreamSession(transport, {
-        clientInfo: key.clientInfo,
-        capabilities: key.capabilities,
-        protocolVersion: this.options.protocolVersion ?? '2025-11-25',
-        ...(this.#copies ? { copies: this.#copies } : {}),
-        ...(this.options.onUnrelatedPush
-          ? { onUnrelatedPush: (push: JsonRpcRequest) => this.options.onUnrelatedPush!(key, push, session) }
-          : {}),
-        ...(this.options.awaitsCall ? { awaitsCall: (push: JsonRpcRequest) => this.options.awaitsCall!(key, push) } : {}),
-        onNotification: (method, params) => this.options.onNotification?.(key, session, method, params),
-        onClose: (reason) => {
-          this.options.onSessionClosed?.(key, reason);
-          const entry = this.#entries.get(id);
-          if (entry) {
-            entry.sessions = entry.sessions.filter((x) => x !== session);
-            this.#forget(entry);
-          }
-          this.#waiters.wake();
-        },
-        onPushableEnd: () => this.#waiters.wake(),
-        onIdle: () => this.#waiters.wake(),
-      });
-      try {
-        await session.open();
-      } catch (e) {
-        await session.close();
-        // A server that is gone before it answered initialize did not start: starting it again
-        // would only fail again (and print its failure again).
-        if (e instanceof AdapterError && e.code === 'upstream-exited') throw new GiveUp(e);
-        // Nor is one that refused the caller's credentials (401, 403): the same credentials would be
-        // refused again, and each attempt costs the server a refused initialize.
-        const status = e instanceof AdapterError ? e.upstream?.httpStatus : undefined;
-        if (status === 401 || status === 403) throw new GiveUp(e as AdapterError);
-        throw e;
-      }
-      session.touch(Date.now());
-      this.#openedAt.set(session, Date.now());
-      this.options.onSessionOpened?.(key, session);
-      return session;
-    };
-    let session: UpstreamSession;
-    try {
-      session = await retry(open, { retries: Math.max(0, (this.options.openAttempts ?? DEFAULTS.openAttempts) - 1) });
-    } catch (e) {
-      if (!this.#closed) this.options.onOpenFailed?.(key, e);
-      throw e;
+  /** A session of `key` closed: its entry lets go of it. */
+  #lost(key: SessionKey, session: UpstreamSession): void {
+    const entry = this.#entries.get(keyText(key));
+    if (entry) {
+      entry.sessions = entry.sessions.filter((x) => x !== session);
+      this.#forget(entry);
     }
-    if (this.#closed) {
-      await session.close();
-      throw new AdapterError('closed', 'the session pool is closed');
-    }
-    return session;
+    this.#waiters.wake();
   }
 
   #sweep(idleMs: number): void {
