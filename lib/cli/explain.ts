@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { EXPLAIN_USAGE } from './explainUsage.ts';
 import { usageError } from './options.ts';
-import { explainTranscript, type ExplainedMessage } from './transcript.ts';
+import type { ExplainedMessage } from './explainedMessage.ts';
+import { explainTranscript } from './transcript.ts';
 import { isRecord } from '../core/primitives.ts';
 
 /** Reads a JSONL transcript; a line that is not JSON is an error naming it. */
