@@ -1,7 +1,8 @@
 /**
  * A hop between replicas of a fleet: where it goes (only the owner's advertised origin, whatever
  * the request line named), which headers it carries and signs, and what its signature covers.
- * Pure: the signing key is the fleet's (hopSecrets.ts), the sending is forwarding.ts's.
+ * Pure: the signing key is the fleet's (hopSecrets.ts), signing and taking one replica's hops is
+ * replicaHops.ts's, the sending forwarding.ts's.
  */
 import { createHash } from 'node:crypto';
 import { urlToHttpOptions } from 'node:url';
