@@ -4,22 +4,23 @@
  * server→client requests on the right stream) and relayed, message for message, to a pipe the
  * wrap opens (an upstream connection, or a translating bridge). Nothing is translated here. Each
  * session belongs to the principal that opened it and is bounded and closed when idle
- * (`LegacySessionTable`).
+ * (`LegacySessionTable`); in front of a protected upstream, the upstream judges each request's
+ * credentials (`SessionCredentials`).
  */
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { ErrorCode } from '../core/errors.ts';
 import type { JsonRpcMessage, RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
 import type { MessageExtra, Transport } from '../transport/transport.ts';
-import { jsonError, jsonResponse, refusalResponse } from '../transport/httpEdge.ts';
+import { jsonError, refusalResponse } from '../transport/httpEdge.ts';
 import { holdsExactIds, withExactIds } from '../transport/exactIds.ts';
-import { describeFailure, failureOf } from '../util/upstreamFailure.ts';
+import { describeFailure } from '../util/upstreamFailure.ts';
 import type { HeaderSource } from '../observe/traceContext.ts';
 import { LegacySessionTable, type LegacySessionLimits, type SessionTicket } from './legacySessionTable.ts';
 import type { Openings } from '../session/gate.ts';
-import { authRefusalOf, type SessionSource } from './served.ts';
+import type { SessionSource } from './served.ts';
+import { SessionCredentials } from './legacyCredentials.ts';
 import { DEFAULTS } from '../util/defaults.ts';
-import { sameSubject } from '../auth/tokenSubject.ts';
 
 /**
  * The client request an upstream message belongs to, when the upstream pipe does not say (stdio
@@ -42,30 +43,7 @@ interface LegacySession {
   readonly front: WebStandardStreamableHTTPServerTransport;
   readonly upstream: Transport;
   /** With callers' credentials passed upstream: what goes with the session's upstream requests. */
-  readonly credentials?: Credentials;
-}
-
-/**
- * A relayed session's credentials: the `Authorization` of its client's latest request (sent with
- * each upstream request), and the first upstream word on each request just relayed, by id: a
- * refusal for the credentials becomes the client's own 401 or 403.
- */
-interface Credentials {
-  authorization: string | undefined;
-  readonly verdicts: Map<RequestId, (message: JsonRpcMessage | undefined) => void>;
-  /** The upstream refused the session's own credentials (they expired): the next it takes are the session's. */
-  refused: boolean;
-}
-
-/**
- * Whether a request with other credentials than the session's may use it: credentials naming the
- * same subject of the same issuer (a refreshed JWT), any method; or, once the upstream refused the
- * session's own credentials, a POST whose credentials the upstream then takes (a refreshed opaque
- * token). Otherwise the session is another caller's, and does not exist for this one.
- */
-function passesTo(credentials: Credentials, request: Request): boolean {
-  const next = request.headers.get('authorization') ?? undefined;
-  return sameSubject(credentials.authorization, next) || (request.method === 'POST' && credentials.refused);
+  readonly credentials?: SessionCredentials;
 }
 
 /** The SDK's server transport, loaded with the first legacy session (a stdio front never needs it). */
@@ -150,65 +128,15 @@ export class LegacyHttpSessions {
     return this.#table.serve(
       request,
       principal,
-      (session) => this.#relayJudged(session, request, parsedBody, principal),
-      (session) => passesTo(session.credentials!, request),
+      (session) =>
+        session.credentials!.relay(
+          request,
+          parsedBody,
+          () => session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody }),
+          () => this.#table.rebind(request.headers.get('mcp-session-id')!, principal),
+        ),
+      (session) => session.credentials!.passesTo(request),
     );
-  }
-
-  /** Relays a request of a session whose client's credentials go upstream, answered as the upstream judged them. */
-  async #relayJudged(session: LegacySession, request: Request, parsedBody: unknown, principal: string): Promise<Response> {
-    const credentials = session.credentials!;
-    const sessionId = request.headers.get('mcp-session-id')!;
-    const before = credentials.authorization;
-    credentials.authorization = request.headers.get('authorization') ?? undefined;
-    const verdict = request.method === 'POST' ? this.#verdict(credentials, parsedBody, request.signal) : undefined;
-    const response = await session.front.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
-    const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
-    if (refused) {
-      const sent = request.headers.get('authorization') ?? undefined;
-      if (sent === before) credentials.refused = true;
-      // Credentials the upstream did not take are not kept for the session's other requests.
-      if (credentials.authorization === sent) credentials.authorization = before;
-      return refused;
-    }
-    if (verdict) {
-      this.#table.rebind(sessionId, principal);
-      credentials.refused = false;
-    }
-    return response;
-  }
-
-  /**
-   * The upstream's first word on the requests of a POSTed body (`undefined` at once when it holds
-   * none): an answer, or a message of the server's during one of them.
-   */
-  #verdict(credentials: Credentials, body: unknown, signal: AbortSignal): Promise<JsonRpcMessage | undefined> | undefined {
-    const ids = requestIds(body);
-    if (ids.length === 0) return undefined;
-    return new Promise((resolve) => {
-      let done = false;
-      const settle = (message: JsonRpcMessage | undefined) => {
-        if (done) return;
-        done = true;
-        signal.removeEventListener('abort', gone);
-        for (const id of ids) credentials.verdicts.delete(id);
-        resolve(message);
-      };
-      // A client that left waits for nothing.
-      const gone = () => settle(undefined);
-      signal.addEventListener('abort', gone, { once: true });
-      for (const id of ids) credentials.verdicts.set(id, settle);
-    });
-  }
-
-  /** The client's own 401 or 403 when `first` is the upstream refusing the credentials; `undefined` otherwise. */
-  async #refusal(first: JsonRpcMessage | undefined, request: Request, response: Response): Promise<Response | undefined> {
-    if (!first || !('error' in first) || !first.error) return undefined;
-    const refusal = authRefusalOf(failureOf(first.error.data));
-    if (!refusal) return undefined;
-    await response.body?.cancel().catch(() => {});
-    const challenge = this.#challenge ? this.#challenge(refusal.challenge, request.url) : refusal.challenge;
-    return jsonResponse({ jsonrpc: '2.0', id: first.id ?? null, error: refusal.error }, refusal.status, { 'www-authenticate': challenge });
   }
 
   /**
@@ -264,8 +192,8 @@ export class LegacyHttpSessions {
   ): Promise<Response> {
     let upstream: Transport;
     let ServerTransport: typeof WebStandardStreamableHTTPServerTransport;
-    const credentials: Credentials | undefined = this.#source.passesAuthorization
-      ? { authorization: request.headers.get('authorization') ?? undefined, verdicts: new Map(), refused: false }
+    const credentials = this.#source.passesAuthorization
+      ? new SessionCredentials(request.headers.get('authorization') ?? undefined, this.#challenge)
       : undefined;
     try {
       ServerTransport = await loadTransport();
@@ -319,16 +247,13 @@ export class LegacyHttpSessions {
       const answered = !('method' in message) && message.id !== undefined && message.id !== null ? message.id : undefined;
       if (answered !== undefined) inFlight.delete(answered);
       if (answered !== undefined && answered === initializeId) request.signal.removeEventListener('abort', abandoned);
-      if (credentials && credentials.verdicts.size > 0) {
-        const said = answered ?? related;
-        if (said !== undefined) credentials.verdicts.get(said)?.(message);
-      }
+      credentials?.heard(answered ?? related, message);
       front.send(message as never, related === undefined ? undefined : { relatedRequestId: related }).catch(() => {});
     };
     upstream.onclose = () => {
       booted();
       observed?.closed((upstream.failure && describeFailure(upstream.failure)) ?? 'the upstream closed the session');
-      if (credentials) for (const settle of [...credentials.verdicts.values()]) settle(undefined);
+      credentials?.closed();
       if (sessionId) this.#table.delete(sessionId);
       void front.close();
     };
@@ -338,10 +263,10 @@ export class LegacyHttpSessions {
     };
     await front.start();
     request.signal.addEventListener('abort', abandoned, { once: true });
-    const verdict = credentials ? this.#verdict(credentials, parsedBody, request.signal) : undefined;
+    const verdict = credentials?.verdict(parsedBody, request.signal);
     let response = await front.handleRequest(request, { parsedBody });
     if (request.signal.aborted) abandoned();
-    const refused = verdict ? await this.#refusal(await verdict, request, response) : undefined;
+    const refused = credentials && verdict ? await credentials.refusal(await verdict, request, response) : undefined;
     if (refused) {
       // Not signed in: the client signs in and initializes again; nothing of this session is kept.
       if (sessionId) this.#table.delete(sessionId);
@@ -377,16 +302,6 @@ function noop(): void {}
  */
 function exactAnswers(response: Promise<Response>, body: unknown): Promise<Response> {
   return body !== undefined && holdsExactIds(body) ? response.then(withExactIds) : response;
-}
-
-/** The ids of the requests in a POSTed body. */
-function requestIds(body: unknown): RequestId[] {
-  const items = Array.isArray(body) ? body : [body];
-  return items.flatMap((m) =>
-    isRecord(m) && typeof m['method'] === 'string' && (typeof m['id'] === 'string' || typeof m['id'] === 'number')
-      ? [m['id'] as RequestId]
-      : [],
-  );
 }
 
 /** Whether a POSTed body holds a request (not only answers and notifications). */
