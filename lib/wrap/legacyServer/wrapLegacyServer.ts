@@ -2,121 +2,44 @@
  * `wrapLegacyServer`: one dual-era endpoint in front of an unmodified legacy server. Modern
  * requests (their `_meta` names a modern version) are served statelessly through pooled upstream
  * sessions; an `initialize` opens a legacy session relayed untouched. Serves Streamable HTTP as a
- * Web `fetch` handler; the stdio front and the Node listener build on the same object.
+ * Web `fetch` handler; the stdio front and the Node listener build on the same object. The pool and
+ * what it hears of the server are `upstreamPool.ts`; the serving of modern requests, `modernServing.ts`.
  */
-import { createEmitter } from '../../util/events.ts';
-import { scope, type Scope } from '../../util/signals.ts';
-import { AdapterError, ErrorCode } from '../../core/errors.ts';
-import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
-import { canonicalJson } from '../../core/primitives.ts';
-import { inProcessBackend, type Backend, type ConnectableServer } from '../../session/backend.ts';
-import { SessionPool } from '../../session/pool.ts';
+import { createEmitter, type Emitter } from '../../util/events.ts';
 import type { SessionKey } from '../../session/sessionKey.ts';
-import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
-import type { RpcOutcome } from '../../session/callHooks.ts';
-import type { UpstreamSession } from '../../session/upstreamSession.ts';
+import type { Backend } from '../../session/backend.ts';
+import type { SessionPool } from '../../session/pool.ts';
+import type { Openings } from '../../session/gate.ts';
 import { createHttpFront } from '../../fronts/httpFront.ts';
 import { requestPrincipal } from '../../transport/httpEdge.ts';
 import { LegacyHttpSessions } from '../../fronts/legacyHttpSessions.ts';
 import { ProtectedResource } from '../../fronts/protectedResource.ts';
 import { Shares } from '../../session/shares.ts';
-import { Openings } from '../../session/gate.ts';
 import { ListenHub } from './listen.ts';
-import { RootsHolders, WRAP_ROOTS } from './rootsHolders.ts';
+import { RootsHolders } from './rootsHolders.ts';
 import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
-import { envelopeOf, serveModern } from './modernDispatch.ts';
-import type { Envelope, EnvelopeError } from '../../core/translate/envelope.ts';
-import type { Outcome } from '../../core/outcome.ts';
-import { SHARED_PRINCIPAL } from './callerKeys.ts';
+import { Described, openPool, toBackend } from './upstreamPool.ts';
+import { ModernServing } from './modernServing.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import type { InputBroker } from '../mrtr/broker.ts';
-import { errorAnswer, withTelemetry, type Answer, type ModernContext, type SessionSource } from '../../fronts/served.ts';
+import type { SessionSource } from '../../fronts/served.ts';
 import { MrtrBroker } from '../mrtr/suspend.ts';
 import type { MrtrOptions } from '../mrtr/mrtrOptions.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
-import { observe } from '../../observe/requestTelemetry.ts';
-import { withHeaderTrace } from '../../observe/traceContext.ts';
 import { ServeMetrics } from '../../observe/serveMetrics.ts';
 import { RelayTelemetry } from '../../observe/relayTelemetry.ts';
 
-import type { LegacyServerWrap, WrapEvents, WrapLegacyServerOptions } from './wrapOptions.ts';
+import type { LegacyServerWrap, WrapEvents, WrapLegacyServerOptions, WrapStats } from './wrapOptions.ts';
 
 /** The wrap's options, the wrap and what it tells, with the function that makes it. */
 export type { LegacyServerWrap, WrapEvents, WrapLegacyServerOptions, WrapStats } from './wrapOptions.ts';
-function toBackend(upstream: WrapLegacyServerOptions['upstream']): Backend {
-  if (
-    typeof upstream === 'object' &&
-    upstream !== null &&
-    'kind' in upstream &&
-    'connect' in upstream &&
-    typeof (upstream as Backend).describe === 'string'
-  )
-    return upstream as Backend;
-  return inProcessBackend(upstream as ConnectableServer);
-}
-
-/** What a new call gets from a replica that drains with no other to hand it to: 503, send it again. */
-function drainingAnswer(id: JsonRpcRequest['id']): Answer {
-  return {
-    ...errorAnswer(id, {
-      code: ErrorCode.InternalError,
-      message: 'Internal error: this replica is draining; send the request again',
-      status: 503,
-    }),
-    headers: { 'retry-after': '0' },
-  };
-}
-
-/** Most capability sets whose server description is kept for `server/discover`. */
-const DESCRIBED = 64;
-
-/** The `traceparent` of the first round of the call a retry continues, when it was traced. */
-function continuedTrace(inputs: InputBroker, envelope: Outcome<Envelope, EnvelopeError>): string | undefined {
-  const state = envelope.ok ? envelope.value.retry?.requestState : undefined;
-  return state === undefined ? undefined : inputs.traceOf?.(state);
-}
 
 /**
- * What the server said at `initialize` to a session of each capability set and client info, the
- * newest kept: `server/discover` needs no session of the caller's own. Nothing here varies the
- * server's answer by caller (every session of a backend reaches the same server as the same client).
+ * The wrap's listens: at most so many per caller, sharing the sessions they hold with parked calls;
+ * in a fleet, each change fanned out to the other replicas, and theirs heard (`hearing` stops that).
  */
-class Described {
-  readonly #results = new Map<string, InitializeResult>();
-
-  static #text(key: SessionKey): string {
-    return `${key.capabilitiesText ?? canonicalJson(key.capabilities)}\u0000${key.clientInfo.name}\u0000${key.clientInfo.version}`;
-  }
-
-  note(key: SessionKey, result: InitializeResult): void {
-    const text = Described.#text(key);
-    this.#results.delete(text);
-    this.#results.set(text, result);
-    if (this.#results.size > DESCRIBED) this.#results.delete(this.#results.keys().next().value!);
-  }
-
-  get(key: SessionKey): InitializeResult | undefined {
-    return this.#results.get(Described.#text(key));
-  }
-}
-
-/** Wraps a legacy server so modern and legacy clients can both use it. */
-export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServerWrap {
-  const events = createEmitter<WrapEvents>();
-  const backend = toBackend(options.upstream);
-  if (options.shareSessions && backend.passesAuthorization)
-    throw new TypeError(
-      "wrapLegacyServer: shareSessions cannot go with a backend that passes each caller's Authorization upstream: a caller's token would serve another caller's calls",
-    );
-  // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than
-  // the pool (made below) less its reserve.
-  const shares = new Shares({
-    budget: () => pool.max - pool.reserve,
-    ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined
-      ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal }
-      : {}),
-  });
+function openListens(options: WrapLegacyServerOptions, shares: Shares, events: Emitter<WrapEvents>) {
   const fleet = options.fleet;
   const hub = new ListenHub({
     shares,
@@ -133,72 +56,22 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       started: true,
     }),
   );
-  const catalog = new Catalog();
-  const described = new Described();
-  const tools = new ToolIndex(catalog);
-  const shutdown = new AbortController();
-  /** Every listen being served: ended together on shutdown. */
-  const listening = new Set<Scope>();
-  const holders = new RootsHolders();
-  const unrelated = async (key: SessionKey, push: JsonRpcRequest, session: UpstreamSession): Promise<RpcOutcome> => {
-    events.emit('unrelated-push', { method: push.method });
-    switch (push.method) {
-      case 'roots/list':
-        // The client's own roots come with its calls: outside one they are not known, and an empty
-        // list would be taken for the truth (a server that caches it would never ask in a call).
-        if (!options.roots?.length && key.capabilities['roots'] !== undefined)
-          return {
-            error: {
-              code: ErrorCode.InternalError,
-              message: "The client's roots are known only during a request: ask for them while serving one",
-            },
-          };
-        if (key.capabilities['roots'] !== undefined) holders.note(key, session, WRAP_ROOTS);
-        return { result: { roots: (options.roots ?? []).map((r) => ({ ...r })) } };
-      case 'elicitation/create':
-        // Nobody saw it: `decline` would say the user refused.
-        return { result: { action: 'cancel' } };
-      default:
-        return {
-          error: { code: ErrorCode.MethodNotFound, message: `Method not found: ${push.method} cannot reach a client outside a request` },
-        };
-    }
-  };
-  const openings = new Openings(backend, options.sessions?.opening !== undefined ? { size: options.sessions.opening } : {});
-  const pool = new SessionPool(backend, {
-    opening: openings,
-    ...(options.sessions?.max !== undefined ? { maxSessions: options.sessions.max } : {}),
-    ...(options.sessions?.idleMs !== undefined ? { idleMs: options.sessions.idleMs } : {}),
-    ...(options.sessions?.perKey !== undefined ? { maxPerKey: options.sessions.perKey } : {}),
-    ...(options.sessions?.perPrincipal !== undefined ? { maxPerPrincipal: options.sessions.perPrincipal } : {}),
-    ...(options.sessions?.reserve !== undefined ? { reserve: options.sessions.reserve } : {}),
-    ...(options.sessions?.waitMs !== undefined ? { waitMs: options.sessions.waitMs } : {}),
-    ...(options.shareSessions ? { sharedPrincipal: SHARED_PRINCIPAL } : {}),
-    onUnrelatedPush: unrelated,
-    // A server that asks for roots once, right after `initialized` (fastmcp), asks while the
-    // session is opened for a client that declared roots: the client's next call answers it.
-    // With roots of the wrap's own, those answer at once.
-    awaitsCall: (key, push) => push.method === 'roots/list' && key.capabilities['roots'] !== undefined && !options.roots?.length,
-    onNotification: (key, session, method, params) => {
-      if (method === 'notifications/tools/list_changed') tools.invalidate(session);
-      if (method.endsWith('/list_changed')) catalog.changed(`${method.slice('notifications/'.length, -'/list_changed'.length)}/list`);
-      hub.dispatch(key, session, method, params);
-    },
-    onSessionClosed: (key, reason) => {
-      metrics?.upstreamClosed();
-      events.emit('upstream-closed', { key, reason });
-    },
-    onSessionOpened: (key, session) => {
-      metrics?.upstreamOpened();
-      described.note(key, session.initializeResult!);
-      events.emit('upstream-opened', { key, initializeResult: session.initializeResult! });
-    },
-    onOpenFailed: (_key, error) => {
-      const started = !(error instanceof AdapterError && error.code === 'upstream-exited');
-      metrics?.upstreamFailed(started);
-      events.emit('upstream-failed', { reason: error instanceof Error ? error.message : String(error), started });
-    },
-  });
+  return { hub, hearing };
+}
+
+/**
+ * Where legacy clients' sessions go: each relayed on a pipe of its own (`source`), over HTTP held in
+ * `legacy`; in front of a protected server that gets each caller's credentials, `protectedResource`
+ * gives its metadata and challenges, pointing here.
+ */
+function openLegacySessions(
+  backend: Backend,
+  openings: Openings,
+  options: WrapLegacyServerOptions,
+  events: Emitter<WrapEvents>,
+  metrics: ServeMetrics | undefined,
+) {
+  const fleet = options.fleet;
   const source: SessionSource = {
     connect: (context) => backend.connect(context),
     ...(backend.passesAuthorization ? { passesAuthorization: true } : {}),
@@ -225,15 +98,36 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     waitMs: options.sessions?.waitMs ?? DEFAULTS.sessionWaitMs,
     ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}),
   });
+  return { source, protectedResource, legacy, unwatchLegacy };
+}
+
+/** Where pushing calls' rounds go: the broker the options give, or the built-in one (parking calls, or replaying them). */
+function inputBrokerOf(options: WrapLegacyServerOptions, shares: Shares, catalog: Catalog, pool: SessionPool): InputBroker {
+  const fleet = options.fleet;
   const mrtr: MrtrOptions = {
     ...(options.mrtr && !('run' in options.mrtr) ? options.mrtr : {}),
     ...(fleet ? { keyring: fleet.keyring, usedStates: fleet.usedStates, replica: fleet.id } : {}),
   };
-  const inputs: InputBroker =
-    options.mrtr && 'run' in options.mrtr
-      ? options.mrtr
-      : new MrtrBroker(mrtr, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
-  const dispatch: ModernDispatchOptions = {
+  return options.mrtr && 'run' in options.mrtr
+    ? options.mrtr
+    : new MrtrBroker(mrtr, { shares, listed: (target) => catalog.listed(target, () => pool.sessions()[0]?.session) });
+}
+
+/** What the modern dispatch is given: the pool and broker, what the wrap knows of the server, and the options that shape a call. */
+function dispatchOptionsOf(
+  options: WrapLegacyServerOptions,
+  backend: Backend,
+  parts: {
+    readonly pool: SessionPool;
+    readonly inputs: InputBroker;
+    readonly tools: ToolIndex;
+    readonly catalog: Catalog;
+    readonly described: Described;
+    readonly holders: RootsHolders;
+  },
+): ModernDispatchOptions {
+  const { pool, inputs, tools, catalog, described, holders } = parts;
+  return {
     pool,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
     ...(options.cache ? { cache: options.cache } : {}),
@@ -250,73 +144,71 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       ? { shared: { perCaller: options.sessions?.perPrincipal ?? DEFAULTS.sessionsPerCaller, pushing: new Map<string, number>() } }
       : {}),
   };
-  const http = options.http ?? {};
+}
+
+/** Calls parked waiting for their retry (the built-in broker's, in suspend mode). */
+function parkedIn(inputs: InputBroker): number {
+  return inputs instanceof MrtrBroker ? inputs.parked : 0;
+}
+
+/** What the wrap holds right now. */
+function statsOf(pool: SessionPool, modern: ModernServing, inputs: InputBroker, legacy: LegacyHttpSessions): WrapStats {
+  let sessions = 0;
+  let inFlight = 0;
+  let holds = 0;
+  for (const { session } of pool.sessions()) {
+    sessions++;
+    inFlight += session.inFlight;
+    holds += session.holds;
+  }
+  return {
+    requests: modern.requests,
+    sessions,
+    inFlight,
+    holds,
+    parked: parkedIn(inputs),
+    listens: modern.listens,
+    legacySessions: legacy.size,
+    remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0,
+  };
+}
+
+/** Wraps a legacy server so modern and legacy clients can both use it. */
+export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServerWrap {
+  const events = createEmitter<WrapEvents>();
+  const backend = toBackend(options.upstream);
+  if (options.shareSessions && backend.passesAuthorization)
+    throw new TypeError(
+      "wrapLegacyServer: shareSessions cannot go with a backend that passes each caller's Authorization upstream: a caller's token would serve another caller's calls",
+    );
+  // Parked calls and listens hold sessions for minutes: together, fairly shared, never more than
+  // the pool (made below) less its reserve.
+  const shares = new Shares({
+    budget: () => pool.max - pool.reserve,
+    ...(options.mrtr && !('run' in options.mrtr) && options.mrtr.maxParkedPerPrincipal !== undefined
+      ? { parkedPerPrincipal: options.mrtr.maxParkedPerPrincipal }
+      : {}),
+  });
+  const fleet = options.fleet;
+  const { hub, hearing } = openListens(options, shares, events);
+  const catalog = new Catalog();
+  const described = new Described();
+  const tools = new ToolIndex(catalog);
+  const holders = new RootsHolders();
   // What is held now is read from the wrap when scraped.
   const metrics = options.metrics
     ? new ServeMetrics({ stats: () => wrap.stats(), ...(fleet ? { forwards: () => fleet.forwarding.counts() } : {}) })
     : undefined;
-
-  let draining = false;
-  let serving = 0;
-  const served = (): void => {
-    serving--;
-  };
-  const serve = (request: JsonRpcRequest, ctx: ModernContext): Promise<Answer | undefined> => {
-    serving++;
-    // Over HTTP, the trace context of the headers goes on in `_meta` when the request has none there.
-    const traced = ctx.headers ? withHeaderTrace(request, ctx.headers) : request;
-    const envelope = envelopeOf(traced, ctx, dispatch);
-    const telemetry = observe(traced, {
-      metrics,
-      transport: ctx.headers ? 'tcp' : 'pipe',
-      clientEra: 'modern',
-      serverEra: 'legacy',
-      ...(inputs.traceOf ? { continued: () => continuedTrace(inputs, envelope) } : {}),
-      ...(options.accessLog ? { access: { write: options.accessLog, principal: ctx.principal } } : {}),
-    });
-    const answer = serveRead(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx, envelope);
-    void answer.then(served, served);
-    if (telemetry)
-      answer.then(
-        (a) => telemetry.end(a?.message),
-        (e: unknown) => telemetry.end(undefined, e),
-      );
-    return answer;
-  };
-  const serveRead = (request: JsonRpcRequest, ctx: ModernContext, read: Outcome<Envelope, EnvelopeError>): Promise<Answer | undefined> => {
-    if (shutdown.signal.aborted)
-      return Promise.resolve(
-        errorAnswer(request.id, { code: ErrorCode.InternalError, message: 'Internal error: the server is shutting down' }),
-      );
-    if (!read.ok) return Promise.resolve(errorAnswer(request.id, read.error));
-    const envelope = read.value;
-    if (draining && envelope.retry?.requestState === undefined) return Promise.resolve(drainingAnswer(request.id));
-    // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
-    // has nothing upstream in flight, so it is ended here.
-    if (request.method !== 'subscriptions/listen') {
-      try {
-        return serveModern(request, ctx, envelope, dispatch);
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    }
-    return serveListen(request, ctx, envelope);
-  };
-  const serveListen = async (request: JsonRpcRequest, ctx: ModernContext, envelope: Envelope): Promise<Answer | undefined> => {
-    const own = scope([ctx.signal]);
-    listening.add(own);
-    try {
-      return await hub.serve(request, { ...ctx, signal: own.signal }, envelope, dispatch);
-    } finally {
-      listening.delete(own);
-      own.dispose();
-    }
-  };
+  const { openings, pool } = openPool(backend, options, { events, metrics, tools, catalog, hub, holders, described });
+  const { source, protectedResource, legacy, unwatchLegacy } = openLegacySessions(backend, openings, options, events, metrics);
+  const inputs = inputBrokerOf(options, shares, catalog, pool);
+  const dispatch = dispatchOptionsOf(options, backend, { pool, inputs, tools, catalog, described, holders });
+  const modern = new ModernServing({ dispatch, hub, inputs, metrics, accessLog: options.accessLog });
 
   const front = createHttpFront({
-    http,
+    http: options.http ?? {},
     legacy,
-    serve,
+    serve: modern.serve,
     ...(metrics ? { metrics } : {}),
     ...(options.supportedVersions ? { supportedVersions: options.supportedVersions } : {}),
     ...(fleet ? { forwarding: fleet.forwarding } : {}),
@@ -324,7 +216,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ...(options.health
       ? {
           health: {
-            ready: () => !draining,
+            ready: () => !modern.draining,
             info: () => ({ ...fleet?.info(), ...wrap.stats(), ...(typeof options.health === 'object' ? options.health.info() : {}) }),
           },
         }
@@ -335,8 +227,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const wrap: LegacyServerWrap = {
     fetch: front.fetch,
     node: front.node,
-    serveModern: serve,
-    serveUnobserved: (request, ctx) => serveRead(request, ctx, envelopeOf(request, ctx, dispatch)),
+    serveModern: modern.serve,
+    serveUnobserved: modern.serveUnobserved,
     legacy: source,
     events,
     pool,
@@ -346,32 +238,15 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     },
     metrics,
     stats() {
-      let sessions = 0;
-      let inFlight = 0;
-      let holds = 0;
-      for (const { session } of pool.sessions()) {
-        sessions++;
-        inFlight += session.inFlight;
-        holds += session.holds;
-      }
-      return {
-        requests: serving,
-        sessions,
-        inFlight,
-        holds,
-        parked: inputs instanceof MrtrBroker ? inputs.parked : 0,
-        listens: listening.size,
-        legacySessions: legacy.size,
-        remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0,
-      };
+      return statsOf(pool, modern, inputs, legacy);
     },
     async drain() {
-      draining = true;
+      modern.drain();
       legacy.refuseNew();
       // Until nothing it took is left: no call parked, none being served (open listens aside), no
       // legacy session's request in progress.
-      const busy = () => (inputs instanceof MrtrBroker ? inputs.parked : 0) + (serving - listening.size) + legacy.active > 0;
-      while (busy() && !shutdown.signal.aborted) await new Promise((r) => setTimeout(r, 50));
+      const busy = () => parkedIn(inputs) + modern.calls + legacy.active > 0;
+      while (busy() && !modern.shutDown) await new Promise((r) => setTimeout(r, 50));
     },
     release() {
       hub.closeAll();
@@ -386,8 +261,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
         );
         if (inputs instanceof MrtrBroker) inputs.close();
         await new Promise((r) => setTimeout(r, 0));
-        shutdown.abort();
-        for (const s of listening) s.abort();
+        modern.shutdown();
         unwatchLegacy();
         await Promise.all([pool.close(), legacy.close()]);
         await backend.close?.();
