@@ -129,6 +129,104 @@ function replayable(input: Parameters<typeof fetch>[0], init: RequestInit | unde
   return { url, again, build, signal: init?.signal ?? (input instanceof Request ? input.signal : undefined) };
 }
 
+/** The token's expiry and life, when known (from `expires_in` counted from when `provider` first showed it, when it has no `expires_at`). */
+function expiryOf(
+  provider: OAuthClientProvider,
+  tokens: OAuthTokens,
+  now: () => number,
+): { at: number; life: number | undefined } | undefined {
+  const stored = (tokens as { expires_at?: unknown }).expires_at;
+  const life = typeof tokens.expires_in === 'number' ? tokens.expires_in * 1000 : undefined;
+  if (typeof stored === 'number') return { at: stored, life };
+  if (life === undefined) return undefined;
+  const seen = firstSeen.get(provider);
+  if (seen?.token === tokens.access_token) return seen;
+  const fresh = { token: tokens.access_token, at: now() + life, life };
+  firstSeen.set(provider, fresh);
+  return fresh;
+}
+
+/** Whether the token expires within a tenth of its life (at most a minute). */
+function expiringSoon(provider: OAuthClientProvider, tokens: OAuthTokens, now: () => number): boolean {
+  const e = expiryOf(provider, tokens, now);
+  if (!e) return false;
+  const margin = Math.min(MAX_MARGIN_MS, e.life === undefined ? MAX_MARGIN_MS : e.life / 10);
+  return now() >= e.at - margin;
+}
+
+/** What one authorization is given: the server, the fetch for the authorization server, how long and until when a sign-in may wait. */
+interface AuthorizationContext {
+  readonly serverUrl: string | URL;
+  readonly server: string;
+  readonly authFetch: typeof fetch;
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** One authorization: `auth()`, and for a sign-in the wait for its code and the exchange. */
+async function runAuthorization(provider: OAuthClientProvider, need: Partial<Need>, context: AuthorizationContext): Promise<Authorized> {
+  const { serverUrl, server, authFetch, timeoutMs } = context;
+  const { auth, UnauthorizedError } = await loadSdk();
+  const interactive = isInteractiveProvider(provider) ? provider : undefined;
+  const base = { serverUrl, fetchFn: authFetch, ...(need.resourceMetadataUrl ? { resourceMetadataUrl: need.resourceMetadataUrl } : {}) };
+  try {
+    await interactive?.prepareAuthorization?.();
+    const first = await auth(provider, {
+      ...base,
+      ...(need.scope ? { scope: need.scope } : {}),
+      ...(need.reauthorize ? { forceReauthorization: true } : {}),
+    });
+    if (first === 'AUTHORIZED') return 'refreshed';
+    if (!interactive) {
+      throw new UnauthorizedError(
+        `${server} needs a sign-in: the provider was sent to the authorization URL; once the code is back, call auth(provider, { serverUrl, authorizationCode }) and send the request again`,
+      );
+    }
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = context.signal ? AbortSignal.any([context.signal, timeout]) : timeout;
+    let answer: string | AuthorizationResponse;
+    try {
+      answer = await interactive.waitForAuthorizationCode(signal);
+    } catch (e) {
+      if (timeout.aborted)
+        throw new AdapterError('timeout', `no sign-in to ${server} within ${Math.round(timeoutMs / 1000)} s`, { cause: e });
+      if (context.signal?.aborted) throw new AdapterError('cancelled', `the sign-in to ${server} was cancelled`, { cause: e });
+      throw e;
+    }
+    const { code, iss } = typeof answer === 'string' ? { code: answer, iss: undefined } : answer;
+    if ((await auth(provider, { ...base, authorizationCode: code, ...(iss !== undefined ? { iss } : {}) })) !== 'AUTHORIZED')
+      throw new AdapterError('upstream-error', `the sign-in to ${server} ended without tokens`);
+    return 'signed-in';
+  } catch (e) {
+    if (e instanceof UnauthorizedError || e instanceof AdapterError) throw e;
+    throw new AdapterError('upstream-error', `the sign-in to ${server} failed: ${described(e)}`, { cause: e });
+  } finally {
+    await interactive?.finishAuthorization?.();
+  }
+}
+
+/** What a refusal from `server` asks for, or `undefined` when the response is not one to act on. */
+async function needOf(response: Response, requestUrl: string, server: string): Promise<Need | undefined> {
+  if (response.status !== 401 && response.status !== 403) return undefined;
+  const { extractWWWAuthenticateParams } = await loadSdk();
+  const challenge = extractWWWAuthenticateParams(response);
+  if (response.status === 403 && challenge.error !== 'insufficient_scope') return undefined;
+  const from = new URL(response.url || requestUrl);
+  const metadata = challenge.resourceMetadataUrl;
+  if (metadata && metadata.origin !== from.origin) {
+    await response.body?.cancel().catch(() => {});
+    throw new AdapterError(
+      'upstream-error',
+      `refused to sign in to ${server}: its ${response.status} names resource metadata at ${metadata.origin}, another origin than ${from.origin} that answered; it was not fetched (a server may only point at metadata of its own origin)`,
+    );
+  }
+  return {
+    insufficientScope: response.status === 403,
+    ...(challenge.scope ? { scope: challenge.scope } : {}),
+    ...(metadata ? { resourceMetadataUrl: metadata } : {}),
+  };
+}
+
 /**
  * A `fetch` that authorizes every request to `serverUrl` with the provider's tokens:
  *
@@ -170,99 +268,18 @@ export function authorizedFetch(
   const now = options.now ?? Date.now;
   const timeoutMs = options.signInTimeoutMs ?? SIGN_IN_TIMEOUT_MS;
   const server = String(serverUrl);
-
-  /** The token's expiry and life, when known. */
-  const expiry = (tokens: OAuthTokens): { at: number; life: number | undefined } | undefined => {
-    const stored = (tokens as { expires_at?: unknown }).expires_at;
-    const life = typeof tokens.expires_in === 'number' ? tokens.expires_in * 1000 : undefined;
-    if (typeof stored === 'number') return { at: stored, life };
-    if (life === undefined) return undefined;
-    const seen = firstSeen.get(provider);
-    if (seen?.token === tokens.access_token) return seen;
-    const fresh = { token: tokens.access_token, at: now() + life, life };
-    firstSeen.set(provider, fresh);
-    return fresh;
-  };
-  const expiringSoon = (tokens: OAuthTokens): boolean => {
-    const e = expiry(tokens);
-    if (!e) return false;
-    const margin = Math.min(MAX_MARGIN_MS, e.life === undefined ? MAX_MARGIN_MS : e.life / 10);
-    return now() >= e.at - margin;
-  };
-
-  /** One authorization: `auth()`, and for a sign-in the wait for its code and the exchange. */
-  const run = async (need: Partial<Need>): Promise<Authorized> => {
-    const { auth, UnauthorizedError } = await loadSdk();
-    const interactive = isInteractiveProvider(provider) ? provider : undefined;
-    const base = { serverUrl, fetchFn: authFetch, ...(need.resourceMetadataUrl ? { resourceMetadataUrl: need.resourceMetadataUrl } : {}) };
-    try {
-      await interactive?.prepareAuthorization?.();
-      const first = await auth(provider, {
-        ...base,
-        ...(need.scope ? { scope: need.scope } : {}),
-        ...(need.reauthorize ? { forceReauthorization: true } : {}),
-      });
-      if (first === 'AUTHORIZED') return 'refreshed';
-      if (!interactive) {
-        throw new UnauthorizedError(
-          `${server} needs a sign-in: the provider was sent to the authorization URL; once the code is back, call auth(provider, { serverUrl, authorizationCode }) and send the request again`,
-        );
-      }
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
-      let answer: string | AuthorizationResponse;
-      try {
-        answer = await interactive.waitForAuthorizationCode(signal);
-      } catch (e) {
-        if (timeout.aborted)
-          throw new AdapterError('timeout', `no sign-in to ${server} within ${Math.round(timeoutMs / 1000)} s`, { cause: e });
-        if (options.signal?.aborted) throw new AdapterError('cancelled', `the sign-in to ${server} was cancelled`, { cause: e });
-        throw e;
-      }
-      const { code, iss } = typeof answer === 'string' ? { code: answer, iss: undefined } : answer;
-      if ((await auth(provider, { ...base, authorizationCode: code, ...(iss !== undefined ? { iss } : {}) })) !== 'AUTHORIZED')
-        throw new AdapterError('upstream-error', `the sign-in to ${server} ended without tokens`);
-      return 'signed-in';
-    } catch (e) {
-      if (e instanceof UnauthorizedError || e instanceof AdapterError) throw e;
-      throw new AdapterError('upstream-error', `the sign-in to ${server} failed: ${described(e)}`, { cause: e });
-    } finally {
-      await interactive?.finishAuthorization?.();
-    }
-  };
+  const context: AuthorizationContext = { serverUrl, server, authFetch, timeoutMs, signal: options.signal };
 
   /** The authorization in progress for this provider, or a new one for `need`. */
   const authorize = (need: Partial<Need>): Promise<Authorized> => {
     const running = flights.get(provider);
     if (running) return running;
-    const flight = run(need).finally(() => {
+    const flight = runAuthorization(provider, need, context).finally(() => {
       if (flights.get(provider) === flight) flights.delete(provider);
     });
     flight.catch(() => {});
     flights.set(provider, flight);
     return flight;
-  };
-
-  /** What a refusal asks for, or `undefined` when the response is not one to act on. */
-  const needOf = async (response: Response, requestUrl: string): Promise<Need | undefined> => {
-    if (response.status !== 401 && response.status !== 403) return undefined;
-    const { extractWWWAuthenticateParams } = await loadSdk();
-    const challenge = extractWWWAuthenticateParams(response);
-    if (response.status === 403 && challenge.error !== 'insufficient_scope') return undefined;
-    const from = new URL(response.url || requestUrl);
-    const metadata = challenge.resourceMetadataUrl;
-    if (metadata && metadata.origin !== from.origin) {
-      await response.body?.cancel().catch(() => {});
-      throw new AdapterError(
-        'upstream-error',
-        `refused to sign in to ${server}: its ${response.status} names resource metadata at ${metadata.origin}, another origin than ${from.origin} that answered; it was not fetched (a server may only point at metadata of its own origin)`,
-      );
-    }
-    return {
-      insufficientScope: response.status === 403,
-      ...(challenge.scope ? { scope: challenge.scope } : {}),
-      ...(metadata ? { resourceMetadataUrl: metadata } : {}),
-    };
   };
 
   /** What sends a request to the server: with a DPoP provider, under the DPoP scheme with a fresh proof each time its token is DPoP-bound. */
@@ -280,7 +297,7 @@ export function authorizedFetch(
     const running = flights.get(provider);
     if (running) await within(running, request.signal);
     let tokens = await provider.tokens();
-    if (tokens?.refresh_token && expiringSoon(tokens)) {
+    if (tokens?.refresh_token && expiringSoon(provider, tokens, now)) {
       await within(authorize({}), request.signal);
       tokens = await provider.tokens();
     }
@@ -288,7 +305,7 @@ export function authorizedFetch(
     let response = await out(...request.build(sent));
     let last: Authorized | 'changed' | undefined;
     for (let rounds = 0; ; rounds++) {
-      let need = await needOf(response, request.url);
+      let need = await needOf(response, request.url, server);
       if (!need) return response;
       if (need.insufficientScope) {
         // A step-up asks for what the token has and what the server wants (a new sign-in, not a
