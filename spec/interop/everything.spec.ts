@@ -956,42 +956,31 @@ for (const on of [HTTP, STDIO]) {
 
   unwrapped.run();
 
-  const modern = suite(`${on.wrap}: server-everything to a modern-only client`);
-  let modernWrapped: ModernWrapped | undefined;
+  eraSuite(`${on.wrap}: server-everything to a modern-only client`, on.modern, [...MODERN, ...on.modernOwn], on.done);
+  eraSuite(
+    `${on.wrap}: server-everything to a legacy client`,
+    async () => {
+      const peer = legacyPeer();
+      return { ...peer, ...(await on.legacy(peer.client)) };
+    },
+    [...LEGACY, ...on.legacyOwn],
+    on.done,
+  );
+}
 
-  modern.before(async () => {
-    modernWrapped = await on.modern();
+/** One client's suite: the wrap opened for it, its checks in order, and no process left once it is `done`. */
+function eraSuite<W extends Wrapped>(name: string, open: () => Promise<W>, checks: Checks<W>, done: string): void {
+  const s = suite(name);
+  let wrapped: W | undefined;
+  s.before(async () => {
+    wrapped = await open();
   });
-
-  modern.after(async () => {
-    await modernWrapped?.close();
+  s.after(async () => {
+    await wrapped?.close();
   });
-
-  for (const [what, check] of [...MODERN, ...on.modernOwn]) modern(what, () => check(modernWrapped!));
-
-  modern(`should leave no process behind once ${on.done}`, async () => {
-    assert.equal(await modernWrapped!.end(), []);
+  for (const [what, check] of checks) s(what, () => check(wrapped!));
+  s(`should leave no process behind once ${done}`, async () => {
+    assert.equal(await wrapped!.end(), []);
   });
-
-  modern.run();
-
-  const legacy = suite(`${on.wrap}: server-everything to a legacy client`);
-  let legacyWrapped: LegacyWrapped | undefined;
-
-  legacy.before(async () => {
-    const peer = legacyPeer();
-    legacyWrapped = { ...peer, ...(await on.legacy(peer.client)) };
-  });
-
-  legacy.after(async () => {
-    await legacyWrapped?.close();
-  });
-
-  for (const [what, check] of [...LEGACY, ...on.legacyOwn]) legacy(what, () => check(legacyWrapped!));
-
-  legacy(`should leave no process behind once ${on.done}`, async () => {
-    assert.equal(await legacyWrapped!.end(), []);
-  });
-
-  legacy.run();
+  s.run();
 }
