@@ -157,8 +157,11 @@ export class Gate {
       if (holds > 0) this.#holding.set(who, holds);
       else this.#holding.delete(who);
       const held = performance.now() - since;
+      // A place given back at once booted nothing (its caller found nothing to open): it neither
+      // rests nor tells how long a boot takes.
+      if (held < 1) return this.#free();
       this.#bootMs += (held - this.#bootMs) / 4;
-      if (!this.#rest || held < 1 || this.#line.some((w) => w.known()) || !this.#working()) return this.#free();
+      if (!this.#rest || this.#line.some((w) => w.known()) || !this.#working()) return this.#free();
       const rest = setTimeout(() => {
         this.#resting.splice(this.#resting.indexOf(rest), 1);
         this.#free();

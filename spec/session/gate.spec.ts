@@ -116,6 +116,21 @@ gate('should refuse a caller whose turn does not come within its time plus the t
   holder!();
 });
 
+gate('should not take a place given back unused (no boot made) for a fast boot', async () => {
+  const g = new Gate(1, { rest: false });
+  // Places given back at once: callers whose turn came and who found they had nothing to open.
+  for (let i = 0; i < 8; i++) (await g.enter(1000))!();
+  const holder = await g.enter(1000);
+  const started = performance.now();
+  // A caller with no time of its own left waits the turn ahead: a boot (half a second before one was seen), not ~0 ms.
+  const next = g.enter(0);
+  await sleep(300);
+  holder!();
+  const got = await next;
+  assert.ok(got, `refused after ${Math.round(performance.now() - started)} ms: the boot estimate was pulled down by unused places`);
+  got!();
+});
+
 gate('should rest places only while callers already served are at work', async () => {
   let working = false;
   const g = new Gate(1, { working: () => working });
