@@ -1,41 +1,38 @@
 /**
  * Capability maps both ways (translation table rows 27–29): legacy `roots.listChanged` ⇄ modern
- * `roots: {}`, legacy `tasks` ⇄ the tasks extension (the server's own declaration carried beside
- * it, so it comes back whole), `extensions` and unknown keys passed through.
+ * `roots: {}`, a legacy server's task-run `tools/call` ⇄ the tasks extension, `extensions` and
+ * unknown keys passed through. Only what an adapter serves is declared: a legacy client's `tasks`
+ * (client-hosted tasks) has no modern place, and the extension is no legacy `tasks` (no adapter
+ * emulates `tasks/result` or `tasks/list` for a legacy client).
  */
 import { isRecord, omitKeys, type JsonObject } from '../primitives.ts';
 import type { LegacyClientCapabilities, LegacyServerCapabilities } from '../legacy/capabilities.ts';
 import { TASKS_EXTENSION, type ModernClientCapabilities, type ModernServerCapabilities } from '../modern/capabilities.ts';
 
-/**
- * Where a modern server capability set made from a legacy one carries the legacy server's own
- * `tasks` declaration: `tasks.list` (and `tasks.cancel` without task-run tools) has no place in the
- * tasks extension, and a legacy client reached through two adapters should see what the server said.
- */
-export const LEGACY_TASKS_KEY = 'mcp-dual-era/legacy-tasks';
-
-const TASK_KEYS = [TASKS_EXTENSION, LEGACY_TASKS_KEY];
-
 function withoutTasksExtension(extensions: unknown): JsonObject | undefined {
   if (!isRecord(extensions)) return undefined;
-  if (!(TASKS_EXTENSION in extensions) && !(LEGACY_TASKS_KEY in extensions)) return extensions;
-  const rest = omitKeys(extensions, TASK_KEYS);
+  if (!(TASKS_EXTENSION in extensions)) return extensions;
+  const rest = omitKeys(extensions, [TASKS_EXTENSION]);
   return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
-function withTasksExtension(extensions: unknown): JsonObject {
-  return { ...(isRecord(extensions) ? extensions : {}), [TASKS_EXTENSION]: {} };
+/** Whether a legacy server's `tasks` declaration runs `tools/call` as tasks. */
+export function runsToolTasks(caps: LegacyServerCapabilities | JsonObject | undefined): boolean {
+  const tasks = caps?.['tasks'];
+  return (
+    isRecord(tasks) && isRecord(tasks['requests']) && isRecord(tasks['requests']['tools']) && isRecord(tasks['requests']['tools']['call'])
+  );
 }
 
 /**
  * Legacy client capabilities (from `initialize`) → modern per-request capabilities.
- * `roots.listChanged` has no modern meaning; legacy `tasks` becomes the tasks extension
- * (client-hosted task details are dropped).
+ * `roots.listChanged` has no modern meaning; legacy `tasks` (client-hosted tasks) is dropped: the
+ * tasks extension is not declared for a legacy client, which cannot poll an extension task, so a
+ * modern server answers its calls without one.
  */
 export function clientCapabilitiesToModern(caps: LegacyClientCapabilities | JsonObject): ModernClientCapabilities {
   const out: JsonObject = omitKeys(caps, ['roots', 'tasks']);
   if (isRecord(caps['roots'])) out['roots'] = {};
-  if (isRecord(caps['tasks'])) out['extensions'] = withTasksExtension(caps['extensions']);
   return out as ModernClientCapabilities;
 }
 
@@ -67,32 +64,24 @@ export function clientCapabilitiesToLegacy(
 }
 
 /**
- * Legacy server capabilities → modern: `tasks` → the tasks extension when the server runs
- * `tools/call` as tasks, and the declaration itself under {@link LEGACY_TASKS_KEY} in `extensions`.
+ * Legacy server capabilities → modern: `tasks` becomes the tasks extension when the server runs
+ * `tools/call` as tasks (what the wrap serves of it); its other task capabilities (`tasks.list`,
+ * client-side task requests) have no modern place.
  */
 export function serverCapabilitiesToModern(caps: LegacyServerCapabilities | JsonObject): ModernServerCapabilities {
   const out: JsonObject = omitKeys(caps, ['tasks']);
-  const tasks = caps['tasks'];
-  if (!isRecord(tasks)) return out as ModernServerCapabilities;
-  const toolTasks = isRecord(tasks['requests']) && isRecord(tasks['requests']['tools']) && isRecord(tasks['requests']['tools']['call']);
-  out['extensions'] = {
-    ...(toolTasks ? withTasksExtension(caps['extensions']) : isRecord(caps['extensions']) ? caps['extensions'] : {}),
-    [LEGACY_TASKS_KEY]: tasks,
-  };
+  if (runsToolTasks(caps)) out['extensions'] = { ...(isRecord(caps['extensions']) ? caps['extensions'] : {}), [TASKS_EXTENSION]: {} };
   return out as ModernServerCapabilities;
 }
 
 /**
- * Modern server capabilities (from `server/discover`) → legacy (`initialize` result): a legacy
- * server's declaration carried under {@link LEGACY_TASKS_KEY} comes back as it was; the tasks
- * extension alone becomes task-run `tools/call` and `tasks/cancel`.
+ * Modern server capabilities (from `server/discover`) → legacy (`initialize` result): the tasks
+ * extension is dropped, legacy `tasks` not declared (a legacy client would call `tasks/result` and
+ * `tasks/list`, which have no modern form); other extensions pass through.
  */
 export function serverCapabilitiesToLegacy(caps: ModernServerCapabilities | JsonObject): LegacyServerCapabilities {
   const out: JsonObject = omitKeys(caps, ['extensions']);
-  const ext = caps['extensions'];
-  if (isRecord(ext) && isRecord(ext[LEGACY_TASKS_KEY])) out['tasks'] = ext[LEGACY_TASKS_KEY];
-  else if (isRecord(ext) && TASKS_EXTENSION in ext) out['tasks'] = { cancel: {}, requests: { tools: { call: {} } } };
-  const rest = withoutTasksExtension(ext);
+  const rest = withoutTasksExtension(caps['extensions']);
   if (rest) out['extensions'] = rest;
   return out as LegacyServerCapabilities;
 }

@@ -2,7 +2,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import {
   clientCapabilitiesToLegacy,
-  LEGACY_TASKS_KEY,
   serverCapabilitiesToLegacy,
   serverCapabilitiesToModern,
 } from '../../../lib/core/translate/capabilities.ts';
@@ -42,25 +41,25 @@ const declarations: Array<[string, Record<string, unknown>]> = [
   ['no tasks', { tools: {}, logging: {} }],
 ];
 
-const tasks = suite('server capabilities: legacy → modern → legacy');
+const tasks = suite('server capabilities: the tasks served');
 for (const [name, legacy] of declarations) {
-  tasks(`should give back what the legacy server declared: ${name}`, () => {
-    assert.equal(serverCapabilitiesToLegacy(serverCapabilitiesToModern(legacy)), legacy);
+  tasks(`should declare the tasks extension exactly when tools/call runs as tasks, nothing made up: ${name}`, () => {
+    const modern = serverCapabilitiesToModern(legacy) as Record<string, any>;
+    const toolTasks = (legacy['tasks'] as any)?.requests?.tools?.call !== undefined;
+    assert.is('io.modelcontextprotocol/tasks' in (modern['extensions'] ?? {}), toolTasks);
+    assert.equal(
+      Object.keys(modern['extensions'] ?? {}).filter((k) => k !== 'io.modelcontextprotocol/tasks'),
+      Object.keys(legacy['extensions'] ?? {}),
+    );
+    assert.not.ok('tasks' in modern);
+    const { tasks: _, ...rest } = legacy;
+    assert.equal(serverCapabilitiesToLegacy(modern), rest, 'back to legacy: no legacy tasks, which no adapter serves a legacy client');
   });
 }
-tasks('should offer the tasks extension only for task-run tools/call, with the declaration carried beside it', () => {
-  assert.equal(serverCapabilitiesToModern({ tasks: EVERYTHING_TASKS }), {
-    extensions: { 'io.modelcontextprotocol/tasks': {}, [LEGACY_TASKS_KEY]: EVERYTHING_TASKS },
-  });
-  assert.equal(serverCapabilitiesToModern({ tasks: { list: {} } }), { extensions: { [LEGACY_TASKS_KEY]: { list: {} } } });
+tasks('should read a modern server that has the tasks extension as one without legacy tasks', () => {
+  assert.equal(serverCapabilitiesToLegacy({ tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }), { tools: {} });
 });
-tasks('should read a modern server that has the tasks extension alone as task-run tools/call and cancel', () => {
-  assert.equal(serverCapabilitiesToLegacy({ tools: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } }), {
-    tools: {},
-    tasks: { cancel: {}, requests: { tools: { call: {} } } },
-  });
-});
-tasks('should keep tasks.list through initialize → discover → initialize, schema-valid on both sides', () => {
+tasks('should go initialize → discover → initialize without tasks, schema-valid on both sides', () => {
   const init = {
     protocolVersion: '2025-11-25',
     capabilities: { tools: { listChanged: true }, logging: {}, tasks: EVERYTHING_TASKS },
@@ -73,7 +72,7 @@ tasks('should keep tasks.list through initialize → discover → initialize, sc
   const back = discoverToInitializeResult(discover.value as unknown as Record<string, unknown>, { requestedVersion: '2025-11-25' });
   assert.ok(back.ok);
   if (!back.ok) return;
-  assert.equal(back.value.capabilities, init.capabilities);
+  assert.equal(back.value.capabilities, { tools: { listChanged: true }, logging: {} });
   assert.equal(validateMessage('2025-11-25', { jsonrpc: '2.0', id: 1, result: back.value }, { method: 'initialize' }), []);
 });
 tasks.run();

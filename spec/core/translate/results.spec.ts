@@ -118,7 +118,7 @@ disc('should list only modern versions in discover and move server info into _me
     capabilities: {
       tools: { listChanged: true },
       logging: {},
-      extensions: { 'io.modelcontextprotocol/tasks': {}, 'mcp-dual-era/legacy-tasks': { requests: { tools: { call: {} } } } },
+      extensions: { 'io.modelcontextprotocol/tasks': {} },
     },
     _meta: { 'io.modelcontextprotocol/serverInfo': SERVER },
     instructions: 'Use echo.',
@@ -146,7 +146,7 @@ disc('should answer a legacy client in its own version when supported, else the 
 disc.run();
 
 const caps = suite('capabilities');
-caps('should map roots, tasks and extensions both ways', () => {
+caps('should map roots and extensions both ways, and declare only the tasks an adapter serves', () => {
   assert.equal(
     clientCapabilitiesToModern({
       roots: { listChanged: true },
@@ -157,8 +157,9 @@ caps('should map roots, tasks and extensions both ways', () => {
     {
       roots: {},
       sampling: { tools: {} },
-      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] }, 'io.modelcontextprotocol/tasks': {} },
+      extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } },
     },
+    "a legacy client's client-hosted tasks: no tasks extension",
   );
   assert.equal(
     clientCapabilitiesToLegacy({ roots: {}, elicitation: { form: {}, url: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } }),
@@ -167,12 +168,11 @@ caps('should map roots, tasks and extensions both ways', () => {
   assert.equal(clientCapabilitiesToLegacy({ roots: {} }, { rootsListChanged: true }), { roots: { listChanged: true } });
   assert.equal(
     serverCapabilitiesToModern({ tasks: { list: {} }, tools: {} }),
-    { tools: {}, extensions: { 'mcp-dual-era/legacy-tasks': { list: {} } } },
-    'tasks without tools/call support: no tasks extension, only the declaration carried',
+    { tools: {} },
+    'tasks without tools/call support: no tasks extension, nothing made up',
   );
   assert.equal(serverCapabilitiesToLegacy({ extensions: { 'io.modelcontextprotocol/tasks': {} }, resources: { subscribe: true } }), {
     resources: { subscribe: true },
-    tasks: { cancel: {}, requests: { tools: { call: {} } } },
   });
 });
 caps.run();
