@@ -17,6 +17,7 @@ export {
 export type { HttpFrontOptions } from './fronts/httpRouter.ts';
 export type { EdgeLimits, OriginPolicy } from './transport/httpEdge.ts';
 export type { LegacySessionLimits } from './fronts/legacySessionTable.ts';
+export type { TaskLimits } from './wrap/legacyServer/toolTasks.ts';
 export type { SessionKey } from './session/sessionKey.ts';
 export type { CacheDefaults, CachePolicy } from './core/translate/context.ts';
 export { serveStdio, type RunningStdioFront, type StdioFrontOptions } from './fronts/stdioFront.ts';

@@ -34,6 +34,12 @@ export const DEFAULTS = {
   barrierWaitMs: 2000,
   /** How long a replay-mode `requestState` may be brought back. */
   replayStateTtlMs: 10 * MINUTE,
+  /** Tasks one principal may have running at once on a wrapped legacy server. */
+  tasksPerCaller: 16,
+  /** Tasks a wrapped legacy server's wrap keeps in all (running, or finished and not expired). */
+  tasks: 1024,
+  /** The longest a task is kept, whatever ttl its server gave it. */
+  taskKeptMs: 60 * MINUTE,
   /** `subscriptions/listen` streams one principal may have open. */
   listensPerCaller: 16,
   /** Legacy client sessions in all. */

@@ -19,6 +19,10 @@ export type LimitName =
   | 'sessions-opening'
   /** Calls parked waiting for their MRTR retry, in all. */
   | 'parked'
+  /** Tasks one caller may have running at once. */
+  | 'tasks-per-caller'
+  /** Tasks kept in all (running, or finished and not expired). */
+  | 'tasks'
   /** `subscriptions/listen` streams one caller may have open. */
   | 'listens-per-caller'
   /** Legacy sessions (clients that sent `initialize`) in all. */

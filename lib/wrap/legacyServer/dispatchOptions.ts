@@ -1,7 +1,8 @@
 /**
  * What the modern dispatch of a wrapped legacy server is given: the session pool, the MRTR broker,
  * what the wrap knows of the server (its tools, its lists, what it said of itself), the wrap's own
- * roots and whose roots each session holds, and whether callers share sessions.
+ * roots and whose roots each session holds, whether callers share sessions, and the tasks of the
+ * tools the server runs as tasks.
  */
 import type { ModernVersion } from '../../core/era.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
@@ -13,6 +14,7 @@ import type { InputBroker } from '../mrtr/broker.ts';
 import type { Catalog } from './catalog.ts';
 import type { RootsHolders } from './rootsHolders.ts';
 import type { ToolIndex } from './toolIndex.ts';
+import type { ToolTasks } from './toolTasks.ts';
 
 /** How a wrap's modern requests are dispatched to its legacy server. */
 export interface ModernDispatchOptions {
@@ -50,4 +52,10 @@ export interface ModernDispatchOptions {
    * alone (they may push) under way at once; `pushing` counts them.
    */
   readonly shared?: { readonly perCaller: number; readonly pushing: Map<string, number> };
+  /**
+   * The callers' tasks, on a server that runs tools as tasks: a call to such a tool from a caller
+   * that declares the tasks extension becomes one, and `tasks/get`, `tasks/update` and
+   * `tasks/cancel` are served from here (with `tools`, which says how each tool runs).
+   */
+  readonly tasks?: ToolTasks;
 }

@@ -3,6 +3,8 @@
  * upstream session for the caller's principal and declared capabilities, forwards the request with
  * its `_meta` stripped, streams the request's own progress and logs (at or above its `logLevel`),
  * and translates the answer. Pushes the server makes during the call go to the `inputs` broker.
+ * A call to a tool the server runs as a task becomes a task of the caller's (`toolTasks.ts`), or
+ * runs as one to its end for a caller without the tasks extension; `tasks/*` are served there.
  * Transport-neutral: the HTTP and stdio fronts call it.
  */
 import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
@@ -31,6 +33,10 @@ import { rootsHolderOf, WRAP_ROOTS } from './rootsHolders.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import { callerKey, ownRoots } from './callerKeys.ts';
 import { bindCall } from './upstreamCall.ts';
+import { runToEnd } from './toolTasks.ts';
+import { runsToolTasks } from '../../core/translate/capabilities.ts';
+import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
+import { isRecord } from '../../core/primitives.ts';
 
 function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
   return options.serverInfo ?? session.initializeResult?.serverInfo;
@@ -66,6 +72,9 @@ export function unavailable(request: JsonRpcRequest, e: unknown, ctx?: ModernCon
   );
 }
 
+/** The tasks extension's methods on a task the wrap keeps. */
+const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
 /** One request on its way: what `serveModern` has read of it before it has a session. */
 interface PendingRequest {
   readonly request: JsonRpcRequest;
@@ -95,6 +104,8 @@ export function serveModern(
   options: ModernDispatchOptions,
 ): Promise<Answer> {
   if (request.method === 'server/discover') return discover(request, envelope, ctx, options);
+  if (options.tasks && TASK_METHODS.has(request.method))
+    return options.tasks.serve(request, ctx.principal, options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
   const legacy = requestToLegacy(request, { envelope });
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
@@ -235,7 +246,7 @@ async function serveWaiting(r: PendingRequest, held: UpstreamSession | undefined
 
 /** Sends the request upstream on `session` and resolves with its answer. */
 function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unknown): Promise<Answer> {
-  const { request, ctx, options, up, reservation } = r;
+  const { request, ctx, reservation } = r;
   if (inputSchema !== undefined && ctx.headers) {
     const checked = verifyParamHeaders(request, ctx.headers, { inputSchema });
     if (!checked.ok) {
@@ -243,6 +254,60 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
       return Promise.resolve(errorAnswer(request.id, { ...checked.error, status: 400 }));
     }
   }
+  if (r.options.tasks && request.method === 'tools/call' && runsToolTasks(session.initializeResult?.capabilities))
+    return dispatchOnTaskServer(r, session);
+  return send(r, session, 'plain');
+}
+
+/** Whether the request declares the tasks extension. */
+function declaresTasks(r: PendingRequest): boolean {
+  const extensions = r.up.envelope.clientCapabilities['extensions'];
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
+}
+
+/**
+ * A `tools/call` on a server that runs tools as tasks: a tool it runs only as a task (`required`), or
+ * may (`optional`) for a caller that can poll one, becomes a task for a caller that declares the
+ * extension; for one that does not, a `required` tool runs as a task to its end and answers as a call.
+ */
+async function dispatchOnTaskServer(r: PendingRequest, session: UpstreamSession): Promise<Answer> {
+  const name = r.up.request.params?.['name'];
+  const support = typeof name === 'string' ? await r.options.tools?.taskSupportOf(session, name).catch(() => undefined) : undefined;
+  const polls = declaresTasks(r);
+  if (support === 'required' || (support === 'optional' && polls)) return polls ? startTask(r, session) : send(r, session, 'task');
+  return send(r, session, 'plain');
+}
+
+/** The call made a task of the caller's (`ToolTasks.start`): its params carry `task`, the server's ttl its own. */
+function startTask(r: PendingRequest, session: UpstreamSession): Promise<Answer> {
+  const { request, ctx, options, up, reservation } = r;
+  const create = bindCall(
+    session,
+    'tools/call',
+    withTask(up.request.params),
+    reservation,
+    ownRoots(options) ? options : undefined,
+    ctx.telemetry,
+  );
+  return options.tasks!.start({
+    request,
+    principal: ctx.principal,
+    session,
+    create,
+    finish: finisher(r, session),
+    timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+    serverInfo: serverInfoOf(session, options),
+  });
+}
+
+/** `tools/call` params asking the server to run the call as a task. */
+function withTask(params: JsonObject | undefined): JsonObject {
+  return { ...(params ?? {}), task: {} };
+}
+
+/** Sends the call upstream: as it is (`plain`), or as a task followed to its end (`task`, see `runToEnd`). */
+function send(r: PendingRequest, session: UpstreamSession, as: 'plain' | 'task'): Promise<Answer> {
+  const { request, ctx, options, up, reservation } = r;
   const method = request.method;
   const finish = finisher(r, session);
   const local = ownRoots(options);
@@ -257,7 +322,9 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
           alone: r.pushable && rootsAlone(r),
         }
       : undefined;
-  const call = bindCall(session, method, up.request.params, reservation, local ? options : undefined, ctx.telemetry, roots);
+  const params = as === 'task' ? withTask(up.request.params) : up.request.params;
+  const bound = bindCall(session, method, params, reservation, local ? options : undefined, ctx.telemetry, roots);
+  const call = as === 'task' ? runToEnd(session, bound) : bound;
   if (!r.pushable) return callPlain(r, call, finish);
   const answer = options.inputs!.run({
     request,

@@ -3,7 +3,8 @@
  * requests (their `_meta` names a modern version) are served statelessly through pooled upstream
  * sessions; an `initialize` opens a legacy session relayed untouched. Serves Streamable HTTP as a
  * Web `fetch` handler; the stdio front and the Node listener build on the same object. The pool and
- * what it hears of the server are `upstreamPool.ts`; the serving of modern requests, `modernServing.ts`.
+ * what it hears of the server are `upstreamPool.ts`; the serving of modern requests, `modernServing.ts`;
+ * the tasks of tools the server runs as tasks, `toolTasks.ts`.
  */
 import { createEmitter, type Emitter } from '../../util/events.ts';
 import type { SessionKey } from '../../session/sessionKey.ts';
@@ -21,6 +22,7 @@ import { ToolIndex } from './toolIndex.ts';
 import { Catalog } from './catalog.ts';
 import { Described, openPool, toBackend } from './upstreamPool.ts';
 import { ModernServing } from './modernServing.ts';
+import { ToolTasks } from './toolTasks.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import type { InputBroker } from '../mrtr/broker.ts';
 import type { SessionSource } from '../../fronts/served.ts';
@@ -124,9 +126,10 @@ function dispatchOptionsOf(
     readonly catalog: Catalog;
     readonly described: Described;
     readonly holders: RootsHolders;
+    readonly tasks: ToolTasks;
   },
 ): ModernDispatchOptions {
-  const { pool, inputs, tools, catalog, described, holders } = parts;
+  const { pool, inputs, tools, catalog, described, holders, tasks } = parts;
   return {
     pool,
     ...(options.serverInfo ? { serverInfo: options.serverInfo } : {}),
@@ -140,6 +143,7 @@ function dispatchOptionsOf(
     ...(backend.passesAuthorization ? {} : { described: (key: SessionKey) => described.get(key) }),
     ...(options.roots && options.roots.length > 0 ? { roots: options.roots } : {}),
     holders,
+    tasks,
     ...(options.shareSessions
       ? { shared: { perCaller: options.sessions?.perPrincipal ?? DEFAULTS.sessionsPerCaller, pushing: new Map<string, number>() } }
       : {}),
@@ -202,7 +206,8 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const { openings, pool } = openPool(backend, options, { events, metrics, tools, catalog, hub, holders, described });
   const { source, protectedResource, legacy, unwatchLegacy } = openLegacySessions(backend, openings, options, events, metrics);
   const inputs = inputBrokerOf(options, shares, catalog, pool);
-  const dispatch = dispatchOptionsOf(options, backend, { pool, inputs, tools, catalog, described, holders });
+  const tasks = new ToolTasks(options.tasks);
+  const dispatch = dispatchOptionsOf(options, backend, { pool, inputs, tools, catalog, described, holders, tasks });
   const modern = new ModernServing({ dispatch, hub, inputs, metrics, accessLog: options.accessLog });
 
   const front = createHttpFront({
@@ -260,6 +265,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
           () => {},
         );
         if (inputs instanceof MrtrBroker) inputs.close();
+        tasks.closeAll();
         await new Promise((r) => setTimeout(r, 0));
         modern.shutdown();
         unwatchLegacy();

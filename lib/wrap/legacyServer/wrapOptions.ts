@@ -20,6 +20,7 @@ import type { Fleet } from '../../fleet/fleet.ts';
 import type { MrtrOptions } from '../mrtr/mrtrOptions.ts';
 import type { AccessEntry } from '../../observe/requestTelemetry.ts';
 import type { ServeMetrics } from '../../observe/serveMetrics.ts';
+import type { TaskLimits } from './toolTasks.ts';
 
 /** Options of {@link wrapLegacyServer}: the upstream server and how it is served. */
 export interface WrapLegacyServerOptions {
@@ -69,6 +70,11 @@ export interface WrapLegacyServerOptions {
   readonly shareSessions?: boolean;
   /** `subscriptions/listen` bounds: streams one principal may have open (default 16). */
   readonly listens?: { readonly perPrincipal?: number };
+  /**
+   * Bounds of the tasks kept for modern callers of a server that runs tools as tasks: running per
+   * principal (default 16), kept in all (default 1024), and the longest one is kept (default an hour).
+   */
+  readonly tasks?: TaskLimits;
   /**
    * Legacy sessions (clients that sent `initialize`, each with an upstream connection of its
    * own): in all (default 32), per principal (default 16), and the idle time after which one is

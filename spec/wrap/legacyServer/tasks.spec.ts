@@ -1,0 +1,281 @@
+/**
+ * Tasks across the eras through `wrapLegacyServer`, served over HTTP in front of the unmodified
+ * server-everything (over stdio), whose `simulate-research-query` runs only as a task and, when
+ * `ambiguous`, asks for a clarification inside it. The client is the official
+ * `@modelcontextprotocol/ext-tasks` on the v2 SDK client (its task requests sent raw, as its README
+ * says a 2026-07-28 tasks server needs); the edge cases (another caller, an unknown id, a client
+ * without the extension) are raw JSON-RPC on the wire. What discover advertises is checked against
+ * a legacy server that runs no tools as tasks, too.
+ */
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { createTaskSessionFromClient, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stdioBackend } from '../../../lib/session/backend.ts';
+import { serveNodeHttp, type RunningHttpServer } from '../../../lib/transport/nodeHttp.ts';
+import { wrapLegacyServer, type LegacyServerWrap } from '../../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { readEvents } from '../../helpers/eventStream.ts';
+import { everythingBackend, markedProcessesGone, reapMarked, sleep, textOf } from '../../helpers/everything.ts';
+import { modernMeta } from '../../helpers/messages.ts';
+
+const TOOL = 'simulate-research-query';
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const TSX = resolve(import.meta.dirname, '../../../node_modules/.bin/tsx');
+const PUSH_STDIO = resolve(import.meta.dirname, '../../../fixtures/servers/pushServerStdio.ts');
+
+type Obj = Record<string, any>;
+let ids = 0;
+
+/** One modern request on the wire, as a client sends it (`Mcp-Name` the tool or the task), read whether JSON or a stream. */
+async function wire(url: string, request: Obj, principal: string, signal?: AbortSignal): Promise<Obj> {
+  const name = request['params']?.['name'] ?? request['params']?.['taskId'];
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': request['method'],
+    authorization: `Bearer ${principal}`,
+    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+  };
+  const res = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ ...request, jsonrpc: '2.0', id: ++ids }),
+    ...(signal ? { signal } : {}),
+  });
+  if (res.headers.get('content-type')?.startsWith('text/event-stream')) return (await readEvents(res)).messages.at(-1) ?? {};
+  return (await res.json()) as Obj;
+}
+
+/** A modern request with its envelope (`capabilities` declared in it). */
+function call(url: string, method: string, params: Obj, principal: string, capabilities: Obj = TASKS): Promise<Obj> {
+  return wire(
+    url,
+    { method, params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }) } },
+    principal,
+  );
+}
+
+/** ext-tasks' raw path for its task requests, as `principal`. */
+function rawDispatch(url: string, principal: string): RawClientDispatch {
+  return async (request, options) => {
+    const answer = await wire(url, request as Obj, principal, options?.signal);
+    return 'error' in answer ? { kind: 'error', error: answer['error'] } : { kind: 'result', result: answer['result'] };
+  };
+}
+
+/** The v2 SDK client, pinned to 2026-07-28, declaring elicitation, and ext-tasks' session on it. */
+async function extTasksSession(url: string, principal: string, asked: Obj[]) {
+  const capabilities = { elicitation: { form: {} } };
+  const client = new Client({ name: 'ext-tasks-spec', version: '1.0.0' }, {
+    versionNegotiation: { mode: { pin: '2026-07-28' } },
+    capabilities,
+  } as never);
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)) as never);
+  const session = createTaskSessionFromClient(client, {
+    endpointId: `wrap-${principal}`,
+    rawDispatch: rawDispatch(url, principal),
+    v2RequestFraming: {
+      protocolVersion: '2026-07-28',
+      clientInfo: { name: 'ext-tasks-spec', version: '1.0.0' },
+      clientCapabilities: capabilities,
+    },
+    onInputRequest: async (request: Obj, context: Obj) => {
+      asked.push({ kind: request['kind'], inputId: context['inputId'], message: request['params']?.['message'] });
+      return { action: 'accept', content: { interpretation: 'snake' } };
+    },
+  } as never);
+  return { client, session };
+}
+
+const tasks = suite('tasks through wrapLegacyServer to server-everything, ext-tasks the client');
+let wrap: LegacyServerWrap;
+let http: RunningHttpServer;
+let marker: string;
+let url: string;
+
+tasks.before(async () => {
+  marker = randomUUID();
+  wrap = wrapLegacyServer({ upstream: everythingBackend(marker), tasks: { perPrincipal: 4 } });
+  http = await serveNodeHttp(wrap, { port: 0 });
+  url = `${http.origin}/mcp`;
+});
+tasks.after(async () => {
+  await wrap.close();
+  await http.close();
+  if (!(await markedProcessesGone(marker, 5000))) reapMarked(marker);
+});
+
+tasks('should advertise the tasks extension in discover, server-everything running tools/call as tasks', async () => {
+  const discover = await call(url, 'server/discover', {}, 'alice', {});
+  assert.equal(discover['result']['capabilities']['extensions'], { 'io.modelcontextprotocol/tasks': {} }, 'nothing made up beside it');
+});
+
+tasks('should run the tool as a task ext-tasks polls to completion', async () => {
+  const { client, session } = await extTasksSession(url, 'alice', []);
+  try {
+    const execution = await session.callTool(TOOL, { topic: 'tides' });
+    assert.is(execution.kind, 'task');
+    const seen: string[] = [];
+    const { outcome } = await execution.settle({ onEvent: (e: Obj) => void (e['type'] === 'task' && seen.push(e['task']['status'])) });
+    assert.is(outcome.status, 'completed');
+    if (outcome.status !== 'completed') return;
+    assert.match(textOf(outcome.result), '# Research Report: tides');
+    assert.ok(seen.includes('working'), `polled while working: ${seen.join(', ')}`);
+  } finally {
+    await session.close();
+    await client.close();
+  }
+});
+
+tasks('should turn the question the task asks into inputRequests, answered once through tasks/update', async () => {
+  const asked: Obj[] = [];
+  const { client, session } = await extTasksSession(url, 'alice', asked);
+  try {
+    const execution = await session.callTool(TOOL, { topic: 'python', ambiguous: true });
+    assert.is(execution.kind, 'task');
+    const { outcome } = await execution.settle();
+    assert.is(outcome.status, 'completed');
+    if (outcome.status !== 'completed') return;
+    assert.equal(asked.length, 1, 'asked once');
+    assert.equal(asked[0]!['kind'], 'elicitation');
+    assert.equal(asked[0]!['inputId'], 'elicitation-1', 'the key the MRTR code makes');
+    assert.match(asked[0]!['message'], 'could have multiple interpretations');
+    assert.match(textOf(outcome.result), 'Research Report: python (snake)');
+  } finally {
+    await session.close();
+    await client.close();
+  }
+});
+
+tasks('should ignore an answer to an input that is no longer asked, and refuse another caller as an unknown task', async () => {
+  const created = await call(url, 'tools/call', { name: TOOL, arguments: { topic: 'owls', ambiguous: true } }, 'carol', {
+    ...TASKS,
+    elicitation: { form: {} },
+  });
+  const task = created['result'];
+  assert.is(task['resultType'], 'task');
+  assert.is(task['status'], 'working');
+  assert.type(task['ttlMs'], 'number');
+  assert.type(task['pollIntervalMs'], 'number');
+  const taskId = task['taskId'] as string;
+  // Another caller: not found, as an id that never was.
+  const stranger = await call(url, 'tasks/get', { taskId }, 'mallory');
+  const unknown = await call(url, 'tasks/get', { taskId: randomUUID() }, 'carol');
+  assert.is(stranger['error']?.['code'], -32602);
+  assert.is(unknown['error']?.['code'], stranger['error']['code']);
+  assert.match(stranger['error']['message'], 'Task not found');
+  for (const method of ['tasks/update', 'tasks/cancel']) {
+    const refused = await call(url, method, { taskId, inputResponses: {} }, 'mallory');
+    assert.is(refused['error']?.['code'], -32602, `${method} of another caller's task`);
+  }
+  // Until the question comes, then answered; an unknown key is ignored.
+  let detailed: Obj = {};
+  for (let i = 0; i < 60 && detailed['status'] !== 'input_required'; i++) {
+    await sleep(250);
+    detailed = (await call(url, 'tasks/get', { taskId }, 'carol'))['result'];
+  }
+  assert.is(detailed['status'], 'input_required');
+  assert.equal(Object.keys(detailed['inputRequests']), ['elicitation-1']);
+  assert.is(detailed['inputRequests']['elicitation-1']['method'], 'elicitation/create');
+  const answer = { action: 'accept', content: { interpretation: 'historical' } };
+  const updated = await call(url, 'tasks/update', { taskId, inputResponses: { 'elicitation-1': answer, 'not-asked': answer } }, 'carol');
+  assert.equal(updated['result'], { resultType: 'complete' });
+  const again = await call(url, 'tasks/update', { taskId, inputResponses: { 'elicitation-1': { action: 'decline' } } }, 'carol');
+  assert.equal(again['result'], { resultType: 'complete' }, 'answered already: ignored');
+  for (let i = 0; i < 60 && !['completed', 'failed'].includes(detailed['status']); i++) {
+    await sleep(250);
+    detailed = (await call(url, 'tasks/get', { taskId }, 'carol'))['result'];
+  }
+  assert.is(detailed['status'], 'completed');
+  assert.match(textOf(detailed['result']), 'Research Report: owls (historical)', 'the first answer, once');
+  const later = await call(url, 'tasks/get', { taskId }, 'carol');
+  assert.equal(later['result'], detailed, 'a finished task is answered as it ended');
+});
+
+tasks('should cancel the task upstream and answer with the empty ack', async () => {
+  const { client, session } = await extTasksSession(url, 'dave', []);
+  try {
+    const execution = await session.callTool(TOOL, { topic: 'glaciers' });
+    assert.is(execution.kind, 'task');
+    await sleep(300);
+    await execution.cancel();
+    const { outcome } = await execution.settle();
+    assert.is(outcome.status, 'cancelled');
+  } finally {
+    await session.close();
+    await client.close();
+  }
+  const created = await call(url, 'tools/call', { name: TOOL, arguments: { topic: 'moss' } }, 'erin');
+  const taskId = created['result']['taskId'] as string;
+  const ack = await call(url, 'tasks/cancel', { taskId }, 'erin');
+  assert.equal(ack['result'], { resultType: 'complete' });
+  const got = await call(url, 'tasks/get', { taskId }, 'erin');
+  assert.is(got['result']['status'], 'cancelled');
+});
+
+tasks("should refuse a task past the caller's bound with -32005, and hold each task's session only while it runs", async () => {
+  const holds = () => wrap.pool.sessions().reduce((n, { session }) => n + session.holds, 0);
+  assert.is(holds(), 0, 'every task before has ended');
+  const running = await Promise.all(
+    [1, 2, 3, 4].map((i) => call(url, 'tools/call', { name: TOOL, arguments: { topic: `bound ${i}` } }, 'frank')),
+  );
+  for (const r of running) assert.is(r['result']?.['resultType'], 'task');
+  assert.ok(holds() >= 4, `each running task holds its session: ${holds()}`);
+  const refused = await call(url, 'tools/call', { name: TOOL, arguments: { topic: 'one more' } }, 'frank');
+  assert.is(refused['error']?.['code'], -32005);
+  assert.equal(refused['error']['data']['limit'], 'tasks-per-caller');
+  for (const r of running) await call(url, 'tasks/cancel', { taskId: r['result']['taskId'] }, 'frank');
+  assert.is(holds(), 0, 'cancelled: no session held');
+  const next = await call(url, 'tools/call', { name: TOOL, arguments: { topic: 'after' } }, 'frank');
+  assert.is(next['result']?.['resultType'], 'task');
+  await call(url, 'tasks/cancel', { taskId: next['result']['taskId'] }, 'frank');
+});
+
+tasks('should run the task to its end for a client without the extension, and answer the tool result', async () => {
+  const answer = await call(url, 'tools/call', { name: TOOL, arguments: { topic: 'ferns' } }, 'gina', {});
+  assert.is(answer['result']?.['resultType'], 'complete');
+  assert.match(textOf(answer['result']), '# Research Report: ferns');
+  assert.not.ok(JSON.stringify(answer['result']).includes('related-task'), 'no legacy task mark');
+});
+
+tasks('should carry the question a task asks a client without the extension as an MRTR round', async () => {
+  const capabilities = { elicitation: { form: {} } };
+  const params = { name: TOOL, arguments: { topic: 'python', ambiguous: true } };
+  const first = await call(url, 'tools/call', params, 'hana', capabilities);
+  assert.is(first['result']?.['resultType'], 'input_required');
+  const [key] = Object.keys(first['result']['inputRequests']);
+  assert.is(first['result']['inputRequests'][key!]['method'], 'elicitation/create');
+  const retry = await call(
+    url,
+    'tools/call',
+    {
+      ...params,
+      inputResponses: { [key!]: { action: 'accept', content: { interpretation: 'comedy' } } },
+      requestState: first['result']['requestState'],
+    },
+    'hana',
+    capabilities,
+  );
+  assert.is(retry['result']?.['resultType'], 'complete');
+  assert.match(textOf(retry['result']), 'Research Report: python (comedy)');
+});
+
+tasks.run();
+
+const plain = suite('discover in front of a legacy server that runs no tools as tasks');
+plain('should advertise no tasks extension', async () => {
+  const other = wrapLegacyServer({ upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }) });
+  const served = await serveNodeHttp(other, { port: 0 });
+  try {
+    const discover = await call(`${served.origin}/mcp`, 'server/discover', {}, 'alice', TASKS);
+    assert.ok(discover['result'], JSON.stringify(discover));
+    assert.not.ok('io.modelcontextprotocol/tasks' in (discover['result']['capabilities']['extensions'] ?? {}));
+  } finally {
+    await other.close();
+    await served.close();
+  }
+});
+plain.run();
