@@ -164,6 +164,7 @@ export function wrapOptions(
       ...(context.limitsGiven.has('sessions-opening') ? { opening: limits['sessions-opening'] } : {}),
     },
     listens: { perPrincipal: limits['listens-per-caller'] },
+    tasks: { perPrincipal: limits['tasks-per-caller'], max: limits.tasks },
     ...(values['share-sessions'] ? { shareSessions: true } : {}),
     legacySessions: {
       max: limits['legacy-sessions'],
