@@ -4,12 +4,14 @@
  * `ambiguous`, asks for a clarification inside it. The client is the official
  * `@modelcontextprotocol/ext-tasks` on the v2 SDK client (its task requests sent raw, as its README
  * says a 2026-07-28 tasks server needs); the edge cases (another caller, an unknown id, a client
- * without the extension) are raw JSON-RPC on the wire. What discover advertises is checked against
- * a legacy server that runs no tools as tasks, too.
+ * without the extension) are raw JSON-RPC on the wire. The same client drives `mcp-dual-era serve
+ * --stdio` in a child process. What discover advertises is checked against a legacy server that
+ * runs no tools as tasks, too.
  */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { createTaskSessionFromClient, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -17,7 +19,7 @@ import { stdioBackend } from '../../../lib/session/backend.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../../lib/wrap/legacyServer/wrapLegacyServer.ts';
 import { readEvents } from '../../helpers/eventStream.ts';
-import { everythingBackend, markedProcessesGone, reapMarked, sleep, textOf } from '../../helpers/everything.ts';
+import { everythingBackend, markedProcessesGone, reapMarked, serveStdioCommand, sleep, textOf } from '../../helpers/everything.ts';
 import { modernMeta } from '../../helpers/messages.ts';
 
 const TOOL = 'simulate-research-query';
@@ -66,17 +68,37 @@ function rawDispatch(url: string, principal: string): RawClientDispatch {
   };
 }
 
-/** The v2 SDK client, pinned to 2026-07-28, declaring elicitation, and ext-tasks' session on it. */
-async function extTasksSession(url: string, principal: string, asked: Obj[]) {
+/** ext-tasks' raw path over the stdio transport the client is connected on: answers to its own ids are taken off before the client sees them. */
+function stdioDispatch(transport: StdioClientTransport): RawClientDispatch {
+  const waiting = new Map<string, (answer: Obj) => void>();
+  const deliver = transport.onmessage;
+  transport.onmessage = (message) => {
+    const id = (message as Obj)['id'];
+    const waiter = typeof id === 'string' ? waiting.get(id) : undefined;
+    if (!waiter) return deliver?.(message);
+    waiting.delete(id);
+    waiter(message as Obj);
+  };
+  return async (request) => {
+    const id = `raw-${++ids}`;
+    const answered = new Promise<Obj>((r) => waiting.set(id, r));
+    await transport.send({ ...(request as Obj), jsonrpc: '2.0', id } as never);
+    const answer = await answered;
+    return 'error' in answer ? { kind: 'error', error: answer['error'] } : { kind: 'result', result: answer['result'] };
+  };
+}
+
+/** The v2 SDK client, pinned to 2026-07-28, declaring elicitation, and ext-tasks' session on it (over HTTP to `to`, or stdio). */
+async function extTasksSession(to: string | StdioClientTransport, principal: string, asked: Obj[]) {
   const capabilities = { elicitation: { form: {} } };
   const client = new Client({ name: 'ext-tasks-spec', version: '1.0.0' }, {
     versionNegotiation: { mode: { pin: '2026-07-28' } },
     capabilities,
   } as never);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)) as never);
+  await client.connect((typeof to === 'string' ? new StreamableHTTPClientTransport(new URL(to)) : to) as never);
   const session = createTaskSessionFromClient(client, {
     endpointId: `wrap-${principal}`,
-    rawDispatch: rawDispatch(url, principal),
+    rawDispatch: typeof to === 'string' ? rawDispatch(to, principal) : stdioDispatch(to),
     v2RequestFraming: {
       protocolVersion: '2026-07-28',
       clientInfo: { name: 'ext-tasks-spec', version: '1.0.0' },
@@ -264,6 +286,42 @@ tasks('should carry the question a task asks a client without the extension as a
 });
 
 tasks.run();
+
+const stdio = suite('tasks through serve --stdio to server-everything, ext-tasks the client');
+let stdioMarker: string;
+stdio.before(() => {
+  stdioMarker = randomUUID();
+});
+stdio.after(async () => {
+  if (!(await markedProcessesGone(stdioMarker, 5000))) reapMarked(stdioMarker);
+});
+
+stdio('should run the tool as a task, ask its question through inputRequests, and answer a client without the extension', async () => {
+  const transport = new StdioClientTransport({ ...serveStdioCommand(stdioMarker, getDefaultEnvironment()), stderr: 'ignore' });
+  const asked: Obj[] = [];
+  const { client, session } = await extTasksSession(transport, 'stdio', asked);
+  try {
+    const capabilities = client.getServerCapabilities() as Obj;
+    assert.equal(capabilities['extensions'], { 'io.modelcontextprotocol/tasks': {} });
+    const execution = await session.callTool(TOOL, { topic: 'python', ambiguous: true });
+    assert.is(execution.kind, 'task');
+    const { outcome } = await execution.settle();
+    assert.is(outcome.status, 'completed');
+    if (outcome.status === 'completed') assert.match(textOf(outcome.result), 'Research Report: python (snake)');
+    assert.equal(
+      asked.map((a) => a['inputId']),
+      ['elicitation-1'],
+    );
+    // The SDK client alone declares no extension: the call is answered with the tool's result.
+    const plainly = await client.callTool({ name: TOOL, arguments: { topic: 'reefs' } });
+    assert.match(textOf(plainly), '# Research Report: reefs');
+  } finally {
+    await session.close();
+    await client.close();
+  }
+});
+
+stdio.run();
 
 const plain = suite('discover in front of a legacy server that runs no tools as tasks');
 plain('should advertise no tasks extension', async () => {
