@@ -289,7 +289,7 @@ function startTask(r: PendingRequest, session: UpstreamSession): Promise<Answer>
     ownRoots(options) ? options : undefined,
     ctx.telemetry,
   );
-  return options.tasks!.start({
+  const answer = options.tasks!.start({
     request,
     principal: ctx.principal,
     session,
@@ -297,6 +297,14 @@ function startTask(r: PendingRequest, session: UpstreamSession): Promise<Answer>
     finish: finisher(r, session),
     timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
     serverInfo: serverInfoOf(session, options),
+  });
+  // A task refused by a limit is never created: the session's reservation is given back.
+  return answer.then((a) => {
+    if (reservation.reserved) {
+      reservation.reserved = false;
+      session.unreserve();
+    }
+    return a;
   });
 }
 

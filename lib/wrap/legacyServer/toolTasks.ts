@@ -89,9 +89,12 @@ class ToolTask {
   /** The detailed task once it ended and its payload came: answered from here from then on. */
   #final: JsonObject | undefined;
   #expiry: ReturnType<typeof setTimeout> | undefined;
+  /** Told once, when the task ends. */
+  readonly #ended: () => void;
 
-  constructor(principal: string, session: UpstreamSession, task: JsonObject, serverInfo: Implementation | undefined) {
+  constructor(principal: string, session: UpstreamSession, task: JsonObject, serverInfo: Implementation | undefined, ended: () => void) {
     this.principal = principal;
+    this.#ended = ended;
     this.#session = session;
     this.#serverInfo = serverInfo;
     this.#upstreamId = task['taskId'] as string;
@@ -181,10 +184,12 @@ class ToolTask {
     }
   }
 
-  /** The task ended: what it ended with is kept, the session let go. */
+  /** The task ended: what it ended with is kept (the first time it is seen), the session let go. */
   #end(outcome: JsonObject): JsonObject {
+    if (this.#final) return this.#final;
     this.#final = { ...this.#task, ...outcome };
     this.close();
+    this.#ended();
     return this.#final;
   }
 
@@ -274,7 +279,7 @@ export class ToolTasks {
       this.#done(start.principal);
       return errorAnswer(start.request.id, read.error);
     }
-    const task = new ToolTask(start.principal, start.session, created.result['task'], start.serverInfo);
+    const task = new ToolTask(start.principal, start.session, created.result['task'], start.serverInfo, () => this.#done(start.principal));
     this.#byId.set(task.id, task);
     const ttl = read.value.ttl;
     task.expireIn(Math.min(ttl ?? this.#keptMs, this.#keptMs), () => this.#forget(task));
@@ -293,14 +298,11 @@ export class ToolTasks {
       const refused = task.update(responses);
       return refused ? errorAnswer(request.id, refused) : { message: resultResponse(request.id, { resultType: 'complete' }), status: 200 };
     }
-    const wasRunning = !task.finished;
     if (request.method === 'tasks/cancel') {
       await task.cancel();
-      if (wasRunning && task.finished) this.#done(principal);
       return { message: resultResponse(request.id, { resultType: 'complete' }), status: 200 };
     }
     const detail = await task.detail(timeoutMs);
-    if (wasRunning && task.finished) this.#done(principal);
     if (!detail.ok) return errorAnswer(request.id, detail.error);
     return { message: resultResponse(request.id, { resultType: 'complete', ...detail.value }), status: 200 };
   }
@@ -326,7 +328,7 @@ export class ToolTasks {
     return undefined;
   }
 
-  /** A caller's task stopped running (or was never created). */
+  /** A caller's task stopped running (ended, forgotten running, or never created). */
   #done(principal: string): void {
     const left = (this.#running.get(principal) ?? 1) - 1;
     if (left > 0) this.#running.set(principal, left);
