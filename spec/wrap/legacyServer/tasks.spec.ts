@@ -15,11 +15,22 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { createTaskSessionFromClient, type RawClientDispatch } from '@modelcontextprotocol/ext-tasks/client';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { VerdictCache } from '../../../lib/probe/verdictCache.ts';
 import { stdioBackend } from '../../../lib/session/backend.ts';
 import { serveNodeHttp, type RunningHttpServer } from '../../../lib/transport/nodeHttp.ts';
 import { wrapLegacyServer, type LegacyServerWrap } from '../../../lib/wrap/legacyServer/wrapLegacyServer.ts';
+import { wrapModernClient, type ModernClientTransport } from '../../../lib/wrap/modernClient/wrapModernClient.ts';
 import { readEvents } from '../../helpers/eventStream.ts';
-import { everythingBackend, markedProcessesGone, reapMarked, serveStdioCommand, sleep, textOf } from '../../helpers/everything.ts';
+import {
+  EVERYTHING,
+  everythingBackend,
+  MARKER,
+  markedProcessesGone,
+  reapMarked,
+  serveStdioCommand,
+  sleep,
+  textOf,
+} from '../../helpers/everything.ts';
 import { modernMeta } from '../../helpers/messages.ts';
 
 const TOOL = 'simulate-research-query';
@@ -68,14 +79,17 @@ function rawDispatch(url: string, principal: string): RawClientDispatch {
   };
 }
 
-/** ext-tasks' raw path over the stdio transport the client is connected on: answers to its own ids are taken off before the client sees them. */
-function stdioDispatch(transport: StdioClientTransport): RawClientDispatch {
+/** A transport a client is connected on (stdio, or `wrapModernClient`'s). */
+type Connected = StdioClientTransport | ModernClientTransport;
+
+/** ext-tasks' raw path over the transport the client is connected on: answers to its own ids are taken off before the client sees them. */
+function transportDispatch(transport: Connected): RawClientDispatch {
   const waiting = new Map<string, (answer: Obj) => void>();
   const deliver = transport.onmessage;
-  transport.onmessage = (message) => {
+  transport.onmessage = (message: unknown) => {
     const id = (message as Obj)['id'];
     const waiter = typeof id === 'string' ? waiting.get(id) : undefined;
-    if (!waiter) return deliver?.(message);
+    if (!waiter) return deliver?.(message as never);
     waiting.delete(id);
     waiter(message as Obj);
   };
@@ -88,8 +102,8 @@ function stdioDispatch(transport: StdioClientTransport): RawClientDispatch {
   };
 }
 
-/** The v2 SDK client, pinned to 2026-07-28, declaring elicitation, and ext-tasks' session on it (over HTTP to `to`, or stdio). */
-async function extTasksSession(to: string | StdioClientTransport, principal: string, asked: Obj[]) {
+/** The v2 SDK client, pinned to 2026-07-28, declaring elicitation, and ext-tasks' session on it (over HTTP to `to`, or a transport). */
+async function extTasksSession(to: string | Connected, principal: string, asked: Obj[]) {
   const capabilities = { elicitation: { form: {} } };
   const client = new Client({ name: 'ext-tasks-spec', version: '1.0.0' }, {
     versionNegotiation: { mode: { pin: '2026-07-28' } },
@@ -98,7 +112,7 @@ async function extTasksSession(to: string | StdioClientTransport, principal: str
   await client.connect((typeof to === 'string' ? new StreamableHTTPClientTransport(new URL(to)) : to) as never);
   const session = createTaskSessionFromClient(client, {
     endpointId: `wrap-${principal}`,
-    rawDispatch: typeof to === 'string' ? rawDispatch(to, principal) : stdioDispatch(to),
+    rawDispatch: typeof to === 'string' ? rawDispatch(to, principal) : transportDispatch(to),
     v2RequestFraming: {
       protocolVersion: '2026-07-28',
       clientInfo: { name: 'ext-tasks-spec', version: '1.0.0' },
@@ -287,7 +301,7 @@ tasks('should carry the question a task asks a client without the extension as a
 
 tasks.run();
 
-const stdio = suite('tasks through serve --stdio to server-everything, ext-tasks the client');
+const stdio = suite('tasks through serve --stdio and in process to server-everything, ext-tasks the client');
 let stdioMarker: string;
 stdio.before(() => {
   stdioMarker = randomUUID();
@@ -296,8 +310,8 @@ stdio.after(async () => {
   if (!(await markedProcessesGone(stdioMarker, 5000))) reapMarked(stdioMarker);
 });
 
-stdio('should run the tool as a task, ask its question through inputRequests, and answer a client without the extension', async () => {
-  const transport = new StdioClientTransport({ ...serveStdioCommand(stdioMarker, getDefaultEnvironment()), stderr: 'ignore' });
+/** ext-tasks on `transport`: the extension advertised, a task that asks and completes, and the SDK client alone given the tool's result. */
+async function assertTasksOver(transport: Connected): Promise<void> {
   const asked: Obj[] = [];
   const { client, session } = await extTasksSession(transport, 'stdio', asked);
   try {
@@ -319,6 +333,19 @@ stdio('should run the tool as a task, ask its question through inputRequests, an
     await session.close();
     await client.close();
   }
+}
+
+stdio('should run the tool as a task, ask its question through inputRequests, and answer a client without the extension', async () => {
+  await assertTasksOver(new StdioClientTransport({ ...serveStdioCommand(stdioMarker, getDefaultEnvironment()), stderr: 'ignore' }));
+});
+
+stdio('should do the same in process: wrapModernClient to server-everything over stdio', async () => {
+  const transport = wrapModernClient(
+    { command: process.execPath, args: [EVERYTHING, 'stdio'], env: { [MARKER]: stdioMarker }, stderr: 'ignore' },
+    { cache: new VerdictCache() },
+  );
+  await assertTasksOver(transport);
+  assert.is(transport.verdict?.era, 'legacy', 'served by the in-process wrap');
 });
 
 stdio.run();
