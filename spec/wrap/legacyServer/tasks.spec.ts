@@ -277,10 +277,11 @@ tasks('should run the task to its end for a client without the extension, and an
   assert.not.ok(JSON.stringify(answer['result']).includes('related-task'), 'no legacy task mark');
 });
 
-tasks('should carry the question a task asks a client without the extension as an MRTR round', async () => {
+/** A call of a client without the extension whose task asks a question: one MRTR round, then the tool's result. */
+async function assertRoundThenResult(url: string, principal: string): Promise<void> {
   const capabilities = { elicitation: { form: {} } };
   const params = { name: TOOL, arguments: { topic: 'python', ambiguous: true } };
-  const first = await call(url, 'tools/call', params, 'hana', capabilities);
+  const first = await call(url, 'tools/call', params, principal, capabilities);
   assert.is(first['result']?.['resultType'], 'input_required');
   const [key] = Object.keys(first['result']['inputRequests']);
   assert.is(first['result']['inputRequests'][key!]['method'], 'elicitation/create');
@@ -292,14 +293,33 @@ tasks('should carry the question a task asks a client without the extension as a
       inputResponses: { [key!]: { action: 'accept', content: { interpretation: 'comedy' } } },
       requestState: first['result']['requestState'],
     },
-    'hana',
+    principal,
     capabilities,
   );
   assert.is(retry['result']?.['resultType'], 'complete');
   assert.match(textOf(retry['result']), 'Research Report: python (comedy)');
+}
+
+tasks('should carry the question a task asks a client without the extension as an MRTR round', async () => {
+  await assertRoundThenResult(url, 'hana');
 });
 
 tasks.run();
+
+const replay = suite('a task-run tool for a client without the extension, in replay mode');
+replay('should run the task again for the retry, its question answered from the retry', async () => {
+  const mark = randomUUID();
+  const replaying = wrapLegacyServer({ upstream: everythingBackend(mark), mrtr: { replay: true } });
+  const served = await serveNodeHttp(replaying, { port: 0 });
+  try {
+    await assertRoundThenResult(`${served.origin}/mcp`, 'ines');
+  } finally {
+    await replaying.close();
+    await served.close();
+    if (!(await markedProcessesGone(mark, 5000))) reapMarked(mark);
+  }
+});
+replay.run();
 
 const stdio = suite('tasks through serve --stdio and in process to server-everything, ext-tasks the client');
 let stdioMarker: string;
