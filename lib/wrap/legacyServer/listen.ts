@@ -238,7 +238,7 @@ export class ListenHub {
     const filter = readListenFilter(request.params);
     if (!filter.ok) return errorAnswer(request.id, filter.error);
     if (filter.value.taskIds && filter.value.taskIds.length > 0)
-      return errorAnswer(request.id, invalidParams('taskIds needs the tasks extension, which this server does not offer'));
+      return errorAnswer(request.id, invalidParams('taskIds: task notifications are not delivered on a listen here; poll tasks/get'));
     const quota = this.#options.perPrincipal ?? DEFAULTS.listensPerCaller;
     const principal = ctx.principal;
     if ((this.#perPrincipal.get(principal) ?? 0) >= quota)

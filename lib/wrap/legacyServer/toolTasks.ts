@@ -7,7 +7,8 @@
  * answered by `tasks/update` once each); `tasks/cancel` is the upstream `tasks/cancel`. A task is
  * its creator's alone, and holds its session open until it ends and is fetched, or its ttl runs out.
  * For a caller without the extension the call runs as a task to its end (`runToEnd`), its pushes
- * those of an ordinary call. The tables are bounded: live tasks per caller and tasks in all.
+ * those of an ordinary call. The tables are bounded: running tasks per caller, tasks in all, and
+ * the inputs one task asks.
  * Which calls run as tasks is the modern dispatch's choice; the field mapping is the core's.
  */
 import { randomUUID } from 'node:crypto';
@@ -41,8 +42,8 @@ export interface TaskLimits {
 
 const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
-/** Pushes one task may have waiting for their answer at once. */
-const MAX_ASKED = 64;
+/** Inputs one task may ask over its life (each key once): past them, its pushes are refused. */
+const MAX_INPUTS = 256;
 
 /** A push of the task waiting for its answer through `tasks/update`. */
 interface Asked {
@@ -130,7 +131,7 @@ class ToolTask {
     const input = pushToInputRequest(push);
     if (!input.ok) return Promise.resolve({ error: input.error });
     const key = inputKeyOf(push, ++this.#pushes);
-    if (this.#used.has(key) || this.#asked.size >= MAX_ASKED)
+    if (this.#used.has(key) || this.#used.size >= MAX_INPUTS)
       return Promise.resolve({ error: invalidParams(`input ${key} cannot be asked of the caller again`) });
     this.#used.add(key);
     const method = push.method;
