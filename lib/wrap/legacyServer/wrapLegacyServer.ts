@@ -156,7 +156,7 @@ function parkedIn(inputs: InputBroker): number {
 }
 
 /** What the wrap holds right now. */
-function statsOf(pool: SessionPool, modern: ModernServing, inputs: InputBroker, legacy: LegacyHttpSessions): WrapStats {
+function statsOf(pool: SessionPool, modern: ModernServing, inputs: InputBroker, legacy: LegacyHttpSessions, tasks: ToolTasks): WrapStats {
   let sessions = 0;
   let inFlight = 0;
   let holds = 0;
@@ -174,6 +174,7 @@ function statsOf(pool: SessionPool, modern: ModernServing, inputs: InputBroker, 
     listens: modern.listens,
     legacySessions: legacy.size,
     remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0,
+    tasks: tasks.size,
   };
 }
 
@@ -243,7 +244,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     },
     metrics,
     stats() {
-      return statsOf(pool, modern, inputs, legacy);
+      return statsOf(pool, modern, inputs, legacy, tasks);
     },
     async drain() {
       modern.drain();

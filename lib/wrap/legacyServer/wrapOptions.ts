@@ -134,6 +134,8 @@ export interface WrapStats {
   readonly legacySessions: number;
   /** Tools, prompts and resources remembered as pushing or quiet (only ones the upstream lists). */
   readonly remembered: number;
+  /** Tasks kept for modern callers of task-run tools (running, or ended and not yet expired). */
+  readonly tasks: number;
 }
 
 /** Events of a legacy-server wrap: upstream sessions opened, closed or failed, pushes outside any call. */

@@ -260,6 +260,8 @@ tasks("should refuse a task past the caller's bound with -32005, and hold each t
   );
   for (const r of running) assert.is(r['result']?.['resultType'], 'task');
   assert.ok(holds() >= 4, `each running task holds its session: ${holds()}`);
+  const kept = wrap.stats().tasks;
+  assert.ok(kept >= 4, `the wrap's stats count the tasks kept: ${kept}`);
   const refused = await call(url, 'tools/call', { name: TOOL, arguments: { topic: 'one more' } }, 'frank');
   assert.is(refused['error']?.['code'], -32005);
   assert.equal(refused['error']['data']['limit'], 'tasks-per-caller');
