@@ -8,7 +8,7 @@
  * Transport-neutral: the HTTP and stdio fronts call it.
  */
 import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
-import { AdapterError, ErrorCode, internalError } from '../../core/errors.ts';
+import { AdapterError, ErrorCode, internalError, missingCapability } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../util/limits.ts';
 import type { Implementation, JsonObject } from '../../core/primitives.ts';
@@ -104,8 +104,19 @@ export function serveModern(
   options: ModernDispatchOptions,
 ): Promise<Answer> {
   if (request.method === 'server/discover') return discover(request, envelope, ctx, options);
-  if (options.tasks && TASK_METHODS.has(request.method))
+  if (options.tasks && TASK_METHODS.has(request.method)) {
+    if (!declaresTasks(envelope))
+      return Promise.resolve(
+        errorAnswer(
+          request.id,
+          missingCapability(
+            { extensions: { [TASKS_EXTENSION]: {} } },
+            `Missing required client capability: ${request.method} needs the tasks extension (${TASKS_EXTENSION})`,
+          ),
+        ),
+      );
     return options.tasks.serve(request, ctx.principal, options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
+  }
   const legacy = requestToLegacy(request, { envelope });
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
@@ -260,8 +271,8 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
 }
 
 /** Whether the request declares the tasks extension. */
-function declaresTasks(r: PendingRequest): boolean {
-  const extensions = r.up.envelope.clientCapabilities['extensions'];
+function declaresTasks(envelope: Envelope): boolean {
+  const extensions = envelope.clientCapabilities['extensions'];
   return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
 }
 
@@ -273,7 +284,7 @@ function declaresTasks(r: PendingRequest): boolean {
 async function dispatchOnTaskServer(r: PendingRequest, session: UpstreamSession): Promise<Answer> {
   const name = r.up.request.params?.['name'];
   const support = typeof name === 'string' ? await r.options.tools?.taskSupportOf(session, name).catch(() => undefined) : undefined;
-  const polls = declaresTasks(r);
+  const polls = declaresTasks(r.up.envelope);
   if (support === 'required' || (support === 'optional' && polls)) return polls ? startTask(r, session) : send(r, session, 'task');
   return send(r, session, 'plain');
 }

@@ -207,6 +207,10 @@ tasks('should ignore an answer to an input that is no longer asked, and refuse a
     const refused = await call(url, method, { taskId, inputResponses: {} }, 'mallory');
     assert.is(refused['error']?.['code'], -32602, `${method} of another caller's task`);
   }
+  // Its creator, without the extension in this request: -32021 naming it.
+  const undeclared = await call(url, 'tasks/get', { taskId }, 'carol', {});
+  assert.is(undeclared['error']?.['code'], -32021);
+  assert.equal(undeclared['error']['data'], { requiredCapabilities: TASKS });
   // Until the question comes, then answered; an unknown key is ignored.
   let detailed: Obj = {};
   for (let i = 0; i < 60 && detailed['status'] !== 'input_required'; i++) {
