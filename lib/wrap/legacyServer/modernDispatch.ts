@@ -11,7 +11,7 @@ import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { AdapterError, ErrorCode, internalError, missingCapability } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../util/limits.ts';
-import type { Implementation, JsonObject } from '../../core/primitives.ts';
+import { isRecord, type Implementation, type JsonObject } from '../../core/primitives.ts';
 import { readEnvelope, requestToLegacy, type Envelope, type EnvelopeError, type LegacyRequest } from '../../core/translate/envelope.ts';
 import { ok, type Outcome } from '../../core/outcome.ts';
 import { initializeResultToDiscover } from '../../core/translate/discover.ts';
@@ -36,7 +36,6 @@ import { bindCall } from './upstreamCall.ts';
 import { runToEnd } from './toolTasks.ts';
 import { runsToolTasks } from '../../core/translate/capabilities.ts';
 import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
-import { isRecord } from '../../core/primitives.ts';
 
 function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
   return options.serverInfo ?? session.initializeResult?.serverInfo;
