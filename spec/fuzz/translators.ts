@@ -768,6 +768,7 @@ function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
         'clientCapabilitiesToLegacy',
         'serverCapabilitiesToModern',
         'serverCapabilitiesToLegacy',
+        'runsToolTasks',
         'sessionFromInitialize',
       ] as const
     ).map((fn): [string, fc.Arbitrary<Call>] => [

@@ -103,7 +103,7 @@ export function serveModern(
   options: ModernDispatchOptions,
 ): Promise<Answer> {
   if (request.method === 'server/discover') return discover(request, envelope, ctx, options);
-  if (options.tasks && TASK_METHODS.has(request.method)) {
+  if (options.tasks?.offered && TASK_METHODS.has(request.method)) {
     if (!declaresTasks(envelope))
       return Promise.resolve(
         errorAnswer(

@@ -248,6 +248,7 @@ export class ToolTasks {
   readonly #byId = new Map<string, ToolTask>();
   /** Running (or being created) tasks per caller. */
   readonly #running = new Map<string, number>();
+  #offered = false;
 
   constructor(limits: TaskLimits = {}) {
     this.#perPrincipal = limits.perPrincipal ?? DEFAULTS.tasksPerCaller;
@@ -258,6 +259,19 @@ export class ToolTasks {
   /** Tasks kept (running or finished). */
   get size(): number {
     return this.#byId.size;
+  }
+
+  /**
+   * Whether the server was seen to run `tools/call` as tasks (a session of it declared so): until
+   * then no task can have been made, and `tasks/*` are what they were to a server without tasks.
+   */
+  get offered(): boolean {
+    return this.#offered;
+  }
+
+  /** The server declared task-run `tools/call` (to a session of the wrap's). */
+  offer(): void {
+    this.#offered = true;
   }
 
   /** Runs a call as a task: answers with the task, or the refusal of a limit, or what the server answered that is no task. */

@@ -2,8 +2,11 @@
  * The upstream side of `wrapLegacyServer`: the backend its `upstream` option names, and the pool of
  * sessions modern calls are served through, with what the pool does with what the server says
  * outside a call (pushes no call is waiting for, notifications) and whom it tells of its sessions'
- * lives (the wrap's events and metrics, and what the server said of itself at `initialize`).
+ * lives (the wrap's events and metrics, what the server said of itself at `initialize`, and whether
+ * it runs tools as tasks).
  */
+import { runsToolTasks } from '../../core/translate/capabilities.ts';
+import type { ToolTasks } from './toolTasks.ts';
 import type { Emitter } from '../../util/events.ts';
 import { AdapterError, ErrorCode } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
@@ -75,6 +78,8 @@ export interface PoolListeners {
   readonly hub: ListenHub;
   readonly holders: RootsHolders;
   readonly described: Described;
+  /** Learns that the server runs tools as tasks. */
+  readonly tasks: ToolTasks;
 }
 
 /** The answer to a push the server makes outside any call: no client is there to ask. */
@@ -114,7 +119,7 @@ export function openPool(
   options: WrapLegacyServerOptions,
   listeners: PoolListeners,
 ): { openings: Openings; pool: SessionPool } {
-  const { events, metrics, tools, catalog, hub, described } = listeners;
+  const { events, metrics, tools, catalog, hub, described, tasks } = listeners;
   const openings = new Openings(backend, options.sessions?.opening !== undefined ? { size: options.sessions.opening } : {});
   const pool = new SessionPool(backend, {
     opening: openings,
@@ -142,6 +147,7 @@ export function openPool(
     onSessionOpened: (key, session) => {
       metrics?.upstreamOpened();
       described.note(key, session.initializeResult!);
+      if (runsToolTasks(session.initializeResult?.capabilities)) tasks.offer();
       events.emit('upstream-opened', { key, initializeResult: session.initializeResult! });
     },
     onOpenFailed: (_key, error) => {

@@ -204,10 +204,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const metrics = options.metrics
     ? new ServeMetrics({ stats: () => wrap.stats(), ...(fleet ? { forwards: () => fleet.forwarding.counts() } : {}) })
     : undefined;
-  const { openings, pool } = openPool(backend, options, { events, metrics, tools, catalog, hub, holders, described });
+  const tasks = new ToolTasks(options.tasks);
+  const { openings, pool } = openPool(backend, options, { events, metrics, tools, catalog, hub, holders, described, tasks });
   const { source, protectedResource, legacy, unwatchLegacy } = openLegacySessions(backend, openings, options, events, metrics);
   const inputs = inputBrokerOf(options, shares, catalog, pool);
-  const tasks = new ToolTasks(options.tasks);
   const dispatch = dispatchOptionsOf(options, backend, { pool, inputs, tools, catalog, described, holders, tasks });
   const modern = new ModernServing({ dispatch, hub, inputs, metrics, accessLog: options.accessLog });
 

@@ -377,13 +377,15 @@ stdio('should do the same in process: wrapModernClient to server-everything over
 stdio.run();
 
 const plain = suite('discover in front of a legacy server that runs no tools as tasks');
-plain('should advertise no tasks extension', async () => {
+plain('should advertise no tasks extension and serve no tasks methods', async () => {
   const other = wrapLegacyServer({ upstream: stdioBackend({ command: TSX, args: [PUSH_STDIO], stderr: 'ignore' }) });
   const served = await serveNodeHttp(other, { port: 0 });
   try {
     const discover = await call(`${served.origin}/mcp`, 'server/discover', {}, 'alice', TASKS);
     assert.ok(discover['result'], JSON.stringify(discover));
     assert.not.ok('io.modelcontextprotocol/tasks' in (discover['result']['capabilities']['extensions'] ?? {}));
+    const update = await call(`${served.origin}/mcp`, 'tasks/update', { taskId: 't-1', inputResponses: {} }, 'alice', TASKS);
+    assert.is(update['error']?.['code'], -32601, 'no tasks served: tasks/update is not a method here');
   } finally {
     await other.close();
     await served.close();
