@@ -168,7 +168,8 @@ function stripMeta(meta: JsonObject): JsonObject | undefined {
 /**
  * A modern client request → the legacy request to send upstream: the envelope is checked and
  * taken off `_meta` (progress token, trace context and other keys stay); `inputResponses` and
- * `requestState` are taken off pushable methods. Modern-only methods have no legacy form.
+ * `requestState` are taken off pushable methods, and so is a legacy `task` (2026-07-28 has no per-request
+ * flag: whether a call runs as a task is the server's to decide). Modern-only methods have no legacy form.
  * `options.envelope`: this request's envelope, already read with `readEnvelope` (not read again).
  */
 export function requestToLegacy(
@@ -189,7 +190,7 @@ export function requestToLegacy(
     if (k === '_meta') {
       const meta = stripMeta(params[k] as JsonObject);
       if (meta) out[k] = meta;
-    } else if (!mrtr || (k !== 'inputResponses' && k !== 'requestState')) setMember(out, k, params[k]);
+    } else if (!mrtr || (k !== 'inputResponses' && k !== 'requestState' && k !== 'task')) setMember(out, k, params[k]);
   }
   const legacy: JsonRpcRequest = { jsonrpc: '2.0', id: request.id, method };
   for (const _ in out) {

@@ -127,6 +127,10 @@ toLegacy('should omit params that end up empty, and take the MRTR members off a 
     assert.equal(retry.value.envelope.retry, { inputResponses: { k: { action: 'cancel' } }, requestState: 's' });
   }
 });
+toLegacy("should drop a legacy task flag from a call: whether it runs as a task is the server side's to decide", () => {
+  const r = okValue(requestToLegacy(modernRequest('tools/call', { name: 'greet', arguments: {}, task: { ttl: 60_000 } })));
+  assert.equal(r.request.params, { name: 'greet', arguments: {} });
+});
 toLegacy('should leave inputResponses alone on methods that cannot carry MRTR', () => {
   const r = requestToLegacy(
     modernRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'p' }, argument: { name: 'a', value: '' }, requestState: 'x' }),
