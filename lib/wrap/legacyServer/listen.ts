@@ -23,7 +23,7 @@ import { limitRefusal, type LimitRefusal } from '../../util/limits.ts';
 import { keyText, type SessionKey } from '../../session/sessionKey.ts';
 import { Shares, type Holding } from '../../session/shares.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
-import { refusedAnswer, unavailable } from './modernDispatch.ts';
+import { refusedAnswer, unavailable } from './modernRequest.ts';
 import { callerKey } from './callerKeys.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';

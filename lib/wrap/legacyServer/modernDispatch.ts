@@ -3,93 +3,35 @@
  * upstream session for the caller's principal and declared capabilities, forwards the request with
  * its `_meta` stripped, streams the request's own progress and logs (at or above its `logLevel`),
  * and translates the answer. Pushes the server makes during the call go to the `inputs` broker.
- * A call to a tool the server runs as a task becomes a task of the caller's (`toolTasks.ts`), or
- * runs as one to its end for a caller without the tasks extension; `tasks/*` are served there.
+ * A call to a tool the server runs as a task becomes a task of the caller's, or runs as one to its
+ * end for a caller without the tasks extension, and `tasks/*` are served from the wrap's tasks
+ * (`taskCalls.ts`). The request's envelope and answers are `modernRequest.ts`'s.
  * Transport-neutral: the HTTP and stdio fronts call it.
  */
 import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
-import { AdapterError, ErrorCode, internalError, missingCapability } from '../../core/errors.ts';
-import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
-import { limitAnswer, limitRefusal, refusalOf, type LimitRefusal } from '../../util/limits.ts';
-import { isRecord, type Implementation, type JsonObject } from '../../core/primitives.ts';
-import { readEnvelope, requestToLegacy, type Envelope, type EnvelopeError, type LegacyRequest } from '../../core/translate/envelope.ts';
-import { ok, type Outcome } from '../../core/outcome.ts';
+import { ErrorCode, internalError } from '../../core/errors.ts';
+import { limitRefusal } from '../../util/limits.ts';
+import type { JsonObject } from '../../core/primitives.ts';
+import { requestToLegacy, type Envelope } from '../../core/translate/envelope.ts';
 import { initializeResultToDiscover } from '../../core/translate/discover.ts';
 import type { InitializeResult } from '../../core/legacy/lifecycle.ts';
-import { errorToModern } from '../../core/translate/errors.ts';
 import { verifyParamHeaders } from '../../core/translate/headers.ts';
 import { isMrtrMethod } from '../../core/modern/methods.ts';
 import { streamHooks, targetOf } from '../mrtr/broker.ts';
 import { scope } from '../../util/signals.ts';
-import { resultToModern } from '../../core/translate/results.ts';
 import type { AcquireOptions } from '../../session/poolOptions.ts';
-import type { SessionKey } from '../../session/sessionKey.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
-import { authRefusalAnswer, errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
+import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
 import { performance } from 'node:perf_hooks';
 import { rootsHolderOf, WRAP_ROOTS } from './rootsHolders.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import { callerKey, ownRoots } from './callerKeys.ts';
 import { bindCall } from './upstreamCall.ts';
-import { runToEnd } from './toolTasks.ts';
+import { finisher, refusedAnswer, unavailable, type PendingRequest } from './modernRequest.ts';
+import { runToEnd, serveTaskMethod, startTask, taskRouteOf, withTask } from './taskCalls.ts';
 import { runsToolTasks } from '../../core/translate/capabilities.ts';
-import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
-
-function serverInfoOf(session: UpstreamSession, options: ModernDispatchOptions): Implementation | undefined {
-  return options.serverInfo ?? session.initializeResult?.serverInfo;
-}
-
-/** `requestToLegacy`'s options for a request whose envelope the front has read. */
-/**
- * The request's envelope: the one its front read, or read here. Read once, it is what everything
- * after reads of the request's `_meta` and of a retry's members.
- */
-export function envelopeOf(request: JsonRpcRequest, ctx: ModernContext, options: ModernDispatchOptions): Outcome<Envelope, EnvelopeError> {
-  if (ctx.envelope) return ok(ctx.envelope);
-  return readEnvelope(request, options.supportedVersions ? { supportedVersions: options.supportedVersions } : {});
-}
-
-/** The answer to a request refused by a limit: `-32005` naming it, HTTP 429 or 503 with `Retry-After`. */
-export function refusedAnswer(id: JsonRpcRequest['id'] | null, refusal: LimitRefusal): Answer {
-  return limitAnswer(refusal, id);
-}
-
-/**
- * The answer to a request no upstream session could be had for: the limit that refused it, or the
- * upstream's own error in the message and in `data`.
- */
-export function unavailable(request: JsonRpcRequest, e: unknown, ctx?: ModernContext): Answer {
-  const refusal = refusalOf(e);
-  if (refusal) return refusedAnswer(request.id, refusal);
-  const refused = e instanceof AdapterError ? authRefusalAnswer(request.id, e.upstream, ctx?.challenge) : undefined;
-  if (refused) return refused;
-  return errorAnswer(
-    request.id,
-    upstreamUnavailable(e instanceof Error ? e.message : String(e), e instanceof AdapterError ? e.upstream : undefined),
-  );
-}
-
-/** The tasks extension's methods on a task the wrap keeps. */
-const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
-
-/** One request on its way: what `serveModern` has read of it before it has a session. */
-interface PendingRequest {
-  readonly request: JsonRpcRequest;
-  readonly ctx: ModernContext;
-  readonly options: ModernDispatchOptions;
-  readonly up: LegacyRequest;
-  readonly key: SessionKey;
-  readonly target: string;
-  readonly pushable: boolean;
-  readonly reservation: { reserved: boolean };
-  /**
-   * Whose roots the caller gives the server (see `rootsHolderOf`), when its sessions declare
-   * `roots` upstream and the wrap keeps track of them.
-   */
-  readonly holder: string | undefined;
-}
 
 /**
  * Serves a modern request that is not `subscriptions/listen`, its `envelope` read (`envelopeOf`). A request whose session is at hand
@@ -103,19 +45,8 @@ export function serveModern(
   options: ModernDispatchOptions,
 ): Promise<Answer> {
   if (request.method === 'server/discover') return discover(request, envelope, ctx, options);
-  if (options.tasks?.offered && TASK_METHODS.has(request.method)) {
-    if (!declaresTasks(envelope))
-      return Promise.resolve(
-        errorAnswer(
-          request.id,
-          missingCapability(
-            { extensions: { [TASKS_EXTENSION]: {} } },
-            `Missing required client capability: ${request.method} needs the tasks extension (${TASKS_EXTENSION})`,
-          ),
-        ),
-      );
-    return options.tasks.serve(request, ctx.principal, options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
-  }
+  const taskAnswer = serveTaskMethod(request, ctx, envelope, options);
+  if (taskAnswer) return taskAnswer;
   const legacy = requestToLegacy(request, { envelope });
   if (!legacy.ok) return Promise.resolve(errorAnswer(request.id, legacy.error));
   const up = legacy.value;
@@ -265,62 +196,8 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     }
   }
   if (r.options.tasks && request.method === 'tools/call' && runsToolTasks(session.initializeResult?.capabilities))
-    return dispatchOnTaskServer(r, session);
+    return taskRouteOf(r, session).then((route) => (route === 'start' ? startTask(r, session) : send(r, session, route)));
   return send(r, session, 'plain');
-}
-
-/** Whether the request declares the tasks extension. */
-function declaresTasks(envelope: Envelope): boolean {
-  const extensions = envelope.clientCapabilities['extensions'];
-  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
-}
-
-/**
- * A `tools/call` on a server that runs tools as tasks: a tool it runs only as a task (`required`), or
- * may (`optional`) for a caller that can poll one, becomes a task for a caller that declares the
- * extension; for one that does not, a `required` tool runs as a task to its end and answers as a call.
- */
-async function dispatchOnTaskServer(r: PendingRequest, session: UpstreamSession): Promise<Answer> {
-  const name = r.up.request.params?.['name'];
-  const support = typeof name === 'string' ? await r.options.tools?.taskSupportOf(session, name).catch(() => undefined) : undefined;
-  const polls = declaresTasks(r.up.envelope);
-  if (support === 'required' || (support === 'optional' && polls)) return polls ? startTask(r, session) : send(r, session, 'task');
-  return send(r, session, 'plain');
-}
-
-/** The call made a task of the caller's (`ToolTasks.start`): its params carry `task`, the server's ttl its own. */
-function startTask(r: PendingRequest, session: UpstreamSession): Promise<Answer> {
-  const { request, ctx, options, up, reservation } = r;
-  const create = bindCall(
-    session,
-    'tools/call',
-    withTask(up.request.params),
-    reservation,
-    ownRoots(options) ? options : undefined,
-    ctx.telemetry,
-  );
-  const answer = options.tasks!.start({
-    request,
-    principal: ctx.principal,
-    session,
-    create,
-    finish: finisher(r, session),
-    timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
-    serverInfo: serverInfoOf(session, options),
-  });
-  // A task refused by a limit is never created: the session's reservation is given back.
-  return answer.then((a) => {
-    if (reservation.reserved) {
-      reservation.reserved = false;
-      session.unreserve();
-    }
-    return a;
-  });
-}
-
-/** `tools/call` params asking the server to run the call as a task. */
-function withTask(params: JsonObject | undefined): JsonObject {
-  return { ...(params ?? {}), task: {} };
 }
 
 /** Sends the call upstream: as it is (`plain`), or as a task followed to its end (`task`, see `runToEnd`). */
@@ -364,24 +241,6 @@ function send(r: PendingRequest, session: UpstreamSession, as: 'plain' | 'task')
     }
     return a;
   });
-}
-
-/** How an upstream outcome on `session` becomes the answer to `r`'s request. */
-function finisher(r: PendingRequest, session: UpstreamSession): (outcome: RpcOutcome) => Answer {
-  const { request, ctx, options, up } = r;
-  const method = request.method;
-  const toModern = { serverInfo: serverInfoOf(session, options), cache: options.cache, retry: up.envelope.retry !== undefined };
-  return (outcome) => {
-    if ('error' in outcome)
-      return (
-        authRefusalAnswer(request.id, failureOf(outcome.error.data), ctx.challenge) ??
-        errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }))
-      );
-    options.catalog?.note(method, outcome.result);
-    const translated = resultToModern(method, outcome.result, toModern);
-    if (!translated.ok) return errorAnswer(request.id, translated.error);
-    return { message: resultResponse(request.id, translated.value.result), status: 200 };
-  };
 }
 
 /** A call no push can become input for (not `tools/call`, `prompts/get` or `resources/read`, or no broker). */

@@ -20,7 +20,8 @@ import type { JsonRpcNotification, JsonRpcRequest } from '../../../lib/core/json
 import type { InitializeResult } from '../../../lib/core/legacy/lifecycle.ts';
 import { inProcessBackend } from '../../../lib/session/backend.ts';
 import { SessionPool } from '../../../lib/session/pool.ts';
-import { envelopeOf, serveModern } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
+import { serveModern } from '../../../lib/wrap/legacyServer/modernDispatch.ts';
+import { envelopeOf } from '../../../lib/wrap/legacyServer/modernRequest.ts';
 import type { ModernDispatchOptions } from '../../../lib/wrap/legacyServer/dispatchOptions.ts';
 import type { InputBroker, PushableCall } from '../../../lib/wrap/mrtr/broker.ts';
 import { MrtrBroker } from '../../../lib/wrap/mrtr/suspend.ts';
