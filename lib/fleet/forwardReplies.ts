@@ -8,11 +8,20 @@ import type { ServerResponse } from 'node:http';
 import { ErrorCode } from '../core/errors.ts';
 import { errorResponse, type JsonRpcRequest, type RequestId } from '../core/jsonrpc.ts';
 import { isRecord } from '../core/primitives.ts';
-import type { ForwardedFor } from '../fronts/served.ts';
+import type { ForwardedCall, ForwardedFor } from '../fronts/served.ts';
 import { exactJson, holdExactIds } from '../transport/exactIds.ts';
 
-/** The error a call's client is told when the call its state names cannot be reached. */
-function ownerGoneError(id: JsonRpcRequest['id'], owner: string, why: string) {
+/**
+ * The error a call's client is told when the call its state names cannot be reached, or a task's
+ * client when the replica whose upstream ran the task is gone: the task is lost with it.
+ */
+function ownerGoneError(what: ForwardedCall, id: JsonRpcRequest['id'], owner: string, why: string) {
+  if (what.task !== undefined)
+    return errorResponse(id, {
+      code: ErrorCode.InvalidParams,
+      message: `Task ${what.task} is lost: the replica whose server ran it is gone (${why}); call the tool again`,
+      data: { reason: 'owner-gone', owner, taskId: what.task },
+    });
   return errorResponse(id, {
     code: ErrorCode.InvalidParams,
     message: `requestState refers to a call on a replica that is gone (${why}): send the original request again, without requestState`,
@@ -33,7 +42,7 @@ export interface Reply {
  */
 export function goneReply(what: ForwardedFor, owner: string, why: string): Reply {
   const json = { 'content-type': 'application/json' };
-  if ('call' in what) return { status: 400, headers: json, body: exactJson(ownerGoneError(what.call, owner, why)) };
+  if ('call' in what) return { status: 400, headers: json, body: exactJson(ownerGoneError(what, what.call, owner, why)) };
   if ('session' in what)
     return {
       status: 404,
@@ -75,7 +84,7 @@ export function writeReply(res: ServerResponse, reply: Reply): void {
 export function brokenEvents(what: ForwardedFor, ids: readonly RequestId[], owner: string, why: string): string {
   const gone = ids.map((id) =>
     'call' in what
-      ? ownerGoneError(id, owner, why)
+      ? ownerGoneError(what, id, owner, why)
       : errorResponse(id, {
           code: ErrorCode.InternalError,
           message: `Internal error: the replica serving this request is gone (${why}); send it again${'session' in what ? ' in a new session' : ''}`,

@@ -11,8 +11,8 @@
 import { randomUUID } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { JsonRpcRequest, RequestId } from '../core/jsonrpc.ts';
-import { HOP_HEADER, type ForwardedFor, type Forwarding, type HopRequest } from '../fronts/served.ts';
+import type { RequestId } from '../core/jsonrpc.ts';
+import { HOP_HEADER, type ForwardedCall, type ForwardedFor, type Forwarding, type HopRequest } from '../fronts/served.ts';
 import { stateOwner } from '../state/requestState.ts';
 import type { Keyring } from '../state/keyring.ts';
 import type { FleetDirectory, ReplicaRecord } from './directory.ts';
@@ -78,7 +78,7 @@ export interface FleetForwarding extends Forwarding {
 }
 
 /** The separator between a legacy session id's owner and its own part (replica ids never hold it). */
-const SESSION_SEPARATOR = '.';
+const ID_SEPARATOR = '.';
 
 /** Connections to the other replicas, kept a moment between hops (shorter than a replica keeps them). */
 const httpAgent = new HttpAgent({ keepAlive: true, timeout: 4000 });
@@ -128,8 +128,9 @@ class FleetForwarder implements FleetForwarding {
     return goneReply(what, owner, 'it is not in the fleet');
   }
 
-  /** Sends the call `body` (request `id`) to its owner at `record`, signed, and passes its answer back on `res`. */
-  #sendCall(record: ReplicaRecord, owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void {
+  /** Sends the call `body` (`what.call` its id) to its owner at `record`, signed, and passes its answer back on `res`. */
+  #sendCall(record: ReplicaRecord, owner: string, req: IncomingMessage, res: ServerResponse, body: string, what: ForwardedCall): void {
+    const id = what.call;
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
@@ -148,9 +149,9 @@ class FleetForwarder implements FleetForwarding {
       res.removeListener('close', onClientGone);
       if (why === undefined || res.destroyed) return void (res.writableEnded || res.destroyed ? undefined : res.end());
       this.#ownerGone++;
-      if (!res.headersSent) return writeReply(res, goneReply({ call: id }, owner, why));
+      if (!res.headersSent) return writeReply(res, goneReply(what, owner, why));
       // A stream that broke off ends with the call's answer, unless it carried it already.
-      res.end(streamed && unanswered.size > 0 ? brokenEvents({ call: id }, [...unanswered], owner, why) : undefined);
+      res.end(streamed && unanswered.size > 0 ? brokenEvents(what, [...unanswered], owner, why) : undefined);
     };
     const upstream = (target.protocol === 'https:' ? httpsRequest : httpRequest)(
       { ...to, method: 'POST', headers, agent: target.protocol === 'https:' ? httpsAgent : httpAgent },
@@ -190,13 +191,13 @@ class FleetForwarder implements FleetForwarding {
     return owner !== undefined && owner !== this.#fleet.id ? owner : undefined;
   }
 
-  /** A new legacy session's id, naming this replica as its owner (a bound function: fronts take it as it is). */
-  readonly sessionId = (): string => `${this.#fleet.id}${SESSION_SEPARATOR}${randomUUID()}`;
+  /** A new id naming this replica as its owner (a bound function: fronts and wraps take it as it is). */
+  readonly ownedId = (): string => `${this.#fleet.id}${ID_SEPARATOR}${randomUUID()}`;
 
-  sessionOwner(sessionId: string): string | undefined {
-    const at = sessionId.indexOf(SESSION_SEPARATOR);
+  idOwner(id: string): string | undefined {
+    const at = id.indexOf(ID_SEPARATOR);
     if (at <= 0) return undefined;
-    const owner = sessionId.slice(0, at);
+    const owner = id.slice(0, at);
     return owner !== this.#fleet.id ? owner : undefined;
   }
 
@@ -285,18 +286,18 @@ class FleetForwarder implements FleetForwarding {
     return new Response(passedOn(answer.body, done, unanswered, broken), { status: answer.status, headers: back });
   }
 
-  forwardCall(owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void {
+  forwardCall(owner: string, req: IncomingMessage, res: ServerResponse, body: string, what: ForwardedCall): void {
     // Once this replica is listed, a retry of a caller whose owner was looked up a moment ago
     // goes on at once (the lookups below are made for the first ones).
     const known = this.#listedNow ? this.#owners.freshRecord(owner) : undefined;
-    if (known !== undefined) return this.#sendCall(known, owner, req, res, body, id);
+    if (known !== undefined) return this.#sendCall(known, owner, req, res, body, what);
     void (async () => {
       await this.#whenListed();
-      const found = this.#located(await this.#owners.record(owner), { call: id }, owner);
+      const found = this.#located(await this.#owners.record(owner), what, owner);
       if ('status' in found) return writeReply(res, found);
-      this.#sendCall(found, owner, req, res, body, id);
+      this.#sendCall(found, owner, req, res, body, what);
     })().catch(() => {
-      if (!res.headersSent) writeReply(res, goneReply({ call: id }, owner, 'it could not be reached'));
+      if (!res.headersSent) writeReply(res, goneReply(what, owner, 'it could not be reached'));
       else res.destroy();
     });
   }

@@ -19,7 +19,7 @@ import type { EdgeLimits, HeaderGetter, OriginPolicy } from '../transport/httpEd
 import { DEFAULTS } from '../util/defaults.ts';
 import type { LegacyHttpSessions } from './legacyHttpSessions.ts';
 import type { ProtectedResource } from './protectedResource.ts';
-import { errorAnswer, type Forwarding, type Served } from './served.ts';
+import { errorAnswer, type ForwardedCall, type Forwarding, type Served } from './served.ts';
 
 /** The HTTP edge options of a wrap. */
 export type HttpFrontOptions = EdgeLimits &
@@ -111,7 +111,7 @@ export type Route =
  */
 export type Decision =
   | Route
-  | { readonly kind: 'forward-call'; readonly owner: string; readonly call: JsonRpcRequest }
+  | { readonly kind: 'forward-call'; readonly owner: string; readonly call: JsonRpcRequest; readonly task?: string }
   | { readonly kind: 'forward-session'; readonly owner: string; readonly session: string; readonly parsed: unknown }
   | { readonly kind: 'verify-hop'; readonly hop: string; readonly then: Exclude<Route, { kind: 'reply' }> }
   | { readonly kind: 'hand-over'; readonly then: Exclude<Route, { kind: 'reply' }> };
@@ -124,7 +124,15 @@ const HEAD_DELAY_MS = 100;
 
 const NO_SESSION = 'Bad Request: No valid session ID provided';
 
+/** The requests about a task, which name it (`params.taskId`). */
+const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
 const NO_SESSION_BATCH = 'Invalid Request: expected a JSON-RPC request (batches and responses belong to a legacy session)';
+
+/** Who a forwarded call is answered for when its owner is gone: the call, and the task it names. */
+export function forwardedCall(d: Extract<Decision, { kind: 'forward-call' }>): ForwardedCall {
+  return d.task === undefined ? { call: d.call.id } : { call: d.call.id, task: d.task };
+}
 
 /** The message a route carries on: the request it serves, or what a legacy session is sent. */
 export function messageOf(r: Exclude<Route, { kind: 'reply' }>): unknown {
@@ -220,11 +228,16 @@ export function decide(core: FrontCore, message: Classified, header: HeaderGette
   if (!forwarding || r.kind === 'reply') return r;
   if (hop !== null) return { kind: 'verify-hop', hop, then: r };
   if (r.kind === 'legacy-handle' && sessionId) {
-    const owner = forwarding.sessionOwner(sessionId);
+    const owner = forwarding.idOwner(sessionId);
     if (owner !== undefined) return { kind: 'forward-session', owner, session: sessionId, parsed: r.parsed };
   } else if (r.kind === 'serve' && r.envelope.retry?.requestState !== undefined) {
     const owner = forwarding.stateOwner(r.envelope.retry.requestState);
     if (owner !== undefined) return { kind: 'forward-call', owner, call: r.rpc };
+  } else if (r.kind === 'serve' && TASK_METHODS.has(r.rpc.method)) {
+    // A task's requests go to the replica its id names: the one whose upstream runs it.
+    const task = r.rpc.params?.['taskId'];
+    const owner = typeof task === 'string' ? forwarding.idOwner(task) : undefined;
+    if (owner !== undefined) return { kind: 'forward-call', owner, call: r.rpc, task: task as string };
   }
   // New work reaching a replica that drains goes to one that does not (the balancer sends some
   // until it notices), so no client sees this replica go.

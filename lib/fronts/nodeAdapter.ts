@@ -27,6 +27,7 @@ import {
   draining,
   errorBody,
   FORBIDDEN_HOP,
+  forwardedCall,
   forwardedSpan,
   headDelay,
   type FrontCore,
@@ -154,7 +155,7 @@ function answerNode(
       // A retry another replica owns goes there as it came.
       const span = forwardedSpan(d.call, header, d.owner);
       res.once('close', () => span.end());
-      return forwarding!.forwardCall(d.owner, req, res, text, d.call.id);
+      return forwarding!.forwardCall(d.owner, req, res, text, forwardedCall(d));
     }
     case 'forward-session':
       // (A legacy session's requests come to the Node adapter only through the Web one.)

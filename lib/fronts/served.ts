@@ -148,14 +148,17 @@ export interface Served {
 /** The header a replica of a fleet signs a forwarded request with. */
 export const HOP_HEADER = 'x-mcp-dual-era-hop';
 
+/** A request forwarded to the replica that owns what it continues: a parked call's retry, or a request about a task (`task` its id). */
+export interface ForwardedCall {
+  readonly call: JsonRpcRequest['id'];
+  readonly task?: string;
+}
+
 /**
- * Who a forwarded request is answered for when its owner is gone: a parked call's retry, a legacy
- * session, or new work a draining replica handed to a ready one.
+ * Who a forwarded request is answered for when its owner is gone: a parked call's retry or a
+ * task's request, a legacy session, or new work a draining replica handed to a ready one.
  */
-export type ForwardedFor =
-  | { readonly call: JsonRpcRequest['id'] }
-  | { readonly session: string }
-  | { readonly handedOver: JsonRpcRequest['id'] | null };
+export type ForwardedFor = ForwardedCall | { readonly session: string } | { readonly handedOver: JsonRpcRequest['id'] | null };
 
 /**
  * Where a request that belongs to another replica of a fleet goes: the fleet hands this to the
@@ -165,10 +168,10 @@ export type ForwardedFor =
 export interface Forwarding {
   /** The replica a retry's `requestState` names (its call is parked there), when that is not this one. */
   stateOwner(requestState: string): string | undefined;
-  /** A new legacy session's id, naming this replica as its owner. */
-  sessionId(): string;
-  /** The replica that owns the legacy session `sessionId`, when that is not this one. */
-  sessionOwner(sessionId: string): string | undefined;
+  /** A new id naming this replica as its owner: a legacy session's, a task's. */
+  ownedId(): string;
+  /** The replica an id made by `ownedId` names (its legacy session, its task is there), when that is not this one. */
+  idOwner(id: string): string | undefined;
   /** A replica other than this one that takes new work, if there is one (while this one drains). */
   readyPeer(): Promise<string | undefined>;
   /**
@@ -181,7 +184,7 @@ export interface Forwarding {
    * The same for a retry read on Node's own objects (the HTTP front's fast path): forwarded with
    * Node's HTTP client, the answer written on `res` as it comes. `body` is the message as sent on.
    */
-  forwardCall(owner: string, req: IncomingMessage, res: ServerResponse, body: string, id: JsonRpcRequest['id']): void;
+  forwardCall(owner: string, req: IncomingMessage, res: ServerResponse, body: string, what: ForwardedCall): void;
   /**
    * Whether `hop` (the header's value) proves that a replica of this fleet sent `request` to this
    * one, as it arrived, and has not sent it before: the first arrival is served, a replay refused.

@@ -18,7 +18,17 @@ import {
 import { exactJson } from '../transport/exactIds.ts';
 import { pathOf } from '../transport/nodeRequest.ts';
 import { Cancellation } from '../util/signals.ts';
-import { challengeFor, decide, FORBIDDEN_HOP, forwardedSpan, headDelay, messageOf, type Decision, type FrontCore } from './httpRouter.ts';
+import {
+  challengeFor,
+  decide,
+  FORBIDDEN_HOP,
+  forwardedCall,
+  forwardedSpan,
+  headDelay,
+  messageOf,
+  type Decision,
+  type FrontCore,
+} from './httpRouter.ts';
 import { HOP_HEADER, type HopRequest } from './served.ts';
 
 function forbiddenHop(): Response {
@@ -84,7 +94,7 @@ export async function answerWeb(core: FrontCore, request: Request): Promise<Resp
       if (hop !== null) {
         if (!(await forwarding.verifyHop(hop, hopRequest(request, sessionId, '')))) return forbiddenHop();
       } else {
-        const owner = forwarding.sessionOwner(sessionId);
+        const owner = forwarding.idOwner(sessionId);
         if (owner !== undefined) return forwarding.forward(owner, request, undefined, { session: sessionId });
       }
     }
@@ -103,7 +113,7 @@ async function carryOut(core: FrontCore, d: Decision, request: Request, header: 
   switch (d.kind) {
     case 'forward-call': {
       const span = forwardedSpan(d.call, header, d.owner);
-      return forwarding!.forward(d.owner, request, exactJson(d.call), { call: d.call.id }).finally(() => span.end());
+      return forwarding!.forward(d.owner, request, exactJson(d.call), forwardedCall(d)).finally(() => span.end());
     }
     case 'forward-session':
       return forwarding!.forward(d.owner, request, exactJson(d.parsed), { session: d.session });

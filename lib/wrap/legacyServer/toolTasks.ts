@@ -8,6 +8,7 @@
  * Which calls run as tasks, and a call run as a task to its end for a caller without the
  * extension, are `taskCalls.ts`'s; the field mapping is the core's.
  */
+import { randomUUID } from 'node:crypto';
 import { invalidParams } from '../../core/errors.ts';
 import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { isRecord, type Implementation } from '../../core/primitives.ts';
@@ -45,6 +46,7 @@ export interface TaskStart {
 
 /** The tasks of the wrap's callers, by the ids the callers know them by. */
 export class ToolTasks {
+  readonly #newId: () => string;
   readonly #perPrincipal: number;
   readonly #max: number;
   readonly #keptMs: number;
@@ -53,7 +55,12 @@ export class ToolTasks {
   readonly #running = new Map<string, number>();
   #offered = false;
 
-  constructor(limits: TaskLimits = {}) {
+  /**
+   * `newId` makes the ids callers know tasks by (default a random UUID; on a fleet, one that names
+   * this replica, so that another forwards a task's requests here).
+   */
+  constructor(limits: TaskLimits = {}, newId: () => string = randomUUID) {
+    this.#newId = newId;
     this.#perPrincipal = limits.perPrincipal ?? DEFAULTS.tasksPerCaller;
     this.#max = limits.max ?? DEFAULTS.tasks;
     this.#keptMs = limits.keptMs ?? DEFAULTS.taskKeptMs;
@@ -97,7 +104,9 @@ export class ToolTasks {
       this.#done(start.principal);
       return errorAnswer(start.request.id, read.error);
     }
-    const task = new ToolTask(start.principal, start.session, created.result['task'], start.serverInfo, () => this.#done(start.principal));
+    const task = new ToolTask(this.#newId(), start.principal, start.session, created.result['task'], start.serverInfo, () =>
+      this.#done(start.principal),
+    );
     this.#byId.set(task.id, task);
     const ttl = read.value.ttl;
     task.expireIn(Math.min(ttl ?? this.#keptMs, this.#keptMs), () => this.#forget(task));

@@ -5,7 +5,6 @@
  * upstream `tasks/get` that details it (with its payload once it is terminal), the upstream
  * `tasks/cancel`. It holds its session open until it ends. The table of tasks is `toolTasks.ts`.
  */
-import { randomUUID } from 'node:crypto';
 import { ErrorCode, internalError, invalidParams, type WireError } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { isInputMethod, type InputMethod } from '../../core/legacy/inputs.ts';
@@ -35,7 +34,7 @@ interface Asked {
 /** One task a modern caller runs on the legacy server. */
 export class ToolTask {
   /** The id the caller knows it by (the server's own stays upstream). */
-  readonly id = randomUUID();
+  readonly id: string;
   readonly principal: string;
   readonly #upstreamId: string;
   readonly #session: UpstreamSession;
@@ -57,7 +56,15 @@ export class ToolTask {
   /** Told once, when the task ends. */
   readonly #ended: () => void;
 
-  constructor(principal: string, session: UpstreamSession, task: JsonObject, serverInfo: Implementation | undefined, ended: () => void) {
+  constructor(
+    id: string,
+    principal: string,
+    session: UpstreamSession,
+    task: JsonObject,
+    serverInfo: Implementation | undefined,
+    ended: () => void,
+  ) {
+    this.id = id;
     this.principal = principal;
     this.#ended = ended;
     this.#session = session;

@@ -98,7 +98,7 @@ function openLegacySessions(
       : {}),
     principal: requestPrincipal(options.http?.principal),
     waitMs: options.sessions?.waitMs ?? DEFAULTS.sessionWaitMs,
-    ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}),
+    ...(fleet ? { sessionId: fleet.forwarding.ownedId } : {}),
   });
   return { source, protectedResource, legacy, unwatchLegacy };
 }
@@ -204,7 +204,7 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
   const metrics = options.metrics
     ? new ServeMetrics({ stats: () => wrap.stats(), ...(fleet ? { forwards: () => fleet.forwarding.counts() } : {}) })
     : undefined;
-  const tasks = new ToolTasks(options.tasks);
+  const tasks = new ToolTasks(options.tasks, fleet?.forwarding.ownedId);
   const { openings, pool } = openPool(backend, options, { events, metrics, tools, catalog, hub, holders, described, tasks });
   const { source, protectedResource, legacy, unwatchLegacy } = openLegacySessions(backend, openings, options, events, metrics);
   const inputs = inputBrokerOf(options, shares, catalog, pool);

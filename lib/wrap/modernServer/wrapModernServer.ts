@@ -103,7 +103,7 @@ export function wrapModernServer(backend: ModernBackend, options: WrapModernServ
   const legacy = new LegacyHttpSessions(source, {
     ...(options.sessions ?? {}),
     principal: requestPrincipal(options.principal),
-    ...(fleet ? { sessionId: fleet.forwarding.sessionId } : {}),
+    ...(fleet ? { sessionId: fleet.forwarding.ownedId } : {}),
   });
   const front = createHttpFront({
     http: {

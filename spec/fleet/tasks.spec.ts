@@ -1,0 +1,128 @@
+/**
+ * Tasks on a fleet: a task belongs to the replica whose upstream runs it, and its id says which.
+ * Real replicas of `serve --fleet` in front of server-everything (whose `simulate-research-query`
+ * runs only as a task, and asks for a clarification inside it when `ambiguous`), on the machine's
+ * Redis: a task created on one replica is polled, answered and cancelled through another; another
+ * caller is not let in through the hop; and once the owner is killed, its tasks are told lost.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
+import { forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
+import { readEvents } from '../helpers/eventStream.ts';
+import { modernMeta } from '../helpers/messages.ts';
+import { sleep } from '../helpers/everything.ts';
+
+type Obj = Record<string, any>;
+const TOOL = 'simulate-research-query';
+const CAPABILITIES = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+let ids = 0;
+
+/** One modern request on the wire to `url`, as `principal` (`Mcp-Name` the tool or the task), its answer read whether JSON or a stream. */
+async function call(url: string, method: string, params: Obj, principal = 'alice'): Promise<{ status: number; message: Obj }> {
+  const name = params['name'] ?? params['taskId'];
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': method,
+      authorization: `Bearer ${principal}`,
+      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: ++ids,
+      method,
+      params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': CAPABILITIES }) },
+    }),
+  });
+  const message = res.headers.get('content-type')?.startsWith('text/event-stream')
+    ? ((await readEvents(res)).messages.at(-1) ?? {})
+    : ((await res.json()) as Obj);
+  return { status: res.status, message };
+}
+
+/** Polls `tasks/get` through `url` until the task's status is one of `until` (or 20 s pass). */
+async function pollUntil(url: string, taskId: string, until: readonly string[], principal = 'alice'): Promise<Obj> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const got = await call(url, 'tasks/get', { taskId }, principal);
+    const result = got.message['result'] as Obj | undefined;
+    if (!result || until.includes(result['status']) || Date.now() > deadline) return got.message;
+    await sleep(200);
+  }
+}
+
+const tasks = suite('tasks on a fleet of serve --fleet replicas (server-everything)');
+let fleet: SpecFleet;
+let a: Replica;
+let b: Replica;
+
+tasks.before(async () => {
+  fleet = specFleet();
+  [a, b] = await Promise.all([startReplica(fleet), startReplica(fleet)]);
+});
+
+tasks.after(async () => {
+  await Promise.all([a, b].filter(Boolean).map((r) => stopReplica(r)));
+  await fleet?.end();
+});
+
+tasks('should serve a task created on one replica through another: polled, its question answered, completed', async () => {
+  const created = await call(a.url, 'tools/call', { name: TOOL, arguments: { topic: 'python', ambiguous: true } });
+  const task = created.message['result'] as Obj;
+  assert.is(task['resultType'], 'task', JSON.stringify(created.message));
+  const taskId = task['taskId'] as string;
+  const before = await forwardedIn([a, b]);
+  const asking = await pollUntil(b.url, taskId, ['input_required', 'completed', 'failed', 'cancelled']);
+  assert.is(asking['result']?.['status'], 'input_required', JSON.stringify(asking));
+  const [key] = Object.keys(asking['result']['inputRequests'] as Obj);
+  const update = await call(b.url, 'tasks/update', {
+    taskId,
+    inputResponses: { [key!]: { action: 'accept', content: { interpretation: 'snake' } } },
+  });
+  assert.equal(update.message['result'], { resultType: 'complete' }, JSON.stringify(update.message));
+  const done = await pollUntil(b.url, taskId, ['completed', 'failed', 'cancelled']);
+  assert.is(done['result']?.['status'], 'completed', JSON.stringify(done));
+  assert.match(JSON.stringify(done['result']['result']), /snake/);
+  assert.ok((await forwardedIn([a, b])) > before, 'the requests reached the owner through the hop');
+});
+
+tasks('should let no other caller at a task through another replica, and cancel it for its own', async () => {
+  const created = await call(b.url, 'tools/call', { name: TOOL, arguments: { topic: 'rust' } });
+  const taskId = created.message['result']?.['taskId'] as string;
+  assert.type(taskId, 'string', JSON.stringify(created.message));
+  const never = `${taskId.split('.')[0]}.00000000-0000-4000-8000-000000000000`;
+  const stranger = await call(a.url, 'tasks/get', { taskId }, 'mallory');
+  const unknown = await call(a.url, 'tasks/get', { taskId: never }, 'mallory');
+  assert.is(stranger.message['error']?.['code'], -32602, JSON.stringify(stranger.message));
+  assert.is(
+    String(stranger.message['error']?.['message']).replace(taskId, '<id>'),
+    String(unknown.message['error']?.['message']).replace(never, '<id>'),
+    'another caller learns no more than of an id that never was',
+  );
+  const cancelled = await call(a.url, 'tasks/cancel', { taskId });
+  assert.equal(cancelled.message['result'], { resultType: 'complete' }, JSON.stringify(cancelled.message));
+  const after = await pollUntil(a.url, taskId, ['cancelled', 'completed', 'failed']);
+  assert.is(after['result']?.['status'], 'cancelled', JSON.stringify(after));
+});
+
+tasks('should tell a task lost, within seconds, once the replica that ran it is killed', async () => {
+  const created = await call(a.url, 'tools/call', { name: TOOL, arguments: { topic: 'go' } });
+  const taskId = created.message['result']?.['taskId'] as string;
+  assert.type(taskId, 'string', JSON.stringify(created.message));
+  const exited = new Promise((r) => a.child.once('exit', r));
+  a.child.kill('SIGKILL');
+  await exited;
+  const started = Date.now();
+  const lost = await call(b.url, 'tasks/get', { taskId });
+  const error = lost.message['error'] as Obj | undefined;
+  assert.is(error?.['code'], -32602, JSON.stringify(lost.message));
+  assert.match(String(error?.['message']), /lost/);
+  assert.is(error?.['data']?.['taskId'], taskId);
+  assert.ok(Date.now() - started < 10_000, `told after ${Date.now() - started} ms`);
+});
+
+tasks.run();
