@@ -30,7 +30,7 @@ import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import { callerKey, ownRoots } from './callerKeys.ts';
 import { bindCall } from './upstreamCall.ts';
 import { finisher, refusedAnswer, unavailable, type PendingRequest } from './modernRequest.ts';
-import { runToEnd, serveTaskMethod, startTask, taskRouteOf, withTask } from './taskCalls.ts';
+import { runToEnd, serveTaskMethod, startRefusal, taskRouteOf, withTask } from './taskCalls.ts';
 import { runsToolTasks } from '../../core/translate/capabilities.ts';
 
 /**
@@ -196,12 +196,17 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     }
   }
   if (r.options.tasks && request.method === 'tools/call' && runsToolTasks(session.initializeResult?.capabilities))
-    return taskRouteOf(r, session).then((route) => (route === 'start' ? startTask(r, session) : send(r, session, route)));
+    return taskRouteOf(r, session).then((route) =>
+      route === 'start' ? (startRefusal(r) ?? send(r, session, route)) : send(r, session, route),
+    );
   return send(r, session, 'plain');
 }
 
-/** Sends the call upstream: as it is (`plain`), or as a task followed to its end (`task`, see `runToEnd`). */
-function send(r: PendingRequest, session: UpstreamSession, as: 'plain' | 'task'): Promise<Answer> {
+/**
+ * Sends the call upstream: as it is (`plain`), as a task the caller polls (`start`: the task the
+ * server creates is the caller's, `finisher`), or as a task followed to its end (`task`, see `runToEnd`).
+ */
+function send(r: PendingRequest, session: UpstreamSession, as: 'plain' | 'start' | 'task'): Promise<Answer> {
   const { request, ctx, options, up, reservation } = r;
   const method = request.method;
   const finish = finisher(r, session);
@@ -217,7 +222,7 @@ function send(r: PendingRequest, session: UpstreamSession, as: 'plain' | 'task')
           alone: r.pushable && rootsAlone(r),
         }
       : undefined;
-  const params = as === 'task' ? withTask(up.request.params) : up.request.params;
+  const params = as === 'plain' ? up.request.params : withTask(up.request.params);
   const bound = bindCall(session, method, params, reservation, local ? options : undefined, ctx.telemetry, roots);
   const call = as === 'task' ? runToEnd(session, bound) : bound;
   if (!r.pushable) return callPlain(r, call, finish);

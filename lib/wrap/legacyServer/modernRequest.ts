@@ -8,7 +8,8 @@ import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { AdapterError } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 import { limitAnswer, refusalOf, type LimitRefusal } from '../../util/limits.ts';
-import type { Implementation } from '../../core/primitives.ts';
+import { isRecord, type Implementation } from '../../core/primitives.ts';
+import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
 import { readEnvelope, type Envelope, type EnvelopeError, type LegacyRequest } from '../../core/translate/envelope.ts';
 import { ok, type Outcome } from '../../core/outcome.ts';
 import { errorToModern } from '../../core/translate/errors.ts';
@@ -71,6 +72,12 @@ export interface PendingRequest {
 }
 
 /** How an upstream outcome on `session` becomes the answer to `r`'s request. */
+/** Whether the request declares the tasks extension. */
+export function declaresTasks(envelope: Envelope): boolean {
+  const extensions = envelope.clientCapabilities['extensions'];
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
+}
+
 export function finisher(r: PendingRequest, session: UpstreamSession): (outcome: RpcOutcome) => Answer {
   const { request, ctx, options, up } = r;
   const method = request.method;
@@ -81,6 +88,14 @@ export function finisher(r: PendingRequest, session: UpstreamSession): (outcome:
         authRefusalAnswer(request.id, failureOf(outcome.error.data), ctx.challenge) ??
         errorAnswer(request.id, errorToModern(outcome.error, { method, ...(up.request.params ? { params: up.request.params } : {}) }))
       );
+    // The task the server created for a call that asked for one (`params.task`) is the caller's.
+    if (isRecord(outcome.result['task']) && options.tasks && declaresTasks(up.envelope))
+      return options.tasks.adopt(outcome.result, {
+        request,
+        principal: ctx.principal,
+        session,
+        serverInfo: serverInfoOf(session, options),
+      });
     options.catalog?.note(method, outcome.result);
     const translated = resultToModern(method, outcome.result, toModern);
     if (!translated.ok) return errorAnswer(request.id, translated.error);

@@ -1,8 +1,8 @@
 /**
  * The task-run calls of a legacy server that runs tools as tasks (2025-11-25 core tasks), on the
  * modern dispatch's path: `tasks/*` served from the wrap's tasks (`serveTaskMethod`), which way a
- * `tools/call` goes (`taskRouteOf`), a call made a task of the caller's (`startTask`, kept by
- * `toolTasks.ts`), and a call run as a task to its end for a caller without the tasks extension
+ * `tools/call` goes (`taskRouteOf`), a call made a task of the caller's (`startRefusal`, kept by
+ * `toolTasks.ts` once the server created it), and a call run as a task to its end for a caller without the tasks extension
  * (`runToEnd`).
  */
 import { ErrorCode, missingCapability } from '../../core/errors.ts';
@@ -15,11 +15,10 @@ import { errorAnswer, type Answer, type ModernContext } from '../../fronts/serve
 import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
-import { ownRoots } from './callerKeys.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
-import { finisher, serverInfoOf, type PendingRequest } from './modernRequest.ts';
+import { declaresTasks, type PendingRequest } from './modernRequest.ts';
 import { unmarked } from './taskResults.ts';
-import { bindCall } from './upstreamCall.ts';
+import { limitAnswer } from '../../util/limits.ts';
 
 /** The tasks extension's methods on a task the wrap keeps. */
 const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
@@ -48,16 +47,10 @@ export function serveTaskMethod(
   return options.tasks.serve(request, ctx.principal, options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
 }
 
-/** Whether the request declares the tasks extension. */
-function declaresTasks(envelope: Envelope): boolean {
-  const extensions = envelope.clientCapabilities['extensions'];
-  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
-}
-
 /**
  * A `tools/call` on a server that runs tools as tasks: a tool it runs only as a task (`required`), or
  * may (`optional`) for a caller that can poll one, becomes a task for a caller that declares the
- * extension (`start`, see `startTask`); for one that does not, a `required` tool runs as a task to its
+ * extension (`start`, see `startRefusal`); for one that does not, a `required` tool runs as a task to its
  * end and answers as a call (`task`, see `runToEnd`). Any other call is sent as it is (`plain`).
  */
 export async function taskRouteOf(r: PendingRequest, session: UpstreamSession): Promise<'start' | 'task' | 'plain'> {
@@ -68,34 +61,15 @@ export async function taskRouteOf(r: PendingRequest, session: UpstreamSession): 
   return 'plain';
 }
 
-/** The call made a task of the caller's (`ToolTasks.start`): its params carry `task`, the server's ttl its own. */
-export function startTask(r: PendingRequest, session: UpstreamSession): Promise<Answer> {
-  const { request, ctx, options, up, reservation } = r;
-  const create = bindCall(
-    session,
-    'tools/call',
-    withTask(up.request.params),
-    reservation,
-    ownRoots(options) ? options : undefined,
-    ctx.telemetry,
-  );
-  const answer = options.tasks!.start({
-    request,
-    principal: ctx.principal,
-    session,
-    create,
-    finish: finisher(r, session),
-    timeoutMs: options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
-    serverInfo: serverInfoOf(session, options),
-  });
-  // A task refused by a limit is never created: the session's reservation is given back.
-  return answer.then((a) => {
-    if (reservation.reserved) {
-      reservation.reserved = false;
-      session.unreserve();
-    }
-    return a;
-  });
+/**
+ * The refusal of a call that would be made a task of the caller's, when the caller has as many
+ * running as it may: answered before anything is sent. (A call made a task is sent as any call
+ * that may push, `params.task` added: what the server asks before it creates the task is a round
+ * of the call, and the task it creates becomes the caller's as the call is answered, `finisher`.)
+ */
+export function startRefusal(r: PendingRequest): Answer | undefined {
+  const refusal = r.options.tasks?.refusal(r.ctx.principal);
+  return refusal ? limitAnswer(refusal, r.request.id) : undefined;
 }
 
 /** `tools/call` params asking the server to run the call as a task. */

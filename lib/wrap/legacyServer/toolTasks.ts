@@ -11,14 +11,12 @@
 import { randomUUID } from 'node:crypto';
 import { invalidParams } from '../../core/errors.ts';
 import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
-import { isRecord, type Implementation } from '../../core/primitives.ts';
+import { isRecord, type Implementation, type JsonObject } from '../../core/primitives.ts';
 import { readLegacyTask } from '../../core/translate/tasks.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
-import type { CallHooks, RpcOutcome } from '../../session/callHooks.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
 import { DEFAULTS } from '../../util/defaults.ts';
 import { limitAnswer, limitRefusal, type LimitRefusal } from '../../util/limits.ts';
-import { scope } from '../../util/signals.ts';
 import { ToolTask } from './upstreamTask.ts';
 
 /** The tasks a wrap keeps: live ones per caller and tasks in all (finished ones are forgotten first). */
@@ -31,16 +29,11 @@ export interface TaskLimits {
   readonly keptMs?: number;
 }
 
-/** What starting a task takes: the call that creates it upstream, and how its other outcomes are answered. */
-export interface TaskStart {
+/** Where a task the server created for a call is the caller's: the call, its caller, its session. */
+export interface TaskOrigin {
   readonly request: JsonRpcRequest;
   readonly principal: string;
   readonly session: UpstreamSession;
-  /** Sends the `tools/call` upstream with `params.task`. */
-  readonly create: (hooks: CallHooks) => Promise<RpcOutcome>;
-  /** The answer to an upstream outcome that is no task (an error, or a server that answered at once). */
-  readonly finish: (outcome: RpcOutcome) => Answer;
-  readonly timeoutMs: number;
   readonly serverInfo: Implementation | undefined;
 }
 
@@ -84,33 +77,33 @@ export class ToolTasks {
     this.#offered = true;
   }
 
-  /** Runs a call as a task: answers with the task, or the refusal of a limit, or what the server answered that is no task. */
-  async start(start: TaskStart): Promise<Answer> {
-    const refusal = this.#admit(start.principal);
-    if (refusal) return limitAnswer(refusal, start.request.id);
-    let created: RpcOutcome;
-    const deadline = scope([], start.timeoutMs);
-    try {
-      created = await start.create({ signal: deadline.signal });
-    } finally {
-      deadline.dispose();
+  /** The refusal a new task of `principal` would get now, if any (nothing is counted). */
+  refusal(principal: string): LimitRefusal | undefined {
+    if ((this.#running.get(principal) ?? 0) >= this.#perPrincipal)
+      return limitRefusal('tasks-per-caller', this.#perPrincipal, `this caller has ${this.#perPrincipal} tasks running`);
+    return undefined;
+  }
+
+  /**
+   * Makes the task the server created for a call (its `CreateTaskResult`, `created`) the caller's,
+   * and answers the call with it: the extension's task under an id of the wrap's. A task past a
+   * bound is cancelled upstream and the call refused.
+   */
+  adopt(created: JsonObject, origin: TaskOrigin): Answer {
+    const read = readLegacyTask(created['task']);
+    if (!read.ok) return errorAnswer(origin.request.id, read.error);
+    const refusal = this.#admit(origin.principal);
+    if (refusal) {
+      void origin.session.call('tasks/cancel', { taskId: read.value.taskId }, { pushable: false }).catch(() => undefined);
+      return limitAnswer(refusal, origin.request.id);
     }
-    if ('error' in created || !isRecord(created.result['task'])) {
-      this.#done(start.principal);
-      return start.finish(created);
-    }
-    const read = readLegacyTask(created.result['task']);
-    if (!read.ok) {
-      this.#done(start.principal);
-      return errorAnswer(start.request.id, read.error);
-    }
-    const task = new ToolTask(this.#newId(), start.principal, start.session, created.result['task'], start.serverInfo, () =>
-      this.#done(start.principal),
+    const task = new ToolTask(this.#newId(), origin.principal, origin.session, created['task'] as JsonObject, origin.serverInfo, () =>
+      this.#done(origin.principal),
     );
     this.#byId.set(task.id, task);
     const ttl = read.value.ttl;
     task.expireIn(Math.min(ttl ?? this.#keptMs, this.#keptMs), () => this.#forget(task));
-    return { message: resultResponse(start.request.id, task.created), status: 200 };
+    return { message: resultResponse(origin.request.id, task.created), status: 200 };
   }
 
   /** Serves `tasks/get`, `tasks/update` and `tasks/cancel`: another caller's task is as unknown as one that never was. */
