@@ -1,7 +1,8 @@
 /**
  * The legacy handshake answered locally: `initialize` from the upstream's `server/discover`
  * (cached per upstream, asked again once in a version the server names), agreeing the versions and
- * the session on the way. Not the relay of a legacy upstream: the bridge does that when told so.
+ * the session on the way; the legacy tasks the adapter serves over the server's tasks extension are
+ * declared. Not the relay of a legacy upstream: the bridge does that when told so.
  */
 import { ErrorCode, internalError, type WireError } from '../../core/errors.ts';
 import { negotiateLegacyVersion, pickModernVersion, type LegacyVersion } from '../../core/era.ts';
@@ -16,6 +17,7 @@ import { eraOfDiscoverAnswer, type DiscoverAnswer } from '../../core/verdict.ts'
 import * as v from 'valibot';
 import { UpstreamHttpError, type ModernUpstream } from '../../transport/modernUpstream.ts';
 import type { BridgeSession } from './bridgeSession.ts';
+import { BRIDGED_TASKS_CAPABILITY, offersTasks } from './tasks.ts';
 import { closedReason, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 
 /** A discover result shared by the sessions of one upstream, valid until `expiresAt`. */
@@ -137,5 +139,9 @@ export async function handshake(request: JsonRpcRequest, ctx: HandshakeContext):
   state.legacyVersion = negotiateLegacyVersion(params.protocolVersion, ctx.legacyVersions);
   state.capabilities = isRecord(discovered.value['capabilities']) ? discovered.value['capabilities'] : {};
   state.view = sessionFromInitialize(params, ctx.defaultLogLevel);
-  return { jsonrpc: '2.0', id: request.id, result: init.value as unknown as JsonObject };
+  const result = init.value as unknown as JsonObject;
+  // Legacy tasks are served by the adapter over the extension: it says what it serves, whatever the server declared beside it.
+  if (offersTasks(state.capabilities) && isRecord(result['capabilities']))
+    result['capabilities'] = { ...result['capabilities'], tasks: BRIDGED_TASKS_CAPABILITY };
+  return { jsonrpc: '2.0', id: request.id, result };
 }

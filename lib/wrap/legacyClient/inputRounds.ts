@@ -19,6 +19,7 @@ import { isMrtrMethod } from '../../core/modern/methods.ts';
 import { fail, ok, type Outcome } from '../../core/outcome.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import { requestToModern, type LegacySessionView } from '../../core/translate/envelope.ts';
+import { declareTasksExtension, withRelatedTask } from '../../core/translate/detailedTasks.ts';
 import { upstreamErrorToLegacy } from '../../core/translate/errors.ts';
 import {
   inputFailure,
@@ -52,7 +53,23 @@ export interface InputRoundsContext {
   readonly requestTimeoutMs?: number | undefined;
 }
 
-type Answer = { result: JsonObject } | { error: WireError };
+/** How a call or task request ends: a result or a JSON-RPC error. */
+export type Answer = { result: JsonObject } | { error: WireError };
+
+/**
+ * What a request run by {@link InputRounds.run} works with: its signal (the client's cancel, the
+ * deadline, the session's end) and the pushing of input requests to the client, each carrying the
+ * `related-task` of `taskId` when one is named.
+ */
+export interface RoundScope {
+  readonly signal: AbortSignal;
+  ask(inputs: InputRequests, taskId?: string): Promise<Outcome<Record<string, JsonObject>, string>>;
+}
+
+/** How one call is sent: with the tasks extension declared, and its final modern result read by `finish`. */
+export interface TaskCallOptions {
+  readonly finish: (result: JsonObject) => Answer;
+}
 
 interface ActiveCall {
   readonly controller: AbortController;
@@ -79,7 +96,16 @@ export class InputRounds {
    * Serves one request upstream, rounds included: its answer, or `undefined` when the client
    * cancelled it (no answer is due). A call past its deadline is cancelled and answered -32603.
    */
-  async serve(request: JsonRpcRequest, session: LegacySessionView): Promise<JsonRpcResponse | undefined> {
+  async serve(request: JsonRpcRequest, session: LegacySessionView, task?: TaskCallOptions): Promise<JsonRpcResponse | undefined> {
+    return this.run(request, (scope) => this.#call(request, session, scope, task));
+  }
+
+  /**
+   * Runs `work` for the client's `request` as a call is run: cancelled by the client's
+   * `notifications/cancelled`, its deadline and the session's end, its pushes withdrawn when it
+   * ends; its answer, or `undefined` when the client cancelled it.
+   */
+  async run(request: JsonRpcRequest, work: (scope: RoundScope) => Promise<Answer>): Promise<JsonRpcResponse | undefined> {
     const controller = new AbortController();
     const call: ActiveCall = { controller, pushes: new Set() };
     this.#calls.set(request.id, call);
@@ -92,7 +118,8 @@ export class InputRounds {
     const late = () =>
       errorResponse(request.id, internalError(`no answer from the upstream server within ${timeoutMs} ms; the call was cancelled`));
     try {
-      const answer = await this.#call(request, session, call);
+      const scope: RoundScope = { signal: controller.signal, ask: (inputs, taskId) => this.#ask(inputs, request, call, taskId) };
+      const answer = await work(scope);
       if (controller.signal.aborted) return timedOut ? late() : undefined;
       return 'result' in answer ? { jsonrpc: '2.0', id: request.id, result: answer.result } : errorResponse(request.id, answer.error);
     } catch (e) {
@@ -126,11 +153,12 @@ export class InputRounds {
     this.#pushes.clear();
   }
 
-  async #call(request: JsonRpcRequest, session: LegacySessionView, call: ActiveCall): Promise<Answer> {
+  async #call(request: JsonRpcRequest, session: LegacySessionView, scope: RoundScope, task?: TaskCallOptions): Promise<Answer> {
     const { upstream, tools } = this.#ctx;
     const stamped = requestToModern(request, this.#ctx.session.view ?? session, { modernVersion: this.#ctx.session.modernVersion });
     if (!stamped.ok) return { error: stamped.error };
-    const original = stamped.value;
+    // Only a task-augmented call lets the server answer with a task.
+    const original = declareTasksExtension(stamped.value, task !== undefined);
     const maxRounds = this.#ctx.maxRounds ?? 8;
     const toolName = request.method === 'tools/call' && isRecord(request.params) ? request.params['name'] : undefined;
     let next = original;
@@ -138,7 +166,7 @@ export class InputRounds {
     for (let round = 0; ; round++) {
       const toolSchema = typeof toolName === 'string' ? tools.schemaOf(toolName) : undefined;
       const answer = await upstream.request(next, {
-        signal: call.controller.signal,
+        signal: scope.signal,
         onNotification: (n) => this.#related(n, request.id),
         ...(toolSchema === undefined ? {} : { toolSchema }),
       });
@@ -147,7 +175,7 @@ export class InputRounds {
         // annotations) and send the call again, once.
         if (answer.error.code === ErrorCode.HeaderMismatch && typeof toolName === 'string' && !relearned && upstream.kind === 'http') {
           relearned = true;
-          if (await tools.relearn(upstream, this.#ctx.session.view, this.#ctx.session.modernVersion, call.controller.signal)) {
+          if (await tools.relearn(upstream, this.#ctx.session.view, this.#ctx.session.modernVersion, scope.signal)) {
             round--;
             continue;
           }
@@ -156,6 +184,7 @@ export class InputRounds {
       }
       const result = answer.result;
       if (result['resultType'] !== 'input_required' || !isMrtrMethod(request.method)) {
+        if (task) return task.finish(result);
         if (request.method === 'tools/list') tools.learn(result);
         const legacy = resultToLegacy(request.method, result);
         if (!legacy.ok) return { error: legacy.error };
@@ -166,7 +195,7 @@ export class InputRounds {
         return inputFailure(request.method, `The server still needed input after ${maxRounds} rounds; the call was abandoned`);
       const read = readInputRequired(result);
       if (!read.ok) return { error: read.error };
-      const responses = await this.#ask(read.value.inputRequests, request, call);
+      const responses = await scope.ask(read.value.inputRequests);
       if (!responses.ok) return inputFailure(request.method, responses.error);
       next = retryRequest(original, {
         id: original.id,
@@ -177,7 +206,12 @@ export class InputRounds {
   }
 
   /** Pushes one round's input requests to the client, in parallel; all answers, or why not. */
-  async #ask(inputs: InputRequests, request: JsonRpcRequest, call: ActiveCall): Promise<Outcome<Record<string, JsonObject>, string>> {
+  async #ask(
+    inputs: InputRequests,
+    request: JsonRpcRequest,
+    call: ActiveCall,
+    taskId?: string,
+  ): Promise<Outcome<Record<string, JsonObject>, string>> {
     const missing = unanswerableInputs(inputs, this.#ctx.session.view?.capabilities ?? {});
     if (missing.length > 0) {
       const methods = missing.map((k) => inputs[k]!.method).join(', ');
@@ -189,6 +223,7 @@ export class InputRounds {
         const id = `mcp-dual-era-${++this.#pushSeq}`;
         const push = inputRequestToPush(key, input, { id, elicitationId: `${String(request.id)}-${key}-${this.#pushSeq}` });
         if (!push.ok) return { key, failure: push.error.message };
+        if (taskId !== undefined) push.value.params = withRelatedTask(isRecord(push.value.params) ? push.value.params : {}, taskId);
         const answer = await new Promise<Answer>((resolve) => {
           this.#pushes.set(id, { resolve });
           call.pushes.add(id);

@@ -3,7 +3,7 @@
  * client (an SDK v1 `Client`, a host) connects to. `initialize` is answered from the upstream's
  * `server/discover`; every other request is stamped with the session's `_meta` and forwarded;
  * `input_required` rounds become real requests pushed to the client; subscriptions ride an
- * upstream `subscriptions/listen`. When the upstream turns out to be legacy the session is relayed
+ * upstream `subscriptions/listen`; legacy tasks ride the server's tasks extension (tasks.ts). When the upstream turns out to be legacy the session is relayed
  * unchanged. Not an HTTP or stdio front: `wrapModernServer` puts those around it.
  */
 import { AdapterError, ErrorCode, internalError, invalidRequest } from '../../core/errors.ts';
@@ -28,6 +28,7 @@ import { DiscoverCache, handshake } from './handshake.ts';
 import { InputRounds } from './inputRounds.ts';
 import { LearnedTools } from './learnedTools.ts';
 import { Subscriptions } from './subscriptions.ts';
+import { BridgeTasks } from './tasks.ts';
 
 export { DiscoverCache } from './handshake.ts';
 
@@ -79,6 +80,7 @@ export class LegacyClientBridge implements SdkTransport {
   readonly #tools = new LearnedTools();
   readonly #rounds: InputRounds;
   readonly #subscriptions: Subscriptions;
+  readonly #tasks: BridgeTasks;
   #passthrough: Transport | undefined;
   #passthroughOpening: Promise<Transport | undefined> | undefined;
   #closed = false;
@@ -98,6 +100,7 @@ export class LegacyClientBridge implements SdkTransport {
       maxRounds: options.maxRounds,
       requestTimeoutMs: options.requestTimeoutMs,
     });
+    this.#tasks = new BridgeTasks({ upstream, session: this.#session, rounds: this.#rounds, notify: (n) => this.#emit(n) });
     this.#subscriptions = new Subscriptions(
       upstream,
       this.#session,
@@ -263,6 +266,10 @@ export class LegacyClientBridge implements SdkTransport {
         await this.#subscriptions.change(uri, request.method === 'resources/subscribe');
         return { jsonrpc: '2.0', id: request.id, result: {} };
       }
+    }
+    if (this.#tasks.offered) {
+      if (BridgeTasks.serves(request.method)) return (await this.#tasks.serve(request)) ?? NO_ANSWER;
+      if (this.#tasks.isTaskCall(request)) return (await this.#tasks.call(request)) ?? NO_ANSWER;
     }
     return (await this.#rounds.serve(request, session)) ?? NO_ANSWER;
   }

@@ -1,0 +1,194 @@
+/**
+ * Legacy core tasks (2025-11-25) across the bridge: the v1 SDK client (1.32.2, its experimental
+ * tasks API) through `wrapLegacyClient` to a modern-only v2 SDK server offering the tasks extension
+ * (fixtures/servers/tasksServer.ts), over stdio and HTTP. A task runs to completion, asks for input
+ * inside the task (answered by the client's own elicitation handler, once), fails, is cancelled,
+ * is listed; a server answering at once still gives a task; another session's task is not found.
+ */
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createTasksHandler } from '../../fixtures/servers/tasksServer.ts';
+import { StdioChildTransport } from '../../lib/transport/stdioChild.ts';
+import { wrapLegacyClient } from '../../lib/wrap/legacyClient/wrapLegacyClient.ts';
+import { ROOT } from '../helpers/everything.ts';
+import { startModernHttp } from '../helpers/modernFixture.ts';
+
+const TASKS_STDIO = {
+  command: process.execPath,
+  args: ['--import', 'tsx', resolve(ROOT, 'fixtures/servers/tasksStdio.ts')],
+  cwd: ROOT,
+  stderr: 'ignore' as const,
+};
+const RELATED = 'io.modelcontextprotocol/related-task';
+
+interface TasksClient {
+  readonly client: Client;
+  readonly elicitations: Array<Record<string, unknown>>;
+  readonly statuses: string[];
+}
+
+function tasksClient(): TasksClient {
+  const client = new Client({ name: 'v1-tasks', version: '1.32.2' }, { capabilities: { elicitation: {} } });
+  const elicitations: Array<Record<string, unknown>> = [];
+  const statuses: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    elicitations.push(request.params as Record<string, unknown>);
+    return { action: 'accept', content: { name: 'Ada' } };
+  });
+  client.fallbackNotificationHandler = async (n) => {
+    if (n.method === 'notifications/tasks/status') statuses.push(String((n.params as { status?: string }).status));
+  };
+  return { client, elicitations, statuses };
+}
+
+/** Runs a task-augmented call with the v1 client's own stream; every message it yields. */
+async function stream(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const out: Array<{ type: string; task?: { taskId: string; status: string }; result?: Record<string, unknown>; error?: Error }> = [];
+  for await (const m of client.experimental.tasks.callToolStream({ name, arguments: args }, CallToolResultSchema, {
+    task: { ttl: 60_000 },
+  }))
+    out.push(m as never);
+  return out;
+}
+
+function exercise(name: string, open: () => Promise<{ target: Parameters<typeof wrapLegacyClient>[0]; close(): Promise<void> }>): void {
+  const s = suite(name);
+  let peer: TasksClient;
+  let server: { target: Parameters<typeof wrapLegacyClient>[0]; close(): Promise<void> };
+
+  s.before.each(async () => {
+    server = await open();
+    peer = tasksClient();
+    await peer.client.connect(wrapLegacyClient(server.target));
+  });
+  s.after.each(async () => {
+    await peer.client.close();
+    await server.close();
+  });
+
+  s('should declare the legacy tasks the adapter serves', () => {
+    assert.equal(peer.client.getServerCapabilities()?.tasks, { list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  });
+
+  s('should run a tool as a task to completion, its result tagged with the task', async () => {
+    const messages = await stream(peer.client, 'slow', { ms: 300 });
+    assert.is(messages[0]!.type, 'taskCreated');
+    const taskId = messages[0]!.task!.taskId;
+    assert.is(messages[0]!.task!.status, 'working');
+    assert.ok(messages.some((m) => m.type === 'taskStatus' && m.task!.status === 'working'));
+    const last = messages[messages.length - 1]!;
+    assert.is(last.type, 'result', JSON.stringify(last.error?.message));
+    assert.equal(last.result!['content'], [{ type: 'text', text: 'slow done' }]);
+    assert.equal((last.result!['_meta'] as Record<string, unknown>)[RELATED], { taskId });
+    assert.is((await peer.client.experimental.tasks.getTask(taskId)).status, 'completed');
+    assert.ok(peer.statuses.includes('completed'), 'status change told');
+  });
+
+  s('should push the input a task asks for to the client, once, and answer the task with it', async () => {
+    const messages = await stream(peer.client, 'ask');
+    const taskId = messages[0]!.task!.taskId;
+    const last = messages[messages.length - 1]!;
+    assert.is(last.type, 'result', JSON.stringify(last.error?.message));
+    assert.equal(last.result!['content'], [{ type: 'text', text: 'Hello, Ada!' }]);
+    assert.is(peer.elicitations.length, 1);
+    assert.is(peer.elicitations[0]!['message'], 'What is your name?');
+    assert.equal((peer.elicitations[0]!['_meta'] as Record<string, unknown>)[RELATED], { taskId });
+    assert.is((await peer.client.experimental.tasks.getTask(taskId)).status, 'completed');
+  });
+
+  s('should report a task whose tool failed as failed, its result the tool error', async () => {
+    const messages = await stream(peer.client, 'broken');
+    const taskId = messages[0]!.task!.taskId;
+    assert.is(messages[messages.length - 1]!.type, 'error');
+    assert.is((await peer.client.experimental.tasks.getTask(taskId)).status, 'failed');
+    const result = await peer.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+    assert.is(result.isError, true);
+    assert.equal(result.content, [{ type: 'text', text: 'it broke' }]);
+  });
+
+  s('should cancel a task, answer its final state, and refuse to cancel it again', async () => {
+    const created = await peer.client.request(
+      { method: 'tools/call', params: { name: 'stall', arguments: {}, task: { ttl: 60_000 } } },
+      (await import('@modelcontextprotocol/sdk/types.js')).CreateTaskResultSchema,
+    );
+    const taskId = created.task.taskId;
+    const cancelled = await peer.client.experimental.tasks.cancelTask(taskId);
+    assert.is(cancelled.status, 'cancelled');
+    assert.is(cancelled.taskId, taskId);
+    const again = await peer.client.experimental.tasks.cancelTask(taskId).then(
+      () => undefined,
+      (e: { code?: number }) => e,
+    );
+    assert.is(again?.code, -32602);
+  });
+
+  s("should list this session's tasks", async () => {
+    const first = await stream(peer.client, 'slow', { ms: 50 });
+    const second = await stream(peer.client, 'broken');
+    const listed = await peer.client.experimental.tasks.listTasks();
+    assert.equal(
+      listed.tasks.map((t) => [t.taskId, t.status]),
+      [
+        [first[0]!.task!.taskId, 'completed'],
+        [second[0]!.task!.taskId, 'failed'],
+      ],
+    );
+  });
+
+  s('should give a task of its own, already completed, when the server answers a task-augmented call at once', async () => {
+    const messages = await stream(peer.client, 'quick');
+    assert.is(messages[0]!.type, 'taskCreated');
+    assert.is(messages[0]!.task!.status, 'completed');
+    const last = messages[messages.length - 1]!;
+    assert.equal(last.result!['content'], [{ type: 'text', text: 'quick answer' }]);
+  });
+
+  s.run();
+}
+
+exercise("a v1 client's core tasks through wrapLegacyClient to a modern server offering the tasks extension, over stdio", async () => ({
+  target: new StdioChildTransport(TASKS_STDIO),
+  close: async () => {},
+}));
+
+exercise('the same over HTTP', async () => {
+  const modern = await startModernHttp(createTasksHandler());
+  return { target: modern.url, close: () => modern.close() };
+});
+
+const sessions = suite('a task and the sessions of one server');
+
+sessions("should not find another session's task, though the server has it", async () => {
+  const modern = await startModernHttp(createTasksHandler());
+  const owner = tasksClient();
+  const other = tasksClient();
+  try {
+    await owner.client.connect(wrapLegacyClient(modern.url));
+    await other.client.connect(wrapLegacyClient(modern.url));
+    const messages = await stream(owner.client, 'slow', { ms: 50 });
+    const taskId = messages[0]!.task!.taskId;
+    assert.is((await owner.client.experimental.tasks.getTask(taskId)).status, 'completed');
+    for (const attempt of [
+      () => other.client.experimental.tasks.getTask(taskId),
+      () => other.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema),
+      () => other.client.experimental.tasks.cancelTask(taskId),
+    ]) {
+      const failure = await attempt().then(
+        () => undefined,
+        (e: { code?: number; message?: string }) => e,
+      );
+      assert.is(failure?.code, -32602);
+      assert.match(String(failure?.message), /not found/);
+    }
+    assert.equal((await other.client.experimental.tasks.listTasks()).tasks, []);
+  } finally {
+    await owner.client.close();
+    await other.client.close();
+    await modern.close();
+  }
+});
+
+sessions.run();
