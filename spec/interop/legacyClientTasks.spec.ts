@@ -4,10 +4,19 @@
  * (fixtures/servers/tasksServer.ts), over stdio and HTTP. A task runs to completion, asks for input
  * inside the task (answered by the client's own elicitation handler, once), fails, is cancelled,
  * is listed; a server answering at once still gives a task; another session's task is not found.
+ * And `@modelcontextprotocol/ext-tasks` (the official generation-agnostic tasks client) on a v2 SDK
+ * client that speaks the legacy era to the wrap.
  */
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as V2Client } from '@modelcontextprotocol/client';
+import {
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+  type ApplicationInputRequest,
+  type TaskEnabledSession,
+} from '@modelcontextprotocol/ext-tasks/client';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTasksHandler } from '../../fixtures/servers/tasksServer.ts';
@@ -192,3 +201,66 @@ sessions("should not find another session's task, though the server has it", asy
 });
 
 sessions.run();
+
+// ── the official generation-agnostic client, on the legacy wire ─────────────
+
+const ext = suite('@modelcontextprotocol/ext-tasks on a v2 SDK client in the legacy era, through wrapLegacyClient');
+let extClient: V2Client;
+let extSession: TaskEnabledSession;
+const asked: ApplicationInputRequest[] = [];
+
+ext.before.each(async () => {
+  asked.length = 0;
+  extClient = new V2Client({ name: 'ext-tasks', version: '0.2.2' }, { capabilities: { elicitation: {} } });
+  await extClient.connect(wrapLegacyClient(new StdioChildTransport(TASKS_STDIO)) as never);
+  extSession = createTaskSessionFromClient(extClient, {
+    endpointId: 'tasks-fixture',
+    onInputRequest: (async (request: ApplicationInputRequest) => {
+      asked.push(request);
+      return { action: 'accept', content: { name: 'Grace' } };
+    }) as never,
+  });
+});
+ext.after.each(async () => {
+  await extSession.close();
+  await extClient.close();
+});
+
+ext('should speak the legacy era and see task-capable tools', async () => {
+  assert.is(extClient.getProtocolEra(), 'legacy');
+  assert.ok(extSession.capabilities);
+  const { tools } = await extClient.listTools();
+  assert.ok(tools.every((t) => (t.execution as { taskSupport?: string } | undefined)?.taskSupport === 'optional'));
+});
+
+ext('should run a tool as a task to its result', async () => {
+  const execution = await extSession.callTool('slow', { ms: 200 }, { task: { preference: 'require' } });
+  assert.is(execution.kind, 'task');
+  const { outcome, lastTask } = await execution.settle();
+  assert.equal((resultFromTaskOutcome(outcome) as { content: unknown }).content, [{ type: 'text', text: 'slow done' }]);
+  assert.is(lastTask?.status, 'completed');
+});
+
+ext('should answer the input a task asks for with its own input handler, once', async () => {
+  const execution = await extSession.callTool('ask', {}, { task: { preference: 'require' } });
+  const { outcome } = await execution.settle();
+  assert.equal((resultFromTaskOutcome(outcome) as { content: unknown }).content, [{ type: 'text', text: 'Hello, Grace!' }]);
+  assert.is(asked.length, 1);
+  assert.is(asked[0]!.kind, 'elicitation');
+});
+
+ext('should see a failed task, cancel a running one, and list them', async () => {
+  const failed = await extSession.callTool('broken', {}, { task: { preference: 'require' } });
+  const settled = await failed.settle();
+  assert.is(settled.lastTask?.status, 'failed');
+  const stalled = await extSession.callTool('stall', {}, { task: { preference: 'require' } });
+  assert.is(stalled.kind, 'task');
+  const taskId = (stalled as { handle: { taskId: string } }).handle.taskId;
+  await extSession.cancelTask(taskId as never);
+  const page = await extSession.listTasks();
+  const statuses = Object.fromEntries(page.tasks.map((t) => [t.taskId, t.status]));
+  assert.is(statuses[taskId], 'cancelled');
+  assert.is(page.tasks.length, 2);
+});
+
+ext.run();

@@ -118,7 +118,7 @@ export class InputRounds {
     const late = () =>
       errorResponse(request.id, internalError(`no answer from the upstream server within ${timeoutMs} ms; the call was cancelled`));
     try {
-      const scope: RoundScope = { signal: controller.signal, ask: (inputs, taskId) => this.#ask(inputs, request, call, taskId) };
+      const scope: RoundScope = { signal: controller.signal, ask: (inputs, taskId) => this.#ask(inputs, request.id, call, taskId) };
       const answer = await work(scope);
       if (controller.signal.aborted) return timedOut ? late() : undefined;
       return 'result' in answer ? { jsonrpc: '2.0', id: request.id, result: answer.result } : errorResponse(request.id, answer.error);
@@ -205,10 +205,23 @@ export class InputRounds {
     }
   }
 
-  /** Pushes one round's input requests to the client, in parallel; all answers, or why not. */
+  /**
+   * Pushes a task's input requests to the client outside any request of the client's (the task
+   * was seen waiting while the client polled it): the answers, or why not.
+   */
+  async askForTask(inputs: InputRequests, taskId: string): Promise<Outcome<Record<string, JsonObject>, string>> {
+    const call: ActiveCall = { controller: new AbortController(), pushes: new Set() };
+    try {
+      return await this.#ask(inputs, undefined, call, taskId);
+    } finally {
+      for (const id of call.pushes) this.#cancelPush(id, 'the task no longer waits');
+    }
+  }
+
+  /** Pushes one round's input requests to the client (on behalf of its request `related`, if any), in parallel; all answers, or why not. */
   async #ask(
     inputs: InputRequests,
-    request: JsonRpcRequest,
+    related: RequestId | undefined,
     call: ActiveCall,
     taskId?: string,
   ): Promise<Outcome<Record<string, JsonObject>, string>> {
@@ -221,13 +234,13 @@ export class InputRounds {
     const answers = await Promise.all(
       entries.map(async ([key, input]) => {
         const id = `mcp-dual-era-${++this.#pushSeq}`;
-        const push = inputRequestToPush(key, input, { id, elicitationId: `${String(request.id)}-${key}-${this.#pushSeq}` });
+        const push = inputRequestToPush(key, input, { id, elicitationId: `${String(related ?? taskId)}-${key}-${this.#pushSeq}` });
         if (!push.ok) return { key, failure: push.error.message };
         if (taskId !== undefined) push.value.params = withRelatedTask(isRecord(push.value.params) ? push.value.params : {}, taskId);
         const answer = await new Promise<Answer>((resolve) => {
           this.#pushes.set(id, { resolve });
           call.pushes.add(id);
-          this.#ctx.emit(push.value, request.id);
+          this.#ctx.emit(push.value, related);
         });
         call.pushes.delete(id);
         if ('error' in answer) return { key, failure: `The client answered ${input.method} with an error: ${answer.error.message}` };

@@ -28,7 +28,7 @@ import { DiscoverCache, handshake } from './handshake.ts';
 import { InputRounds } from './inputRounds.ts';
 import { LearnedTools } from './learnedTools.ts';
 import { Subscriptions } from './subscriptions.ts';
-import { BridgeTasks } from './tasks.ts';
+import { BridgeTasks, withTaskSupport } from './tasks.ts';
 
 export { DiscoverCache } from './handshake.ts';
 
@@ -271,7 +271,10 @@ export class LegacyClientBridge implements SdkTransport {
       if (BridgeTasks.serves(request.method)) return (await this.#tasks.serve(request)) ?? NO_ANSWER;
       if (this.#tasks.isTaskCall(request)) return (await this.#tasks.call(request)) ?? NO_ANSWER;
     }
-    return (await this.#rounds.serve(request, session)) ?? NO_ANSWER;
+    const answer = await this.#rounds.serve(request, session);
+    if (answer && 'result' in answer && request.method === 'tools/list' && this.#tasks.offered)
+      return { ...answer, result: withTaskSupport(answer.result) };
+    return answer ?? NO_ANSWER;
   }
 
   // ── shutdown ─────────────────────────────────────────────────────────────

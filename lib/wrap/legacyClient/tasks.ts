@@ -5,7 +5,8 @@
  * ended, holding the answer); `tasks/get` asks the server; the blocking `tasks/result` polls
  * `tasks/get` at the server's interval, pushing the task's input requests to the client (tagged
  * with `related-task`) and sending the answers with `tasks/update`, once each; `tasks/cancel` is
- * the server's cancel, then its final state; `tasks/list` is this session's own record. Status
+ * the server's cancel, then its final state; `tasks/list` is this session's own record; listed
+ * tools say they may run as tasks. Status
  * changes seen on the way are told with `notifications/tasks/status`. A task is its session's: any
  * other id is not found. Not the calls' input rounds: inputRounds.ts runs them.
  */
@@ -36,6 +37,22 @@ export const BRIDGED_TASKS_CAPABILITY: JsonObject = { list: {}, cancel: {}, requ
 /** Whether a modern server's capabilities (from `server/discover`) offer the tasks extension. */
 export function offersTasks(capabilities: JsonObject): boolean {
   return isRecord(capabilities['extensions']) && TASKS_EXTENSION in capabilities['extensions'];
+}
+
+/**
+ * A legacy `tools/list` result with every tool marked `execution.taskSupport: "optional"` (a tool
+ * that says otherwise keeps its word): over the extension any call may be made a task, and the
+ * adapter answers a task-augmented call of any tool with one. Legacy clients run a tool as a task
+ * only when its declaration allows it.
+ */
+export function withTaskSupport(result: JsonObject): JsonObject {
+  if (!Array.isArray(result['tools'])) return result;
+  const tools = result['tools'].map((tool: unknown) => {
+    if (!isRecord(tool)) return tool;
+    const execution = isRecord(tool['execution']) ? tool['execution'] : {};
+    return 'taskSupport' in execution ? tool : { ...tool, execution: { ...execution, taskSupport: 'optional' } };
+  });
+  return { ...result, tools } as JsonObject;
 }
 
 /** Most tasks one session keeps a record of; the oldest is forgotten first (default). */
@@ -144,10 +161,20 @@ export class BridgeTasks {
     });
   }
 
+  /**
+   * `tasks/get`. A task seen waiting for input has its input requests pushed to the client at once
+   * (answered in the background): a client may poll `tasks/get` until the task ends rather than
+   * wait in `tasks/result`.
+   */
   async #get(taskId: string, record: TaskRecord, scope: RoundScope): Promise<Answer> {
     if (record.held) return { result: record.task };
     const detailed = await this.#detailed(taskId, record, scope);
-    return 'error' in detailed ? detailed : { result: record.task };
+    if ('error' in detailed) return detailed;
+    const inputs = detailed.result['inputRequests'];
+    // A failure leaves the task waiting, which the client sees in its next `tasks/get`.
+    if (record.task.status === 'input_required' && isRecord(inputs))
+      void this.#answerInputs(taskId, record, inputs as InputRequests).catch(() => undefined);
+    return { result: record.task };
   }
 
   /** Polls until the task ends, answering its input requests on the way. */
@@ -172,14 +199,17 @@ export class BridgeTasks {
     }
   }
 
-  /** Pushes the input requests not asked yet (each once), and sends their answers with `tasks/update`. */
-  async #answerInputs(taskId: string, record: TaskRecord, inputs: InputRequests, scope: RoundScope): Promise<Answer | undefined> {
+  /**
+   * Pushes the input requests not asked yet (each once: a key is never pushed again), on behalf of
+   * the client's waiting `tasks/result` when there is one, and sends their answers with `tasks/update`.
+   */
+  async #answerInputs(taskId: string, record: TaskRecord, inputs: InputRequests, scope?: RoundScope): Promise<Answer | undefined> {
     const fresh = Object.fromEntries(Object.entries(inputs).filter(([key]) => !record.asked.has(key)));
     if (Object.keys(fresh).length === 0) return undefined;
     for (const key of Object.keys(fresh)) record.asked.add(key);
-    const responses = await scope.ask(fresh, taskId);
+    const responses = scope ? await scope.ask(fresh, taskId) : await this.#ctx.rounds.askForTask(fresh, taskId);
     if (!responses.ok) return { error: { code: ErrorCode.InternalError, message: responses.error } };
-    const sent = await this.#upstream('tasks/update', { taskId, inputResponses: responses.value }, scope);
+    const sent = await this.#upstream('tasks/update', { taskId, inputResponses: responses.value }, scope?.signal);
     return 'error' in sent ? sent : undefined;
   }
 
@@ -190,7 +220,7 @@ export class BridgeTasks {
     const before = await this.#detailed(taskId, record, scope);
     if ('error' in before) return before;
     if (isTerminalStatus(record.task.status)) return terminal;
-    const cancelled = await this.#upstream('tasks/cancel', { taskId }, scope);
+    const cancelled = await this.#upstream('tasks/cancel', { taskId }, scope.signal);
     if ('error' in cancelled) return cancelled;
     const after = await this.#detailed(taskId, record, scope);
     return 'error' in after ? after : { result: record.task };
@@ -210,7 +240,7 @@ export class BridgeTasks {
 
   /** The server's `tasks/get`, the record updated from it (and a status change told to the client). */
   async #detailed(taskId: string, record: TaskRecord, scope: RoundScope): Promise<Answer> {
-    const answer = await this.#upstream('tasks/get', { taskId }, scope);
+    const answer = await this.#upstream('tasks/get', { taskId }, scope.signal);
     if ('error' in answer) return answer;
     const task = detailedTaskToLegacy(answer.result);
     if (!task.ok) return { error: task.error };
@@ -221,13 +251,13 @@ export class BridgeTasks {
   }
 
   /** One request of the extension, stamped with the session and declaring the extension. */
-  async #upstream(method: string, params: JsonObject, scope: RoundScope): Promise<Answer> {
+  async #upstream(method: string, params: JsonObject, signal: AbortSignal | undefined): Promise<Answer> {
     const { session, upstream } = this.#ctx;
     const stamped = requestToModern({ jsonrpc: '2.0', id: `mcp-dual-era-task-${++this.#seq}`, method, params }, session.view!, {
       modernVersion: session.modernVersion,
     });
     if (!stamped.ok) return { error: stamped.error };
-    const answer = await upstream.request(declareTasksExtension(stamped.value, true), { signal: scope.signal });
+    const answer = await upstream.request(declareTasksExtension(stamped.value, true), signal ? { signal } : {});
     return 'error' in answer ? upstreamErrorToLegacy(method, answer.error) : { result: answer.result };
   }
 
