@@ -1,7 +1,8 @@
 /**
  * Legacy core tasks (2025-11-25) across the bridge: the v1 SDK client (1.32.2, its experimental
  * tasks API) through `wrapLegacyClient` to a modern-only v2 SDK server offering the tasks extension
- * (fixtures/servers/tasksServer.ts), over stdio and HTTP. A task runs to completion, asks for input
+ * (fixtures/servers/tasksServer.ts), over stdio and HTTP, and the same through `wrapModernServer`'s
+ * HTTP front and the `connect` command. A task runs to completion, asks for input
  * inside the task (answered by the client's own elicitation handler, once), fails, is cancelled,
  * is listed; a server answering at once still gives a task; another session's task is not found.
  * And `@modelcontextprotocol/ext-tasks` (the official generation-agnostic tasks client) on a v2 SDK
@@ -9,6 +10,8 @@
  */
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client } from '@modelcontextprotocol/client';
 import {
@@ -20,10 +23,12 @@ import {
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createTasksHandler } from '../../fixtures/servers/tasksServer.ts';
+import { serveNodeHttp } from '../../lib/transport/nodeHttp.ts';
 import { StdioChildTransport } from '../../lib/transport/stdioChild.ts';
+import { wrapModernServer } from '../../lib/wrap/modernServer/wrapModernServer.ts';
 import { wrapLegacyClient } from '../../lib/wrap/legacyClient/wrapLegacyClient.ts';
 import { ROOT } from '../helpers/everything.ts';
-import { startModernHttp } from '../helpers/modernFixture.ts';
+import { connectCommand, startModernHttp } from '../helpers/modernFixture.ts';
 
 const TASKS_STDIO = {
   command: process.execPath,
@@ -63,19 +68,21 @@ async function stream(client: Client, name: string, args: Record<string, unknown
   return out;
 }
 
-function exercise(name: string, open: () => Promise<{ target: Parameters<typeof wrapLegacyClient>[0]; close(): Promise<void> }>): void {
+/** Connects the client in one placement; what to close afterwards. */
+type Placement = (client: Client) => Promise<() => Promise<void>>;
+
+function exercise(name: string, connect: Placement): void {
   const s = suite(name);
   let peer: TasksClient;
-  let server: { target: Parameters<typeof wrapLegacyClient>[0]; close(): Promise<void> };
+  let close: () => Promise<void>;
 
   s.before.each(async () => {
-    server = await open();
     peer = tasksClient();
-    await peer.client.connect(wrapLegacyClient(server.target));
+    close = await connect(peer.client);
   });
   s.after.each(async () => {
     await peer.client.close();
-    await server.close();
+    await close();
   });
 
   s('should declare the legacy tasks the adapter serves', () => {
@@ -158,14 +165,36 @@ function exercise(name: string, open: () => Promise<{ target: Parameters<typeof 
   s.run();
 }
 
-exercise("a v1 client's core tasks through wrapLegacyClient to a modern server offering the tasks extension, over stdio", async () => ({
-  target: new StdioChildTransport(TASKS_STDIO),
-  close: async () => {},
-}));
+exercise(
+  "a v1 client's core tasks through wrapLegacyClient to a modern server offering the tasks extension, over stdio",
+  async (client) => {
+    await client.connect(wrapLegacyClient(new StdioChildTransport(TASKS_STDIO)));
+    return async () => {};
+  },
+);
 
-exercise('the same over HTTP', async () => {
+exercise('the same through wrapLegacyClient over HTTP', async (client) => {
   const modern = await startModernHttp(createTasksHandler());
-  return { target: modern.url, close: () => modern.close() };
+  await client.connect(wrapLegacyClient(modern.url));
+  return () => modern.close();
+});
+
+exercise('the same through wrapModernServer over HTTP (its front, the server over HTTP)', async (client) => {
+  const modern = await startModernHttp(createTasksHandler());
+  const wrap = wrapModernServer(modern.url);
+  const front = await serveNodeHttp(wrap, { port: 0 });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${front.origin}/mcp`)));
+  return async () => {
+    await wrap.close();
+    await front.close();
+    await modern.close();
+  };
+});
+
+exercise('the same through mcp-dual-era connect (the command) to a stdio server', async (client) => {
+  const command = connectCommand(['--', TASKS_STDIO.command, ...TASKS_STDIO.args]);
+  await client.connect(new StdioClientTransport({ ...command, env: getDefaultEnvironment(), stderr: 'ignore' }));
+  return async () => {};
 });
 
 const sessions = suite('a task and the sessions of one server');
