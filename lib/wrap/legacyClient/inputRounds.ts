@@ -2,7 +2,9 @@
  * A bridged session's calls upstream and their `input_required` rounds: each call is stamped,
  * sent, and while the server needs input its input requests are pushed to the legacy client as
  * real requests, their answers sent back in a retry; the call's progress and logs are relayed.
- * Deadlines and cancellation end a call with one answer. Not local methods (`ping`, subscribe).
+ * Deadlines and cancellation end a call with one answer; the requests of legacy tasks are run
+ * the same way (`run`), and a task's input requests pushed alike. A task-augmented call declares
+ * the tasks extension, no other. Not local methods (`ping`, subscribe), nor the tasks' polling.
  */
 import { ErrorCode, internalError, type WireError } from '../../core/errors.ts';
 import {

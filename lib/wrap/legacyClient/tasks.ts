@@ -3,14 +3,13 @@
  * a `tools/call` with `params.task` goes up declaring the extension and its task comes back as
  * `CreateTaskResult` (a server that answers at once gets a task of the adapter's own, already
  * ended, holding the answer); `tasks/get` asks the server; the blocking `tasks/result` polls
- * `tasks/get` at the server's interval, pushing the task's input requests to the client (tagged
- * with `related-task`) and sending the answers with `tasks/update`, once each; `tasks/cancel` is
- * the server's cancel, then its final state; `tasks/list` is this session's own record; listed
- * tools say they may run as tasks. Status
- * changes seen on the way are told with `notifications/tasks/status`. A task is its session's: any
- * other id is not found. Not the calls' input rounds: inputRounds.ts runs them.
+ * `tasks/get` at the server's interval until the task ends. A task seen waiting (by either) has its
+ * input requests pushed to the client, tagged with `related-task`, and their answers sent with
+ * `tasks/update`, each key once. `tasks/cancel` is the server's cancel, then its final state;
+ * `tasks/list` is this session's own record; listed tools say they may run as tasks. Status changes
+ * seen on the way are told with `notifications/tasks/status`. A task is its session's: any other
+ * id is not found. Not the calls' input rounds: inputRounds.ts runs them.
  */
-import { randomUUID } from 'node:crypto';
 import { ErrorCode, invalidParams } from '../../core/errors.ts';
 import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../core/jsonrpc.ts';
 import type { LegacyTask } from '../../core/legacy/tasks.ts';
@@ -55,7 +54,7 @@ export function withTaskSupport(result: JsonObject): JsonObject {
   return { ...result, tools } as JsonObject;
 }
 
-/** Most tasks one session keeps a record of; the oldest is forgotten first (default). */
+/** Most tasks one session keeps a record of; the oldest is forgotten first. */
 const MAX_TASKS = 1000;
 /** Tasks in one page of `tasks/list`. */
 const PAGE_SIZE = 50;
@@ -80,8 +79,6 @@ export interface BridgeTasksContext {
   readonly rounds: InputRounds;
   /** Sends a notification to the legacy client. */
   readonly notify: (notification: { jsonrpc: '2.0'; method: string; params: JsonObject }) => void;
-  /** Most tasks kept on record (default 1000). */
-  readonly maxTasks?: number | undefined;
 }
 
 /** The legacy tasks of one bridged session. */
@@ -130,7 +127,7 @@ export class BridgeTasks {
         if (!legacy.ok) return { error: legacy.error };
         const now = new Date().toISOString();
         const task: LegacyTask = {
-          taskId: `mcp-dual-era-${randomUUID()}`,
+          taskId: `mcp-dual-era-${globalThis.crypto.randomUUID()}`,
           status: legacy.value.result['isError'] === true ? 'failed' : 'completed',
           createdAt: now,
           lastUpdatedAt: now,
@@ -263,9 +260,8 @@ export class BridgeTasks {
 
   #remember(taskId: string, record: TaskRecord): void {
     this.#records.set(taskId, record);
-    const max = this.#ctx.maxTasks ?? MAX_TASKS;
     for (const oldest of this.#records.keys()) {
-      if (this.#records.size <= max) break;
+      if (this.#records.size <= MAX_TASKS) break;
       this.#records.delete(oldest);
     }
   }
