@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client } from '@modelcontextprotocol/client';
 import {
   createTaskSessionFromClient,
@@ -125,10 +125,23 @@ function exercise(name: string, connect: Placement): void {
     assert.equal(result.content, [{ type: 'text', text: 'it broke' }]);
   });
 
+  s('should answer tasks/result of a task that ended with a JSON-RPC error with that error', async () => {
+    const messages = await stream(peer.client, 'crash');
+    const taskId = messages[0]!.task!.taskId;
+    assert.is(messages[messages.length - 1]!.type, 'error');
+    assert.is((await peer.client.experimental.tasks.getTask(taskId)).status, 'failed');
+    const failure = await peer.client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema).then(
+      () => undefined,
+      (e: { code?: number; message?: string }) => e,
+    );
+    assert.is(failure?.code, -32603);
+    assert.match(String(failure?.message), /the tool crashed/);
+  });
+
   s('should cancel a task, answer its final state, and refuse to cancel it again', async () => {
     const created = await peer.client.request(
       { method: 'tools/call', params: { name: 'stall', arguments: {}, task: { ttl: 60_000 } } },
-      (await import('@modelcontextprotocol/sdk/types.js')).CreateTaskResultSchema,
+      CreateTaskResultSchema,
     );
     const taskId = created.task.taskId;
     const cancelled = await peer.client.experimental.tasks.cancelTask(taskId);
@@ -196,6 +209,63 @@ exercise('the same through mcp-dual-era connect (the command) to a stdio server'
   await client.connect(new StdioClientTransport({ ...command, env: getDefaultEnvironment(), stderr: 'ignore' }));
   return async () => {};
 });
+
+const bounded = suite("a session's record of its tasks");
+
+bounded('should keep the newest 1000 tasks, listed 50 a page', async () => {
+  const peer = tasksClient();
+  await peer.client.connect(wrapLegacyClient(new StdioChildTransport(TASKS_STDIO)));
+  try {
+    const ids: string[] = [];
+    for (let i = 0; i < 1005; i++) {
+      const created = await peer.client.request(
+        { method: 'tools/call', params: { name: 'quick', arguments: {}, task: {} } },
+        CreateTaskResultSchema,
+      );
+      ids.push(created.task.taskId);
+    }
+    const listed: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await peer.client.experimental.tasks.listTasks(cursor);
+      assert.ok(page.tasks.length <= 50);
+      listed.push(...page.tasks.map((t) => t.taskId));
+      cursor = page.nextCursor;
+      pages++;
+    } while (cursor !== undefined);
+    assert.is(pages, 20);
+    assert.equal(listed, ids.slice(5));
+    const forgotten = await peer.client.experimental.tasks.getTask(ids[0]!).then(
+      () => undefined,
+      (e: { code?: number }) => e,
+    );
+    assert.is(forgotten?.code, -32602);
+  } finally {
+    await peer.client.close();
+  }
+});
+
+bounded.run();
+
+const plain = suite('a call without params.task');
+
+plain('should not declare the extension, even for a client hosting tasks of its own: the server cannot answer it with a task', async () => {
+  const client = new Client(
+    { name: 'v1-tasks', version: '1.32.2' },
+    { capabilities: { elicitation: {}, tasks: { requests: { elicitation: { create: {} } } } } },
+  );
+  await client.connect(wrapLegacyClient(new StdioChildTransport(TASKS_STDIO)));
+  try {
+    const result = await client.callTool({ name: 'slow', arguments: {} });
+    assert.is(result.isError, true);
+    assert.match(JSON.stringify(result.content), /runs only as a task/);
+  } finally {
+    await client.close();
+  }
+});
+
+plain.run();
 
 const sessions = suite('a task and the sessions of one server');
 
