@@ -2,17 +2,24 @@
  * Legacy core tasks (2025-11-25) across the bridge: the v1 SDK client (1.32.2, its experimental
  * tasks API) through `wrapLegacyClient` to a modern-only v2 SDK server offering the tasks extension
  * (fixtures/servers/tasksServer.ts), over stdio and HTTP, and the same through `wrapModernServer`'s
- * HTTP front and the `connect` command. A task runs to completion, asks for input
- * inside the task (answered by the client's own elicitation handler, once), fails, is cancelled,
- * is listed; a server answering at once still gives a task; another session's task is not found.
- * And `@modelcontextprotocol/ext-tasks` (the official generation-agnostic tasks client) on a v2 SDK
- * client that speaks the legacy era to the wrap.
+ * HTTP front and the `connect` command. A task runs to completion, asks for input inside the task
+ * (an elicitation, or a sampling and the roots at once, answered by the client's own handlers,
+ * once each), fails (a tool error, a JSON-RPC error), is cancelled, is listed; a server answering
+ * at once still gives a task; a plain call never gets one; a session keeps its newest 1000 tasks;
+ * another session's task is not found. And `@modelcontextprotocol/ext-tasks` (the official
+ * generation-agnostic tasks client) on a v2 SDK client that speaks the legacy era to the wrap.
  */
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  CreateMessageRequestSchema,
+  CreateTaskResultSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Client as V2Client } from '@modelcontextprotocol/client';
 import {
   createTaskSessionFromClient,
@@ -41,13 +48,24 @@ const RELATED = 'io.modelcontextprotocol/related-task';
 interface TasksClient {
   readonly client: Client;
   readonly elicitations: Array<Record<string, unknown>>;
+  /** The sampling and roots requests the client answered, by method. */
+  readonly asked: Array<{ method: string; params: Record<string, unknown> }>;
   readonly statuses: string[];
 }
 
 function tasksClient(): TasksClient {
-  const client = new Client({ name: 'v1-tasks', version: '1.32.2' }, { capabilities: { elicitation: {} } });
+  const client = new Client({ name: 'v1-tasks', version: '1.32.2' }, { capabilities: { elicitation: {}, sampling: {}, roots: {} } });
   const elicitations: Array<Record<string, unknown>> = [];
+  const asked: Array<{ method: string; params: Record<string, unknown> }> = [];
   const statuses: string[] = [];
+  client.setRequestHandler(CreateMessageRequestSchema, async (request) => {
+    asked.push({ method: request.method, params: request.params as Record<string, unknown> });
+    return { role: 'assistant', content: { type: 'text', text: 'Paris' }, model: 'spec-model' };
+  });
+  client.setRequestHandler(ListRootsRequestSchema, async (request) => {
+    asked.push({ method: request.method, params: (request.params ?? {}) as Record<string, unknown> });
+    return { roots: [{ uri: 'file:///work/project', name: 'project' }] };
+  });
   client.setRequestHandler(ElicitRequestSchema, async (request) => {
     elicitations.push(request.params as Record<string, unknown>);
     return { action: 'accept', content: { name: 'Ada' } };
@@ -55,7 +73,7 @@ function tasksClient(): TasksClient {
   client.fallbackNotificationHandler = async (n) => {
     if (n.method === 'notifications/tasks/status') statuses.push(String((n.params as { status?: string }).status));
   };
-  return { client, elicitations, statuses };
+  return { client, elicitations, asked, statuses };
 }
 
 /** Runs a task-augmented call with the v1 client's own stream; every message it yields. */
@@ -113,6 +131,16 @@ function exercise(name: string, connect: Placement): void {
     assert.is(peer.elicitations[0]!['message'], 'What is your name?');
     assert.equal((peer.elicitations[0]!['_meta'] as Record<string, unknown>)[RELATED], { taskId });
     assert.is((await peer.client.experimental.tasks.getTask(taskId)).status, 'completed');
+  });
+
+  s('should push a sampling and a roots request a task asks for at once, once each, and answer them together', async () => {
+    const messages = await stream(peer.client, 'consult');
+    const taskId = messages[0]!.task!.taskId;
+    const last = messages[messages.length - 1]!;
+    assert.is(last.type, 'result', JSON.stringify(last.error?.message));
+    assert.equal(last.result!['content'], [{ type: 'text', text: 'Paris in file:///work/project' }]);
+    assert.equal(peer.asked.map((a) => a.method).sort(), ['roots/list', 'sampling/createMessage']);
+    for (const a of peer.asked) assert.equal((a.params['_meta'] as Record<string, unknown>)[RELATED], { taskId });
   });
 
   s('should report a task whose tool failed as failed, its result the tool error', async () => {
