@@ -143,6 +143,16 @@ function exercise(name: string, connect: Placement): void {
     for (const a of peer.asked) assert.equal((a.params['_meta'] as Record<string, unknown>)[RELATED], { taskId });
   });
 
+  s('should run the input rounds a server asks for before it makes the task, then give the task', async () => {
+    const messages = await stream(peer.client, 'prepare');
+    assert.is(messages[0]!.type, 'taskCreated');
+    const last = messages[messages.length - 1]!;
+    assert.is(last.type, 'result', JSON.stringify(last.error?.message));
+    assert.equal(last.result!['content'], [{ type: 'text', text: 'prepared for Ada' }]);
+    assert.is(peer.elicitations.length, 1);
+    assert.is(peer.elicitations[0]!['message'], 'Who is it for?');
+  });
+
   s('should report a task whose tool failed as failed, its result the tool error', async () => {
     const messages = await stream(peer.client, 'broken');
     const taskId = messages[0]!.task!.taskId;
@@ -294,6 +304,27 @@ plain('should not declare the extension, even for a client hosting tasks of its 
 });
 
 plain.run();
+
+const early = suite('a task-augmented call that ends before the server makes a task');
+
+early('should give a failed task of its own, holding the tool error', async () => {
+  const client = new Client({ name: 'v1-tasks', version: '1.32.2' }, { capabilities: {} });
+  await client.connect(wrapLegacyClient(new StdioChildTransport(TASKS_STDIO)));
+  try {
+    const created = await client.request(
+      { method: 'tools/call', params: { name: 'prepare', arguments: {}, task: {} } },
+      CreateTaskResultSchema,
+    );
+    assert.is(created.task.status, 'failed');
+    const result = await client.experimental.tasks.getTaskResult(created.task.taskId, CallToolResultSchema);
+    assert.is(result.isError, true);
+    assert.match(JSON.stringify(result.content), /elicitation/);
+  } finally {
+    await client.close();
+  }
+});
+
+early.run();
 
 const sessions = suite('a task and the sessions of one server');
 

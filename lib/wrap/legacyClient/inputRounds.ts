@@ -68,9 +68,13 @@ export interface RoundScope {
   ask(inputs: InputRequests, taskId?: string): Promise<Outcome<Record<string, JsonObject>, string>>;
 }
 
-/** How one call is sent: with the tasks extension declared, and its final modern result read by `finish`. */
+/**
+ * How a task-augmented call is sent: with the tasks extension declared, and its answer read by
+ * `finish`: the server's final result as it gave it (`resultType` kept: a task, or the call's own
+ * result), or what ended the call otherwise (an error, or a tool error in its legacy form).
+ */
 export interface TaskCallOptions {
-  readonly finish: (result: JsonObject) => Answer;
+  readonly finish: (answer: Answer) => Answer;
 }
 
 interface ActiveCall {
@@ -99,7 +103,8 @@ export class InputRounds {
    * cancelled it (no answer is due). A call past its deadline is cancelled and answered -32603.
    */
   async serve(request: JsonRpcRequest, session: LegacySessionView, task?: TaskCallOptions): Promise<JsonRpcResponse | undefined> {
-    return this.run(request, (scope) => this.#call(request, session, scope, task));
+    if (!task) return this.run(request, (scope) => this.#call(request, session, scope, false));
+    return this.run(request, async (scope) => task.finish(await this.#call(request, session, scope, true)));
   }
 
   /**
@@ -155,12 +160,13 @@ export class InputRounds {
     this.#pushes.clear();
   }
 
-  async #call(request: JsonRpcRequest, session: LegacySessionView, scope: RoundScope, task?: TaskCallOptions): Promise<Answer> {
+  /** One call, its rounds included; a task-augmented call's final result is left as the server gave it. */
+  async #call(request: JsonRpcRequest, session: LegacySessionView, scope: RoundScope, asTask: boolean): Promise<Answer> {
     const { upstream, tools } = this.#ctx;
     const stamped = requestToModern(request, this.#ctx.session.view ?? session, { modernVersion: this.#ctx.session.modernVersion });
     if (!stamped.ok) return { error: stamped.error };
     // Only a task-augmented call lets the server answer with a task.
-    const original = declareTasksExtension(stamped.value, task !== undefined);
+    const original = declareTasksExtension(stamped.value, asTask);
     const maxRounds = this.#ctx.maxRounds ?? 8;
     const toolName = request.method === 'tools/call' && isRecord(request.params) ? request.params['name'] : undefined;
     let next = original;
@@ -186,7 +192,7 @@ export class InputRounds {
       }
       const result = answer.result;
       if (result['resultType'] !== 'input_required' || !isMrtrMethod(request.method)) {
-        if (task) return task.finish(result);
+        if (asTask) return { result };
         if (request.method === 'tools/list') tools.learn(result);
         const legacy = resultToLegacy(request.method, result);
         if (!legacy.ok) return { error: legacy.error };

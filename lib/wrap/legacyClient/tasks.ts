@@ -115,14 +115,17 @@ export class BridgeTasks {
     const view = this.#ctx.session.view!;
     const ttl = isRecord(request.params) && isRecord(request.params['task']) ? request.params['task']['ttl'] : undefined;
     return this.#ctx.rounds.serve(request, view, {
-      finish: (result) => {
+      finish: (answer) => {
+        if ('error' in answer) return answer;
+        const result = answer.result;
         if (result['resultType'] === 'task') {
           const task = detailedTaskToLegacy(result);
           if (!task.ok) return { error: task.error };
           this.#remember(task.value.taskId, { task: task.value, asked: new Set() });
           return { result: { task: task.value } };
         }
-        // The server alone decides; a task-augmented request still gets a task: one already ended, holding the answer.
+        // The server alone decides (or the call ended before it could, a tool error); a task-augmented
+        // request still gets a task: one already ended, holding the answer.
         const legacy = resultToLegacy('tools/call', result);
         if (!legacy.ok) return { error: legacy.error };
         const now = new Date().toISOString();
