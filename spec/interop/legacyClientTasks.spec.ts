@@ -4,9 +4,9 @@
  * (fixtures/servers/tasksServer.ts), over stdio and HTTP, and the same through `wrapModernServer`'s
  * HTTP front and the `connect` command. A task runs to completion, asks for input inside the task
  * (an elicitation, or a sampling and the roots at once, answered by the client's own handlers,
- * once each), fails (a tool error, a JSON-RPC error), is cancelled, is listed; a server answering
- * at once still gives a task; a plain call never gets one; a session keeps its newest 1000 tasks;
- * another session's task is not found. And `@modelcontextprotocol/ext-tasks` (the official
+ * once each; never more than 256), fails (a tool error, a JSON-RPC error), is cancelled, is
+ * listed; a server answering at once still gives a task; a plain call never gets one; a session
+ * keeps its newest 1000 tasks; another session's task is not found. And `@modelcontextprotocol/ext-tasks` (the official
  * generation-agnostic tasks client) on a v2 SDK client that speaks the legacy era to the wrap.
  */
 import { resolve } from 'node:path';
@@ -151,6 +151,14 @@ function exercise(name: string, connect: Placement): void {
     assert.equal(last.result!['content'], [{ type: 'text', text: 'prepared for Ada' }]);
     assert.is(peer.elicitations.length, 1);
     assert.is(peer.elicitations[0]!['message'], 'Who is it for?');
+  });
+
+  s('should not pass more than 256 inputs of one task to the client', async () => {
+    const messages = await stream(peer.client, 'flood');
+    const last = messages[messages.length - 1]!;
+    assert.is(last.type, 'error');
+    assert.match(String(last.error?.message), /more than 256 inputs/);
+    assert.is(peer.elicitations.length, 0);
   });
 
   s('should report a task whose tool failed as failed, its result the tool error', async () => {

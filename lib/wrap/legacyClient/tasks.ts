@@ -10,7 +10,7 @@
  * seen on the way are told with `notifications/tasks/status`. A task is its session's: any other
  * id is not found. Not the calls' input rounds: inputRounds.ts runs them.
  */
-import { ErrorCode, invalidParams } from '../../core/errors.ts';
+import { ErrorCode, internalError, invalidParams } from '../../core/errors.ts';
 import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../core/jsonrpc.ts';
 import type { LegacyTask } from '../../core/legacy/tasks.ts';
 import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
@@ -56,6 +56,8 @@ export function withTaskSupport(result: JsonObject): JsonObject {
 
 /** Most tasks one session keeps a record of; the oldest is forgotten first. */
 const MAX_TASKS = 1000;
+/** Most input requests one task may have pushed to the client over its life. */
+const MAX_TASK_INPUTS = 256;
 /** Tasks in one page of `tasks/list`. */
 const PAGE_SIZE = 50;
 /** Bounds on the wait between two polls of `tasks/get`, whatever the server asks, in ms. */
@@ -200,12 +202,15 @@ export class BridgeTasks {
   }
 
   /**
-   * Pushes the input requests not asked yet (each once: a key is never pushed again), on behalf of
-   * the client's waiting `tasks/result` when there is one, and sends their answers with `tasks/update`.
+   * Pushes the input requests not asked yet (each once: a key is never pushed again, and at most
+   * 256 over the task's life), on behalf of the client's waiting `tasks/result` when there is one,
+   * and sends their answers with `tasks/update`.
    */
   async #answerInputs(taskId: string, record: TaskRecord, inputs: InputRequests, scope?: RoundScope): Promise<Answer | undefined> {
     const fresh = Object.fromEntries(Object.entries(inputs).filter(([key]) => !record.asked.has(key)));
     if (Object.keys(fresh).length === 0) return undefined;
+    if (record.asked.size + Object.keys(fresh).length > MAX_TASK_INPUTS)
+      return { error: internalError(`task ${taskId} asks for more than ${MAX_TASK_INPUTS} inputs; they are not passed to the client`) };
     for (const key of Object.keys(fresh)) record.asked.add(key);
     const responses = scope ? await scope.ask(fresh, taskId) : await this.#ctx.rounds.askForTask(fresh, taskId);
     if (!responses.ok) return { error: { code: ErrorCode.InternalError, message: responses.error } };
