@@ -2,8 +2,9 @@
  * Capability maps both ways (translation table rows 27–29): legacy `roots.listChanged` ⇄ modern
  * `roots: {}`, a legacy server's task-run `tools/call` ⇄ the tasks extension, `extensions` and
  * unknown keys passed through. Only what an adapter serves is declared: a legacy client's `tasks`
- * (client-hosted tasks) has no modern place, and the extension is no legacy `tasks` (no adapter
- * emulates `tasks/result` or `tasks/list` for a legacy client).
+ * (client-hosted tasks) has no modern place, and the extension maps to no legacy `tasks` here (a
+ * legacy client's bridge that emulates `tasks/result` and `tasks/list` over it declares them itself,
+ * wrap/legacyClient/handshake.ts).
  */
 import { isRecord, omitKeys, type JsonObject } from '../primitives.ts';
 import type { LegacyClientCapabilities, LegacyServerCapabilities } from '../legacy/capabilities.ts';
@@ -77,7 +78,8 @@ export function serverCapabilitiesToModern(caps: LegacyServerCapabilities | Json
 /**
  * Modern server capabilities (from `server/discover`) → legacy (`initialize` result): the tasks
  * extension is dropped, legacy `tasks` not declared (a legacy client would call `tasks/result` and
- * `tasks/list`, which have no modern form); other extensions pass through.
+ * `tasks/list`, which have no modern form: an adapter that serves them declares them itself);
+ * other extensions pass through.
  */
 export function serverCapabilitiesToLegacy(caps: ModernServerCapabilities | JsonObject): LegacyServerCapabilities {
   const out: JsonObject = omitKeys(caps, ['extensions']);
