@@ -778,6 +778,29 @@ function targets(p: Pools): Array<[string, fc.Arbitrary<Call>]> {
         args: fn === 'sessionFromInitialize' ? [{ clientInfo: { name: 'c', version: '1' }, capabilities: o }] : [o],
       })),
     ]),
+    ...(['detailedTaskToLegacy', 'detailedTaskPayload'] as const).map((fn): [string, fc.Arbitrary<Call>] => [
+      fn,
+      fc
+        .oneof(
+          jsonObject,
+          jsonObject.map((o) => ({ ...o, taskId: 't', status: 'completed', createdAt: '2026-01-01T00:00:00Z', result: o })),
+          jsonObject.map((o) => ({ ...o, taskId: 't', status: 'failed', error: o })),
+        )
+        .map((o) => ({ fn, args: [o] })),
+    ]),
+    ['isTerminalStatus', fc.string({ maxLength: 20 }).map((status) => ({ fn: 'isTerminalStatus', args: [status] }))],
+    ['relatedTaskMeta', fc.string({ maxLength: 40 }).map((id) => ({ fn: 'relatedTaskMeta', args: [id] }))],
+    [
+      'withRelatedTask',
+      fc.tuple(jsonObject, fc.string({ maxLength: 40 })).map(([result, id]) => ({ fn: 'withRelatedTask', args: [result, id] })),
+    ],
+    [
+      'declareTasksExtension',
+      fc.tuple(fc.option(jsonObject, { nil: undefined }), fc.boolean()).map(([params, on]) => ({
+        fn: 'declareTasksExtension',
+        args: [{ jsonrpc: '2.0', id: 1, method: 'tools/call', ...(params ? { params } : {}) }, on],
+      })),
+    ],
     [
       'envelopeToInitializeParams',
       fc.tuple(jsonObject, fc.option(implementation, { nil: undefined })).map(([caps, info]) => ({
