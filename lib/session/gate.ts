@@ -130,13 +130,18 @@ export class Gate {
       };
       // The wait covers the boots of those ahead (a known caller has only known callers ahead).
       const ahead = known() ? this.#line.filter((w) => w.known()).length : this.#line.length;
-      const timer = setTimeout(
-        () => {
-          done();
-          resolve(undefined);
-        },
-        Math.max(0, ms) + this.#turnsOf(ahead + 1),
-      );
+      let extended = false;
+      const expire = (): void => {
+        // Next in line behind boots that take longer than boots lately have: one more boot's wait, once.
+        if (!extended && this.#line[0] === waiter) {
+          extended = true;
+          timer = setTimeout(expire, this.#turnsOf(1));
+          return;
+        }
+        done();
+        resolve(undefined);
+      };
+      let timer = setTimeout(expire, Math.max(0, ms) + this.#turnsOf(ahead + 1));
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#line.push(waiter);
     });

@@ -153,7 +153,9 @@ export class SessionPool {
     // push) waits briefly for one to be free, then opens one; at the bound it waits for one to be
     // free, and only when none is within `waitMs` shares one (its call may well not push). A call
     // known to push never shares: at the bound it waits, then is refused.
-    const deadline = Date.now() + (this.options.waitMs ?? DEFAULTS.sessionWaitMs);
+    let deadline = Date.now() + (this.options.waitMs ?? DEFAULTS.sessionWaitMs);
+    /** Whether a turn at the gate came and found the room taken (the wait is then extended once). */
+    let waitedInLine = false;
     let patience = Date.now() + OPEN_PATIENCE_MS;
     let patient = options.open === false;
     /** A call not known to push that waited in vain at the bound shares a session after all. */
@@ -194,6 +196,12 @@ export class SessionPool {
             if (again.ok) return this.#openIn(entry, key, exclusive, options, again.victim, through);
             through();
             refusal = again.refusal;
+            // The room was taken by those ahead in line. What the caller waited there was their
+            // boots, not its own time: once, it may still wait for a session to fall idle and give way.
+            if (!waitedInLine) {
+              waitedInLine = true;
+              deadline = Math.max(deadline, Date.now() + EVICTABLE_AFTER_MS);
+            }
           } else refusal = this.openings.refusal();
         } else refusal = room.refusal;
       }
