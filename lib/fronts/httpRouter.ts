@@ -9,6 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { claimedEra, type ModernVersion } from '../core/era.ts';
 import { ErrorCode } from '../core/errors.ts';
 import type { Classified, JsonRpcRequest } from '../core/jsonrpc.ts';
+import { isTaskMethod } from '../core/modern/methods.ts';
 import { isRemovedInModern } from '../core/legacy/methods.ts';
 import type { JsonObject } from '../core/primitives.ts';
 import { readEnvelope, type Envelope } from '../core/translate/envelope.ts';
@@ -124,9 +125,6 @@ const HEAD_DELAY_MS = 100;
 
 const NO_SESSION = 'Bad Request: No valid session ID provided';
 
-/** The requests about a task, which name it (`params.taskId`). */
-const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
-
 const NO_SESSION_BATCH = 'Invalid Request: expected a JSON-RPC request (batches and responses belong to a legacy session)';
 
 /** Who a forwarded call is answered for when its owner is gone: the call, and the task it names. */
@@ -233,7 +231,7 @@ export function decide(core: FrontCore, message: Classified, header: HeaderGette
   } else if (r.kind === 'serve' && r.envelope.retry?.requestState !== undefined) {
     const owner = forwarding.stateOwner(r.envelope.retry.requestState);
     if (owner !== undefined) return { kind: 'forward-call', owner, call: r.rpc };
-  } else if (r.kind === 'serve' && TASK_METHODS.has(r.rpc.method)) {
+  } else if (r.kind === 'serve' && isTaskMethod(r.rpc.method)) {
     // A task's requests go to the replica its id names: the one whose upstream runs it.
     const task = r.rpc.params?.['taskId'];
     const owner = typeof task === 'string' ? forwarding.idOwner(task) : undefined;

@@ -54,3 +54,9 @@ export type ModernServerCapabilities = v.InferOutput<typeof ModernServerCapabili
 
 /** The tasks extension identifier (SEP-2663). */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
+/** Whether capabilities (a request's client capabilities, or a server's in discover) declare the tasks extension. */
+export function declaresTasksExtension(capabilities: unknown): boolean {
+  const extensions = isRecord(capabilities) ? capabilities['extensions'] : undefined;
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
+}

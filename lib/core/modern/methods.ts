@@ -52,6 +52,11 @@ export function isMrtrMethod(method: unknown): method is MrtrMethod {
   return typeof method === 'string' && modernMethod(method)?.mrtr === true;
 }
 
+/** Whether `method` is one of the tasks extension's requests about a task (`tasks/get`, `tasks/update`, `tasks/cancel`). */
+export function isTaskMethod(method: string): boolean {
+  return modernMethod(method)?.nameParam === 'taskId';
+}
+
 /** A method whose complete results carry `ttlMs` and `cacheScope`. */
 export type CacheableMethod = MarkedWith<'cacheable'>;
 /** Methods whose complete results must carry `ttlMs` and `cacheScope`: the registry's, in its order. */

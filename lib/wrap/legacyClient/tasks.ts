@@ -13,7 +13,7 @@
 import { ErrorCode, internalError, invalidParams } from '../../core/errors.ts';
 import { errorResponse, type JsonRpcRequest, type JsonRpcResponse } from '../../core/jsonrpc.ts';
 import type { LegacyTask } from '../../core/legacy/tasks.ts';
-import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
+import { declaresTasksExtension } from '../../core/modern/capabilities.ts';
 import type { InputRequests } from '../../core/modern/inputs.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import {
@@ -35,7 +35,7 @@ export const BRIDGED_TASKS_CAPABILITY: JsonObject = { list: {}, cancel: {}, requ
 
 /** Whether a modern server's capabilities (from `server/discover`) offer the tasks extension. */
 export function offersTasks(capabilities: JsonObject): boolean {
-  return isRecord(capabilities['extensions']) && TASKS_EXTENSION in capabilities['extensions'];
+  return declaresTasksExtension(capabilities);
 }
 
 /**

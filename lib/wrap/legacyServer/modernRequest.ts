@@ -9,7 +9,7 @@ import { AdapterError } from '../../core/errors.ts';
 import { failureOf, upstreamUnavailable } from '../../util/upstreamFailure.ts';
 import { limitAnswer, refusalOf, type LimitRefusal } from '../../util/limits.ts';
 import { isRecord, type Implementation } from '../../core/primitives.ts';
-import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
+import { declaresTasksExtension } from '../../core/modern/capabilities.ts';
 import { readEnvelope, type Envelope, type EnvelopeError, type LegacyRequest } from '../../core/translate/envelope.ts';
 import { ok, type Outcome } from '../../core/outcome.ts';
 import { errorToModern } from '../../core/translate/errors.ts';
@@ -74,8 +74,7 @@ export interface PendingRequest {
 /** How an upstream outcome on `session` becomes the answer to `r`'s request. */
 /** Whether the request declares the tasks extension. */
 export function declaresTasks(envelope: Envelope): boolean {
-  const extensions = envelope.clientCapabilities['extensions'];
-  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION]);
+  return declaresTasksExtension(envelope.clientCapabilities);
 }
 
 export function finisher(r: PendingRequest, session: UpstreamSession): (outcome: RpcOutcome) => Answer {

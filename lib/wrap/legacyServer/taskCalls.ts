@@ -8,6 +8,7 @@
 import { ErrorCode, missingCapability } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
+import { isTaskMethod } from '../../core/modern/methods.ts';
 import { isRecord, type JsonObject } from '../../core/primitives.ts';
 import type { Envelope } from '../../core/translate/envelope.ts';
 import { readLegacyTask } from '../../core/translate/tasks.ts';
@@ -20,9 +21,6 @@ import { declaresTasks, type PendingRequest } from './modernRequest.ts';
 import { unmarked } from './taskResults.ts';
 import { limitAnswer } from '../../util/limits.ts';
 
-/** The tasks extension's methods on a task the wrap keeps. */
-const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
-
 /**
  * Serves `tasks/get`, `tasks/update` and `tasks/cancel` from the wrap's tasks, once the server was
  * seen to run tools as tasks (`ToolTasks.offered`); `undefined` for any other request, or before.
@@ -33,7 +31,7 @@ export function serveTaskMethod(
   envelope: Envelope,
   options: ModernDispatchOptions,
 ): Promise<Answer> | undefined {
-  if (!options.tasks?.offered || !TASK_METHODS.has(request.method)) return undefined;
+  if (!options.tasks?.offered || !isTaskMethod(request.method)) return undefined;
   if (!declaresTasks(envelope))
     return Promise.resolve(
       errorAnswer(

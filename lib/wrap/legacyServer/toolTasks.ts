@@ -136,15 +136,14 @@ export class ToolTasks {
 
   /** Counts a task about to be created, or says which limit refuses it. */
   #admit(principal: string): LimitRefusal | undefined {
-    const running = this.#running.get(principal) ?? 0;
-    if (running >= this.#perPrincipal)
-      return limitRefusal('tasks-per-caller', this.#perPrincipal, `this caller has ${this.#perPrincipal} tasks running`);
+    const refused = this.refusal(principal);
+    if (refused) return refused;
     if (this.#byId.size >= this.#max) {
       const oldestFinished = [...this.#byId.values()].find((t) => t.finished);
       if (!oldestFinished) return limitRefusal('tasks', this.#max, `${this.#max} tasks are running`);
       this.#forget(oldestFinished);
     }
-    this.#running.set(principal, running + 1);
+    this.#running.set(principal, (this.#running.get(principal) ?? 0) + 1);
     return undefined;
   }
 
