@@ -119,6 +119,33 @@ function headerText(raw: string): string | undefined {
 }
 
 /** True when a decoded value nests deeper than `limit` (iterative: any depth). */
+/** A JSON string token or a number token of a text, in order (a number is never read inside a string). */
+const TOKEN = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+
+/** Whether a JSON number written as `text` is an integer, judged exactly on its digits (`1.50e2` is, `5e-1541` is not). */
+function writtenInteger(text: string): boolean {
+  const [, whole = '', fraction = '', exponent = '0'] = /^-?(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(text) ?? [];
+  const digits = (whole + fraction).replace(/^0+/, '');
+  if (/^0*$/.test(digits)) return true;
+  const shift = Number(exponent) - fraction.length;
+  return shift >= 0 || digits.length - digits.replace(/0+$/, '').length >= -shift;
+}
+
+/**
+ * `text` decoded as JSON, with a message's `id` that its text writes as a fraction (`0.5`,
+ * `6.8e-1541`, which a double rounds to 0) read as no integer: MCP ids are integers as written,
+ * whatever a double makes of them. Throws as `JSON.parse` does.
+ */
+export function decodeAsWritten(text: string): unknown {
+  const value: unknown = JSON.parse(text);
+  if (!isObject(value) || typeof value['id'] !== 'number') return value;
+  const numbers: string[] = [];
+  const marked = text.replace(TOKEN, (token) => (token.startsWith('"') ? token : `"#${numbers.push(token) - 1}"`));
+  const id = (JSON.parse(marked) as Json)['id'];
+  const written = typeof id === 'string' ? numbers[Number(id.slice(1))] : undefined;
+  return written !== undefined && !writtenInteger(written) ? { ...value, id: Number.NaN } : value;
+}
+
 export function deeperThan(value: unknown, limit: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
@@ -177,7 +204,7 @@ export function expectHttp(input: HttpInput): Expected {
   let value: unknown;
   try {
     // UTF-8 decoding of a body skips a byte order mark (RFC 8259 lets a parser ignore it).
-    value = JSON.parse(input.body.startsWith('\ufeff') ? input.body.slice(1) : input.body);
+    value = decodeAsWritten(input.body.startsWith('\ufeff') ? input.body.slice(1) : input.body);
   } catch {
     return { kind: 'error', status: 400, code: -32700, id: undefined };
   }

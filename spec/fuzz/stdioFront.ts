@@ -17,7 +17,7 @@ import { validateMessage } from '../helpers/schemas.ts';
 import type { Json } from './arbitraries.ts';
 import { knownGap } from './gaps.ts';
 import type { HttpFixture } from './httpFront.ts';
-import { claimsModern, deeperThan, expectMessage, shapeOf, type Expected, type Id } from './httpOracle.ts';
+import { claimsModern, decodeAsWritten, deeperThan, expectMessage, shapeOf, type Expected, type Id } from './httpOracle.ts';
 import { compose, messageSpec, modernMessage, PV, retryParams, textFor, type MessageSpec } from './messages.ts';
 import { bounded, checkProperty, liveTimers, settle, type RunOptions } from './runner.ts';
 
@@ -152,7 +152,7 @@ function write(lines: readonly LineSpec[]): Written {
       if (framed.trim().length === 0) continue;
       let value: unknown;
       try {
-        value = JSON.parse(framed);
+        value = decodeAsWritten(framed);
       } catch {
         expectations.push({ kind: 'error', code: -32700, id: undefined });
         continue;
