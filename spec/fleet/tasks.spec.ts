@@ -9,51 +9,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 import { forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
-import { readEvents } from '../helpers/eventStream.ts';
-import { modernMeta } from '../helpers/messages.ts';
-import { sleep } from '../helpers/everything.ts';
+import { call, pollUntil, TASK_TOOL as TOOL } from '../helpers/fleetTasks.ts';
 
 type Obj = Record<string, any>;
-const TOOL = 'simulate-research-query';
-const CAPABILITIES = { elicitation: { form: {} }, extensions: { 'io.modelcontextprotocol/tasks': {} } };
-let ids = 0;
-
-/** One modern request on the wire to `url`, as `principal` (`Mcp-Name` the tool or the task), its answer read whether JSON or a stream. */
-async function call(url: string, method: string, params: Obj, principal = 'alice'): Promise<{ status: number; message: Obj }> {
-  const name = params['name'] ?? params['taskId'];
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      authorization: `Bearer ${principal}`,
-      ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++ids,
-      method,
-      params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': CAPABILITIES }) },
-    }),
-  });
-  const message = res.headers.get('content-type')?.startsWith('text/event-stream')
-    ? ((await readEvents(res)).messages.at(-1) ?? {})
-    : ((await res.json()) as Obj);
-  return { status: res.status, message };
-}
-
-/** Polls `tasks/get` through `url` until the task's status is one of `until` (or 20 s pass). */
-async function pollUntil(url: string, taskId: string, until: readonly string[], principal = 'alice'): Promise<Obj> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const got = await call(url, 'tasks/get', { taskId }, principal);
-    const result = got.message['result'] as Obj | undefined;
-    if (!result || until.includes(result['status']) || Date.now() > deadline) return got.message;
-    await sleep(200);
-  }
-}
 
 const tasks = suite('tasks on a fleet of serve --fleet replicas (server-everything)');
 let fleet: SpecFleet;

@@ -1,7 +1,8 @@
 /**
  * A real nginx (Debian's nginx-light) in front of replicas, for one spec: round robin, no
- * stickiness, streaming answers passed through unbuffered, on a free loopback port, with its own
- * prefix directory; stopped by process id.
+ * stickiness (or the task-hash variant: a task's requests hashed on their `Mcp-Name`), streaming
+ * answers passed through unbuffered, on a free loopback port, with its own prefix directory;
+ * stopped by process id.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,8 +25,17 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The configuration we test with (and the README shows): round robin over the replicas. */
-export function nginxConfig(dir: string, port: number, replicas: readonly string[]): string {
+/**
+ * How nginx picks a replica: `round-robin`, or `task-hash`: the tasks extension's requests
+ * (`Mcp-Method: tasks/…`) by a consistent hash of their `Mcp-Name` (the task's id), so that one
+ * task's requests land on one replica; every other request by a hash of its own `$request_id`
+ * (spread as at random).
+ */
+export type NginxBalance = 'round-robin' | 'task-hash';
+
+/** The configuration we test with (and docs/fleet.md shows): round robin over the replicas, or the task-hash variant. */
+export function nginxConfig(dir: string, port: number, replicas: readonly string[], balance: NginxBalance = 'round-robin'): string {
+  const hashed = balance === 'task-hash';
   return `worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
@@ -38,8 +48,8 @@ http {
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream mcp {
-    # max_fails=0: a replica that refuses a connection (restarting) is not taken out for
+${hashed ? TASK_ROUTE_MAP : ''}  upstream mcp {
+${hashed ? '    hash $mcp_route consistent;\n' : ''}    # max_fails=0: a replica that refuses a connection (restarting) is not taken out for
     # fail_timeout (10 s by default); nginx tries the next one for that request. Otherwise a
     # rolling restart takes each replica out in turn, for longer than a restart lasts, until none is
     # left and nginx answers 502 itself.
@@ -64,6 +74,13 @@ ${replicas.map((r) => `    server ${r} max_fails=0;`).join('\n')}
 `;
 }
 
+/** The task-hash variant's routing key: a task's id for its requests, the request's own id for any other. */
+const TASK_ROUTE_MAP = `  map $http_mcp_method $mcp_route {
+    ~^tasks/ $http_mcp_name;
+    default $request_id;
+  }
+`;
+
 /** A running nginx. */
 export interface RunningNginx {
   readonly url: string;
@@ -72,13 +89,13 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-/** Starts nginx on a free port in front of `replicas` (`host:port` each). */
-export async function startNginx(replicas: readonly string[]): Promise<RunningNginx> {
+/** Starts nginx on a free port in front of `replicas` (`host:port` each), balancing as `balance` says. */
+export async function startNginx(replicas: readonly string[], balance: NginxBalance = 'round-robin'): Promise<RunningNginx> {
   if (!NGINX) throw new Error('nginx is not installed (apt-get install -y nginx-light)');
   const dir = mkdtempSync(join(tmpdir(), 'mde-nginx-'));
   mkdirSync(join(dir, 'logs'));
   const port = await freePort();
-  writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, replicas));
+  writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, replicas, balance));
   const child: ChildProcess = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
