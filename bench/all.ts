@@ -6,11 +6,13 @@
  * the fleet bench (bench/fleet.ts: a retry forwarded between two replicas of `serve --fleet`,
  * plain-call throughput in a fleet, Redis commands per call; on the machine's Redis) and the callers
  * bench (bench/callers.ts: 1, 100, 200 and 1,000 distinct callers through `serve`, isolated and
- * sharing sessions, mcp-proxy and the pass-through), and the front bench (bench/front.ts: the HTTP
- * front's own CPU and bytes per call, and our own part of tracing every request), each in a
- * fresh process so none's JIT or heap state leaks into another. `--quick` goes to all;
- * `--filter` to the translator and wrap benches (the others are then left out); `--profile`,
- * `--tsx` and `--ref` only concern the wrap bench.
+ * sharing sessions, mcp-proxy and the pass-through), the front bench (bench/front.ts: the HTTP
+ * front's own CPU and bytes per call, and our own part of tracing every request) and the tasks
+ * bench (bench/tasks.ts: a `tasks/get` poll of a working task against a plain call, in one process
+ * and forwarded between two replicas of `serve --fleet`), each in a fresh process so none's JIT or
+ * heap state leaks into another. `--quick` goes to all; `--filter` to the translator and wrap
+ * benches (the others are then left out); `--profile`, `--tsx` and `--ref` only concern the wrap
+ * bench.
  *
  * Then it combines their reports with the machine, the peers' versions and the commit into
  * bench/results/latest.json (and a dated copy beside it), and a run without options writes
@@ -68,12 +70,13 @@ const BENCHES = [
   { key: 'fleet', script: 'fleet.ts', node: BENCH_NODE_FLAGS, args: quick ? ['--quick'] : [], report: 'fleet.json', run: !filtered },
   { key: 'front', script: 'front.ts', node: [], args: quick ? ['--quick'] : [], report: 'front.json', run: !filtered },
   { key: 'callers', script: 'callers.ts', node: BENCH_NODE_FLAGS, args: quick ? ['--quick'] : [], report: 'callers.json', run: !filtered },
+  { key: 'tasks', script: 'tasks.ts', node: [], args: quick ? ['--quick'] : [], report: 'tasks.json', run: !filtered },
 ] as const;
 
 const PEERS: ReadonlyArray<{ name: string; role: string }> = [
   {
     name: '@modelcontextprotocol/sdk',
-    role: 'v1 SDK: every legacy server the benches run (echo and push servers) and the legacy clients (direct calls, the connect baseline)',
+    role: 'v1 SDK: every legacy server the benches run (echo and push servers, the conformance fixture whose tool runs as a task) and the legacy clients (direct calls, the connect baseline)',
   },
   { name: 'mcp-proxy', role: 'wrap and callers benches: the comparison front on its 2026-07-28 route' },
   {
@@ -86,8 +89,11 @@ const PEERS: ReadonlyArray<{ name: string; role: string }> = [
     name: '@opentelemetry/sdk-trace-node',
     role: "wrap bench: the SDK in the traced fronts' processes (every request, and 10%); front bench: every request traced, against a stand-in",
   },
-  { name: 'redis', role: "fleet bench: the replicas' Redis client (node-redis), and the bench's MONITOR of their commands" },
-  { name: 'typescript', role: 'compiles lib/ for the wrap, MRTR, first-answer and fleet benches' },
+  {
+    name: 'redis',
+    role: "fleet and tasks benches: the replicas' Redis client (node-redis), and the fleet bench's MONITOR of their commands",
+  },
+  { name: 'typescript', role: 'compiles lib/ for the wrap, MRTR, first-answer, fleet and tasks benches' },
   { name: 'tsx', role: 'runs the benches (and lib/ for the translator and probe benches)' },
 ];
 

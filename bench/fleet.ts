@@ -22,13 +22,13 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { createClient } from 'redis';
 import { redactedUrl } from '../lib/fleet/fleetKeys.ts';
 import { buildLib, transpile } from './shared/build.ts';
 import { banner, writeResults } from './shared/format.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { endpointCaller } from './fleet/calls.ts';
 import { countCommands, type CommandsPlan, type CommandsResult } from './fleet/commands.ts';
+import { deleteKeys, redisVersion } from './fleet/redis.ts';
 import { startBareHop, startServe, type Served } from './fleet/replicas.ts';
 import { childPids } from './wrap/procs.ts';
 import { forwardedRetry, type RetryResult } from './fleet/retry.ts';
@@ -74,36 +74,6 @@ function gitCommit(): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** The Redis's version, or why it cannot be reached. */
-async function redisVersion(url: string): Promise<{ version: string } | { error: string }> {
-  const client = createClient({ url, socket: { connectTimeout: 3000, reconnectStrategy: false } });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    const info = await client.info('server');
-    return { version: /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown' };
-  } catch (e) {
-    return { error: e instanceof Error ? e.message : String(e) };
-  } finally {
-    if (client.isOpen) await client.close().catch(() => client.destroy());
-  }
-}
-
-/** Deletes every key of the fleet `prefix`; how many. */
-async function deleteKeys(url: string, prefix: string): Promise<number> {
-  const client = createClient({ url });
-  client.on('error', () => {});
-  await client.connect();
-  let deleted = 0;
-  try {
-    for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 100 }))
-      if (batch.length > 0) deleted += await client.del(batch);
-  } finally {
-    await client.close().catch(() => client.destroy());
-  }
-  return deleted;
 }
 
 const started = performance.now();

@@ -4,7 +4,7 @@
  */
 import type { Run } from './types.ts';
 
-export type Section = 'Translator' | 'Wrapped calls' | 'Tracing' | 'MRTR' | 'Probe' | 'Cached probe' | 'First answer' | 'Fleet';
+export type Section = 'Translator' | 'Wrapped calls' | 'Tracing' | 'MRTR' | 'Probe' | 'Cached probe' | 'First answer' | 'Fleet' | 'Tasks';
 
 export interface Figure {
   readonly section: Section;
@@ -24,6 +24,7 @@ export const SECTIONS: readonly Section[] = [
   'Cached probe',
   'First answer',
   'Fleet',
+  'Tasks',
 ];
 
 /** Whether a figure meets its goal; `undefined` when it has none. */
@@ -52,7 +53,7 @@ export const MRTR_WHERE = {
 
 export function figuresOf(run: Run): Figure[] {
   const out: Figure[] = [];
-  const { translate, wrap, mrtr, probe, first, fleet, front } = run.parts;
+  const { translate, wrap, mrtr, probe, first, fleet, front, tasks } = run.parts;
 
   if (translate) {
     const goal = translate.goal;
@@ -294,6 +295,13 @@ export function figuresOf(run: Run): Figure[] {
         better: 'higher',
         goal: { op: '≥', value: g.minThroughputRatio },
       });
+  }
+
+  if (tasks) {
+    // A poll of a working task against a plain call (and, forwarded, against a local poll), at p50; no goal.
+    for (const cell of [tasks.oneProcess, tasks.fleet])
+      for (const r of cell?.ratios ?? [])
+        if (Number.isFinite(r.ratioP50)) out.push({ section: 'Tasks', label: `${r.label}, p50`, value: r.ratioP50, better: 'lower' });
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { formatRatio, int, kb, markdownTable as table, ms, pct, signedUs, us } f
 import { median } from '../shared/stats.ts';
 import { figuresOf, goalHolds, MRTR_HOISTED, MRTR_ROUND_GOAL, MRTR_WHERE, SECTIONS } from './figures.ts';
 import { FIRST_ANSWER_NOTE, FLEET_COUNT_NOTE, MEMORY_REDUCER_NOTE, WRAP_PATH_NOTE } from './notes.ts';
+import { tasksSection } from './tasks.ts';
 import type { Run, WrapComparison } from './types.ts';
 
 /** When the run was taken, to the minute, in UTC. */
@@ -832,7 +833,11 @@ export function renderResults(run: Run, chartFile: string, others: readonly Run[
     '',
     frontSection(run),
     '',
+    '## 9. Tasks: a `tasks/get` poll against a plain call, in one process and forwarded',
+    '',
+    tasksSection(run),
+    '',
   );
-  if (others.length > 0) out.push('## 9. On other Node lines', '', otherNodes(run, others), '', ...(othersNote ? [othersNote, ''] : []));
+  if (others.length > 0) out.push('## 10. On other Node lines', '', otherNodes(run, others), '', ...(othersNote ? [othersNote, ''] : []));
   return out.join('\n');
 }

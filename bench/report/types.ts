@@ -8,6 +8,7 @@ import type { FirstTarget } from '../first.ts';
 import type { FleetResults } from '../fleet/summary.ts';
 import type { LatencyCell, Stats } from '../mrtr/latency.ts';
 import type { Row, TargetResult } from '../probe/runSuite.ts';
+import type { TasksResults } from '../tasks/summary.ts';
 import type { Cell, Comparison } from '../wrap/cells.ts';
 
 export interface Run {
@@ -32,6 +33,7 @@ export interface Run {
     readonly fleet?: FleetPart;
     readonly callers?: CallersPart;
     readonly front?: FrontPart;
+    readonly tasks?: TasksPart;
   };
 }
 
@@ -211,3 +213,6 @@ export interface FirstPart {
 
 /** The fleet bench's report as it wrote it (bench/fleet/summary.ts). */
 export type FleetPart = FleetResults;
+
+/** The tasks bench's report as it wrote it (bench/tasks/summary.ts). */
+export type TasksPart = TasksResults;

@@ -405,6 +405,69 @@ report("should hold our own part of a traced request to its goal and report the 
   assert.match(markdown, "our own part 2.0 µs (goal ≤ 3 µs: met), the SDK's own 15.0 µs");
 });
 
+report('should report a tasks/get poll against a plain call, in one process and forwarded, with no goal', () => {
+  const run = sampleRun();
+  const ratio = (label: string, candidate: string, baseline: string, ratioP50: number) => ({
+    label,
+    candidate,
+    baseline,
+    ratioP50,
+    ratioP99: ratioP50 * 2,
+    pairedRatio: ratioP50,
+  });
+  const tasks = {
+    date: run.generatedAt,
+    quick: false,
+    node: 'v20.0.0',
+    cpus: 2,
+    loadAverage: 0.5,
+    lib: 'lib/ compiled',
+    server: 'the conformance fixture',
+    serveOptions: ['--limit', 'sessions-per-caller=1'],
+    oneProcess: {
+      rounds: 2000,
+      warm: 300,
+      kinds: { poll: latency(700), plain: latency(875) },
+      ratios: [ratio('tasks/get ÷ plain call, one process', 'poll', 'plain', 0.8)],
+    },
+    redis: { url: 'redis://127.0.0.1:6379', version: '7.0.0' },
+    fleet: {
+      rounds: 2000,
+      warm: 300,
+      kinds: { forwardedPoll: latency(2400), plainOnB: latency(1600), localPoll: latency(1200), plainOnA: latency(1300) },
+      ratios: [
+        ratio('forwarded tasks/get ÷ plain call, fleet', 'forwardedPoll', 'plainOnB', 1.5),
+        ratio('forwarded tasks/get ÷ local tasks/get, fleet', 'forwardedPoll', 'localPoll', 2),
+      ],
+    },
+    wrongAnswers: 0,
+    wrongSamples: [],
+    failures: [],
+    elapsedSeconds: 60,
+  };
+  const measured: Run = { ...run, parts: { ...run.parts, tasks } };
+  const all = figuresOf(measured).filter((f) => f.section === 'Tasks');
+  assert.equal(
+    all.map((f) => [f.label, f.value, f.goal]),
+    [
+      ['tasks/get ÷ plain call, one process, p50', 0.8, undefined],
+      ['forwarded tasks/get ÷ plain call, fleet, p50', 1.5, undefined],
+      ['forwarded tasks/get ÷ local tasks/get, fleet, p50', 2, undefined],
+    ],
+  );
+  const { markdown } = renderReport(measured);
+  assert.match(markdown, '## 9. Tasks: a `tasks/get` poll against a plain call, in one process and forwarded');
+  assert.match(markdown, '| Tasks | forwarded tasks/get ÷ local tasks/get, fleet, p50 | 2.00× | – |  |');
+  assert.match(markdown, '| tasks/get of a working task | 100 | 700 µs | 2,100 µs | 840 µs |');
+  assert.match(markdown, '| tasks/get to B, forwarded to A | 100 | 2,400 µs |');
+  assert.match(markdown, '| forwarded tasks/get ÷ plain call, fleet | 1.50× | 3.00× | 1.50× |');
+  // Without a Redis, the forwarded part says why it is missing; a run without the bench says so too.
+  const { fleet: _, redis: __, ...alone } = tasks;
+  const skipped = renderReport({ ...run, parts: { ...run.parts, tasks: { ...alone, fleetSkipped: 'no Redis at redis://x' } } }).markdown;
+  assert.match(skipped, '**Forwarded.** _Not measured in this run: no Redis at redis://x._');
+  assert.match(renderReport(run).markdown, /## 9\. Tasks[^\n]*\n\n_Not measured in this run\._/);
+});
+
 report('should mark a quick run and a bench that failed', () => {
   const { markdown, chart } = renderReport({ ...sampleRun(), args: ['--quick'], quick: true, exitCodes: { translate: 0, wrap: 1 } });
   assert.match(markdown, '**Not a full run**');
@@ -443,12 +506,12 @@ report("should list the ratios of a full run on another Node beside this run's, 
     },
   };
   const { markdown } = renderReport(run, [other]);
-  assert.match(markdown, '## 9. On other Node lines');
+  assert.match(markdown, '## 10. On other Node lines');
   assert.match(markdown, `| section | ratio | Node ${run.machine.node} | Node v24.22.3 | goal |  |`);
   // c=1 moved from 0.80× to 0.95×: marked; the mcp-proxy ratio did not move.
   assert.match(markdown, '| Wrapped calls | wrap ÷ pass-through, c=1 | 0.80× (missed) | 0.95× | ≥ 0.85× | apart by more than 10% |');
   assert.match(markdown, '| Wrapped calls | wrap ÷ mcp-proxy, c=1 | 4.00× | 4.00× | ≥ 2.50× |  |');
-  assert.not.match(renderReport(run).markdown, '## 9.', 'no section without another run');
+  assert.not.match(renderReport(run).markdown, '## 10.', 'no section without another run');
 });
 report.run();
 
