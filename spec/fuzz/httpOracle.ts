@@ -30,6 +30,7 @@ export type Expected =
 
 const PV = 'io.modelcontextprotocol/protocolVersion';
 const CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 const INFO = 'io.modelcontextprotocol/clientInfo';
 const LEVEL = 'io.modelcontextprotocol/logLevel';
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
@@ -304,17 +305,18 @@ export function expectMessage(value: unknown, options: { header?: (name: string)
   const stream = name === 'subscriptions/listen' || Object.hasOwn(meta, 'progressToken') || Object.hasOwn(meta, LEVEL);
   if (name === 'subscriptions/listen') {
     if (!listenFilterValid(params)) return { kind: 'answer', id, stream, method: name, refusal: { status: 200, code: -32602 } };
+    // Task notifications need the tasks extension declared; with it, tasks not the caller's are only not granted.
     const taskIds = (params['notifications'] as Json)['taskIds'];
-    if (Array.isArray(taskIds) && taskIds.length > 0)
-      return { kind: 'answer', id, stream, method: name, refusal: { status: 200, code: -32602 } };
+    const extensions = (meta[CAPS] as Json)['extensions'];
+    if (Array.isArray(taskIds) && taskIds.length > 0 && !(isObject(extensions) && Object.hasOwn(extensions, TASKS_EXTENSION)))
+      return error(400, -32021);
     return { kind: 'listen', id };
   }
   if (MRTR.has(name)) {
     const refusal = { status: 200, code: -32602 };
-    if (Object.hasOwn(params, 'inputResponses') && !isObject(params['inputResponses']))
-      return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
-    if (Object.hasOwn(params, 'requestState') && typeof params['requestState'] !== 'string')
-      return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
+    // A retry's members of the wrong type are refused with the envelope, before any stream opens.
+    if (Object.hasOwn(params, 'inputResponses') && !isObject(params['inputResponses'])) return error(200, -32602);
+    if (Object.hasOwn(params, 'requestState') && typeof params['requestState'] !== 'string') return error(200, -32602);
     // No state this front has sealed for the request ever reaches it here: a state is refused.
     if (Object.hasOwn(params, 'requestState')) return stream ? { kind: 'answer', id, stream, method: name, refusal } : error(200, -32602);
   }

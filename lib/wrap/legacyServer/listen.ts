@@ -6,7 +6,8 @@
  * session closed, the wrap shut down, or the session's share was wanted by another caller).
  */
 import { resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../../core/jsonrpc.ts';
-import { invalidParams } from '../../core/errors.ts';
+import { missingCapability } from '../../core/errors.ts';
+import { TASKS_EXTENSION } from '../../core/modern/capabilities.ts';
 import type { JsonObject } from '../../core/primitives.ts';
 import type { SubscriptionFilter } from '../../core/modern/notifications.ts';
 import { serverCapabilitiesToModern } from '../../core/translate/capabilities.ts';
@@ -23,7 +24,7 @@ import { limitRefusal, type LimitRefusal } from '../../util/limits.ts';
 import { keyText, type SessionKey } from '../../session/sessionKey.ts';
 import { Shares, type Holding } from '../../session/shares.ts';
 import type { UpstreamSession } from '../../session/upstreamSession.ts';
-import { refusedAnswer, unavailable } from './modernRequest.ts';
+import { declaresTasks, refusedAnswer, unavailable } from './modernRequest.ts';
 import { callerKey } from './callerKeys.ts';
 import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import { errorAnswer, type Answer, type ModernContext } from '../../fronts/served.ts';
@@ -31,6 +32,10 @@ import { DEFAULTS } from '../../util/defaults.ts';
 
 interface Listener {
   readonly deliver: (notification: JsonRpcNotification) => void;
+  /** The caller whose listen it is (a unit of sessions shared by callers holds several). */
+  readonly principal: string;
+  /** The caller's tasks the listen was granted (`taskIds` honoured). */
+  readonly taskIds: ReadonlySet<string>;
   /** Ends the listen gracefully (its stream closes with the listen result). */
   readonly end: () => void;
 }
@@ -76,6 +81,18 @@ export interface ListenHubOptions {
   readonly shares?: Shares;
   /** In a fleet: changes reported here are told to the other replicas (and theirs heard with `deliverElsewhere`). */
   readonly fanOut?: ListenFanOut;
+}
+
+/**
+ * `filter` with only the `taskIds` of the caller's own tasks kept here: another caller's task, one
+ * this replica does not run, or one that never was, is not granted (the acknowledgement leaves it
+ * out, and the caller polls it).
+ */
+function grantedTasks(filter: SubscriptionFilter, principal: string, options: ModernDispatchOptions): SubscriptionFilter {
+  if (!filter.taskIds) return filter;
+  const { taskIds, ...rest } = filter;
+  const owned = taskIds.filter((id) => options.tasks?.owns(principal, id));
+  return owned.length > 0 ? { ...rest, taskIds: [...new Set(owned)] } : rest;
 }
 
 /**
@@ -139,6 +156,18 @@ export class ListenHub {
       unit.recent.set(text, { at: now, sources: new Set([source]) });
     }
     for (const l of unit.listeners) l.deliver(notification);
+  }
+
+  /** Whether a listen of `principal` was granted the task `taskId`. */
+  watches(principal: string, taskId: string): boolean {
+    for (const unit of this.#units.values())
+      for (const l of unit.listeners) if (l.principal === principal && l.taskIds.has(taskId)) return true;
+    return false;
+  }
+
+  /** Delivers a task's `notifications/tasks` to the listens of `principal` (each takes it if it was granted the task). */
+  deliverTask(principal: string, notification: JsonRpcNotification): void {
+    for (const unit of this.#units.values()) for (const l of unit.listeners) if (l.principal === principal) l.deliver(notification);
   }
 
   /** Ends every listen gracefully (wrap shutdown). */
@@ -237,8 +266,14 @@ export class ListenHub {
   ): Promise<Answer | undefined> {
     const filter = readListenFilter(request.params);
     if (!filter.ok) return errorAnswer(request.id, filter.error);
-    if (filter.value.taskIds && filter.value.taskIds.length > 0)
-      return errorAnswer(request.id, invalidParams('taskIds: task notifications are not delivered on a listen here; poll tasks/get'));
+    if (filter.value.taskIds && filter.value.taskIds.length > 0 && !declaresTasks(envelope))
+      return errorAnswer(
+        request.id,
+        missingCapability(
+          { extensions: { [TASKS_EXTENSION]: {} } },
+          `Missing required client capability: taskIds needs the tasks extension (${TASKS_EXTENSION})`,
+        ),
+      );
     const quota = this.#options.perPrincipal ?? DEFAULTS.listensPerCaller;
     const principal = ctx.principal;
     if ((this.#perPrincipal.get(principal) ?? 0) >= quota)
@@ -266,12 +301,14 @@ export class ListenHub {
       return unavailable(request, e, ctx);
     }
     const caps = serverCapabilitiesToModern(found.initializeResult?.capabilities ?? {});
-    const honoured: SubscriptionFilter = honouredFilter(filter, caps);
+    const honoured: SubscriptionFilter = grantedTasks(honouredFilter(filter, caps), ctx.principal, options);
     const uris = filterToLegacySubscriptions(honoured, found.initializeResult?.capabilities ?? {});
     const listen = { subscriptionId: request.id, filter: honoured };
     let ended: ((why: 'client' | 'graceful') => void) | undefined;
     let endedEarly = false;
     const listener: Listener = {
+      principal: ctx.principal,
+      taskIds: new Set(honoured.taskIds ?? []),
       deliver: (n) => {
         const tagged = notificationToListen(n, listen);
         if (tagged) ctx.notify(tagged);
@@ -284,6 +321,8 @@ export class ListenHub {
     try {
       await this.#subscribe(session, uris);
       ctx.notify(acknowledgement(request.id, honoured));
+      // Each task granted, as it is now: a change between its creation and the listen is not missed.
+      for (const id of listener.taskIds) options.tasks?.retell(ctx.principal, id);
       const why = await new Promise<'client' | 'graceful'>((resolve) => {
         if (ctx.signal.aborted) return resolve('client');
         if (session.closed || endedEarly) return resolve('graceful');

@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { invalidParams } from '../../core/errors.ts';
-import { resultResponse, type JsonRpcRequest } from '../../core/jsonrpc.ts';
+import { resultResponse, type JsonRpcNotification, type JsonRpcRequest } from '../../core/jsonrpc.ts';
 import { isRecord, type Implementation, type JsonObject } from '../../core/primitives.ts';
 import { readLegacyTask } from '../../core/translate/tasks.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
@@ -37,6 +37,24 @@ export interface TaskOrigin {
   readonly serverInfo: Implementation | undefined;
 }
 
+/**
+ * Who hears of a task's changes (`notifications/tasks`): the caller's listens that name it
+ * (`subscriptions/listen` with `taskIds`).
+ */
+export interface TaskWatch {
+  /** Whether a listen of `principal` names the task `taskId`. */
+  watches(principal: string, taskId: string): boolean;
+  /** Delivers a task's `notifications/tasks` to the listens of `principal` that name it. */
+  deliver(principal: string, notification: JsonRpcNotification): void;
+}
+
+/** What was told of one task lately: its detail's text, and whether another change came while it was read. */
+interface Told {
+  text: string;
+  reading: boolean;
+  again: boolean;
+}
+
 /** The tasks of the wrap's callers, by the ids the callers know them by. */
 export class ToolTasks {
   readonly #newId: () => string;
@@ -46,6 +64,9 @@ export class ToolTasks {
   readonly #byId = new Map<string, ToolTask>();
   /** Running (or being created) tasks per caller. */
   readonly #running = new Map<string, number>();
+  readonly #told = new Map<string, Told>();
+  #watch: TaskWatch | undefined;
+  #detailMs: number = DEFAULTS.requestTimeoutMs;
   #offered = false;
 
   /**
@@ -77,6 +98,38 @@ export class ToolTasks {
     this.#offered = true;
   }
 
+  /**
+   * Tells `watch` of each change of a task it watches, as the task's detail (what `tasks/get`
+   * answers), each detail once; `detailMs` bounds the reading of one.
+   */
+  watchWith(watch: TaskWatch, detailMs: number): void {
+    this.#watch = watch;
+    this.#detailMs = detailMs;
+  }
+
+  /** Whether `taskId` is a task of `principal`'s kept here. */
+  owns(principal: string, taskId: string): boolean {
+    return this.#byId.get(taskId)?.principal === principal;
+  }
+
+  /**
+   * Tells the listens watching task `taskId` (if `principal`'s) what it is now, even when told
+   * already: a listen that was just granted it learns what changed before it opened.
+   */
+  retell(principal: string, taskId: string): void {
+    if (this.#byId.get(taskId)?.principal !== principal) return;
+    const told = this.#told.get(taskId);
+    if (told) told.text = '';
+    void this.#tell(taskId);
+  }
+
+  /** The server told a task's status on `session` (`notifications/tasks/status`, its `params`). */
+  heard(session: UpstreamSession, params: JsonObject | undefined): void {
+    const upstreamId = params?.['taskId'];
+    if (typeof upstreamId !== 'string') return;
+    for (const task of this.#byId.values()) if (task.upstreamId === upstreamId && task.runsOn(session)) task.heard();
+  }
+
   /** The refusal a new task of `principal` would get now, if any (nothing is counted). */
   refusal(principal: string): LimitRefusal | undefined {
     if ((this.#running.get(principal) ?? 0) >= this.#perPrincipal)
@@ -97,9 +150,11 @@ export class ToolTasks {
       void origin.session.call('tasks/cancel', { taskId: read.value.taskId }, { pushable: false }).catch(() => undefined);
       return limitAnswer(refusal, origin.request.id);
     }
-    const task = new ToolTask(this.#newId(), origin.principal, origin.session, created['task'] as JsonObject, origin.serverInfo, () =>
-      this.#done(origin.principal),
-    );
+    const id = this.#newId();
+    const task = new ToolTask(id, origin.principal, origin.session, created['task'] as JsonObject, origin.serverInfo, {
+      ended: () => this.#done(origin.principal),
+      changed: () => void this.#tell(id),
+    });
     this.#byId.set(task.id, task);
     const ttl = read.value.ttl;
     task.expireIn(Math.min(ttl ?? this.#keptMs, this.#keptMs), () => this.#forget(task));
@@ -132,6 +187,37 @@ export class ToolTasks {
     for (const task of this.#byId.values()) task.dispose();
     this.#byId.clear();
     this.#running.clear();
+    this.#told.clear();
+  }
+
+  /**
+   * Tells the listens watching task `id` what it is now, when that differs from what they were
+   * told last. Changes that come while its detail is read are told after, as one.
+   */
+  async #tell(id: string): Promise<void> {
+    const task = this.#byId.get(id);
+    const watch = this.#watch;
+    if (!task || !watch?.watches(task.principal, id)) return;
+    const told = this.#told.get(id) ?? { text: '', reading: false, again: false };
+    this.#told.set(id, told);
+    if (told.reading) {
+      told.again = true;
+      return;
+    }
+    told.reading = true;
+    try {
+      do {
+        told.again = false;
+        const detail = await task.detail(this.#detailMs).catch(() => undefined);
+        if (!detail?.ok || !this.#byId.has(id)) return;
+        const text = JSON.stringify(detail.value);
+        if (text === told.text) continue;
+        told.text = text;
+        watch.deliver(task.principal, { jsonrpc: '2.0', method: 'notifications/tasks', params: detail.value });
+      } while (told.again);
+    } finally {
+      told.reading = false;
+    }
   }
 
   /** Counts a task about to be created, or says which limit refuses it. */
@@ -156,6 +242,7 @@ export class ToolTasks {
 
   #forget(task: ToolTask): void {
     if (!this.#byId.delete(task.id)) return;
+    this.#told.delete(task.id);
     if (!task.finished) this.#done(task.principal);
     task.dispose();
   }

@@ -137,6 +137,7 @@ export function openPool(
     awaitsCall: (key, push) => push.method === 'roots/list' && key.capabilities['roots'] !== undefined && !options.roots?.length,
     onNotification: (key, session, method, params) => {
       if (method === 'notifications/tools/list_changed') tools.invalidate(session);
+      if (method === 'notifications/tasks/status') tasks.heard(session, params);
       if (method.endsWith('/list_changed')) catalog.changed(`${method.slice('notifications/'.length, -'/list_changed'.length)}/list`);
       hub.dispatch(key, session, method, params);
     },

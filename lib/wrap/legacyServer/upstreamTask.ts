@@ -55,6 +55,8 @@ export class ToolTask {
   #expiry: ReturnType<typeof setTimeout> | undefined;
   /** Told once, when the task ends. */
   readonly #ended: () => void;
+  /** Told each time the task may have changed (a question asked or answered, a status heard, its payload come, its end). */
+  readonly #changed: () => void;
 
   constructor(
     id: string,
@@ -62,11 +64,12 @@ export class ToolTask {
     session: UpstreamSession,
     task: JsonObject,
     serverInfo: Implementation | undefined,
-    ended: () => void,
+    told: { readonly ended: () => void; readonly changed: () => void },
   ) {
     this.id = id;
     this.principal = principal;
-    this.#ended = ended;
+    this.#ended = told.ended;
+    this.#changed = told.changed;
     this.#session = session;
     this.#serverInfo = serverInfo;
     this.#upstreamId = task['taskId'] as string;
@@ -77,6 +80,25 @@ export class ToolTask {
       { taskId: this.#upstreamId },
       { signal: this.#stop.signal, pushable: true, onPush: (push) => this.#ask(push) },
     );
+    void this.#payload.then(
+      () => this.#changed(),
+      () => undefined,
+    );
+  }
+
+  /** The task's id on its server. */
+  get upstreamId(): string {
+    return this.#upstreamId;
+  }
+
+  /** Whether the task runs on `session`. */
+  runsOn(session: UpstreamSession): boolean {
+    return this.#session === session;
+  }
+
+  /** The server told the task's status (`notifications/tasks/status`). */
+  heard(): void {
+    if (!this.#final) this.#changed();
   }
 
   /** The task as the call's answer: `resultType: "task"`. */
@@ -106,7 +128,9 @@ export class ToolTask {
       return Promise.resolve({ error: invalidParams(`input ${key} cannot be asked of the caller again`) });
     this.#used.add(key);
     const method = push.method;
-    return new Promise((answer) => this.#asked.set(key, { method, request: input.value, answer }));
+    const asked = new Promise<RpcOutcome>((answer) => this.#asked.set(key, { method, request: input.value, answer }));
+    this.#changed();
+    return asked;
   }
 
   /** Answers the pushes `responses` names that are waiting (others are ignored); a malformed response refuses them all. */
@@ -123,6 +147,7 @@ export class ToolTask {
       this.#asked.delete(key);
       asked.answer({ result });
     }
+    if (answers.length > 0) this.#changed();
     return undefined;
   }
 
@@ -162,6 +187,7 @@ export class ToolTask {
     this.#final = { ...this.#task, ...outcome };
     this.close();
     this.#ended();
+    this.#changed();
     return this.#final;
   }
 

@@ -205,6 +205,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
     ? new ServeMetrics({ stats: () => wrap.stats(), ...(fleet ? { forwards: () => fleet.forwarding.counts() } : {}) })
     : undefined;
   const tasks = new ToolTasks(options.tasks, fleet?.forwarding.ownedId);
+  tasks.watchWith(
+    { watches: (principal, id) => hub.watches(principal, id), deliver: (principal, n) => hub.deliverTask(principal, n) },
+    options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs,
+  );
   const { openings, pool } = openPool(backend, options, { events, metrics, tools, catalog, hub, holders, described, tasks });
   const { source, protectedResource, legacy, unwatchLegacy } = openLegacySessions(backend, openings, options, events, metrics);
   const inputs = inputBrokerOf(options, shares, catalog, pool);

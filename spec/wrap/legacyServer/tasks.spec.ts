@@ -310,6 +310,92 @@ tasks('should carry the question a task asks a client without the extension as a
   await assertRoundThenResult(url, 'hana');
 });
 
+/** Opens a listen as `principal` (request id `listen-<principal>`), its filter `notifications`, and reads it until `stop`. */
+async function listen(principal: string, notifications: Obj, stop: (m: Obj) => boolean, signal: AbortSignal, capabilities: Obj = TASKS) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+      authorization: `Bearer ${principal}`,
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: `listen-${principal}`,
+      method: 'subscriptions/listen',
+      params: { notifications, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }) },
+    }),
+    signal,
+  });
+  if (!res.headers.get('content-type')?.startsWith('text/event-stream')) return [(await res.json()) as Obj];
+  return (await readEvents(res, stop).catch(() => ({ messages: [] }))).messages as Obj[];
+}
+
+tasks(
+  "should tell a listen naming the caller's task each change (asked, answered, ended), and nothing of it to another caller",
+  async () => {
+    const caps = { ...TASKS, elicitation: { form: {} } };
+    const created = await call(url, 'tools/call', { name: TOOL, arguments: { topic: 'eels', ambiguous: true } }, 'ivan', caps);
+    const taskId = created['result']['taskId'] as string;
+    const stranger = new AbortController();
+    const theirs: Obj[] = [];
+    const strangers = listen('judy', { taskIds: [taskId], toolsListChanged: true }, (m) => theirs.push(m) < 0, stranger.signal);
+    let answered = false;
+    const seen = await listen(
+      'ivan',
+      { taskIds: [taskId] },
+      (m) => {
+        const task = m['method'] === 'notifications/tasks' ? m['params'] : undefined;
+        if (task?.['status'] === 'input_required' && !answered) {
+          answered = true;
+          void call(
+            url,
+            'tasks/update',
+            { taskId, inputResponses: { 'elicitation-1': { action: 'accept', content: { interpretation: 'fish' } } } },
+            'ivan',
+            caps,
+          );
+        }
+        return ['completed', 'failed', 'cancelled'].includes(task?.['status']);
+      },
+      AbortSignal.timeout(30_000),
+      caps,
+    );
+    stranger.abort();
+    const ack = seen.find((m) => m['method'] === 'notifications/subscriptions/acknowledged');
+    assert.equal(ack?.['params']['notifications'], { taskIds: [taskId] }, "the caller's own task is granted");
+    const told = seen.filter((m) => m['method'] === 'notifications/tasks').map((m) => m['params']);
+    for (const t of told) {
+      assert.is(t['taskId'], taskId);
+      assert.is(t['_meta']['io.modelcontextprotocol/subscriptionId'], 'listen-ivan', 'tagged with the listen');
+    }
+    const statuses = told.map((t) => t['status']);
+    assert.ok(statuses.includes('input_required'), statuses.join(', '));
+    const asking = told.find((t) => t['status'] === 'input_required')!;
+    assert.equal(Object.keys(asking['inputRequests']), ['elicitation-1']);
+    const last = told.at(-1)!;
+    assert.is(last['status'], 'completed');
+    assert.match(textOf(last['result']), 'Research Report: eels (fish)');
+    assert.is(statuses.indexOf('completed'), statuses.length - 1, 'nothing told after the end');
+    await strangers;
+    const theirAck = theirs.find((m) => m['method'] === 'notifications/subscriptions/acknowledged');
+    assert.ok(theirAck, 'the stranger was listening');
+    assert.not.ok('taskIds' in theirAck!['params']['notifications'], "another caller's task is not granted");
+    assert.not.ok(
+      theirs.some((m) => m['method'] === 'notifications/tasks'),
+      "nothing of another caller's task",
+    );
+  },
+);
+
+tasks('should refuse a listen naming tasks from a client without the extension with -32021', async () => {
+  const [refused] = await listen('ivan', { taskIds: ['any'] }, () => true, AbortSignal.timeout(10_000), {});
+  assert.is(refused?.['error']?.['code'], -32021);
+  assert.equal(refused!['error']['data'], { requiredCapabilities: TASKS });
+});
+
 tasks.run();
 
 const replay = suite('a task-run tool for a client without the extension, in replay mode');
