@@ -62,6 +62,8 @@ export async function serve(argv: readonly string[], hooks: ServeHooks = {}): Pr
       return usage("--share-sessions does not go with --pass-authorization: each caller's token travels on a session of its own");
     if (values.modern) return usage('--share-sessions fronts a legacy server (without --modern)');
   }
+  if (values['tasks-without-extension'] !== undefined && values.modern)
+    return usage('--tasks-without-extension fronts a legacy server that runs tools as tasks (without --modern)');
   if (values.metrics) {
     if (values.stdio) return usage('--metrics serves GET /metrics on the HTTP endpoint: it does not go with --stdio');
     if (values.modern) return usage('--metrics fronts a legacy server (without --modern)');

@@ -43,6 +43,8 @@ export interface LegacySettings {
   readonly cache: CacheDefaults | undefined;
   readonly spares: number;
   readonly roots: ReadonlyArray<{ uri: string; name?: string }>;
+  /** `--tasks-without-extension`: what a modern client without the tasks extension gets from a task-only tool. */
+  readonly withoutExtension: 'run' | 'refuse';
   readonly key: StateKey;
   /** `--fleet`: the fleet's Redis, its name, and the address to advertise (default the listen address). */
   readonly fleet?: { readonly redis: string; readonly name?: string; readonly advertise?: string };
@@ -51,6 +53,9 @@ export interface LegacySettings {
 export function readSettings(values: ServeValues): { ok: true; value: LegacySettings } | { ok: false; message: string } {
   if (values.mrtr !== undefined && values.mrtr !== 'suspend' && values.mrtr !== 'replay')
     return { ok: false, message: `--mrtr is suspend or replay, not ${values.mrtr}` };
+  const withoutExtension = values['tasks-without-extension'] ?? 'run';
+  if (withoutExtension !== 'run' && withoutExtension !== 'refuse')
+    return { ok: false, message: `--tasks-without-extension is run or refuse, not ${withoutExtension}` };
   const ttl = values['cache-ttl'] === undefined ? 0 : Number(values['cache-ttl']);
   if (!Number.isInteger(ttl) || ttl < 0)
     return { ok: false, message: `--cache-ttl must be a whole number of milliseconds, not ${values['cache-ttl']}` };
@@ -74,6 +79,7 @@ export function readSettings(values: ServeValues): { ok: true; value: LegacySett
       cache,
       spares,
       roots: roots.value,
+      withoutExtension,
       key: key.value,
       ...(fleet.value ? { fleet: fleet.value } : {}),
     },
@@ -164,7 +170,7 @@ export function wrapOptions(
       ...(context.limitsGiven.has('sessions-opening') ? { opening: limits['sessions-opening'] } : {}),
     },
     listens: { perPrincipal: limits['listens-per-caller'] },
-    tasks: { perPrincipal: limits['tasks-per-caller'], max: limits.tasks },
+    tasks: { perPrincipal: limits['tasks-per-caller'], max: limits.tasks, withoutExtension: settings.withoutExtension },
     ...(values['share-sessions'] ? { shareSessions: true } : {}),
     legacySessions: {
       max: limits['legacy-sessions'],

@@ -36,6 +36,11 @@ Options:
   --public-url <url>      the URL clients reach this endpoint at (behind a proxy); with
                           --pass-authorization, the protected resource tokens are issued for
                           (default: the listen address and path)
+  --tasks-without-extension <m>
+                          a modern client without the tasks extension calling a tool the server
+                          runs only as a task: run (default: the task runs to its end and the call
+                          answers its result) or refuse (-32021 naming the extension, as the
+                          extension's strict reading and its conformance scenario want)
   --roots <uri>           a root to answer every roots/list of the server with, over the client's
                           own (repeatable)
   --cache-ttl <ms>        ttlMs on cacheable results (default 0: no caching)
@@ -82,6 +87,7 @@ export const SERVE_OPTIONS = {
   'pass-authorization': { type: 'boolean' },
   'share-sessions': { type: 'boolean' },
   'public-url': { type: 'string' },
+  'tasks-without-extension': { type: 'string' },
   roots: { type: 'string', multiple: true },
   'cache-ttl': { type: 'string' },
   'cache-scope': { type: 'string' },

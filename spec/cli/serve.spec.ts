@@ -143,6 +143,8 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
       '--share-sessions does not go with --pass-authorization',
     ],
     [['--share-sessions', '--modern', '--', 'x'], '--share-sessions fronts a legacy server'],
+    [['--tasks-without-extension', 'sometimes', '--', 'x'], '--tasks-without-extension is run or refuse, not sometimes'],
+    [['--tasks-without-extension', 'refuse', '--modern', '--', 'x'], '--tasks-without-extension fronts a legacy server'],
   ];
   // Usage errors are found before anything starts: checked in process (the exit code is serve's result).
   for (const [args, message] of cases) {
@@ -156,6 +158,7 @@ s('should say what is wrong, with exit codes scripts can rely on', async () => {
   assert.match(help.stdout, /parked-per-caller\s+16\s+calls one caller may have waiting for input/);
   assert.match(help.stdout, '--clean-env');
   assert.match(help.stdout, '--share-sessions');
+  assert.match(help.stdout, /--tasks-without-extension <m>\s+a modern client without the tasks extension/);
 });
 
 s("should keep our own configuration out of the upstream's environment", async () => {

@@ -30,7 +30,7 @@ import type { ModernDispatchOptions } from './dispatchOptions.ts';
 import { callerKey, ownRoots } from './callerKeys.ts';
 import { bindCall } from './upstreamCall.ts';
 import { finisher, refusedAnswer, unavailable, type PendingRequest } from './modernRequest.ts';
-import { runToEnd, serveTaskMethod, startRefusal, taskRouteOf, withTask } from './taskCalls.ts';
+import { extensionRefusal, runToEnd, serveTaskMethod, startRefusal, taskRouteOf, withTask } from './taskCalls.ts';
 import { runsToolTasks } from '../../core/translate/capabilities.ts';
 
 /**
@@ -196,9 +196,21 @@ function dispatch(r: PendingRequest, session: UpstreamSession, inputSchema: unkn
     }
   }
   if (r.options.tasks && request.method === 'tools/call' && runsToolTasks(session.initializeResult?.capabilities))
-    return taskRouteOf(r, session).then((route) =>
-      route === 'start' ? (startRefusal(r) ?? send(r, session, route)) : send(r, session, route),
-    );
+    return taskRouteOf(r, session).then((route) => {
+      const refused =
+        route === 'refuse'
+          ? extensionRefusal(request, `tools/call of ${String(r.up.request.params?.['name'])}, which the server runs only as a task,`)
+          : route === 'start'
+            ? startRefusal(r)
+            : undefined;
+      if (!refused) return send(r, session, route === 'refuse' ? 'plain' : route);
+      // Answered without sending it: the session the call was given is given back.
+      if (reservation.reserved) {
+        reservation.reserved = false;
+        session.unreserve();
+      }
+      return refused;
+    });
   return send(r, session, 'plain');
 }
 

@@ -3,7 +3,7 @@
  * modern dispatch's path: `tasks/*` served from the wrap's tasks (`serveTaskMethod`), which way a
  * `tools/call` goes (`taskRouteOf`), a call made a task of the caller's (`startRefusal`, kept by
  * `toolTasks.ts` once the server created it), and a call run as a task to its end for a caller without the tasks extension
- * (`runToEnd`).
+ * (`runToEnd`), or refused to it (`extensionRefusal`) when the wrap is told to.
  */
 import { ErrorCode, missingCapability } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
@@ -32,29 +32,34 @@ export function serveTaskMethod(
   options: ModernDispatchOptions,
 ): Promise<Answer> | undefined {
   if (!options.tasks?.offered || !isTaskMethod(request.method)) return undefined;
-  if (!declaresTasks(envelope))
-    return Promise.resolve(
-      errorAnswer(
-        request.id,
-        missingCapability(
-          { extensions: { [TASKS_EXTENSION]: {} } },
-          `Missing required client capability: ${request.method} needs the tasks extension (${TASKS_EXTENSION})`,
-        ),
-      ),
-    );
+  if (!declaresTasks(envelope)) return Promise.resolve(extensionRefusal(request, request.method));
   return options.tasks.serve(request, ctx.principal, options.requestTimeoutMs ?? DEFAULTS.requestTimeoutMs);
+}
+
+/** `-32021` naming the tasks extension, for a request (`what`) that needs it and did not declare it. */
+export function extensionRefusal(request: JsonRpcRequest, what: string): Answer {
+  return errorAnswer(
+    request.id,
+    missingCapability(
+      { extensions: { [TASKS_EXTENSION]: {} } },
+      `Missing required client capability: ${what} needs the tasks extension (${TASKS_EXTENSION})`,
+    ),
+  );
 }
 
 /**
  * A `tools/call` on a server that runs tools as tasks: a tool it runs only as a task (`required`), or
  * may (`optional`) for a caller that can poll one, becomes a task for a caller that declares the
  * extension (`start`, see `startRefusal`); for one that does not, a `required` tool runs as a task to its
- * end and answers as a call (`task`, see `runToEnd`). Any other call is sent as it is (`plain`).
+ * end and answers as a call (`task`, see `runToEnd`), or, when the wrap's tasks say so
+ * (`TaskLimits.withoutExtension`), is refused (`refuse`, see `extensionRefusal`). Any other call is
+ * sent as it is (`plain`).
  */
-export async function taskRouteOf(r: PendingRequest, session: UpstreamSession): Promise<'start' | 'task' | 'plain'> {
+export async function taskRouteOf(r: PendingRequest, session: UpstreamSession): Promise<'start' | 'task' | 'refuse' | 'plain'> {
   const name = r.up.request.params?.['name'];
   const support = typeof name === 'string' ? await r.options.tools?.taskSupportOf(session, name).catch(() => undefined) : undefined;
   const polls = declaresTasks(r.up.envelope);
+  if (support === 'required' && !polls && r.options.tasks?.refusesWithoutExtension) return 'refuse';
   if (support === 'required' || (support === 'optional' && polls)) return polls ? 'start' : 'task';
   return 'plain';
 }

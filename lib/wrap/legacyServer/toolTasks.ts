@@ -19,7 +19,10 @@ import { DEFAULTS } from '../../util/defaults.ts';
 import { limitAnswer, limitRefusal, type LimitRefusal } from '../../util/limits.ts';
 import { ToolTask } from './upstreamTask.ts';
 
-/** The tasks a wrap keeps: live ones per caller and tasks in all (finished ones are forgotten first). */
+/**
+ * The tasks a wrap keeps: live ones per caller and tasks in all (finished ones are forgotten first);
+ * and what a caller without the tasks extension gets from a tool the server runs only as a task.
+ */
 export interface TaskLimits {
   /** Tasks one caller may have running at once (default 16): beyond, a new one is refused (`-32005`, 429). */
   readonly perPrincipal?: number;
@@ -27,6 +30,14 @@ export interface TaskLimits {
   readonly max?: number;
   /** The longest a task is kept, whatever ttl its server gave it (default one hour). */
   readonly keptMs?: number;
+  /**
+   * A call to a tool the server runs only as a task (`required`) from a caller that does not declare
+   * the tasks extension: `'run'` (default) runs the task to its end and answers the call with its
+   * result, what the task asks being MRTR rounds of the call (such a caller cannot poll a task);
+   * `'refuse'` answers `-32021` naming the extension (`data.requiredCapabilities`), the extension's
+   * strict reading, which its conformance scenario checks.
+   */
+  readonly withoutExtension?: 'run' | 'refuse';
 }
 
 /** Where a task the server created for a call is the caller's: the call, its caller, its session. */
@@ -61,6 +72,7 @@ export class ToolTasks {
   readonly #perPrincipal: number;
   readonly #max: number;
   readonly #keptMs: number;
+  readonly #refusesWithoutExtension: boolean;
   readonly #byId = new Map<string, ToolTask>();
   /** Running (or being created) tasks per caller. */
   readonly #running = new Map<string, number>();
@@ -78,6 +90,12 @@ export class ToolTasks {
     this.#perPrincipal = limits.perPrincipal ?? DEFAULTS.tasksPerCaller;
     this.#max = limits.max ?? DEFAULTS.tasks;
     this.#keptMs = limits.keptMs ?? DEFAULTS.taskKeptMs;
+    this.#refusesWithoutExtension = limits.withoutExtension === 'refuse';
+  }
+
+  /** A caller without the extension is refused a `required` tool (`-32021`) rather than served its result (`TaskLimits.withoutExtension`). */
+  get refusesWithoutExtension(): boolean {
+    return this.#refusesWithoutExtension;
   }
 
   /** Tasks kept (running or finished). */

@@ -73,6 +73,9 @@ export interface WrapLegacyServerOptions {
   /**
    * Bounds of the tasks kept for modern callers of a server that runs tools as tasks: running per
    * principal (default 16), kept in all (default 1024), and the longest one is kept (default an hour).
+   * And `withoutExtension`: whether a caller without the tasks extension calling a tool the server
+   * runs only as a task gets the tool's result, the task run to its end (`'run'`, default), or
+   * `-32021` naming the extension (`'refuse'`).
    */
   readonly tasks?: TaskLimits;
   /**

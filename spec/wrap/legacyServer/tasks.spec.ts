@@ -413,6 +413,34 @@ replay('should run the task again for the retry, its question answered from the 
 });
 replay.run();
 
+const strict = suite("a task-run tool for a client without the extension, refused as the extension's strict reading");
+strict('should refuse it with -32021 naming the extension, give its session back, and serve the rest as by default', async () => {
+  const mark = randomUUID();
+  const refusing = wrapLegacyServer({ upstream: everythingBackend(mark), tasks: { withoutExtension: 'refuse' } });
+  const served = await serveNodeHttp(refusing, { port: 0 });
+  const at = `${served.origin}/mcp`;
+  try {
+    for (const capabilities of [{}, { elicitation: { form: {} } }]) {
+      const refused = await call(at, 'tools/call', { name: TOOL, arguments: { topic: 'ferns' } }, 'jill', capabilities);
+      assert.is(refused['error']?.['code'], -32021, JSON.stringify(refused));
+      assert.equal(refused['error']['data'], { requiredCapabilities: TASKS });
+      assert.match(refused['error']['message'], `${TOOL}, which the server runs only as a task, needs the tasks extension`);
+    }
+    const pushable = refusing.pool.sessions().reduce((n, { session }) => n + session.pushableInFlight, 0);
+    assert.is(pushable, 0, 'a refused call gives back the session it was given');
+    const echoed = await call(at, 'tools/call', { name: 'echo', arguments: { message: 'still here' } }, 'jill', {});
+    assert.match(textOf(echoed['result']), 'still here', 'a tool that is no task is called as ever');
+    const created = await call(at, 'tools/call', { name: TOOL, arguments: { topic: 'moss' } }, 'jill');
+    assert.is(created['result']?.['resultType'], 'task', 'a client with the extension still gets its task');
+    await call(at, 'tasks/cancel', { taskId: created['result']['taskId'] }, 'jill');
+  } finally {
+    await refusing.close();
+    await served.close();
+    if (!(await markedProcessesGone(mark, 5000))) reapMarked(mark);
+  }
+});
+strict.run();
+
 const stdio = suite('tasks through serve --stdio and in process to server-everything, ext-tasks the client');
 let stdioMarker: string;
 stdio.before(() => {
