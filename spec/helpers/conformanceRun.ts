@@ -68,6 +68,48 @@ export function runSuite(url: string, revision: string): Promise<Run> {
   });
 }
 
+/**
+ * Runs the server scenario `scenario` alone against `url`, at `revision`'s wire as a run of its
+ * requirements does (`--force`: an extension scenario is run though it is not on the revision's
+ * timeline): its exit code, what it printed, and its checks passed and failed.
+ */
+export function runScenario(
+  url: string,
+  revision: string,
+  scenario: string,
+): Promise<{ code: number | null; output: string; passed: number; failed: number }> {
+  const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-'));
+  return new Promise((done) => {
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        HOOK,
+        SUITE,
+        'server',
+        '--url',
+        url,
+        '--scenario',
+        scenario,
+        '--spec-version',
+        revision,
+        '--force',
+        '--timeout',
+        '20000',
+      ],
+      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (c) => (output += c));
+    child.stderr.on('data', (c) => (output += c));
+    child.on('close', (code) => {
+      rmSync(cwd, { recursive: true, force: true });
+      const m = /^Passed: (\d+)\/(\d+), (\d+) failed/mu.exec(output);
+      done({ code, output, passed: m ? Number(m[1]) : 0, failed: m ? Number(m[3]) : 0 });
+    });
+  });
+}
+
 /** The results the suite printed in `output`. */
 export function parseRun(code: number | null, output: string): Run {
   const scenarios = new Map<string, { passed: number; failed: number }>();
@@ -87,11 +129,11 @@ export const CONFORMANCE_FIXTURE: readonly string[] = [
   join(ROOT, 'fixtures/servers/conformanceStdio.ts'),
 ];
 
-/** `mcp-dual-era serve --port 0 -- <the conformance fixture>`, one process: resolves with its endpoint. */
-export function startServeCommand(): Promise<{ url: string; child: ChildProcess }> {
+/** `mcp-dual-era serve --port 0 [options] -- <the conformance fixture>`, one process: resolves with its endpoint. */
+export function startServeCommand(options: readonly string[] = []): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', '--', ...CONFORMANCE_FIXTURE],
+    ['--import', 'tsx', join(ROOT, 'lib/cli/main.ts'), 'serve', '--port', '0', ...options, '--', ...CONFORMANCE_FIXTURE],
     { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] },
   );
   let err = '';
