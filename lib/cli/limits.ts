@@ -45,6 +45,11 @@ export const LIMITS = {
   'listens-per-caller': { default: DEFAULTS.listensPerCaller, min: 1, what: 'subscriptions/listen streams one caller may have open' },
   'tasks-per-caller': { default: DEFAULTS.tasksPerCaller, min: 1, what: 'tasks one caller may have running at once' },
   tasks: { default: DEFAULTS.tasks, min: 1, what: 'tasks kept in all, running or finished (the oldest finished give way)' },
+  'task-drain-ms': {
+    default: DEFAULTS.taskDrainMs,
+    min: 0,
+    what: 'how long a draining replica waits for its tasks to end and their ends to be read',
+  },
   'request-timeout-ms': { default: DEFAULTS.requestTimeoutMs, min: 1000, what: 'how long one upstream call may take' },
   'legacy-sessions': { default: DEFAULTS.legacySessions, min: 1, what: 'legacy client sessions in all', modern: true },
   'legacy-sessions-per-caller': {

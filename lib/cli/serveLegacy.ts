@@ -87,7 +87,9 @@ export async function serveLegacy(context: ServeContext): Promise<number> {
 
 async function drain(wrap: LegacyServerWrap, fleet: Fleet, log: Log): Promise<void> {
   const stats = wrap.stats();
-  log.info(`mcp-dual-era: draining: ${stats.parked} parked call(s) and ${stats.requests - stats.listens} call(s) in progress to finish`);
+  log.info(
+    `mcp-dual-era: draining: ${stats.parked} parked call(s), ${stats.requests - stats.listens} call(s) in progress and ${stats.tasksOwed} task(s) to finish`,
+  );
   await fleet.drain().catch(() => {});
   await wrap.drain();
 }

@@ -170,7 +170,12 @@ export function wrapOptions(
       ...(context.limitsGiven.has('sessions-opening') ? { opening: limits['sessions-opening'] } : {}),
     },
     listens: { perPrincipal: limits['listens-per-caller'] },
-    tasks: { perPrincipal: limits['tasks-per-caller'], max: limits.tasks, withoutExtension: settings.withoutExtension },
+    tasks: {
+      perPrincipal: limits['tasks-per-caller'],
+      max: limits.tasks,
+      drainMs: limits['task-drain-ms'],
+      withoutExtension: settings.withoutExtension,
+    },
     ...(values['share-sessions'] ? { shareSessions: true } : {}),
     legacySessions: {
       max: limits['legacy-sessions'],

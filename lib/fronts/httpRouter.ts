@@ -206,11 +206,17 @@ export function route(core: FrontCore, message: Classified, header: HeaderGetter
   return { kind: 'serve', rpc, envelope: envelope.value, streams };
 }
 
-/** What a draining replica hands to another: new calls and new legacy sessions (a listen is refused: its client listens again). */
+/**
+ * What a draining replica hands to another: new calls and new legacy sessions (a listen is
+ * refused: its client listens again). The requests about its own tasks it serves.
+ */
 export function handedOver(r: Route): boolean {
   return (
     r.kind === 'legacy-open' ||
-    (r.kind === 'serve' && r.rpc.method !== 'subscriptions/listen' && r.envelope.retry?.requestState === undefined)
+    (r.kind === 'serve' &&
+      r.rpc.method !== 'subscriptions/listen' &&
+      !isTaskMethod(r.rpc.method) &&
+      r.envelope.retry?.requestState === undefined)
   );
 }
 

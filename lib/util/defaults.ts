@@ -40,6 +40,8 @@ export const DEFAULTS = {
   tasks: 1024,
   /** The longest a task is kept, whatever ttl its server gave it. */
   taskKeptMs: 60 * MINUTE,
+  /** How long a draining wrap waits for its tasks to end and their ends to be read by their callers. */
+  taskDrainMs: 30_000,
   /** `subscriptions/listen` streams one principal may have open. */
   listensPerCaller: 16,
   /** Legacy client sessions in all. */

@@ -3,13 +3,14 @@
  * Real replicas of `serve --fleet` in front of server-everything (whose `simulate-research-query`
  * runs only as a task, and asks for a clarification inside it when `ambiguous`), on the machine's
  * Redis: a task created on one replica is polled, answered and cancelled through another; another
- * caller is not let in through the hop; and once the owner is killed, its tasks are told lost.
+ * caller is not let in through the hop; once the owner is killed, its tasks are told lost; and an
+ * owner told SIGTERM serves its tasks to their ends (within a bound) before it exits.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { specFleet, type SpecFleet } from '../helpers/fleetRedis.ts';
 import { forwardedIn, startReplica, stopReplica, type Replica } from '../helpers/fleetReplicas.ts';
-import { call, pollUntil, TASK_TOOL as TOOL } from '../helpers/fleetTasks.ts';
+import { call, createTask, pollUntil, TASK_TOOL as TOOL, TERMINAL } from '../helpers/fleetTasks.ts';
 
 type Obj = Record<string, any>;
 
@@ -84,3 +85,74 @@ tasks('should tell a task lost, within seconds, once the replica that ran it is 
 });
 
 tasks.run();
+
+const draining = suite('a replica told SIGTERM while its tasks run (drain)');
+let stays: Replica;
+
+draining.before(async () => {
+  fleet = specFleet();
+  stays = await startReplica(fleet);
+});
+
+draining.after(async () => {
+  await stopReplica(stays);
+  await fleet?.end();
+});
+
+/** Whether `replica` exits within `ms`. */
+function exitsWithin(replica: Replica, ms: number): Promise<boolean> {
+  if (replica.child.exitCode !== null || replica.child.signalCode !== null) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    replica.child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+draining(
+  'should serve its task to its end through another replica, its question answered, and exit only once its end is read',
+  async () => {
+    const owner = await startReplica(fleet);
+    try {
+      const taskId = await createTask(owner.url, { topic: 'python', ambiguous: true });
+      owner.child.kill('SIGTERM');
+      const exited = exitsWithin(owner, 60_000);
+      const asking = await pollUntil(stays.url, taskId, ['input_required', ...TERMINAL]);
+      assert.is(asking['result']?.['status'], 'input_required', JSON.stringify(asking));
+      const [key] = Object.keys(asking['result']['inputRequests'] as Obj);
+      const update = await call(stays.url, 'tasks/update', {
+        taskId,
+        inputResponses: { [key!]: { action: 'accept', content: { interpretation: 'snake' } } },
+      });
+      assert.equal(update.message['result'], { resultType: 'complete' }, JSON.stringify(update.message));
+      const done = await pollUntil(stays.url, taskId, [...TERMINAL]);
+      assert.is(done['result']?.['status'], 'completed', JSON.stringify(done));
+      assert.match(JSON.stringify(done['result']['result']), /snake/);
+      assert.match(owner.log(), /draining: .*1 task\(s\) to finish/);
+      assert.ok(await exited, 'the drained replica exits once its task ended and was read');
+      assert.is(owner.child.exitCode, 0, owner.log());
+    } finally {
+      await stopReplica(owner);
+    }
+  },
+);
+
+draining('should wait for a task that does not end only as long as its bound, then exit and the task be told lost', async () => {
+  const owner = await startReplica(fleet, ['--limit', 'task-drain-ms=1500']);
+  try {
+    const taskId = await createTask(owner.url, { topic: 'forever', ambiguous: true });
+    const asking = await pollUntil(owner.url, taskId, ['input_required', ...TERMINAL]);
+    assert.is(asking['result']?.['status'], 'input_required', 'the task waits for an answer it will never get');
+    owner.child.kill('SIGTERM');
+    assert.ok(await exitsWithin(owner, 30_000), 'the replica exits once the bound passed');
+    const lost = await call(stays.url, 'tasks/get', { taskId });
+    assert.is(lost.message['error']?.['code'], -32602, JSON.stringify(lost.message));
+    assert.match(String(lost.message['error']?.['message']), /lost/);
+  } finally {
+    await stopReplica(owner);
+  }
+});
+
+draining.run();

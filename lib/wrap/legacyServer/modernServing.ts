@@ -4,6 +4,7 @@
  * unless it continues a parked call; calls go to the modern dispatch, listens to the listen hub, and
  * open listens are ended together on shutdown. The fronts and the wrap's stats read it.
  */
+import { isTaskMethod } from '../../core/modern/methods.ts';
 import { scope, type Scope } from '../../util/signals.ts';
 import { ErrorCode } from '../../core/errors.ts';
 import type { JsonRpcRequest } from '../../core/jsonrpc.ts';
@@ -135,7 +136,9 @@ export class ModernServing {
       );
     if (!read.ok) return Promise.resolve(errorAnswer(request.id, read.error));
     const envelope = read.value;
-    if (this.#draining && envelope.retry?.requestState === undefined) return Promise.resolve(drainingAnswer(request.id));
+    // Draining, it serves what it owns: the retries of its parked calls and the requests about its tasks.
+    if (this.#draining && envelope.retry?.requestState === undefined && !isTaskMethod(request.method))
+      return Promise.resolve(drainingAnswer(request.id));
     // A call ends on shutdown when the pool closes (its upstream call gets an error); a listen
     // has nothing upstream in flight, so it is ended here.
     if (request.method !== 'subscriptions/listen') {

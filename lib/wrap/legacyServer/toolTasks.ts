@@ -31,6 +31,12 @@ export interface TaskLimits {
   /** The longest a task is kept, whatever ttl its server gave it (default one hour). */
   readonly keptMs?: number;
   /**
+   * How long a draining wrap (`drain()`, a fleet replica told SIGTERM) waits for its tasks to end and
+   * their ends to be read, serving their `tasks/*` meanwhile (default 30 s); a task still running
+   * then is lost to its caller (on a fleet, told so by the other replicas).
+   */
+  readonly drainMs?: number;
+  /**
    * A call to a tool the server runs only as a task (`required`) from a caller that does not declare
    * the tasks extension: `'run'` (default) runs the task to its end and answers the call with its
    * result, what the task asks being MRTR rounds of the call (such a caller cannot poll a task);
@@ -101,6 +107,13 @@ export class ToolTasks {
   /** Tasks kept (running or finished). */
   get size(): number {
     return this.#byId.size;
+  }
+
+  /** Tasks whose callers are still owed something: running, or ended with their end not read yet. */
+  get unsettled(): number {
+    let n = 0;
+    for (const task of this.#byId.values()) if (!task.settled) n++;
+    return n;
   }
 
   /**

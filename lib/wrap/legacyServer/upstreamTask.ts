@@ -53,6 +53,7 @@ export class ToolTask {
   /** The detailed task once it ended and its payload came: answered from here from then on. */
   #final: JsonObject | undefined;
   #expiry: ReturnType<typeof setTimeout> | undefined;
+  #settled = false;
   /** Told once, when the task ends. */
   readonly #ended: () => void;
   /** Told each time the task may have changed (a question asked or answered, a status heard, its payload come, its end). */
@@ -151,8 +152,19 @@ export class ToolTask {
     return undefined;
   }
 
-  /** The detailed task now: asked of the server, with its payload once it ended. */
+  /** Whether the task ended and its end was read (by a `tasks/get`, or told to a listen): nothing more is owed its caller. */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** The detailed task now: asked of the server, with its payload once it ended (which settles it). */
   async detail(timeoutMs: number): Promise<Outcome<JsonObject>> {
+    const detail = await this.#detail(timeoutMs);
+    if (detail.ok && detail.value === this.#final) this.#settled = true;
+    return detail;
+  }
+
+  async #detail(timeoutMs: number): Promise<Outcome<JsonObject>> {
     if (this.#final) return ok(this.#final);
     if (this.#session.closed)
       return ok(this.#end({ status: 'failed', error: internalError('the upstream server the task ran on is gone') }));

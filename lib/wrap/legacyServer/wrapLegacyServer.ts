@@ -175,6 +175,7 @@ function statsOf(pool: SessionPool, modern: ModernServing, inputs: InputBroker, 
     legacySessions: legacy.size,
     remembered: inputs instanceof MrtrBroker ? inputs.remembered : 0,
     tasks: tasks.size,
+    tasksOwed: tasks.unsettled,
   };
 }
 
@@ -256,7 +257,10 @@ export function wrapLegacyServer(options: WrapLegacyServerOptions): LegacyServer
       // Until nothing it took is left: no call parked, none being served (open listens aside), no
       // legacy session's request in progress.
       const busy = () => parkedIn(inputs) + modern.calls + legacy.active > 0;
-      while (busy() && !modern.shutDown) await new Promise((r) => setTimeout(r, 50));
+      // And, for a bounded time, until every task has ended and its end was read by its caller.
+      const tasksUntil = Date.now() + (options.tasks?.drainMs ?? DEFAULTS.taskDrainMs);
+      const owed = () => tasks.unsettled > 0 && Date.now() < tasksUntil;
+      while ((busy() || owed()) && !modern.shutDown) await new Promise((r) => setTimeout(r, 50));
     },
     release() {
       hub.closeAll();

@@ -139,6 +139,8 @@ export interface WrapStats {
   readonly remembered: number;
   /** Tasks kept for modern callers of task-run tools (running, or ended and not yet expired). */
   readonly tasks: number;
+  /** Tasks whose callers are still owed something: running, or ended with their end not read yet (what a drain waits for). */
+  readonly tasksOwed: number;
 }
 
 /** Events of a legacy-server wrap: upstream sessions opened, closed or failed, pushes outside any call. */
