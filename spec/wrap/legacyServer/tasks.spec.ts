@@ -441,7 +441,7 @@ strict('should refuse it with -32021 naming the extension, give its session back
 });
 strict.run();
 
-const stdio = suite('tasks through serve --stdio and in process to server-everything, ext-tasks the client');
+const stdio = suite('tasks through serve --stdio, connect and in process to server-everything, ext-tasks the client');
 let stdioMarker: string;
 stdio.before(() => {
   stdioMarker = randomUUID();
@@ -466,6 +466,11 @@ async function assertTasksOver(transport: Connected): Promise<void> {
       asked.map((a) => a['inputId']),
       ['elicitation-1'],
     );
+    const cancelled = await session.callTool(TOOL, { topic: 'glaciers' });
+    assert.is(cancelled.kind, 'task');
+    await sleep(300);
+    await cancelled.cancel();
+    assert.is((await cancelled.settle()).outcome.status, 'cancelled');
     // The SDK client alone declares no extension: the call is answered with the tool's result.
     const plainly = await client.callTool({ name: TOOL, arguments: { topic: 'reefs' } });
     assert.match(textOf(plainly), '# Research Report: reefs');
@@ -477,6 +482,12 @@ async function assertTasksOver(transport: Connected): Promise<void> {
 
 stdio('should run the tool as a task, ask its question through inputRequests, and answer a client without the extension', async () => {
   await assertTasksOver(new StdioClientTransport({ ...serveStdioCommand(stdioMarker, getDefaultEnvironment()), stderr: 'ignore' }));
+});
+
+stdio('should do the same through mcp-dual-era connect, the bridge a host starts, to server-everything over stdio', async () => {
+  const command = serveStdioCommand(stdioMarker, getDefaultEnvironment());
+  const args = command.args.map((a) => (a === 'serve' ? 'connect' : a)).filter((a) => a !== '--stdio');
+  await assertTasksOver(new StdioClientTransport({ ...command, args, stderr: 'ignore' }));
 });
 
 stdio('should do the same in process: wrapModernClient to server-everything over stdio', async () => {
