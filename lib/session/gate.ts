@@ -34,6 +34,15 @@ export const HTTP_OPENINGS = 16;
 /** How long a boot is taken to last before one has been seen. */
 const FIRST_BOOT_MS = 500;
 
+/** One caller in line; it says whether it is (by now) a known caller. */
+interface Waiter {
+  readonly turn: () => void;
+  readonly known: () => boolean;
+  readonly who: string;
+  /** The line moved, `ahead` of it now (for a known caller, the known callers): the wait left covers at least their turns. */
+  readonly moved: (ahead: number) => void;
+}
+
 /**
  * At most `size` holders at once, the others waiting their turn in the order they came. While
  * callers already served are at work, each place, once given back, rests twice as long as it was
@@ -46,7 +55,7 @@ export class Gate {
   readonly size: number;
   #held = 0;
   /** Who waits, in order of arrival; each says whether it is (by now) a known caller. */
-  readonly #line: Array<{ readonly turn: () => void; readonly known: () => boolean; readonly who: string }> = [];
+  readonly #line: Waiter[] = [];
   /** Places held now, by caller. */
   readonly #holding = new Map<string, number>();
   /** When each caller last got a place (the latest kept): among known callers, one served longest ago goes first. */
@@ -116,32 +125,43 @@ export class Gate {
         const at = this.#line.indexOf(waiter);
         if (at !== -1) this.#line.splice(at, 1);
       };
-      const waiter = {
+      const waiter: Waiter = {
         turn: () => {
           done();
           resolve(this.#take(who));
         },
         known,
         who,
+        moved: (ahead) => {
+          const due = performance.now() + this.#turnsOf(ahead + 1);
+          if (due <= deadline) return;
+          deadline = due;
+          clearTimeout(timer);
+          timer = setTimeout(expire, due - performance.now());
+        },
       };
       const onAbort = () => {
         done();
         reject(new AdapterError('closed', 'the request was cancelled while waiting to open an upstream session'));
       };
-      // The wait covers the boots of those ahead (a known caller has only known callers ahead).
+      // The wait covers the boots of those ahead (a known caller has only known callers ahead), and
+      // is re-armed as the line moves: a caller is refused when the line stalls, not because boots
+      // run slower than they did lately.
       const ahead = known() ? this.#line.filter((w) => w.known()).length : this.#line.length;
       let extended = false;
       const expire = (): void => {
         // Next in line behind boots that take longer than boots lately have: one more boot's wait, once.
         if (!extended && this.#line[0] === waiter) {
           extended = true;
+          deadline = performance.now() + this.#turnsOf(1);
           timer = setTimeout(expire, this.#turnsOf(1));
           return;
         }
         done();
         resolve(undefined);
       };
-      let timer = setTimeout(expire, Math.max(0, ms) + this.#turnsOf(ahead + 1));
+      let deadline = performance.now() + Math.max(0, ms) + this.#turnsOf(ahead + 1);
+      let timer = setTimeout(expire, deadline - performance.now());
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#line.push(waiter);
     });
@@ -183,10 +203,16 @@ export class Gate {
     let known: (typeof line)[number] | undefined;
     const lastTurn = (w: (typeof line)[number]) => this.#lastTurn.get(w.who) ?? Number.NEGATIVE_INFINITY;
     for (const w of line) if (w.known() && (!known || lastTurn(w) < lastTurn(known))) known = w;
-    if (known) return known.turn();
+    if (known) known.turn();
     // The place known callers have beside the others is theirs alone.
-    if (this.#held >= this.size) return;
-    line[0]?.turn();
+    else if (this.#held < this.size && line[0]) line[0].turn();
+    else return;
+    let knownAhead = 0;
+    line.forEach((w, ahead) => {
+      const isKnown = w.known();
+      w.moved(isKnown ? knownAhead : ahead);
+      if (isKnown) knownAhead++;
+    });
   }
 }
 

@@ -131,6 +131,49 @@ gate('should not take a place given back unused (no boot made) for a fast boot',
   got!();
 });
 
+gate('should keep serving a line whose boots run slower than lately, re-arming each wait as the line moves', async () => {
+  const g = new Gate(1, { rest: false });
+  // Boots of 50 ms lately: the estimate of a turn comes down to about 75 ms.
+  for (let i = 0; i < 10; i++) {
+    const place = await g.enter(1000);
+    await sleep(50);
+    place!();
+  }
+  // Now each boot takes 150 ms (a loaded machine): twice what the estimate says, yet the line moves.
+  const holder = await g.enter(1000);
+  const order: string[] = [];
+  const waiting = ['w1', 'w2', 'w3', 'w4', 'w5'].map((name) =>
+    g.enter(0).then((r) => {
+      order.push(r ? name : `${name} refused`);
+      setTimeout(() => r?.(), 150);
+      return r;
+    }),
+  );
+  setTimeout(() => holder!(), 150);
+  await Promise.all(waiting);
+  assert.equal(order, ['w1', 'w2', 'w3', 'w4', 'w5'], 'each served in turn while the line kept moving');
+});
+
+gate('should still refuse a caller once the line stalls, however long it was re-armed', async () => {
+  const g = new Gate(1, { rest: false });
+  for (let i = 0; i < 10; i++) {
+    const place = await g.enter(1000);
+    await sleep(50);
+    place!();
+  }
+  const holder = await g.enter(1000);
+  const first = g.enter(0);
+  const second = g.enter(0);
+  setTimeout(() => holder!(), 100);
+  const got = await first;
+  assert.ok(got, 'the line moved once');
+  // The place is never given back again: the one behind is refused within a few turns' time.
+  const started = performance.now();
+  assert.is(await second, undefined);
+  assert.ok(performance.now() - started < 2000, 'refused once the line stalled');
+  got!();
+});
+
 gate('should rest places only while callers already served are at work', async () => {
   let working = false;
   const g = new Gate(1, { working: () => working });
