@@ -18,12 +18,11 @@
  * for a wrong answer or a failure (a process that did not start). Without a Redis to reach it
  * measures nothing and says so (exit 0).
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { redactedUrl } from '../lib/fleet/fleetKeys.ts';
-import { buildLib, transpile } from './shared/build.ts';
+import { buildLib, gitCommit, transpile } from './shared/build.ts';
 import { banner, writeResults } from './shared/format.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { endpointCaller } from './fleet/calls.ts';
@@ -58,7 +57,6 @@ const plan: { retry: { warm: number; pairs: number }; throughput: ThroughputPlan
       commands: { idleMs: 3000, plainCalls: 2000, concurrency: 16, pairs: 100 },
     };
 
-const root = join(import.meta.dirname, '..');
 /**
  * Every `serve` of the bench keeps one upstream session for its caller: left to itself, a front
  * opens as many as the first concurrent calls happen to race for, and how many server processes
@@ -67,14 +65,6 @@ const root = join(import.meta.dirname, '..');
 const SERVE_OPTIONS = ['--limit', 'sessions-per-caller=1'];
 const SERVER =
   'the legacy push server (fixtures/servers/pushServer.ts, v1 SDK, stdio): `echo` for plain calls, `ask_name` (an elicitation) for rounds';
-
-function gitCommit(): string | undefined {
-  try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return undefined;
-  }
-}
 
 const started = performance.now();
 const load = loadavg()[0]!;

@@ -21,11 +21,10 @@
  * `--only` runs one part. Prints a table, writes bench/results/mrtr.json; timings are reported,
  * never asserted: the exit status is non-zero only for a wrong answer or a failed child.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { buildLib, transpile } from './shared/build.ts';
+import { buildLib, gitCommit, transpile } from './shared/build.ts';
 import { int, RESULTS_DIR, writeResults } from './shared/format.ts';
 import { buildChild, child, type LibLocation, type Spawned } from './mrtr/children.ts';
 import { heapDiff } from './mrtr/heapDiff.ts';
@@ -124,12 +123,7 @@ console.log(
   [...summaryLines(measured), `wrong answers: ${wrongTotal}; ${((performance.now() - started) / 1000).toFixed(1)} s in all`].join('\n'),
 );
 
-let commit: string | undefined;
-try {
-  commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-} catch {
-  commit = undefined;
-}
+const commit = gitCommit();
 writeResults('mrtr.json', {
   date: new Date().toISOString(),
   quick,

@@ -20,7 +20,6 @@
  * reported, never asserted: the exit status is non-zero only for a wrong answer or a failure. Without
  * a Redis to reach, the fleet part is left out and says so.
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +29,7 @@ import { deleteKeys, redisVersion } from './fleet/redis.ts';
 import { startServe, type Served } from './fleet/replicas.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { loadLib } from './mrtr/scenario.ts';
-import { buildLib, transpile } from './shared/build.ts';
+import { buildLib, gitCommit, transpile } from './shared/build.ts';
 import { banner, writeResults } from './shared/format.ts';
 import type { PollCell } from './tasks/polls.ts';
 import { fleet, oneProcess } from './tasks/settings.ts';
@@ -52,15 +51,6 @@ const counts = quick ? { warm: 50, rounds: 300 } : { warm: 300, rounds: 2000 };
 const SERVE_OPTIONS = ['--limit', 'sessions-per-caller=1'];
 const SERVER =
   'the legacy conformance fixture (fixtures/servers/conformanceServer.ts, v1 SDK): `slow_compute` run as a 2025-11-25 core task (v1 SDK tasks API), `greet` for plain calls';
-const root = join(import.meta.dirname, '..');
-
-function gitCommit(): string | undefined {
-  try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return undefined;
-  }
-}
 
 const started = performance.now();
 const load = loadavg()[0]!;

@@ -140,3 +140,12 @@ export function exportLib(ref: string): { readonly commit: string; readonly dir:
   execFileSync('tar', ['-x', '-C', dir], { input: tar });
   return { commit, dir, cli: ['--import', 'tsx', join(dir, 'lib', 'cli', 'main.ts')] };
 }
+
+/** The commit the package is checked out at, if it is a git checkout. */
+export function gitCommit(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return undefined;
+  }
+}

@@ -5,9 +5,9 @@
  * same headers but `Mcp-Method` and `Mcp-Name`; a caller of an endpoint over one keep-alive
  * connection; and the checks on what comes back.
  */
-import { Agent, request as httpRequest } from 'node:http';
 import type { JsonRpcResponse } from '../../lib/core/jsonrpc.ts';
-import { responseOf, VERSION, type Json } from '../mrtr/requests.ts';
+import { VERSION, type Json } from '../mrtr/requests.ts';
+import { keepAlivePoster } from '../shared/keepAlive.ts';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** The conformance fixture's tool that runs as a task (taskSupport `optional`), and its plain one. */
@@ -68,39 +68,18 @@ const TIMEOUT_MS = 30_000;
 
 /** A caller of the endpoint `url` over one keep-alive connection; `close` lets it go. */
 export function endpoint(url: URL): { send: Send; close(): void } {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const { post, close } = keepAlivePoster(url, TIMEOUT_MS);
   const send: Send = ({ method, name, text }) =>
-    new Promise((resolve) => {
-      const headers = {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'content-length': Buffer.byteLength(text),
-        'mcp-protocol-version': VERSION,
-        'mcp-method': method,
-        'mcp-name': name,
-        authorization: `Bearer ${PRINCIPAL}`,
-      };
-      const req = httpRequest(
-        { agent, hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, timeout: TIMEOUT_MS },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const body = Buffer.concat(chunks).toString('utf8');
-            try {
-              resolve(responseOf(res.headers['content-type'], body) ?? `HTTP ${res.statusCode}: an event stream with no message`);
-            } catch {
-              resolve(`HTTP ${res.statusCode}: ${body.slice(0, 200)}`);
-            }
-          });
-          res.on('error', (e) => resolve(`response failed: ${e.message}`));
-        },
-      );
-      req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS} ms`)));
-      req.on('error', (e) => resolve(`request failed: ${e.message}`));
-      req.end(text);
+    post(text, {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'content-length': Buffer.byteLength(text),
+      'mcp-protocol-version': VERSION,
+      'mcp-method': method,
+      'mcp-name': name,
+      authorization: `Bearer ${PRINCIPAL}`,
     });
-  return { send, close: () => agent.destroy() };
+  return { send, close };
 }
 
 /** The result of answer `a` to request `id`, or what was wrong. */
