@@ -27,23 +27,14 @@ import { banner, writeResults } from './shared/format.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { endpointCaller } from './fleet/calls.ts';
 import { countCommands, type CommandsPlan, type CommandsResult } from './fleet/commands.ts';
-import { deleteKeys, redisVersion } from './fleet/redis.ts';
+import { deleteKeys, fleetBenchArgs, redisVersion } from './fleet/redis.ts';
 import { startBareHop, startServe, type Served } from './fleet/replicas.ts';
 import { childPids } from './wrap/procs.ts';
 import { forwardedRetry, type RetryResult } from './fleet/retry.ts';
 import { FLEET_GOALS, summaryLines, type FleetResults } from './fleet/summary.ts';
 import { plainThroughput, type ThroughputPlan, type ThroughputResult } from './fleet/throughput.ts';
 
-const USAGE = 'usage: npx tsx bench/fleet.ts [--quick] [--redis=URL]';
-const args = process.argv.slice(2);
-const unknown = args.filter((a) => a !== '--quick' && !a.startsWith('--redis='));
-if (unknown.length > 0) {
-  console.error(`unknown argument(s): ${unknown.join(' ')}\n${USAGE}`);
-  process.exit(2);
-}
-const quick = args.includes('--quick');
-const redisUrl =
-  args.find((a) => a.startsWith('--redis='))?.slice('--redis='.length) ?? process.env['MCP_DUAL_ERA_REDIS'] ?? 'redis://127.0.0.1:6379';
+const { quick, redisUrl } = fleetBenchArgs('usage: npx tsx bench/fleet.ts [--quick] [--redis=URL]');
 
 const plan: { retry: { warm: number; pairs: number }; throughput: ThroughputPlan; commands: CommandsPlan } = quick
   ? {

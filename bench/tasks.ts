@@ -25,7 +25,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createConformanceServer } from '../fixtures/servers/conformanceServer.ts';
 import { redactedUrl } from '../lib/fleet/fleetKeys.ts';
-import { deleteKeys, redisVersion } from './fleet/redis.ts';
+import { deleteKeys, fleetBenchArgs, redisVersion } from './fleet/redis.ts';
 import { startServe, type Served } from './fleet/replicas.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { loadLib } from './mrtr/scenario.ts';
@@ -36,16 +36,7 @@ import { fleet, oneProcess } from './tasks/settings.ts';
 import { summaryLines, type TasksResults } from './tasks/summary.ts';
 import { endpoint } from './tasks/wire.ts';
 
-const USAGE = 'usage: npm run bench:tasks -- [--quick] [--redis=URL]';
-const args = process.argv.slice(2);
-const unknown = args.filter((a) => a !== '--quick' && !a.startsWith('--redis='));
-if (unknown.length > 0) {
-  console.error(`unknown argument(s): ${unknown.join(' ')}\n${USAGE}`);
-  process.exit(2);
-}
-const quick = args.includes('--quick');
-const redisUrl =
-  args.find((a) => a.startsWith('--redis='))?.slice('--redis='.length) ?? process.env['MCP_DUAL_ERA_REDIS'] ?? 'redis://127.0.0.1:6379';
+const { quick, redisUrl } = fleetBenchArgs('usage: npm run bench:tasks -- [--quick] [--redis=URL]');
 const counts = quick ? { warm: 50, rounds: 300 } : { warm: 300, rounds: 2000 };
 /** As in the fleet bench: one upstream session for the bench's one caller in each replica. */
 const SERVE_OPTIONS = ['--limit', 'sessions-per-caller=1'];

@@ -49,23 +49,28 @@ export interface Run {
   readonly unscored: Set<string>;
 }
 
-/** Runs every server scenario of `revision` against the MCP endpoint at `url`. */
-export function runSuite(url: string, revision: string): Promise<Run> {
+/** Runs the suite's server command with `args` (after `--url url`) in a directory of its own: its exit code and all it printed. */
+function runServer(url: string, args: readonly string[]): Promise<{ code: number | null; output: string }> {
   const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-'));
   return new Promise((done) => {
-    const child = spawn(
-      process.execPath,
-      ['--import', HOOK, SUITE, 'server', '--url', url, '--requirements', revision, '--timeout', '20000'],
-      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
+    const child = spawn(process.execPath, ['--import', HOOK, SUITE, 'server', '--url', url, ...args, '--timeout', '20000'], {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     child.on('close', (code) => {
       rmSync(cwd, { recursive: true, force: true });
-      done(parseRun(code, output));
+      done({ code, output });
     });
   });
+}
+
+/** Runs every server scenario of `revision` against the MCP endpoint at `url`. */
+export async function runSuite(url: string, revision: string): Promise<Run> {
+  const { code, output } = await runServer(url, ['--requirements', revision]);
+  return parseRun(code, output);
 }
 
 /**
@@ -73,41 +78,14 @@ export function runSuite(url: string, revision: string): Promise<Run> {
  * requirements does (`--force`: an extension scenario is run though it is not on the revision's
  * timeline): its exit code, what it printed, and its checks passed and failed.
  */
-export function runScenario(
+export async function runScenario(
   url: string,
   revision: string,
   scenario: string,
 ): Promise<{ code: number | null; output: string; passed: number; failed: number }> {
-  const cwd = mkdtempSync(join(tmpdir(), 'mde-conformance-'));
-  return new Promise((done) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        HOOK,
-        SUITE,
-        'server',
-        '--url',
-        url,
-        '--scenario',
-        scenario,
-        '--spec-version',
-        revision,
-        '--force',
-        '--timeout',
-        '20000',
-      ],
-      { cwd, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    child.stdout.on('data', (c) => (output += c));
-    child.stderr.on('data', (c) => (output += c));
-    child.on('close', (code) => {
-      rmSync(cwd, { recursive: true, force: true });
-      const m = /^Passed: (\d+)\/(\d+), (\d+) failed/mu.exec(output);
-      done({ code, output, passed: m ? Number(m[1]) : 0, failed: m ? Number(m[3]) : 0 });
-    });
-  });
+  const { code, output } = await runServer(url, ['--scenario', scenario, '--spec-version', revision, '--force']);
+  const m = /^Passed: (\d+)\/(\d+), (\d+) failed/mu.exec(output);
+  return { code, output, passed: m ? Number(m[1]) : 0, failed: m ? Number(m[3]) : 0 };
 }
 
 /** The results the suite printed in `output`. */

@@ -131,14 +131,19 @@ gate('should not take a place given back unused (no boot made) for a fast boot',
   got!();
 });
 
-gate('should keep serving a line whose boots run slower than lately, re-arming each wait as the line moves', async () => {
+/** A gate of one place whose boots lately took 50 ms: its estimate of a turn comes down to about 75 ms. */
+async function gateOfFastBoots(): Promise<Gate> {
   const g = new Gate(1, { rest: false });
-  // Boots of 50 ms lately: the estimate of a turn comes down to about 75 ms.
   for (let i = 0; i < 10; i++) {
     const place = await g.enter(1000);
     await sleep(50);
     place!();
   }
+  return g;
+}
+
+gate('should keep serving a line whose boots run slower than lately, re-arming each wait as the line moves', async () => {
+  const g = await gateOfFastBoots();
   // Now each boot takes 150 ms (a loaded machine): twice what the estimate says, yet the line moves.
   const holder = await g.enter(1000);
   const order: string[] = [];
@@ -155,12 +160,7 @@ gate('should keep serving a line whose boots run slower than lately, re-arming e
 });
 
 gate('should still refuse a caller once the line stalls, however long it was re-armed', async () => {
-  const g = new Gate(1, { rest: false });
-  for (let i = 0; i < 10; i++) {
-    const place = await g.enter(1000);
-    await sleep(50);
-    place!();
-  }
+  const g = await gateOfFastBoots();
   const holder = await g.enter(1000);
   const first = g.enter(0);
   const second = g.enter(0);
