@@ -131,17 +131,26 @@ class FleetForwarder implements FleetForwarding {
   /** Sends the call `body` (`what.call` its id) to its owner at `record`, signed, and passes its answer back on `res`. */
   #sendCall(record: ReplicaRecord, owner: string, req: IncomingMessage, res: ServerResponse, body: string, what: ForwardedCall): void {
     const id = what.call;
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined && !NOT_CARRIED.has(name)) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    // The headers go as Node's raw list (name, value, …): Node writes them as they are, without
+    // taking each one through `setHeader`; they were checked when this replica read them.
+    const headers: string[] = [];
+    const carried = new Map<string, string>();
+    for (const name in req.headers) {
+      const value = req.headers[name];
+      if (value === undefined || NOT_CARRIED.has(name)) continue;
+      const text = Array.isArray(value) ? value.join(', ') : value;
+      carried.set(name, text);
+      headers.push(name, text);
+    }
     const { url: target, path, options: to } = this.#hops.target(record.advertise, req.url);
-    headers[HOP_HEADER] = this.#hops.value(record.id, { method: 'POST', path, sessionId: null, body }, new Map(Object.entries(headers)));
-    headers['content-length'] = String(Buffer.byteLength(body));
+    const hop = this.#hops.value(record.id, { method: 'POST', path, sessionId: null, body }, carried);
+    headers.push('host', target.host, HOP_HEADER, hop, 'content-length', String(Buffer.byteLength(body)));
     let lostOwner = false;
     let settled = false;
     const unanswered = new Set<RequestId>([id as RequestId]);
-    const watch = answerWatch(unanswered);
+    let watch: ((chunk: Uint8Array) => void) | undefined;
     let streamed = false;
+    let sized = false;
     const finish = (why?: string): void => {
       if (settled) return;
       settled = true;
@@ -150,6 +159,8 @@ class FleetForwarder implements FleetForwarding {
       if (why === undefined || res.destroyed) return void (res.writableEnded || res.destroyed ? undefined : res.end());
       this.#ownerGone++;
       if (!res.headersSent) return writeReply(res, goneReply(what, owner, why));
+      // An answer of known length cut short cannot be ended: its client sees the connection go.
+      if (sized) return void res.destroy();
       // A stream that broke off ends with the call's answer, unless it carried it already.
       res.end(streamed && unanswered.size > 0 ? brokenEvents(what, [...unanswered], owner, why) : undefined);
     };
@@ -158,12 +169,16 @@ class FleetForwarder implements FleetForwarding {
       (answer) => {
         this.#forwarded++;
         streamed = (answer.headers['content-type'] ?? '').startsWith('text/event-stream');
+        if (streamed) watch = answerWatch(unanswered);
         const carried: Record<string, string | string[]> = {};
         for (const [name, value] of Object.entries(answer.headers))
           if (value !== undefined && CARRIED_BACK.has(name)) carried[name] = value;
+        // An answer of known length is passed on with it (not in chunks): its bytes go as they came.
+        sized = !streamed && answer.headers['content-length'] !== undefined;
+        if (sized) carried['content-length'] = answer.headers['content-length']!;
         res.writeHead(answer.statusCode ?? 502, carried);
         answer.on('data', (chunk: Buffer) => {
-          if (streamed) watch(chunk);
+          watch?.(chunk);
           if (!res.write(chunk)) {
             answer.pause();
             res.once('drain', () => answer.resume());

@@ -4,7 +4,7 @@
  * Pure: the signing key is the fleet's (hopSecrets.ts), signing and taking one replica's hops is
  * replicaHops.ts's, the sending forwarding.ts's.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { urlToHttpOptions } from 'node:url';
 import { HOP_HEADER, type HopRequest } from '../fronts/served.ts';
 
@@ -37,7 +37,7 @@ export const UNSIGNED = /^(?:x-forwarded-.*|forwarded|via|x-real-ip|x-request-id
 /** What a hop's signature covers: who sent it to whom, when, and the request as it was sent. */
 export function hopMessage(from: string, to: string, at: number, nonce: string, names: readonly string[], request: HopRequest): string {
   const headers = names.map((n) => `${n}:${request.header(n) ?? ''}`).join('\n');
-  const digest = createHash('sha256').update(request.body).digest('base64url');
+  const digest = hash('sha256', request.body, 'base64url');
   return `hop\n${from}\n${to}\n${at}\n${nonce}\n${request.method}\n${request.path}\n${request.sessionId ?? ''}\n${headers}\n${digest}`;
 }
 

@@ -28,6 +28,8 @@ export class OwnerLookup {
   #turn = 0;
   /** The records `record` read lately, by replica. */
   readonly #records = new Map<string, { record: ReplicaRecord; at: number }>();
+  /** The owners watched for forwards under way: whom to tell when each is gone. */
+  readonly #watches = new Map<string, Set<() => void>>();
 
   /** The lookups of replica `id` in `directory`, watching an owner every `checkMs`. */
   constructor(id: string, directory: Pick<FleetDirectory, 'lookup' | 'replicas'>, checkMs: number) {
@@ -36,22 +38,45 @@ export class OwnerLookup {
     this.#checkMs = checkMs;
   }
 
-  /** Asks the directory, every `checkMs` while the forward lasts, whether `owner` is alive; `lost` once it is not. */
+  /**
+   * Asks the directory, every `checkMs` while the forward lasts, whether `owner` is alive; `lost`
+   * once it is not. The forwards to one owner share one check, whose timer stops at the first tick
+   * that finds none under way (so forwards one after another do not each start one).
+   */
   watch(owner: string, lost: () => void): () => void {
+    const watching = this.#watches.get(owner) ?? this.#check(owner);
+    // Each forward is told once.
+    const tell = (): void => {
+      watching.delete(tell);
+      lost();
+    };
+    watching.add(tell);
+    return () => void watching.delete(tell);
+  }
+
+  /** Starts the check of `owner` every `checkMs`: the forwards it tells when it is gone, until a tick finds none. */
+  #check(owner: string): Set<() => void> {
+    const watching = new Set<() => void>();
+    this.#watches.set(owner, watching);
     let checking = false;
     const timer = setInterval(() => {
+      if (watching.size === 0) {
+        clearInterval(timer);
+        this.#watches.delete(owner);
+        return;
+      }
       if (checking) return;
       checking = true;
       this.#directory.lookup(owner).then(
         (record) => {
           checking = false;
-          if (!record) lost();
+          if (!record) for (const tell of [...watching]) tell();
         },
         () => (checking = false),
       );
     }, this.#checkMs);
     timer.unref();
-    return () => clearInterval(timer);
+    return watching;
   }
 
   /** A ready replica other than this one, in turn, from a list at most `PEERS_FRESH_MS` old. */
