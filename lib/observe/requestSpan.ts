@@ -7,7 +7,7 @@
  */
 import { createRequire } from 'node:module';
 import type * as OpenTelemetry from '@opentelemetry/api';
-import type { Attributes, Context, Span, SpanContext, TextMapGetter, TextMapSetter, Tracer } from '@opentelemetry/api';
+import type { Attributes, Context, Span, SpanContext, SpanOptions, TextMapGetter, TextMapSetter, Tracer } from '@opentelemetry/api';
 import type { JsonRpcResponse, RequestId } from '../core/jsonrpc.ts';
 import { isRecord, type JsonObject } from '../core/primitives.ts';
 import { PACKAGE_NAME, PACKAGE_VERSION } from '../core/version.ts';
@@ -127,6 +127,9 @@ export interface UpstreamSpan {
 
 const UNTRACED_END = (): void => {};
 
+/** The options of every request's span (one object: a span not sampled costs no more than the SDK's decision). */
+let serverSpan: SpanOptions | undefined;
+
 /** The one span every untraced request shares: the API's non-recording span, whose methods do nothing. */
 let untracedSpan: Span | undefined;
 
@@ -158,7 +161,7 @@ export class RequestSpan {
   /** Starts the span of a request whose caller's trace context is `carrier` (a root span without one). */
   static start(facts: RequestFacts, carrier: TraceCarrier | undefined): RequestSpan {
     const parent = contextOf(carrier);
-    const span = ourTracer().startSpan(spanName(facts.method, facts.params), { kind: otel().SpanKind.SERVER }, parent);
+    const span = ourTracer().startSpan(spanName(facts.method, facts.params), (serverSpan ??= { kind: otel().SpanKind.SERVER }), parent);
     if (span.isRecording()) {
       const attributes: Attributes = {
         [Attr.methodName]: facts.method,

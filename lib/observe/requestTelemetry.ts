@@ -120,7 +120,7 @@ export interface ObserveOptions {
    * The `traceparent` of the call a retry continues, asked only when the retry carries no trace
    * context of its own (`undefined` when the request is no retry, or its call was not traced).
    */
-  readonly continued?: () => string | undefined;
+  readonly continued?: (() => string | undefined) | undefined;
   /** Where the access log's line for the request goes, when it is kept, and who asked (hashed there). */
   readonly access?: { readonly write: (entry: AccessEntry) => void; readonly principal: string } | undefined;
 }

@@ -19,10 +19,19 @@ const TRACEPARENT = /^[\da-f]{2}-([\da-f]{32})-[\da-f]{16}-[\da-f]{2}$/;
 
 /** The trace context in `meta`, or (when `meta` has no `traceparent`) in `headers`; `undefined` when neither has one. */
 export function traceCarrier(meta: unknown, headers?: HeaderSource): TraceCarrier | undefined {
-  if (isRecord(meta) && typeof meta['traceparent'] === 'string') return pick((key) => meta[key]);
+  if (isRecord(meta) && typeof meta['traceparent'] === 'string') return pickMeta(meta);
   if (!headers) return undefined;
   const parent = headers('traceparent');
   return typeof parent === 'string' && parent !== '' ? pick(headers) : undefined;
+}
+
+function pickMeta(meta: JsonObject): TraceCarrier {
+  const carrier: TraceCarrier = {};
+  for (const key of TRACE_META_KEYS) {
+    const value = meta[key];
+    if (typeof value === 'string' && value !== '') carrier[key] = value;
+  }
+  return carrier;
 }
 
 function pick(read: (key: string) => unknown): TraceCarrier {
@@ -56,7 +65,9 @@ export function withTraceMeta(params: JsonObject | undefined, carrier: TraceCarr
  * request itself otherwise): what the caller's HTTP client propagated reaches the server behind.
  */
 export function withHeaderTrace(request: JsonRpcRequest, headers: HeaderSource): JsonRpcRequest {
-  if (!request.params || traceCarrier(request.params['_meta'])) return request;
+  if (!request.params) return request;
+  const meta = request.params['_meta'];
+  if (isRecord(meta) && typeof meta['traceparent'] === 'string') return request;
   const fromHeaders = traceCarrier(undefined, headers);
   return fromHeaders ? { ...request, params: withTraceMeta(request.params, fromHeaders)! } : request;
 }

@@ -140,6 +140,24 @@ traced("should carry a caller's traceparent from _meta to the upstream request, 
   }
 });
 
+traced("should record no span for a request its caller did not sample, and pass the caller's context on as it came", async () => {
+  exporter.reset();
+  const { client } = await connect(endpoint!);
+  try {
+    const before = tappedParams(endpoint!.tapped, 'up', 'tools/call').length;
+    const unsampled = `00-${TRACE_ID}-${CALLER_SPAN}-00`;
+    const result = await client.callTool({ name: 'echo', arguments: { message: 'unsampled' }, _meta: { traceparent: unsampled } });
+    assert.match(textOf(result), 'unsampled');
+    const sent = tappedParams(endpoint!.tapped, 'up', 'tools/call').slice(before);
+    assert.is(sent.length, 1);
+    // The SDK's parent-based sampler follows the caller: nothing recorded, the caller's context sent on unchanged.
+    assert.is((sent[0]!['_meta'] as Record<string, string>)['traceparent'], unsampled);
+    assert.is(spansOf('tools/call echo').length, 0, 'no span recorded');
+  } finally {
+    await client.close();
+  }
+});
+
 traced('should record an error answer on the span: its JSON-RPC code and an error status', async () => {
   exporter.reset();
   const { client } = await connect(endpoint!, () => CALLER);

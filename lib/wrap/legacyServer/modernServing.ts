@@ -111,16 +111,26 @@ export class ModernServing {
       transport: ctx.headers ? 'tcp' : 'pipe',
       clientEra: 'modern',
       serverEra: 'legacy',
-      ...(inputs.traceOf ? { continued: () => continuedTrace(inputs, envelope) } : {}),
-      ...(accessLog ? { access: { write: accessLog, principal: ctx.principal } } : {}),
+      continued: inputs.traceOf ? () => continuedTrace(inputs, envelope) : undefined,
+      access: accessLog ? { write: accessLog, principal: ctx.principal } : undefined,
     });
-    const answer = this.#serveRead(traced, telemetry ? withTelemetry(ctx, telemetry) : ctx, envelope);
-    void answer.then(this.#served, this.#served);
-    if (telemetry)
-      answer.then(
-        (a) => telemetry.end(a?.message),
-        (e: unknown) => telemetry.end(undefined, e),
-      );
+    if (!telemetry) {
+      const answer = this.#serveRead(traced, ctx, envelope);
+      void answer.then(this.#served, this.#served);
+      return answer;
+    }
+    const answer = this.#serveRead(traced, withTelemetry(ctx, telemetry), envelope);
+    // One reaction both counts the request served and ends its telemetry.
+    void answer.then(
+      (a) => {
+        this.#serving--;
+        telemetry.end(a?.message);
+      },
+      (e: unknown) => {
+        this.#serving--;
+        telemetry.end(undefined, e);
+      },
+    );
     return answer;
   };
 

@@ -115,8 +115,9 @@ export function bindCall(
   return (given) => {
     const answering = local ? answeringRoots(given, local) : given;
     const hooks = roots ? trackingRoots(answering, session, roots) : answering;
-    // Each run upstream is a span of its own, in the trace of the request that bound the call.
-    const traced = telemetry?.upstream(method, params);
+    // Each run upstream is a span of its own, in the trace of the request that bound the call (none
+    // when the request's span is not recorded: its outcome is then handed back as it comes).
+    const traced = telemetry?.span.recording ? telemetry.upstream(method, params) : undefined;
     const sent = traced ? traced.params : params;
     const send = (): Promise<RpcOutcome> => {
       // The session's reservation goes to the first run of the call (a re-run takes its chances).
