@@ -63,10 +63,16 @@ const setter: TextMapSetter<TraceCarrier> = {
   },
 };
 
+/**
+ * The API's propagation (which asks the propagator registered at each call) and root context, read
+ * from the module once: its exports are getters, and every request traced reads them.
+ */
+let propagating: { readonly propagation: typeof OpenTelemetry.propagation; readonly root: Context } | undefined;
+
 /** The context a carrier names (the root context when it names none, or no propagator is registered). */
 export function contextOf(carrier: TraceCarrier | undefined): Context {
-  const { propagation, ROOT_CONTEXT } = otel();
-  return carrier ? propagation.extract(ROOT_CONTEXT, carrier, getter) : ROOT_CONTEXT;
+  const { propagation, root } = (propagating ??= { propagation: otel().propagation, root: otel().ROOT_CONTEXT });
+  return carrier ? propagation.extract(root, carrier, getter) : root;
 }
 
 /** What a span's name and first attributes are made of. */
@@ -130,8 +136,8 @@ const UNTRACED_END = (): void => {};
 /** The options of every request's span (one object: a span not sampled costs no more than the SDK's decision). */
 let serverSpan: SpanOptions | undefined;
 
-/** The one span every untraced request shares: the API's non-recording span, whose methods do nothing. */
-let untracedSpan: Span | undefined;
+/** The one span every untraced request shares (the API's non-recording span, whose methods do nothing), in the root context. */
+let untracedSpan: { readonly span: Span; readonly root: Context } | undefined;
 
 /** The span of one request served. */
 export class RequestSpan {
@@ -154,8 +160,11 @@ export class RequestSpan {
 
   /** The span of a request observed while no SDK is registered (metrics or the access log on): nothing to record, nothing asked of the API. */
   static untraced(): RequestSpan {
-    const { trace, INVALID_SPAN_CONTEXT, ROOT_CONTEXT } = otel();
-    return new RequestSpan((untracedSpan ??= trace.wrapSpanContext(INVALID_SPAN_CONTEXT)), ROOT_CONTEXT, undefined);
+    const { span, root } = (untracedSpan ??= {
+      span: otel().trace.wrapSpanContext(otel().INVALID_SPAN_CONTEXT),
+      root: otel().ROOT_CONTEXT,
+    });
+    return new RequestSpan(span, root, undefined);
   }
 
   /** Starts the span of a request whose caller's trace context is `carrier` (a root span without one). */
