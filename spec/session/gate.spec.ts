@@ -131,12 +131,12 @@ gate('should not take a place given back unused (no boot made) for a fast boot',
   got!();
 });
 
-/** A gate of one place whose boots lately took 50 ms: its estimate of a turn comes down to about 75 ms. */
+/** A gate of one place whose boots lately took 100 ms: its estimate of a turn comes down to about 120 ms. */
 async function gateOfFastBoots(): Promise<Gate> {
   const g = new Gate(1, { rest: false });
   for (let i = 0; i < 10; i++) {
     const place = await g.enter(1000);
-    await sleep(50);
+    await sleep(100);
     place!();
   }
   return g;
@@ -144,17 +144,17 @@ async function gateOfFastBoots(): Promise<Gate> {
 
 gate('should keep serving a line whose boots run slower than lately, re-arming each wait as the line moves', async () => {
   const g = await gateOfFastBoots();
-  // Now each boot takes 150 ms (a loaded machine): twice what the estimate says, yet the line moves.
+  // Now each boot takes 180 ms (a loaded machine): half again what the estimate says, yet the line moves.
   const holder = await g.enter(1000);
   const order: string[] = [];
   const waiting = ['w1', 'w2', 'w3', 'w4', 'w5'].map((name) =>
     g.enter(0).then((r) => {
       order.push(r ? name : `${name} refused`);
-      setTimeout(() => r?.(), 150);
+      setTimeout(() => r?.(), 180);
       return r;
     }),
   );
-  setTimeout(() => holder!(), 150);
+  setTimeout(() => holder!(), 180);
   await Promise.all(waiting);
   assert.equal(order, ['w1', 'w2', 'w3', 'w4', 'w5'], 'each served in turn while the line kept moving');
 });
