@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { redactedUrl } from '../lib/fleet/fleetKeys.ts';
 import { buildLib, gitCommit, transpile } from './shared/build.ts';
 import { banner, writeResults } from './shared/format.ts';
+import { finishBench } from './shared/results.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { endpointCaller } from './fleet/calls.ts';
 import { countCommands, type CommandsPlan, type CommandsResult } from './fleet/commands.ts';
@@ -166,18 +167,16 @@ try {
   }
 }
 
-const results: FleetResults = {
-  ...base,
-  redis: { url: redactedUrl(redisUrl), version: reached.version },
-  fleetName,
-  ...(retry ? { retry } : {}),
-  ...(throughput ? { throughput } : {}),
-  ...(commands ? { commands } : {}),
-  wrongAnswers: wrong.count,
-  wrongSamples: wrong.first,
-  failures,
-  elapsedSeconds: (performance.now() - started) / 1000,
-};
-console.log([...summaryLines(results), `wrong answers: ${wrong.count}; ${results.elapsedSeconds.toFixed(1)} s in all`].join('\n'));
-writeResults('fleet.json', results);
-process.exit(wrong.count > 0 || failures.length > 0 ? 1 : 0);
+finishBench<FleetResults>(
+  'fleet.json',
+  {
+    ...base,
+    redis: { url: redactedUrl(redisUrl), version: reached.version },
+    fleetName,
+    ...(retry ? { retry } : {}),
+    ...(throughput ? { throughput } : {}),
+    ...(commands ? { commands } : {}),
+  },
+  { wrong, failures, started },
+  summaryLines,
+);

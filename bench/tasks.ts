@@ -30,7 +30,8 @@ import { startServe, type Served } from './fleet/replicas.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { loadLib } from './mrtr/scenario.ts';
 import { buildLib, gitCommit, transpile } from './shared/build.ts';
-import { banner, writeResults } from './shared/format.ts';
+import { banner } from './shared/format.ts';
+import { finishBench } from './shared/results.ts';
 import type { PollCell } from './tasks/polls.ts';
 import { fleet, oneProcess } from './tasks/settings.ts';
 import { summaryLines, type TasksResults } from './tasks/summary.ts';
@@ -99,25 +100,23 @@ else {
   }
 }
 
-const results: TasksResults = {
-  date: new Date().toISOString(),
-  quick,
-  node: process.version,
-  cpus: cpus().length,
-  loadAverage: load,
-  commit: gitCommit(),
-  lib: 'lib/ compiled (tsc, tsconfig.build.json)',
-  server: SERVER,
-  serveOptions: SERVE_OPTIONS,
-  ...(one ? { oneProcess: one } : {}),
-  ...(fleetSkipped ? { fleetSkipped } : {}),
-  ...('error' in reached ? {} : { redis: { url: redactedUrl(redisUrl), version: reached.version } }),
-  ...(forwarded ? { fleet: forwarded } : {}),
-  wrongAnswers: wrong.count,
-  wrongSamples: wrong.first,
-  failures,
-  elapsedSeconds: (performance.now() - started) / 1000,
-};
-console.log([...summaryLines(results), `wrong answers: ${wrong.count}; ${results.elapsedSeconds.toFixed(1)} s in all`].join('\n'));
-writeResults('tasks.json', results);
-process.exit(wrong.count > 0 || failures.length > 0 ? 1 : 0);
+finishBench<TasksResults>(
+  'tasks.json',
+  {
+    date: new Date().toISOString(),
+    quick,
+    node: process.version,
+    cpus: cpus().length,
+    loadAverage: load,
+    commit: gitCommit(),
+    lib: 'lib/ compiled (tsc, tsconfig.build.json)',
+    server: SERVER,
+    serveOptions: SERVE_OPTIONS,
+    ...(one ? { oneProcess: one } : {}),
+    ...(fleetSkipped ? { fleetSkipped } : {}),
+    ...('error' in reached ? {} : { redis: { url: redactedUrl(redisUrl), version: reached.version } }),
+    ...(forwarded ? { fleet: forwarded } : {}),
+  },
+  { wrong, failures, started },
+  summaryLines,
+);

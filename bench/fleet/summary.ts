@@ -3,6 +3,7 @@
  * RESULTS.md's Fleet section), its goals, and the same figures as console lines.
  */
 import { consoleTable, formatRatio, int, us } from '../shared/format.ts';
+import type { BenchOutcome, BenchRunInfo } from '../shared/results.ts';
 import type { CommandsResult } from './commands.ts';
 import type { RetryResult } from './retry.ts';
 import type { ThroughputResult } from './throughput.ts';
@@ -20,30 +21,17 @@ export const FLEET_GOALS = {
 } as const;
 
 /** bench/results/fleet.json. */
-export interface FleetResults {
-  readonly date: string;
-  readonly quick: boolean;
-  readonly node: string;
-  readonly cpus: number;
-  readonly loadAverage: number;
-  readonly commit?: string | undefined;
-  readonly lib: string;
+export interface FleetResults extends BenchRunInfo, BenchOutcome {
   /** Options every `serve` of the bench was given, beyond its port, its fleet and its server. */
   readonly serveOptions?: readonly string[];
   /** Why nothing was measured (no Redis to run a fleet on), if so. */
   readonly skipped?: string;
   readonly redis?: { readonly url: string; readonly version: string };
   readonly fleetName?: string;
-  /** What each `serve` ran in front of. */
-  readonly server: string;
   readonly goals: typeof FLEET_GOALS;
   readonly retry?: RetryResult;
   readonly throughput?: ThroughputResult;
   readonly commands?: CommandsResult;
-  readonly wrongAnswers: number;
-  readonly wrongSamples: readonly string[];
-  readonly failures: readonly string[];
-  readonly elapsedSeconds: number;
 }
 
 const ms = (v: number) => `${v >= 0 ? '+' : '−'}${Math.abs(v).toFixed(3)} ms`;

@@ -3,20 +3,12 @@
  * RESULTS.md's Tasks section), and the same figures as console lines.
  */
 import { consoleTable, formatRatio, int, us } from '../shared/format.ts';
+import type { BenchOutcome, BenchRunInfo } from '../shared/results.ts';
 import type { PollCell } from './polls.ts';
 import { KINDS } from './settings.ts';
 
 /** bench/results/tasks.json. */
-export interface TasksResults {
-  readonly date: string;
-  readonly quick: boolean;
-  readonly node: string;
-  readonly cpus: number;
-  readonly loadAverage: number;
-  readonly commit?: string | undefined;
-  readonly lib: string;
-  /** The legacy server behind every front, and its tools. */
-  readonly server: string;
+export interface TasksResults extends BenchRunInfo, BenchOutcome {
   /** Options every `serve` of the fleet was given, beyond its port, its fleet and its server. */
   readonly serveOptions: readonly string[];
   readonly oneProcess?: PollCell;
@@ -24,10 +16,6 @@ export interface TasksResults {
   readonly fleetSkipped?: string;
   readonly redis?: { readonly url: string; readonly version: string };
   readonly fleet?: PollCell;
-  readonly wrongAnswers: number;
-  readonly wrongSamples: readonly string[];
-  readonly failures: readonly string[];
-  readonly elapsedSeconds: number;
 }
 
 /** What each kind of request is, by its key. */
