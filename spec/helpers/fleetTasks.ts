@@ -1,9 +1,9 @@
 /**
- * The tasks extension's requests on the wire, for the fleet specs: a modern request declaring the
- * extension (and form elicitation, which server-everything's `simulate-research-query` asks inside
- * its task), `Mcp-Name` the tool or the task as a balancer sees it; a poll of `tasks/get` until a
- * status; and what a replica says of itself (its id, and the `tasks/get` it answered, from
- * `/metrics`).
+ * The tasks extension's requests on the wire, for the fleet and wrap specs: a modern request
+ * declaring the extension (and form elicitation, which server-everything's `simulate-research-query`
+ * asks inside its task) or the capabilities it is given, `Mcp-Name` the tool or the task as a
+ * balancer sees it; a poll of `tasks/get` until a status; and what a replica says of itself (its
+ * id, and the `tasks/get` it answered, from `/metrics`).
  */
 import { readEvents } from './eventStream.ts';
 import { sleep } from './everything.ts';
@@ -21,30 +21,50 @@ export const TERMINAL = ['completed', 'failed', 'cancelled'] as const;
 
 let ids = 0;
 
-/** One modern request on the wire to `url`, as `principal` (`Mcp-Name` the tool or the task), its answer read whether JSON or a stream. */
-export async function call(url: string, method: string, params: Obj, principal = 'alice'): Promise<{ status: number; message: Obj }> {
-  const name = params['name'] ?? params['taskId'];
+/**
+ * One modern request on the wire to `url`, as `principal`: `request` sent as given (its params'
+ * envelope included) with an id of its own, `Mcp-Name` the tool or the task; its answer read
+ * whether JSON or a stream.
+ */
+export async function wire(
+  url: string,
+  request: Obj,
+  principal = 'alice',
+  signal?: AbortSignal,
+): Promise<{ status: number; message: Obj }> {
+  const name = request['params']?.['name'] ?? request['params']?.['taskId'];
   const res = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
+      'mcp-method': request['method'],
       authorization: `Bearer ${principal}`,
       ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
     },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++ids,
-      method,
-      params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': TASK_CAPABILITIES }) },
-    }),
+    body: JSON.stringify({ ...request, jsonrpc: '2.0', id: ++ids }),
+    ...(signal ? { signal } : {}),
   });
   const message = res.headers.get('content-type')?.startsWith('text/event-stream')
     ? ((await readEvents(res)).messages.at(-1) ?? {})
     : ((await res.json()) as Obj);
   return { status: res.status, message };
+}
+
+/** One modern request on the wire to `url`, as `principal`, its envelope declaring `capabilities` (by default {@link TASK_CAPABILITIES}). */
+export function call(
+  url: string,
+  method: string,
+  params: Obj,
+  principal = 'alice',
+  capabilities: Obj = TASK_CAPABILITIES,
+): Promise<{ status: number; message: Obj }> {
+  return wire(
+    url,
+    { method, params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }) } },
+    principal,
+  );
 }
 
 /** Polls `tasks/get` through `url` until the task's status is one of `until` (or 20 s pass); its last answer, and how many polls it sent. */

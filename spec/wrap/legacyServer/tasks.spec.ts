@@ -31,6 +31,7 @@ import {
   sleep,
   textOf,
 } from '../../helpers/everything.ts';
+import { wire, call as wireCall } from '../../helpers/fleetTasks.ts';
 import { modernMeta } from '../../helpers/messages.ts';
 
 const TOOL = 'simulate-research-query';
@@ -41,40 +42,15 @@ const PUSH_STDIO = resolve(import.meta.dirname, '../../../fixtures/servers/pushS
 type Obj = Record<string, any>;
 let ids = 0;
 
-/** One modern request on the wire, as a client sends it (`Mcp-Name` the tool or the task), read whether JSON or a stream. */
-async function wire(url: string, request: Obj, principal: string, signal?: AbortSignal): Promise<Obj> {
-  const name = request['params']?.['name'] ?? request['params']?.['taskId'];
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': request['method'],
-    authorization: `Bearer ${principal}`,
-    ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
-  };
-  const res = await fetch(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ ...request, jsonrpc: '2.0', id: ++ids }),
-    ...(signal ? { signal } : {}),
-  });
-  if (res.headers.get('content-type')?.startsWith('text/event-stream')) return (await readEvents(res)).messages.at(-1) ?? {};
-  return (await res.json()) as Obj;
-}
-
-/** A modern request with its envelope (`capabilities` declared in it). */
-function call(url: string, method: string, params: Obj, principal: string, capabilities: Obj = TASKS): Promise<Obj> {
-  return wire(
-    url,
-    { method, params: { ...params, _meta: modernMeta({ 'io.modelcontextprotocol/clientCapabilities': capabilities }) } },
-    principal,
-  );
+/** A modern request with its envelope (`capabilities` declared in it), its answer. */
+async function call(url: string, method: string, params: Obj, principal: string, capabilities: Obj = TASKS): Promise<Obj> {
+  return (await wireCall(url, method, params, principal, capabilities)).message;
 }
 
 /** ext-tasks' raw path for its task requests, as `principal`. */
 function rawDispatch(url: string, principal: string): RawClientDispatch {
   return async (request, options) => {
-    const answer = await wire(url, request as Obj, principal, options?.signal);
+    const answer = (await wire(url, request as Obj, principal, options?.signal)).message;
     return 'error' in answer ? { kind: 'error', error: answer['error'] } : { kind: 'result', result: answer['result'] };
   };
 }
