@@ -65,13 +65,6 @@ export interface TaskWatch {
   deliver(principal: string, notification: JsonRpcNotification): void;
 }
 
-/** What was told of one task lately: its detail's text, and whether another change came while it was read. */
-interface Told {
-  text: string;
-  reading: boolean;
-  again: boolean;
-}
-
 /** The tasks of the wrap's callers, by the ids the callers know them by. */
 export class ToolTasks {
   readonly #newId: () => string;
@@ -82,7 +75,6 @@ export class ToolTasks {
   readonly #byId = new Map<string, ToolTask>();
   /** Running (or being created) tasks per caller. */
   readonly #running = new Map<string, number>();
-  readonly #told = new Map<string, Told>();
   #watch: TaskWatch | undefined;
   #detailMs: number = DEFAULTS.requestTimeoutMs;
   #offered = false;
@@ -148,9 +140,9 @@ export class ToolTasks {
    * already: a listen that was just granted it learns what changed before it opened.
    */
   retell(principal: string, taskId: string): void {
-    if (this.#byId.get(taskId)?.principal !== principal) return;
-    const told = this.#told.get(taskId);
-    if (told) told.text = '';
+    const task = this.#byId.get(taskId);
+    if (task?.principal !== principal) return;
+    task.told.text = '';
     void this.#tell(taskId);
   }
 
@@ -218,7 +210,6 @@ export class ToolTasks {
     for (const task of this.#byId.values()) task.dispose();
     this.#byId.clear();
     this.#running.clear();
-    this.#told.clear();
   }
 
   /**
@@ -229,8 +220,7 @@ export class ToolTasks {
     const task = this.#byId.get(id);
     const watch = this.#watch;
     if (!task || !watch?.watches(task.principal, id)) return;
-    const told = this.#told.get(id) ?? { text: '', reading: false, again: false };
-    this.#told.set(id, told);
+    const told = task.told;
     if (told.reading) {
       told.again = true;
       return;
@@ -273,7 +263,6 @@ export class ToolTasks {
 
   #forget(task: ToolTask): void {
     if (!this.#byId.delete(task.id)) return;
-    this.#told.delete(task.id);
     if (!task.finished) this.#done(task.principal);
     task.dispose();
   }

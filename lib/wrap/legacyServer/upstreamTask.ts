@@ -31,11 +31,20 @@ interface Asked {
   readonly answer: (outcome: RpcOutcome) => void;
 }
 
+/** What the listens watching a task were told of it lately: its detail's text, and whether another change came while it was read. */
+export interface Told {
+  text: string;
+  reading: boolean;
+  again: boolean;
+}
+
 /** One task a modern caller runs on the legacy server. */
 export class ToolTask {
   /** The id the caller knows it by (the server's own stays upstream). */
   readonly id: string;
   readonly principal: string;
+  /** What its watchers were told of it lately (kept by the table of tasks, which tells them). */
+  readonly told: Told = { text: '', reading: false, again: false };
   readonly #upstreamId: string;
   readonly #session: UpstreamSession;
   readonly #serverInfo: Implementation | undefined;
