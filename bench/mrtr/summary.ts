@@ -8,7 +8,7 @@ import type { HeapGain } from './heapDiff.ts';
 import type { LatencyResult } from './latency.ts';
 import { perParkedCall } from './perParkedCall.ts';
 import type { PerParkedCall } from '../report/types.ts';
-import { MRTR_HOISTED } from '../report/figures.ts';
+import { MRTR_BESIDE_PER_CALL, MRTR_HOISTED } from '../report/figures.ts';
 import type { ServerMemoryResult } from './serverMemory.ts';
 import type { WrapMemoryResult } from './wrapMemory.ts';
 
@@ -103,7 +103,7 @@ function memoryLines(m: MrtrMeasured): string[] {
 function latencyLines(lat: LatencyResult): string[] {
   const body = lat.cells.flatMap((c) => [
     [
-      `${WHERE[c.transport]}, collectMs ${c.collectMs}${c.collectMs === 15 ? ' (default)' : ''}${c.server === 'hoisted' ? MRTR_HOISTED : ''}`,
+      `${WHERE[c.transport]}, collectMs ${c.collectMs}${c.collectMs === 15 ? ' (default)' : ''}${c.server === 'hoisted' ? MRTR_HOISTED : ''}${c.beside && c.beside !== c.server ? MRTR_BESIDE_PER_CALL : ''}`,
       int.format(c.rounds.round.n),
       us(c.echo.p50Us),
       us(c.echo.p99Us),

@@ -229,6 +229,8 @@ function mrtrSection(run: Run): string {
     const beside = lat.cells.some((c) => c.serverAlone !== undefined);
     /** Whether the run measured the server with its schema built once beside the one that builds it per call. */
     const servers = lat.cells.some((c) => c.server === 'hoisted');
+    /** Whether the run measured the wrap with the once-built server beside the per-call one. */
+    const besidePerCall = lat.cells.some((c) => c.beside !== undefined && c.beside !== c.server);
     /** Whether the run measured a round through `serve --stdio` as processes. */
     const processes = lat.cells.some((c) => c.transport === 'stdio-process');
     const mrtrHeader = [
@@ -268,15 +270,24 @@ function mrtrSection(run: Run): string {
             'calls here. "Once" is the same server with that schema built once, at module level: its elicitation then costs about what a plain call does, and the ratio is what ' +
             'carries the round. '
           : '') +
+        (besidePerCall
+          ? '"Once, beside per call" is the wrap in front of the server that builds its schema once while the server that compiles it per elicitation runs in turn in the same process ' +
+            "(its share, in that row, is the per-call server's): the wrap's work in a round is the same as in front of the per-call server, but the other server's compiled schemas and " +
+            "generated code slow everything in the process, the plain call included, and that row reads what is left of the round as the wrap's own. "
+          : '') +
         (servers
-          ? `Goals on the Node HTTP and stdio fronts, at p50: with the schema built once, a round at most ${MRTR_ROUND_GOAL}× a plain call; with it compiled per elicitation, the round without the server's share at most ${MRTR_ROUND_GOAL}× (the server's share reported beside it).`
+          ? besidePerCall
+            ? `Goals on the Node HTTP and stdio fronts, at p50: with the schema built once, a round at most ${MRTR_ROUND_GOAL}× a plain call; with it compiled per elicitation, our own part of the round at most ${MRTR_ROUND_GOAL}×, read from the "once, beside per call" row (the server's share, alone and on its process, reported beside it).`
+            : `Goals on the Node HTTP and stdio fronts, at p50: with the schema built once, a round at most ${MRTR_ROUND_GOAL}× a plain call; with it compiled per elicitation, the round without the server's share at most ${MRTR_ROUND_GOAL}× (the server's share reported beside it).`
           : `Goal on the Node HTTP and stdio fronts: a round at most ${MRTR_ROUND_GOAL}× a plain call at p50.`),
       '',
       table(
         mrtrHeader,
         lat.cells.map((c) => [
           MRTR_WHERE[c.transport],
-          ...(servers ? [c.server === 'hoisted' ? 'once' : 'per call'] : []),
+          ...(servers
+            ? [c.server === 'hoisted' ? (c.beside !== undefined && c.beside !== c.server ? 'once, beside per call' : 'once') : 'per call']
+            : []),
           String(c.collectMs),
           int.format(c.rounds.round.n),
           us(c.echo.p50Us),

@@ -307,6 +307,36 @@ report(
     }
   },
 );
+report('should read our own part of a round beside a per-call server from the cell that measured it, where the run has one', () => {
+  const run = sampleRun();
+  const mrtr = run.parts.mrtr!;
+  const perCall = { ...mrtr.latency!.cells[0]!, server: 'inline' as const };
+  const once = { ...perCall, server: 'hoisted' as const, ratioP50: 3.5, serverAlone: { echo: latency(30), round: latency(50) } };
+  const beside = { ...once, beside: 'inline' as const, ratioP50: 3.2, serverAlone: { echo: latency(60), round: latency(600) } };
+  const all = figuresOf({
+    ...run,
+    parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [perCall, once, beside] } } },
+  });
+  const find = (label: string) => all.find((f) => f.label === label);
+  const own = find('round ÷ plain call, Node HTTP, collectMs 15, schema built once, beside a per-call server')!;
+  assert.is(own.value, 3.2);
+  assert.is(own.goal?.value, 4, 'the cell beside a per-call server is held to the goal');
+  assert.ok(
+    find("round without the server's share ÷ plain call, Node HTTP, collectMs 15"),
+    'the round less the share alone is still reported',
+  );
+  assert.is(find("round without the server's share ÷ plain call, Node HTTP, collectMs 15")!.goal, undefined, '…without the goal');
+  assert.is(find('round ÷ plain call, Node HTTP, collectMs 15, schema built once')?.goal?.value, 4);
+  const { markdown } = renderReport({
+    ...run,
+    parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [perCall, once, beside] } } },
+  });
+  assert.match(markdown, '| Node HTTP | once, beside per call | 15 | ');
+  assert.match(markdown, 'read from the "once, beside per call" row');
+  // Without such a cell, the round less the share alone keeps the goal.
+  const without = figuresOf({ ...run, parts: { ...run.parts, mrtr: { ...mrtr, latency: { ...mrtr.latency!, cells: [perCall, once] } } } });
+  assert.is(without.find((f) => f.label === "round without the server's share ÷ plain call, Node HTTP, collectMs 15")?.goal?.value, 4);
+});
 report('should report a legacy client through serve --stdio against the byte relay, with no goal, where the run measured it', () => {
   const run = sampleRun();
   const wrap = run.parts.wrap!;
