@@ -1,8 +1,10 @@
 /**
- * `requestState`: what a sealed state names, how it is sealed, and every check made when a retry
+ * `requestState`: what a state names, how it is protected, and every check made when a retry
  * brings it back (key, integrity, principal, method, params digest, round, expiry, single use), with
- * the one set of refusals those checks answer with. A suspend state names a parked call; a replay
- * state carries the answers given so far. Not here: what a parked call is or how a round is run.
+ * the one set of refusals those checks answer with. A suspend state names a call parked in this
+ * process, which keeps all the rest: it is signed, and its checks are made against that call. A
+ * replay state carries the answers given so far, and whatever it is checked against: it is sealed.
+ * Not here: what a parked call is or how a round is run.
  */
 import { hash } from 'node:crypto';
 import * as v from 'valibot';
@@ -54,16 +56,32 @@ const Binding = {
   trace: v.optional(v.string()),
 };
 
-/** The state of a suspended call: its retry resumes the parked call it names. */
-export const SuspendStateSchema = v.object({
-  kind: v.literal('suspend'),
-  ...Binding,
-  /** The id of the parked call. */
-  callId: v.string(),
-  /** The replica the call is parked in, in a fleet: a retry that lands elsewhere is forwarded there. */
-  owner: v.optional(v.string()),
-});
-export type SuspendState = v.InferOutput<typeof SuspendStateSchema>;
+/**
+ * A suspend state: the call it names (parked in the process that signed it), the round it answers,
+ * when it stops opening, and the replica the call is parked in (in a fleet: a retry that lands
+ * elsewhere is forwarded there, by the label the text carries in the clear). Everything else a
+ * retry must match (principal, method, params) is kept by the parked call, not in the text.
+ */
+export interface SuspendHandle {
+  readonly callId: string;
+  readonly round: number;
+  /** When the state stops opening (ms since the epoch). */
+  readonly expiresAt: number;
+  readonly owner?: string;
+}
+
+/** Bound into a suspend state's MAC, so that no other text a keyring signs opens as one. */
+const SUSPEND_AAD = 'suspendState';
+
+/** What a parked call keeps of its first request, for a retry to match. */
+export interface SuspendedCall {
+  readonly principal: string;
+  readonly method: string;
+  /** `paramsDigest` of the first request's params. */
+  readonly paramsDigest: string;
+  /** The round it waits on (the last one it answered). */
+  readonly round: number;
+}
 
 /** One push answered in replay mode: its input key, the digest of the push, the result given upstream. */
 export const RecordedAnswerSchema = v.object({
@@ -86,14 +104,14 @@ export const ReplayStateSchema = v.object({
 export type ReplayState = v.InferOutput<typeof ReplayStateSchema>;
 
 /** Any state we seal. */
-export type RequestState = SuspendState | ReplayState;
+export type RequestState = ReplayState;
 export type StateKind = RequestState['kind'];
 type StateOf<K extends StateKind> = Extract<RequestState, { kind: K }>;
 
-const SCHEMAS = { suspend: SuspendStateSchema, replay: ReplayStateSchema } as const;
+const SCHEMAS = { replay: ReplayStateSchema } as const;
 
-/** Authenticated with each kind, so that a state of one kind never opens as the other. */
-const AAD: Readonly<Record<StateKind, string>> = { suspend: 'requestState', replay: 'replayState' };
+/** Authenticated with each kind, so that a state of one kind never opens as another. */
+const AAD: Readonly<Record<StateKind, string>> = { replay: 'replayState' };
 
 /** Every reason a state is refused, and what the client is told (after `requestState `). */
 export const STATE_REFUSALS = {
@@ -133,9 +151,51 @@ export function sealState(keyring: Keyring, state: RequestState): string {
   const bytes = Buffer.from(json);
   const read = v.safeParse(SCHEMAS[state.kind], JSON.parse(json));
   if (read.success) readBack.set(bytes, Object.freeze(read.output) as RequestState);
-  // A fleet's retry is routed by its call's owner, read from the text without deciphering it.
-  const owner = state.kind === 'suspend' ? state.owner : undefined;
-  return keyring.seal(bytes, AAD[state.kind], owner !== undefined && isLabel(owner) ? owner : undefined);
+  return keyring.seal(bytes, AAD[state.kind]);
+}
+
+/** Signs a suspend state for `handle` under the keyring's newest key; the text is what the client carries back. */
+export function signSuspend(keyring: Keyring, handle: SuspendHandle): string {
+  // A fleet's retry is routed by its call's owner, read from the text's label without the key.
+  const owner = handle.owner !== undefined && isLabel(handle.owner) ? handle.owner : undefined;
+  return keyring.sign(`${handle.round}.${handle.expiresAt}.${handle.callId}`, SUSPEND_AAD, owner);
+}
+
+/** A suspend state's handle, if this keyring signed it: or why not (key, integrity, shape, expiry at `now`). */
+export function openSuspend(keyring: Keyring, text: string, now: number): Outcome<SuspendHandle, StateRefusal> {
+  const verified = keyring.verify(text, SUSPEND_AAD);
+  if (!verified.ok) return fail(stateRefusal(verified.error === 'unknown-key' ? 'unknown-key' : 'not-ours'));
+  const [round, expiresAt, callId] = splitHandle(verified.value.payload);
+  if (!Number.isSafeInteger(round) || round < 1 || !Number.isFinite(expiresAt) || !callId) return fail(stateRefusal('unreadable'));
+  if (expiresAt < now) return fail(stateRefusal('expired'));
+  const owner = verified.value.label;
+  return ok(owner !== undefined ? { callId, round, expiresAt, owner } : { callId, round, expiresAt });
+}
+
+/** `round.expiresAt.callId` read back (the call id may hold anything). */
+function splitHandle(payload: string): [number, number, string] {
+  const first = payload.indexOf('.');
+  const second = payload.indexOf('.', first + 1);
+  if (first < 0 || second < 0) return [Number.NaN, Number.NaN, ''];
+  return [Number(payload.slice(0, first)), Number(payload.slice(first + 1, second)), payload.slice(second + 1)];
+}
+
+/**
+ * Whether a retry that brought `handle` may resume `call` (the call it names, undefined when none
+ * is parked under that id): the same caller, method and params, and the round it waits on. The
+ * refusal, or undefined when it may.
+ */
+export function suspendRefusal(
+  handle: SuspendHandle,
+  call: SuspendedCall | undefined,
+  retry: { readonly principal: string; readonly method: string; readonly params: JsonObject | undefined },
+): StateRefusal | undefined {
+  if (!call) return stateRefusal('gone');
+  if (call.principal !== retry.principal) return stateRefusal('other-principal');
+  if (call.method !== retry.method) return stateRefusal('other-method');
+  if (call.paramsDigest !== paramsDigest(retry.params)) return stateRefusal('other-params');
+  if (call.round !== handle.round) return stateRefusal('stale-round');
+  return undefined;
 }
 
 /** A sealed state of `kind` opened and read, or why it is refused (key, integrity, shape). */
@@ -155,26 +215,20 @@ function decode<K extends StateKind>(keyring: Keyring, sealed: string, kind: K):
 }
 
 /**
- * The replica a sealed suspend state names as the owner of its call (`undefined` without one):
- * what a fleet routes a retry by. It is read from the text's label, in the clear, without
- * deciphering (a text sealed without a label, by an earlier version, is opened with `keyring`).
- * No other check is made here; the owner makes them all when the retry reaches it, and a label
+ * The replica a suspend state names as the owner of its call (`undefined` without one): what a
+ * fleet routes a retry by. It is read from the text's label, in the clear, without the key. No
+ * other check is made here; the owner makes them all when the retry reaches it, and a label
  * changed on the way makes the text open nowhere.
  */
-export function stateOwner(keyring: Keyring, sealed: string): string | undefined {
-  const labelled = keyring.labelOf(sealed);
-  if (labelled !== undefined) return labelled;
-  const decoded = decode(keyring, sealed, 'suspend');
-  return decoded.ok ? decoded.value.owner : undefined;
+export function stateOwner(keyring: Keyring, text: string): string | undefined {
+  return keyring.labelOf(text);
 }
 
 /**
- * The `traceparent` a sealed state (of either kind) keeps of its call's first round, when it opens
- * with `keyring`. No other check is made: the span of a retry is started before its state is.
+ * The `traceparent` a sealed replay state keeps of its call's first round, when it opens with
+ * `keyring`. No other check is made: the span of a retry is started before its state is.
  */
-export function stateTrace(keyring: Keyring, sealed: string): string | undefined {
-  const suspend = decode(keyring, sealed, 'suspend');
-  if (suspend.ok) return suspend.value.trace;
+export function replayTrace(keyring: Keyring, sealed: string): string | undefined {
   const replay = decode(keyring, sealed, 'replay');
   return replay.ok ? replay.value.trace : undefined;
 }
@@ -187,18 +241,13 @@ export interface StateExpectation<K extends StateKind> {
   readonly params: JsonObject | undefined;
   /** The time now (ms). */
   readonly now: number;
-  /**
-   * The round the state must name, from the call it names: undefined when no call awaits it
-   * (suspend mode, where the parked call's round makes each state single use).
-   */
-  readonly round?: (state: StateOf<K>) => number | undefined | Promise<number | undefined>;
   /** Takes each state once (replay mode, where nothing on the server remembers a state). */
   readonly used?: UsedStates;
 }
 
 /** The id a state is taken under in `UsedStates`. */
 function useId(state: RequestState): string {
-  return state.kind === 'replay' ? state.stateId : `${state.callId}/${state.round}`;
+  return state.stateId;
 }
 
 /** Opens a sealed state and makes every check on it, in order; the first that fails refuses it. */
@@ -214,11 +263,6 @@ export async function openState<K extends StateKind>(
   if (state.principalTag !== principalTag(expect.principal)) return fail(stateRefusal('other-principal'));
   if (state.method !== expect.method) return fail(stateRefusal('other-method'));
   if (state.paramsDigest !== paramsDigest(expect.params)) return fail(stateRefusal('other-params'));
-  if (expect.round) {
-    const round = await expect.round(state);
-    if (round === undefined) return fail(stateRefusal('gone'));
-    if (round !== state.round) return fail(stateRefusal('stale-round'));
-  }
   // Last, so that a state refused for another reason is not used up.
   if (expect.used && !(await expect.used.claim(useId(state), state.expiresAt))) return fail(stateRefusal('used'));
   return ok(state);

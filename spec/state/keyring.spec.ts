@@ -295,3 +295,77 @@ k('attack: a label changed, taken off or put on makes the text open nowhere', ()
 });
 
 k.run();
+
+const signed = suite('Keyring: signed texts');
+
+function verified(ring: Keyring, text: string, aad = AAD): OpenFailure | string {
+  const v = ring.verify(text, aad);
+  return v.ok ? v.value.payload : v.error;
+}
+
+signed('should verify what it signed, its payload in the clear, under the same aad, by any ring with the key', () => {
+  const key = { id: 'k1', key: randomBytes(32) };
+  const ring = new Keyring([key]);
+  const t = ring.sign('1.2000.call-1', AAD);
+  assert.match(t, /^mde1\.k1\.[A-Za-z0-9_-]+$/);
+  assert.is(Buffer.from(t.split('.')[2]!, 'base64url').subarray(0, 13).toString(), '1.2000.call-1');
+  assert.is(verified(ring, t), '1.2000.call-1');
+  assert.is(verified(new Keyring([key]), t), '1.2000.call-1');
+  const labelled = ring.sign('x', AAD, 'owner-a');
+  assert.is(verified(ring, labelled), 'x');
+  assert.is(ring.labelOf(labelled), 'owner-a');
+  assert.equal(new Keyring([key]).verify(labelled, AAD), { ok: true, value: { payload: 'x', label: 'owner-a' } });
+  assert.throws(
+    () => ring.sign('x', AAD, 'has.dot'),
+    (e: unknown) => e instanceof TypeError,
+  );
+});
+
+signed('attack: any bit flipped, another aad, another key, a label changed: nothing verifies', () => {
+  const key = { id: 'k1', key: randomBytes(32) };
+  const ring = new Keyring([key]);
+  const t = ring.sign('1.2000.call-1', AAD);
+  const { prefix, id, raw } = split(t);
+  for (let bit = 0; bit < raw.length * 8; bit++) assert.is(verified(ring, join(prefix, id, flipBit(raw, bit))), 'tampered', `bit ${bit}`);
+  assert.is(verified(ring, t, 'replayState'), 'tampered');
+  assert.is(verified(new Keyring([{ id: 'k1', key: randomBytes(32) }]), t), 'tampered');
+  assert.is(verified(new Keyring([Keyring.generate('k2')]), t), 'unknown-key');
+  const labelled = ring.sign('x', AAD, 'owner-a');
+  const body = labelled.slice(0, labelled.lastIndexOf('.'));
+  for (const altered of [`${body}.owner-b`, body, `${t}.owner-a`]) {
+    assert.is(verified(ring, altered), 'tampered', altered);
+    assert.is(verified(new Keyring([key]), altered), 'tampered', altered);
+  }
+  for (const garbage of ['', 'mde1.k1', 'mde1.k1.AAAA', `${t}=`, `${t}.bad label`, `mde2${t.slice(4)}`])
+    assert.is(verified(ring, garbage), 'malformed', garbage);
+});
+
+signed('attack: a signed text never opens as a sealed one, nor a sealed one verifies as signed', () => {
+  const ring = new Keyring();
+  assert.is(failure(ring, ring.sign(text(PLAINTEXT), AAD)), 'tampered');
+  assert.is(verified(ring, ring.seal(PLAINTEXT, AAD)), 'tampered');
+});
+
+signed('should know a text it signed lately only as verifying it would: the same aad, its key still in the ring', () => {
+  const key = { id: 'k1', key: randomBytes(32) };
+  const ring = new Keyring([key], { maxKeys: 1 });
+  const t = ring.sign('p', AAD, 'owner-a');
+  assert.equal(ring.verify(t, AAD), new Keyring([key]).verify(t, AAD));
+  assert.is(verified(ring, t, 'replayState'), 'tampered');
+  const first = ring.sign('first', AAD);
+  for (let i = 0; i < 300; i++) ring.sign(`later-${i}`, AAD);
+  assert.is(verified(ring, first), 'first', 'a text no longer remembered still verifies');
+  ring.rotate();
+  assert.is(verified(ring, t), 'unknown-key', 'not once its key retired');
+});
+
+signed('should verify under an older key while it is in the ring, and not once it retired', () => {
+  const ring = new Keyring([], { maxKeys: 2 });
+  const t = ring.sign('p', AAD);
+  ring.rotate();
+  assert.is(verified(ring, t), 'p');
+  ring.rotate();
+  assert.is(verified(ring, t), 'unknown-key');
+});
+
+signed.run();

@@ -4,34 +4,28 @@ import { ErrorCode } from '../../lib/core/errors.ts';
 import { Keyring } from '../../lib/state/keyring.ts';
 import {
   openState,
+  openSuspend,
   paramsDigest,
   principalTag,
   pushDigest,
   sealState,
+  signSuspend,
   STATE_REFUSALS,
+  stateOwner,
   stateRefusal,
+  suspendRefusal,
   type ReplayState,
   type StateExpectation,
-  type StateKind,
   type StateRefusalReason,
-  type SuspendState,
+  type SuspendHandle,
 } from '../../lib/state/requestState.ts';
 import { InProcessUsedStates } from '../../lib/state/usedStates.ts';
 
 const NOW = 1_000_000;
 const PARAMS = { name: 'ask_name', arguments: { a: 1 } };
 
-function suspendState(overrides: Partial<SuspendState> = {}): SuspendState {
-  return {
-    kind: 'suspend',
-    callId: 'call-1',
-    principalTag: principalTag('alice'),
-    method: 'tools/call',
-    paramsDigest: paramsDigest(PARAMS),
-    round: 1,
-    expiresAt: NOW + 1_000,
-    ...overrides,
-  };
+function handle(overrides: Partial<SuspendHandle> = {}): SuspendHandle {
+  return { callId: 'call-1', round: 1, expiresAt: NOW + 1_000, ...overrides };
 }
 
 function replayState(overrides: Partial<ReplayState> = {}): ReplayState {
@@ -49,39 +43,57 @@ function replayState(overrides: Partial<ReplayState> = {}): ReplayState {
   };
 }
 
-function expecting<K extends StateKind>(kind: K, overrides: Partial<StateExpectation<K>> = {}): StateExpectation<K> {
-  return { kind, principal: 'alice', method: 'tools/call', params: PARAMS, now: NOW, ...overrides };
+function expecting(overrides: Partial<StateExpectation<'replay'>> = {}): StateExpectation<'replay'> {
+  return { kind: 'replay', principal: 'alice', method: 'tools/call', params: PARAMS, now: NOW, ...overrides };
 }
 
-/** Flips one bit of the decoded binary part of a sealed state and re-encodes it. */
-function flipByte(sealed: string, index: (length: number) => number): string {
-  const [prefix, id, body] = sealed.split('.') as [string, string, string];
+/** Flips one bit of the decoded binary part of a state and re-encodes it (a label, if any, kept). */
+function flipByte(text: string, index: (length: number) => number): string {
+  const [prefix, id, body, ...label] = text.split('.') as [string, string, string, ...string[]];
   const raw = Buffer.from(body, 'base64url');
   raw[index(raw.length)]! ^= 0x01;
-  return `${prefix}.${id}.${raw.toString('base64url')}`;
+  return [prefix, id, raw.toString('base64url'), ...label].join('.');
+}
+
+function assertRefusal(
+  refusal: { reason: StateRefusalReason; code: number; message: string } | undefined,
+  reason: StateRefusalReason,
+): void {
+  assert.ok(refusal, `expected a refusal (${reason})`);
+  assert.is(refusal!.reason, reason);
+  assert.is(refusal!.code, ErrorCode.InvalidParams);
+  assert.is(refusal!.message, `Invalid params: requestState ${STATE_REFUSALS[reason]}`);
 }
 
 async function assertRefused(
-  opening: Promise<{ ok: boolean; error?: { reason: StateRefusalReason; code: number; message: string } }>,
+  opening:
+    | Promise<{ ok: boolean; error?: { reason: StateRefusalReason; code: number; message: string } }>
+    | { ok: boolean; error?: { reason: StateRefusalReason; code: number; message: string } },
   reason: StateRefusalReason,
 ): Promise<void> {
   const opened = await opening;
   assert.not.ok(opened.ok, `expected a refusal (${reason})`);
-  assert.is(opened.error!.reason, reason);
-  assert.is(opened.error!.code, ErrorCode.InvalidParams);
-  assert.is(opened.error!.message, `Invalid params: requestState ${STATE_REFUSALS[reason]}`);
+  assertRefusal(opened.error, reason);
 }
 
-const state = suite('openState');
+const state = suite('openState (replay states, sealed)');
 
 state('should open what it sealed, for the same caller and request', async () => {
   const keyring = new Keyring();
-  const opened = await openState(keyring, sealState(keyring, suspendState()), expecting('suspend'));
-  assert.ok(opened.ok);
-  if (opened.ok) assert.equal(opened.value, suspendState());
-  const replay = await openState(keyring, sealState(keyring, replayState()), expecting('replay'));
+  const replay = await openState(keyring, sealState(keyring, replayState()), expecting());
   assert.ok(replay.ok);
   if (replay.ok) assert.equal(replay.value, replayState());
+});
+
+state('should hide what it seals: neither the answers nor the caller can be read from the text', () => {
+  const keyring = new Keyring();
+  const text = sealState(
+    keyring,
+    replayState({ answers: [{ key: 'elicitation-1', pushDigest: 'd', result: { secret: 'Ada Lovelace' } }] }),
+  );
+  const body = Buffer.from(text.split('.')[2]!, 'base64url').toString('latin1');
+  assert.not.match(body, 'Ada Lovelace');
+  assert.not.match(body, principalTag('alice'));
 });
 
 state('should read a state it sealed lately exactly as deciphering it reads it, and forget the oldest', async () => {
@@ -89,140 +101,205 @@ state('should read a state it sealed lately exactly as deciphering it reads it, 
   const keyring = new Keyring([key]);
   /** The same key in a ring that sealed nothing: it can only decipher. */
   const twin = new Keyring([key]);
-  for (const sealedState of [
-    suspendState({ owner: 'replica-a', trace: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' }),
-    { ...suspendState(), owner: undefined },
-    replayState(),
-  ]) {
-    const sealed = sealState(keyring, sealedState as SuspendState);
-    const remembered = await openState(keyring, sealed, expecting(sealedState.kind));
-    const deciphered = await openState(twin, sealed, expecting(sealedState.kind));
+  for (const sealedState of [replayState({ trace: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' }), replayState()]) {
+    const sealed = sealState(keyring, sealedState);
+    const remembered = await openState(keyring, sealed, expecting());
+    const deciphered = await openState(twin, sealed, expecting());
     assert.ok(remembered.ok && deciphered.ok);
     assert.equal(remembered, deciphered);
     assert.is.not(remembered.ok && remembered.value, deciphered.ok && deciphered.value, 'the twin read its own copy');
   }
-  const first = sealState(keyring, suspendState({ callId: 'first' }));
-  for (let i = 0; i < 300; i++) sealState(keyring, suspendState({ callId: `later-${i}` }));
-  const opened = await openState(keyring, first, expecting('suspend'));
+  const first = sealState(keyring, replayState({ stateId: 'first' }));
+  for (let i = 0; i < 300; i++) sealState(keyring, replayState({ stateId: `later-${i}` }));
+  const opened = await openState(keyring, first, expecting());
   assert.ok(opened.ok, 'a state no longer remembered still opens, deciphered');
-  if (opened.ok) assert.is(opened.value.callId, 'first');
+  if (opened.ok) assert.is(opened.value.stateId, 'first');
 });
 
 state('should refuse a state with any byte flipped', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, suspendState());
+  const sealed = sealState(keyring, replayState());
   for (const at of [() => 0, () => 20, (n: number) => n >> 1, (n: number) => n - 1]) {
-    await assertRefused(openState(keyring, flipByte(sealed, at), expecting('suspend')), 'not-ours');
+    await assertRefused(openState(keyring, flipByte(sealed, at), expecting()), 'not-ours');
   }
   for (const garbage of ['', 'garbage', `${sealed}x`, sealed.slice(0, -4)]) {
-    await assertRefused(openState(keyring, garbage, expecting('suspend')), 'not-ours');
+    await assertRefused(openState(keyring, garbage, expecting()), 'not-ours');
   }
 });
 
-state('should refuse a state sealed by another keyring, or of the other kind', async () => {
+state('should refuse a state sealed by another keyring, and a suspend state', async () => {
   const keyring = new Keyring([Keyring.generate('k1')]);
   const other = new Keyring([Keyring.generate('k1')]);
-  await assertRefused(openState(keyring, sealState(other, suspendState()), expecting('suspend')), 'not-ours');
-  await assertRefused(openState(keyring, sealState(keyring, replayState()), expecting('suspend')), 'not-ours');
-  await assertRefused(openState(keyring, sealState(keyring, suspendState()), expecting('replay')), 'not-ours');
+  await assertRefused(openState(keyring, sealState(other, replayState()), expecting()), 'not-ours');
+  await assertRefused(openState(keyring, signSuspend(keyring, handle()), expecting()), 'not-ours');
 });
 
 state('should refuse a sealed payload that is not a state', async () => {
   const keyring = new Keyring();
   const sealed = keyring.seal(
     new TextEncoder().encode(JSON.stringify({ c: 'x', p: 'alice', m: 'tools/call', d: '', r: 1, e: NOW + 1e6 })),
-    'requestState',
+    'replayState',
   );
-  await assertRefused(openState(keyring, sealed, expecting('suspend')), 'unreadable');
-  const notJson = keyring.seal(new TextEncoder().encode('{'), 'requestState');
-  await assertRefused(openState(keyring, notJson, expecting('suspend')), 'unreadable');
+  await assertRefused(openState(keyring, sealed, expecting()), 'unreadable');
+  const notJson = keyring.seal(new TextEncoder().encode('{'), 'replayState');
+  await assertRefused(openState(keyring, notJson, expecting()), 'unreadable');
 });
 
 state('should refuse a state sealed under a key id the ring does not hold', async () => {
   const keyring = new Keyring([Keyring.generate('old')]);
-  const sealed = sealState(keyring, suspendState());
-  await assertRefused(openState(new Keyring([Keyring.generate('new')]), sealed, expecting('suspend')), 'unknown-key');
+  const sealed = sealState(keyring, replayState());
+  await assertRefused(openState(new Keyring([Keyring.generate('new')]), sealed, expecting()), 'unknown-key');
 });
 
 state('should still open a state sealed under the previous key after a rotation, and not once it retired', async () => {
   const keyring = new Keyring([], { maxKeys: 2 });
-  const sealed = sealState(keyring, suspendState());
+  const sealed = sealState(keyring, replayState());
   keyring.rotate();
-  assert.ok((await openState(keyring, sealed, expecting('suspend'))).ok, 'the previous key still opens');
-  const after = sealState(keyring, suspendState());
+  assert.ok((await openState(keyring, sealed, expecting())).ok, 'the previous key still opens');
+  const after = sealState(keyring, replayState());
   assert.is.not(after.split('.')[1], sealed.split('.')[1], 'the newest key seals');
   keyring.rotate();
-  await assertRefused(openState(keyring, sealed, expecting('suspend')), 'unknown-key');
-  assert.ok((await openState(keyring, after, expecting('suspend'))).ok);
+  await assertRefused(openState(keyring, sealed, expecting()), 'unknown-key');
+  assert.ok((await openState(keyring, after, expecting())).ok);
 });
 
 state('should refuse a state past its expiry', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, suspendState({ expiresAt: NOW + 100 }));
-  assert.ok((await openState(keyring, sealed, expecting('suspend', { now: NOW + 100 }))).ok, 'still open at its expiry');
-  await assertRefused(openState(keyring, sealed, expecting('suspend', { now: NOW + 101 })), 'expired');
+  const sealed = sealState(keyring, replayState({ expiresAt: NOW + 100 }));
+  assert.ok((await openState(keyring, sealed, expecting({ now: NOW + 100 }))).ok, 'still open at its expiry');
+  await assertRefused(openState(keyring, sealed, expecting({ now: NOW + 101 })), 'expired');
 });
 
 state('should refuse a state brought back by another caller', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, suspendState());
-  await assertRefused(openState(keyring, sealed, expecting('suspend', { principal: 'mallory' })), 'other-principal');
-  await assertRefused(openState(keyring, sealed, expecting('suspend', { principal: '' })), 'other-principal');
+  const sealed = sealState(keyring, replayState());
+  await assertRefused(openState(keyring, sealed, expecting({ principal: 'mallory' })), 'other-principal');
+  await assertRefused(openState(keyring, sealed, expecting({ principal: '' })), 'other-principal');
 });
 
 state('should refuse a state carried by another method', async () => {
   const keyring = new Keyring();
-  await assertRefused(
-    openState(keyring, sealState(keyring, suspendState()), expecting('suspend', { method: 'prompts/get' })),
-    'other-method',
-  );
+  await assertRefused(openState(keyring, sealState(keyring, replayState()), expecting({ method: 'prompts/get' })), 'other-method');
 });
 
 state('should refuse a state carried with other params, whatever the retry adds of its own', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, suspendState());
-  await assertRefused(openState(keyring, sealed, expecting('suspend', { params: { ...PARAMS, arguments: { a: 2 } } })), 'other-params');
-  await assertRefused(openState(keyring, sealed, expecting('suspend', { params: undefined })), 'other-params');
+  const sealed = sealState(keyring, replayState());
+  await assertRefused(openState(keyring, sealed, expecting({ params: { ...PARAMS, arguments: { a: 2 } } })), 'other-params');
+  await assertRefused(openState(keyring, sealed, expecting({ params: undefined })), 'other-params');
   const retry = { arguments: { a: 1 }, _meta: { x: 1 }, inputResponses: {}, requestState: sealed, name: 'ask_name' };
-  assert.ok(
-    (await openState(keyring, sealed, expecting('suspend', { params: retry }))).ok,
-    'member order, _meta and the retry members do not count',
-  );
-});
-
-state('should refuse a state of another round, and one whose call no longer waits', async () => {
-  const keyring = new Keyring();
-  const sealed = sealState(keyring, suspendState({ round: 2 }));
-  const asked: string[] = [];
-  const opened = await openState(keyring, sealed, expecting('suspend', { round: (s) => (asked.push(s.callId), 2) }));
-  assert.ok(opened.ok);
-  assert.equal(asked, ['call-1'], 'the call is looked up by the id the state names');
-  await assertRefused(openState(keyring, sealed, expecting('suspend', { round: () => 3 })), 'stale-round');
-  await assertRefused(openState(keyring, sealed, expecting('suspend', { round: async () => undefined })), 'gone');
+  assert.ok((await openState(keyring, sealed, expecting({ params: retry }))).ok, 'member order, _meta and the retry members do not count');
 });
 
 state('should refuse a single-use state the second time', async () => {
   const keyring = new Keyring();
   const used = new InProcessUsedStates({ now: () => NOW });
   const sealed = sealState(keyring, replayState());
-  assert.ok((await openState(keyring, sealed, expecting('replay', { used }))).ok);
-  await assertRefused(openState(keyring, sealed, expecting('replay', { used })), 'used');
+  assert.ok((await openState(keyring, sealed, expecting({ used }))).ok);
+  await assertRefused(openState(keyring, sealed, expecting({ used })), 'used');
   const next = sealState(keyring, replayState({ stateId: 'state-2' }));
-  assert.ok((await openState(keyring, next, expecting('replay', { used }))).ok, 'another state opens');
-  const suspend = sealState(keyring, suspendState());
-  assert.ok((await openState(keyring, suspend, expecting('suspend', { used }))).ok);
-  await assertRefused(openState(keyring, suspend, expecting('suspend', { used })), 'used');
+  assert.ok((await openState(keyring, next, expecting({ used }))).ok, 'another state opens');
 });
 
 state('should not use up a state refused for another reason', async () => {
   const keyring = new Keyring();
   const used = new InProcessUsedStates({ now: () => NOW });
   const sealed = sealState(keyring, replayState());
-  await assertRefused(openState(keyring, sealed, expecting('replay', { used, principal: 'mallory' })), 'other-principal');
-  assert.ok((await openState(keyring, sealed, expecting('replay', { used }))).ok);
+  await assertRefused(openState(keyring, sealed, expecting({ used, principal: 'mallory' })), 'other-principal');
+  assert.ok((await openState(keyring, sealed, expecting({ used }))).ok);
 });
 
 state.run();
+
+const suspend = suite('suspend states (signed, checked against the parked call)');
+
+const CALL = { principal: 'alice', method: 'tools/call', paramsDigest: paramsDigest(PARAMS), round: 1 };
+const RETRY = { principal: 'alice', method: 'tools/call', params: PARAMS };
+
+suspend('should open what it signed: the call, its round, its expiry and its owner', () => {
+  const keyring = new Keyring();
+  const opened = openSuspend(keyring, signSuspend(keyring, handle()), NOW);
+  assert.equal(opened, { ok: true, value: handle() });
+  const owned = signSuspend(keyring, handle({ owner: 'replica-a', round: 3 }));
+  assert.equal(openSuspend(keyring, owned, NOW), { ok: true, value: handle({ owner: 'replica-a', round: 3 }) });
+  assert.is(stateOwner(keyring, owned), 'replica-a', 'the owner is read without the key');
+  assert.is(stateOwner(keyring, signSuspend(keyring, handle())), undefined);
+});
+
+suspend('should keep in the text nothing of the caller or the request: only what names the parked call', () => {
+  const keyring = new Keyring();
+  const text = signSuspend(keyring, handle({ callId: '3b2f1c4e-0000-4000-8000-000000000000' }));
+  const body = Buffer.from(text.split('.')[2]!, 'base64url').toString('latin1');
+  assert.match(body, '3b2f1c4e-0000-4000-8000-000000000000');
+  assert.not.match(body, principalTag('alice'));
+  assert.not.match(body, paramsDigest(PARAMS));
+  assert.ok(text.length < 140, `short: ${text.length} characters`);
+});
+
+suspend('attack: a state with any byte flipped, its owner changed, or garbage opens nowhere', async () => {
+  const keyring = new Keyring();
+  const text = signSuspend(keyring, handle({ owner: 'replica-a' }));
+  for (const at of [() => 0, () => 5, (n: number) => n >> 1, (n: number) => n - 17, (n: number) => n - 1]) {
+    await assertRefused(openSuspend(keyring, flipByte(text, at), NOW), 'not-ours');
+  }
+  await assertRefused(openSuspend(keyring, text.replace('.replica-a', '.replica-b'), NOW), 'not-ours');
+  await assertRefused(openSuspend(keyring, text.replace('.replica-a', ''), NOW), 'not-ours');
+  await assertRefused(openSuspend(keyring, `${signSuspend(keyring, handle())}.replica-a`, NOW), 'not-ours');
+  // A forged payload naming another call, signed with no key of ours.
+  const [prefix, id] = text.split('.');
+  const forged = `${prefix}.${id}.${Buffer.concat([Buffer.from('1.9999999999999.call-2'), Buffer.alloc(16)]).toString('base64url')}`;
+  await assertRefused(openSuspend(keyring, forged, NOW), 'not-ours');
+  for (const garbage of ['', 'garbage', `${text}x`, text.slice(0, -4), `${prefix}.${id}.AA`]) {
+    await assertRefused(openSuspend(keyring, garbage, NOW), 'not-ours');
+  }
+});
+
+suspend("attack: a suspend state is not a replay state, nor another keyring's, nor a key retired", async () => {
+  const keyring = new Keyring([Keyring.generate('k1')], { maxKeys: 1 });
+  await assertRefused(openSuspend(keyring, sealState(keyring, replayState()), NOW), 'not-ours');
+  await assertRefused(openSuspend(keyring, signSuspend(new Keyring([Keyring.generate('k1')]), handle()), NOW), 'not-ours');
+  const text = signSuspend(keyring, handle());
+  keyring.rotate();
+  await assertRefused(openSuspend(keyring, text, NOW), 'unknown-key');
+});
+
+suspend('should open a state signed under the previous key after a rotation', () => {
+  const keyring = new Keyring([], { maxKeys: 2 });
+  const text = signSuspend(keyring, handle());
+  keyring.rotate();
+  assert.ok(openSuspend(keyring, text, NOW).ok);
+  assert.is.not(signSuspend(keyring, handle()).split('.')[1], text.split('.')[1], 'the newest key signs');
+});
+
+suspend('should refuse a state past its expiry', async () => {
+  const keyring = new Keyring();
+  const text = signSuspend(keyring, handle({ expiresAt: NOW + 100 }));
+  assert.ok(openSuspend(keyring, text, NOW + 100).ok, 'still open at its expiry');
+  await assertRefused(openSuspend(keyring, text, NOW + 101), 'expired');
+});
+
+suspend('should refuse a signed payload that names no call', async () => {
+  const keyring = new Keyring();
+  for (const payload of ['1.2', 'x.2.call', '0.2.call', '1.x.call', '1.2.']) {
+    await assertRefused(openSuspend(keyring, keyring.sign(payload, 'suspendState'), NOW), 'unreadable');
+  }
+});
+
+suspend('attack: a retry is checked against the call the state names: caller, method, params and round', () => {
+  const h = handle();
+  assert.is(suspendRefusal(h, CALL, RETRY), undefined);
+  const retryMembers = { ...PARAMS, _meta: { x: 1 }, inputResponses: {}, requestState: 's' };
+  assert.is(suspendRefusal(h, CALL, { ...RETRY, params: retryMembers }), undefined, '_meta and the retry members do not count');
+  assertRefusal(suspendRefusal(h, undefined, RETRY), 'gone');
+  assertRefusal(suspendRefusal(h, CALL, { ...RETRY, principal: 'mallory' }), 'other-principal');
+  assertRefusal(suspendRefusal(h, CALL, { ...RETRY, principal: '' }), 'other-principal');
+  assertRefusal(suspendRefusal(h, CALL, { ...RETRY, method: 'prompts/get' }), 'other-method');
+  assertRefusal(suspendRefusal(h, CALL, { ...RETRY, params: { ...PARAMS, arguments: { a: 2 } } }), 'other-params');
+  assertRefusal(suspendRefusal(h, CALL, { ...RETRY, params: undefined }), 'other-params');
+  assertRefusal(suspendRefusal(handle({ round: 1 }), { ...CALL, round: 2 }, RETRY), 'stale-round');
+});
+
+suspend.run();
 
 const digests = suite('requestState digests');
 

@@ -17,7 +17,7 @@ import { limitAnswer, limitRefusal } from '../../util/limits.ts';
 import { Shares } from '../../session/shares.ts';
 import { Keyring } from '../../state/keyring.ts';
 import { InProcessParkedCalls, type ParkedCallStore } from '../../state/parkedCalls.ts';
-import { openState, paramsDigest, principalTag, sealState, stateRefusal, stateTrace } from '../../state/requestState.ts';
+import { openSuspend, paramsDigest, replayTrace, signSuspend, stateRefusal, suspendRefusal } from '../../state/requestState.ts';
 import { DeadlineList } from '../../util/signals.ts';
 import { ReplayRunner } from './replay.ts';
 import { ParkedCall, type PendingPush, type TargetMemory } from './parkedCall.ts';
@@ -84,7 +84,10 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   }
 
   traceOf(requestState: string): string | undefined {
-    return stateTrace(this.keyring, requestState);
+    const handle = openSuspend(this.keyring, requestState, Number.NEGATIVE_INFINITY);
+    if (!handle.ok) return replayTrace(this.keyring, requestState);
+    const p = this.#parked.get(handle.value.callId);
+    return p instanceof Promise ? undefined : p?.trace;
   }
 
   /** True when calls to `target` run in replay mode. */
@@ -253,16 +256,11 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       p.trace = call.ctx.telemetry?.span.traceparent();
       call.ctx.telemetry?.round(1);
     }
-    const requestState = sealState(this.keyring, {
-      kind: 'suspend',
+    const requestState = signSuspend(this.keyring, {
       callId: p.id,
-      principalTag: principalTag(p.principal),
-      method: p.method,
-      paramsDigest: p.digest,
       round: p.round,
       expiresAt: this.#now() + timeoutMs,
       ...(this.#options.replica !== undefined ? { owner: this.#options.replica } : {}),
-      ...(p.trace !== undefined ? { trace: p.trace } : {}),
     });
     this.#parked.put(p.id, p);
     clearTimeout(p.timer);
@@ -299,17 +297,19 @@ export class MrtrBroker implements InputBroker, TargetMemory {
 
   async #resume(retry: RetryCall, sealed: string): Promise<Answer> {
     const id = retry.request.id;
-    let found: ParkedCall | undefined;
-    const opened = await openState(this.keyring, sealed, {
-      kind: 'suspend',
-      principal: retry.ctx.principal,
-      method: retry.request.method,
-      params: retry.request.params,
-      now: this.#now(),
-      round: async (state) => (found = await this.#parked.get(state.callId))?.round,
-    });
+    const opened = openSuspend(this.keyring, sealed, this.#now());
     if (!opened.ok) return errorAnswer(id, opened.error);
-    const p = found!;
+    const p = await this.#parked.get(opened.value.callId);
+    const refused = suspendRefusal(
+      opened.value,
+      p && { principal: p.principal, method: p.method, paramsDigest: p.digest, round: p.round },
+      {
+        principal: retry.ctx.principal,
+        method: retry.request.method,
+        params: retry.request.params,
+      },
+    );
+    if (refused || !p) return errorAnswer(id, refused ?? stateRefusal('gone'));
     // Checked again with nothing awaited from here on: another retry with the same state may have
     // resumed the call since it was found, or it was released.
     if (p.released !== undefined) return errorAnswer(id, stateRefusal('gone'));
