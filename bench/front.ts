@@ -352,6 +352,60 @@ const traced = await measure(tracedWrap.node, checkWrap);
 await tracedWrap.close();
 clearInterval(emptying);
 await provider.shutdown();
+
+// A tenth of the requests sampled, metrics on: the SDK as bench/wrap/otelSampled.mjs registers it
+// (a parent-based sampler whose remote-parent branch takes every tenth request; the bodies' one
+// traceparent says sampled), against the same wrap with no SDK and metrics off, in turn.
+const { ParentBasedSampler, SamplingDecision, TraceIdRatioBasedSampler } = await import('@opentelemetry/sdk-trace-base');
+let sampledSeen = 0;
+const everyTenth = {
+  shouldSample: () => ({ decision: sampledSeen++ % 10 === 0 ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD }),
+  toString: () => 'EveryTenth',
+};
+const sampledExporter = new InMemorySpanExporter();
+const sampledProvider = new NodeTracerProvider({
+  sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0.1), remoteParentSampled: everyTenth }),
+  spanProcessors: [new BatchSpanProcessor(sampledExporter)],
+});
+const sampledEmptying = setInterval(() => sampledExporter.reset(), 1000);
+// And the same with stand-ins that cost nothing (a tenth of the spans the stand-in that records,
+// the rest one non-recording span) beside the W3C propagator: our own part, the propagator's included.
+let standInSeen = 0;
+const notRecorded = trace.wrapSpanContext({
+  traceId: '0af7651916cd43dd8448eb211c80319c',
+  spanId: '00f067aa0ba902b7',
+  traceFlags: TraceFlags.NONE,
+});
+const standInSampledProvider = {
+  getTracer: () => ({
+    startSpan: (name: string, options: unknown, ctx?: Parameters<typeof trace.getSpanContext>[0]) =>
+      standInSeen++ % 10 === 0 ? standInTracer.startSpan(name, options, ctx) : notRecorded,
+    startActiveSpan: () => undefined as never,
+  }),
+};
+const standInSampled = (): void => {
+  untraced();
+  trace.setGlobalTracerProvider(standInSampledProvider);
+  propagation.setGlobalPropagator(w3c);
+};
+const offWrap = wrapLegacyServer({ upstream: echoUpstream });
+const standInSampledWrap = wrapLegacyServer({ upstream: echoUpstream, metrics: true });
+const sampledWrap = wrapLegacyServer({ upstream: echoUpstream, metrics: true });
+const [bothOff, sampledOurs, sampled] = (await inTurn(
+  [
+    { front: offWrap.node, enter: untraced },
+    { front: standInSampledWrap.node, enter: standInSampled },
+    { front: sampledWrap.node, enter: () => sampledProvider.register() },
+  ],
+  checkWrap,
+)) as [Measured, Measured, Measured];
+untraced();
+await offWrap.close();
+await standInSampledWrap.close();
+await sampledWrap.close();
+clearInterval(sampledEmptying);
+await sampledProvider.shutdown();
+
 const ownUs = ours.usPerCall - plainInTurn.usPerCall - propagatorUs;
 const sdkUs = traced.usPerCall - ours.usPerCall + propagatorUs;
 
@@ -367,10 +421,16 @@ console.log(
 console.log(row('metrics on (no SDK registered)', metricsOn));
 console.log(row('traced, spans that cost nothing', ours));
 console.log(row('traced, the OpenTelemetry SDK', traced));
+console.log(row('both off (in turn with the next)', bothOff));
+console.log(row('a tenth sampled, stand-ins, metrics', sampledOurs));
+console.log(row('a tenth sampled by the SDK, metrics', sampled));
 console.log('');
 console.log(`metrics on: +${(metricsOn.usPerCall - plainInTurn.usPerCall).toFixed(1)} µs a call`);
 console.log(
   `every request traced: +${(traced.usPerCall - plainInTurn.usPerCall).toFixed(1)} µs a call (${spansPerCall.toFixed(2)} spans a call): ours ${ownUs.toFixed(1)} µs, the SDK's own ${sdkUs.toFixed(1)} µs (its W3C propagator's ${propagatorUs.toFixed(1)} µs included); goal ≤ 3 µs of our own: ${ownUs <= 3 ? 'met' : 'NOT met'}`,
+);
+console.log(
+  `a tenth of the requests sampled by the SDK, metrics on: +${(sampled.usPerCall - bothOff.usPerCall).toFixed(1)} µs a call (${(bothOff.usPerCall / sampled.usPerCall).toFixed(2)}× the calls a core serves with both off): ours, metrics and the W3C propagator included, ${(sampledOurs.usPerCall - bothOff.usPerCall).toFixed(1)} µs, the SDK's own ${(sampled.usPerCall - sampledOurs.usPerCall).toFixed(1)} µs`,
 );
 console.log(
   '(CPU time of this process per call, median of the rounds; bytes allocated on the JavaScript heap per call, mean of the rounds)',
@@ -394,5 +454,12 @@ writeResults('front.json', {
     sdkUsPerCall: sdkUs,
     propagatorUsPerCall: propagatorUs,
     goalOwnUs: 3,
+  },
+  sampled: {
+    bothOff,
+    standIn: sampledOurs,
+    sdk: sampled,
+    ownUsPerCall: sampledOurs.usPerCall - bothOff.usPerCall,
+    sdkUsPerCall: sampled.usPerCall - sampledOurs.usPerCall,
   },
 });

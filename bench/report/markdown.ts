@@ -765,19 +765,34 @@ function frontSection(run: Run): string {
   if (f.metrics) rows.push(row('metrics on (`--metrics`), no SDK registered', f.metrics));
   if (t)
     rows.push(row('every request traced, spans that cost nothing', t.standIn), row('every request traced, the OpenTelemetry SDK', t.sdk));
+  const s = f.sampled;
+  if (s)
+    rows.push(
+      row('both off (in turn with the next two)', s.bothOff),
+      row('a tenth sampled, stand-ins that cost nothing, metrics on', s.standIn),
+      row('a tenth sampled by the OpenTelemetry SDK, metrics on', s.sdk),
+    );
   const intro =
     'What the HTTP front itself costs per modern `tools/call`, with no process, pipe or socket in the way (`npm run bench:front`): CPU time and bytes ' +
     `allocated per call through \`wrap.node\`, median of ${f.rounds} rounds of ${int.format(f.calls)} calls, against a front that only parses and re-serialises the same ` +
     'messages; run from TypeScript through tsx, so compare its figures with each other. Then metrics on, no SDK registered (in turn with the wrap untraced), and every request traced: first with a stand-in SDK whose ' +
     'spans record (as far as our code can tell) and cost nothing, with the W3C propagator, in turn round by round with the wrap untraced (our own ' +
     "part: the difference, less the propagator's own work timed apart), then with the OpenTelemetry SDK registered as a user would (spans batched " +
-    "to memory: the rest is the SDK's own).";
+    "to memory: the rest is the SDK's own)." +
+    (f.sampled
+      ? ' Last, as the wrap bench runs its sampled front, a tenth of the requests sampled (a parent-based sampler whose remote-parent branch takes every tenth) with metrics on, ' +
+        'in turn round by round with both off: with stand-ins that cost nothing (a tenth of the spans recording, the rest one non-recording span) beside the W3C propagator, ' +
+        "our own part (metrics and the propagator included), then with the OpenTelemetry SDK: the rest is the SDK's own."
+      : '');
   const split = t
     ? `Tracing every request adds ${(t.sdk.usPerCall - (t.plain ?? f.wrapped).usPerCall).toFixed(1)} µs a call (${t.spansPerCall.toFixed(0)} spans): our own part ${t.ownUsPerCall.toFixed(1)} µs ` +
       `(goal ≤ ${t.goalOwnUs} µs: ${t.ownUsPerCall <= t.goalOwnUs ? 'met' : '**missed**'}), the SDK's own ${t.sdkUsPerCall.toFixed(1)} µs (its W3C propagator's ${t.propagatorUsPerCall.toFixed(1)} µs included).`
     : '';
   const metrics = f.metrics && t?.plain ? `Metrics on add ${(f.metrics.usPerCall - t.plain.usPerCall).toFixed(1)} µs a call. ` : '';
-  return `${intro}\n\n${table(['front', 'µs/call', 'bytes/call'], rows, new Set([1, 2]))}${split || metrics ? `\n\n${metrics}${split}` : ''}`;
+  const sampled = s
+    ? ` A tenth of the requests sampled, metrics on, adds ${(s.sdk.usPerCall - s.bothOff.usPerCall).toFixed(1)} µs a call: our own part ${s.ownUsPerCall.toFixed(1)} µs (metrics and the W3C propagator included), the SDK's own ${s.sdkUsPerCall.toFixed(1)} µs.`
+    : '';
+  return `${intro}\n\n${table(['front', 'µs/call', 'bytes/call'], rows, new Set([1, 2]))}${split || metrics || sampled ? `\n\n${metrics}${split}${sampled}` : ''}`;
 }
 
 /** The whole of bench/RESULTS.md. */

@@ -56,6 +56,18 @@ export interface FrontPart {
     readonly propagatorUsPerCall: number;
     readonly goalOwnUs: number;
   };
+  /**
+   * A tenth of the requests sampled (a parent-based sampler), metrics on, in turn with both off:
+   * with stand-ins that cost nothing beside the W3C propagator (our own part, metrics and the
+   * propagator included), and with the OpenTelemetry SDK (absent in runs from before it was).
+   */
+  readonly sampled?: {
+    readonly bothOff: { readonly usPerCall: number; readonly bytesPerCall: number };
+    readonly standIn: { readonly usPerCall: number; readonly bytesPerCall: number };
+    readonly sdk: { readonly usPerCall: number; readonly bytesPerCall: number };
+    readonly ownUsPerCall: number;
+    readonly sdkUsPerCall: number;
+  };
 }
 
 /** The callers bench (bench/callers.ts): waves of distinct callers, one call each, through each front. */

@@ -433,6 +433,14 @@ report("should hold our own part of a traced request to its goal and report the 
   const { markdown } = renderReport(withFront);
   assert.match(markdown, "## 8. The front's own cost, and tracing");
   assert.match(markdown, "our own part 2.0 µs (goal ≤ 3 µs: met), the SDK's own 15.0 µs");
+  assert.not.match(markdown, 'A tenth of the requests sampled', 'a run without the sampled rounds says nothing of them');
+  const sampled = { bothOff: m(13), standIn: m(15.5), sdk: m(17), ownUsPerCall: 2.5, sdkUsPerCall: 1.5 };
+  const withSampled = renderReport({ ...run, parts: { ...run.parts, front: { ...front, sampled } } }).markdown;
+  assert.match(withSampled, '| a tenth sampled by the OpenTelemetry SDK, metrics on | 17.0 | 1,000 |');
+  assert.match(
+    withSampled,
+    "A tenth of the requests sampled, metrics on, adds 4.0 µs a call: our own part 2.5 µs (metrics and the W3C propagator included), the SDK's own 1.5 µs.",
+  );
 });
 
 report('should report a tasks/get poll against a plain call, in one process and forwarded, with no goal', () => {
