@@ -19,12 +19,12 @@
  * measures nothing and says so (exit 0).
  */
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { redactedUrl } from '../lib/fleet/fleetKeys.ts';
-import { buildLib, gitCommit, transpile } from './shared/build.ts';
+import { buildLib, transpile } from './shared/build.ts';
 import { banner, writeResults } from './shared/format.ts';
-import { finishBench } from './shared/results.ts';
+import { benchRunInfo, finishBench } from './shared/results.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { endpointCaller } from './fleet/calls.ts';
 import { countCommands, type CommandsPlan, type CommandsResult } from './fleet/commands.ts';
@@ -62,15 +62,8 @@ const started = performance.now();
 const load = loadavg()[0]!;
 console.log(banner('fleet bench'));
 const base = {
-  date: new Date().toISOString(),
-  quick,
+  ...benchRunInfo(quick, load, SERVER),
   serveOptions: SERVE_OPTIONS,
-  node: process.version,
-  cpus: cpus().length,
-  loadAverage: load,
-  commit: gitCommit(),
-  lib: 'lib/ compiled (tsc, tsconfig.build.json)',
-  server: SERVER,
   goals: FLEET_GOALS,
 };
 

@@ -21,7 +21,7 @@
  * a Redis to reach, the fleet part is left out and says so.
  */
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createConformanceServer } from '../fixtures/servers/conformanceServer.ts';
 import { redactedUrl } from '../lib/fleet/fleetKeys.ts';
@@ -29,9 +29,9 @@ import { deleteKeys, fleetBenchArgs, redisVersion } from './fleet/redis.ts';
 import { startServe, type Served } from './fleet/replicas.ts';
 import { Wrong } from './mrtr/requests.ts';
 import { loadLib } from './mrtr/scenario.ts';
-import { buildLib, gitCommit, transpile } from './shared/build.ts';
+import { buildLib, transpile } from './shared/build.ts';
 import { banner } from './shared/format.ts';
-import { finishBench } from './shared/results.ts';
+import { benchRunInfo, finishBench } from './shared/results.ts';
 import type { PollCell } from './tasks/polls.ts';
 import { fleet, oneProcess } from './tasks/settings.ts';
 import { summaryLines, type TasksResults } from './tasks/summary.ts';
@@ -103,14 +103,7 @@ else {
 finishBench<TasksResults>(
   'tasks.json',
   {
-    date: new Date().toISOString(),
-    quick,
-    node: process.version,
-    cpus: cpus().length,
-    loadAverage: load,
-    commit: gitCommit(),
-    lib: 'lib/ compiled (tsc, tsconfig.build.json)',
-    server: SERVER,
+    ...benchRunInfo(quick, load, SERVER),
     serveOptions: SERVE_OPTIONS,
     ...(one ? { oneProcess: one } : {}),
     ...(fleetSkipped ? { fleetSkipped } : {}),

@@ -4,7 +4,9 @@
  * and how a bench ends: the end filled in, the summary printed, the file written, the exit status
  * set by wrong answers and failures alone.
  */
+import { cpus } from 'node:os';
 import type { Wrong } from '../mrtr/requests.ts';
+import { gitCommit } from './build.ts';
 import { writeResults } from './format.ts';
 
 /** The header of a bench's results file: when, where and what it ran. */
@@ -18,6 +20,20 @@ export interface BenchRunInfo {
   readonly lib: string;
   /** The legacy server behind every front, and its tools. */
   readonly server: string;
+}
+
+/** The header of a run started now, in front of `server`, on lib/ compiled as `npm run build` does (`loadAverage` read at its start). */
+export function benchRunInfo(quick: boolean, loadAverage: number, server: string): BenchRunInfo {
+  return {
+    date: new Date().toISOString(),
+    quick,
+    node: process.version,
+    cpus: cpus().length,
+    loadAverage,
+    commit: gitCommit(),
+    lib: 'lib/ compiled (tsc, tsconfig.build.json)',
+    server,
+  };
 }
 
 /** The end of a bench's results file: what it got wrong, what failed, how long it took. */

@@ -208,21 +208,29 @@ export class Keyring {
   open(sealed: string, aad: string): Outcome<Uint8Array, OpenFailure> {
     const known = this.#sealed.get(sealed);
     if (known && known.aad === aad && this.#keys.includes(known.key)) return ok(known.plaintext);
-    const parts = partsOf(sealed);
-    if (!parts) return fail('malformed');
-    const key = this.#keys.find((k) => k.id === parts[1]);
-    if (!key) return fail('unknown-key');
-    const raw = Buffer.from(parts[2]!, 'base64url');
-    // Only the exact text we wrote: base64url tails with spare bits set would decode to the same bytes.
-    if (raw.length < 12 + 16 || raw.toString('base64url') !== parts[2]) return fail('malformed');
+    const read = this.#read(sealed, 12 + 16);
+    if (!read.ok) return read;
+    const { key, raw, label } = read.value;
     try {
       const decipher = createDecipheriv('aes-256-gcm', key.key, raw.subarray(0, 12));
-      decipher.setAAD(boundAad(key.id, aad, parts[3]));
+      decipher.setAAD(boundAad(key.id, aad, label));
       decipher.setAuthTag(raw.subarray(raw.length - 16));
       return ok(Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]));
     } catch {
       return fail('tampered');
     }
+  }
+
+  /** The key a text in this ring's format names, its body decoded (of at least `min` bytes) and its label; or why not. */
+  #read(text: string, min: number): Outcome<{ key: StateKey; raw: Buffer; label: string | undefined }, OpenFailure> {
+    const parts = partsOf(text);
+    if (!parts) return fail('malformed');
+    const key = this.#keys.find((k) => k.id === parts[1]);
+    if (!key) return fail('unknown-key');
+    const raw = Buffer.from(parts[2]!, 'base64url');
+    // Only the exact text we wrote: base64url tails with spare bits set would decode to the same bytes.
+    if (raw.length < min || raw.toString('base64url') !== parts[2]) return fail('malformed');
+    return ok({ key, raw, label: parts[3] });
   }
 
   /**
@@ -250,14 +258,11 @@ export class Keyring {
   verify(signed: string, aad: string): Outcome<Signed, OpenFailure> {
     const known = this.#signed.get(signed);
     if (known && known.aad === aad && this.#keys.includes(known.key)) return ok(known.verified);
-    const parts = partsOf(signed);
-    if (!parts) return fail('malformed');
-    const key = this.#keys.find((k) => k.id === parts[1]);
-    if (!key) return fail('unknown-key');
-    const raw = Buffer.from(parts[2]!, 'base64url');
-    if (raw.length <= MAC_BYTES || raw.toString('base64url') !== parts[2]) return fail('malformed');
+    const read = this.#read(signed, MAC_BYTES + 1);
+    if (!read.ok) return read;
+    const { key, raw, label } = read.value;
     const payload = raw.subarray(0, raw.length - MAC_BYTES);
-    if (!timingSafeEqual(raw.subarray(raw.length - MAC_BYTES), mac(key, aad, parts[3], payload))) return fail('tampered');
-    return ok({ payload: payload.toString('utf8'), label: parts[3] });
+    if (!timingSafeEqual(raw.subarray(raw.length - MAC_BYTES), mac(key, aad, label, payload))) return fail('tampered');
+    return ok({ payload: payload.toString('utf8'), label });
   }
 }
