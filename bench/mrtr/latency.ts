@@ -263,7 +263,8 @@ export async function latency(lib: Lib, o: ScenarioOptions): Promise<LatencyResu
     // wrap's round is the same work as in front of that server; what changes is the process it
     // runs in, so this is the wrap's own part of a round beside such a server.
     if (transport === 'node-http' || transport === 'stdio')
-      cells.push(await latencyCell(lib, transport, 15, 'hoisted', counts, nextId, wrong, undefined, 'inline'));
+      for (const collectMs of [0, 15])
+        cells.push(await latencyCell(lib, transport, collectMs, 'hoisted', counts, nextId, wrong, undefined, 'inline'));
   }
   if (o.processes)
     for (const server of ['inline', 'hoisted'] as const)

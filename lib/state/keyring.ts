@@ -244,7 +244,10 @@ export class Keyring {
     const current = this.#keys[this.#keys.length - 1]!;
     const bytes = Buffer.from(payload);
     const body = Buffer.concat([bytes, mac(current, aad, label, bytes)]).toString('base64url');
-    const signed = `${PREFIX}.${current.id}.${body}${label === undefined ? '' : `.${label}`}`;
+    // Written out as one flat string: the text is held for as long as its call is parked (by the
+    // caller, and by whatever it is answered through), and the pieces it is joined from would be
+    // held with it.
+    const signed = Buffer.from(`${PREFIX}.${current.id}.${body}${label === undefined ? '' : `.${label}`}`, 'latin1').toString('latin1');
     if (this.#signed.size >= SEALED_REMEMBERED) this.#signed.delete(this.#signed.keys().next().value!);
     this.#signed.set(signed, { key: current, aad, verified: { payload, label } });
     return signed;
