@@ -1,7 +1,7 @@
 /**
  * A retry forwarded to the replica that owns its parked call, against one resumed where it was
  * parked. Each sample is a full round: the first `ask_name` call to replica A (answered
- * `input_required` with a sealed `requestState`), then its retry, sent to A (resumed locally) or to
+ * `input_required` with a signed `requestState`), then its retry, sent to A (resumed locally) or to
  * B (which looks up A in the directory and forwards it there, signed). Local and forwarded rounds
  * alternate, and which of the two goes first alternates too, so drift hits both alike; only the
  * retry is timed. When a bare hop runs in front of A (bench/fleet/bareHop.mjs: Node's HTTP passing

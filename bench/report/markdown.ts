@@ -430,7 +430,7 @@ function fleetSection(run: Run): string {
   if (r) {
     parts.push(
       '',
-      `**A retry forwarded to its owner, against one resumed where it was parked.** Each round's first call goes to A (answered \`input_required\` with a sealed ` +
+      `**A retry forwarded to its owner, against one resumed where it was parked.** Each round's first call goes to A (answered \`input_required\` with a signed ` +
         '`requestState`, once its round is gathered); its retry goes to A, where the call is parked, or to B, which looks A up in the directory ' +
         '(one Redis GET) and forwards it there signed. One call at a time; local and forwarded rounds alternate, and which of the two goes first alternates ' +
         `too, so drift hits both; ${int.format(r.pairs)} pairs after ${r.warm} unmeasured. Only the retry is timed. Goal: at most ${g.maxAddedP50Ms} ms added at p50.` +
@@ -777,7 +777,7 @@ function frontSection(run: Run): string {
     `allocated per call through \`wrap.node\`, median of ${f.rounds} rounds of ${int.format(f.calls)} calls, against a front that only parses and re-serialises the same ` +
     'messages; run from TypeScript through tsx, so compare its figures with each other. Then metrics on, no SDK registered (in turn with the wrap untraced), and every request traced: first with a stand-in SDK whose ' +
     'spans record (as far as our code can tell) and cost nothing, with the W3C propagator, in turn round by round with the wrap untraced (our own ' +
-    "part: the difference, less the propagator's own work timed apart), then with the OpenTelemetry SDK registered as a user would (spans batched " +
+    "part: the median of the differences between rounds taken side by side, less the propagator's own work timed apart), then with the OpenTelemetry SDK registered as a user would (spans batched " +
     "to memory: the rest is the SDK's own)." +
     (f.sampled
       ? ' Last, as the wrap bench runs its sampled front, a tenth of the requests sampled (a parent-based sampler whose remote-parent branch takes every tenth) with metrics on, ' +
@@ -790,7 +790,7 @@ function frontSection(run: Run): string {
     : '';
   const metrics = f.metrics && t?.plain ? `Metrics on add ${(f.metrics.usPerCall - t.plain.usPerCall).toFixed(1)} µs a call. ` : '';
   const sampled = s
-    ? ` A tenth of the requests sampled, metrics on, adds ${(s.sdk.usPerCall - s.bothOff.usPerCall).toFixed(1)} µs a call: our own part ${s.ownUsPerCall.toFixed(1)} µs (metrics and the W3C propagator included), the SDK's own ${s.sdkUsPerCall.toFixed(1)} µs.`
+    ? ` A tenth of the requests sampled, metrics on, adds ${(s.ownUsPerCall + s.sdkUsPerCall).toFixed(1)} µs a call: our own part ${s.ownUsPerCall.toFixed(1)} µs (metrics and the W3C propagator included), the SDK's own ${s.sdkUsPerCall.toFixed(1)} µs.`
     : '';
   return `${intro}\n\n${table(['front', 'µs/call', 'bytes/call'], rows, new Set([1, 2]))}${split || metrics || sampled ? `\n\n${metrics}${split}${sampled}` : ''}`;
 }

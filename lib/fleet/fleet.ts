@@ -42,7 +42,7 @@ export interface Fleet {
   readonly keys: FleetKeys;
   readonly redis: FleetRedis;
   readonly directory: FleetDirectory;
-  /** The keyring to seal and open requestState with. */
+  /** The keyring requestState is signed, sealed, verified and opened with. */
   readonly keyring: Keyring;
   /** Where the key came from: given to every replica, or agreed on through Redis (`created` by this one). */
   readonly keySource: 'given' | 'agreed' | 'created';

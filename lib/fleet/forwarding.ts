@@ -1,5 +1,5 @@
 /**
- * Forwarding to the replica that owns what a request continues: a parked call (its sealed
+ * Forwarding to the replica that owns what a request continues: a parked call (its signed
  * requestState names the owner) or a legacy session (its `Mcp-Session-Id` does). The directory
  * gives the owner's address (one Redis GET), and the request goes there signed as a hop of this
  * fleet; the owner's answer (JSON, or an event stream with progress and logs) is streamed back as

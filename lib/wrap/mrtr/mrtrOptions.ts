@@ -40,6 +40,6 @@ export interface MrtrOptions {
    * store, so a state is served once whichever replica it lands on.
    */
   readonly usedStates?: UsedStates;
-  /** This replica's id in a fleet: sealed into each state as the owner of the parked call. */
+  /** This replica's id in a fleet: written into each suspend state as the owner of the parked call. */
   readonly replica?: string;
 }

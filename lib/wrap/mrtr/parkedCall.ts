@@ -89,7 +89,7 @@ export class ParkedCall implements CallHooks {
   readonly called: string;
   /**
    * The `traceparent` of the call's first request, when it was traced (set when first parked):
-   * sealed into every state of the call; its retries link to that span.
+   * a retry without trace context of its own continues it, and every retry links to that span.
    */
   trace: string | undefined;
   readonly #targets: TargetMemory;

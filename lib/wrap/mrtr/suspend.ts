@@ -1,7 +1,7 @@
 /**
  * The MRTR broker (suspend mode): a legacy server's own `elicitation/create`, `sampling/createMessage`
  * and `roots/list` during a modern call become one `input_required` round, the call is parked, and a
- * sealed `requestState` lets the retry answer them and resume it; calls never resumed are released.
+ * signed `requestState` naming it lets the retry answer them and resume it; calls never resumed are released.
  * Not here: the parked call (`parkedCall.ts`), the state and its checks (`state/requestState.ts`).
  */
 import { randomUUID } from 'node:crypto';
