@@ -48,8 +48,8 @@ function releasedAnswer(method: InputMethod, reason: string): RpcOutcome {
 export class ParkedCall implements CallHooks {
   /** Assigned when the call is first parked (most calls never are). */
   id = '';
-  /** The params digest its states bind; computed when the call is first parked. */
-  digest = '';
+  /** The digest of its first request's params (`paramsDigest`), which a retry must match; computed when the call is first parked. */
+  paramsDigest = '';
   /** Cancels the upstream call (set once it is sent); `cancelled` if that was asked for before. */
   cancel: (() => void) | undefined;
   cancelled = false;

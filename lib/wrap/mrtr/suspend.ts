@@ -251,7 +251,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       }
       p.holding = admitted;
       p.id = randomUUID();
-      p.digest = paramsDigest(p.params);
+      p.paramsDigest = paramsDigest(p.params);
       // Parked the first time: `call` is the call's first request.
       p.trace = call.ctx.telemetry?.span.traceparent();
       call.ctx.telemetry?.round(1);
@@ -300,20 +300,17 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     const opened = openSuspend(this.keyring, sealed, this.#now());
     if (!opened.ok) return errorAnswer(id, opened.error);
     const p = await this.#parked.get(opened.value.callId);
-    const refused = suspendRefusal(
-      opened.value,
-      p && { principal: p.principal, method: p.method, paramsDigest: p.digest, round: p.round },
-      {
-        principal: retry.ctx.principal,
-        method: retry.request.method,
-        params: retry.request.params,
-      },
-    );
+    // The parked call is what the retry must match: its caller, method, params and round.
+    const refused = suspendRefusal(opened.value, p, {
+      principal: retry.ctx.principal,
+      method: retry.request.method,
+      params: retry.request.params,
+    });
     if (refused || !p) return errorAnswer(id, refused ?? stateRefusal('gone'));
-    // Checked again with nothing awaited from here on: another retry with the same state may have
-    // resumed the call since it was found, or it was released.
+    // With nothing awaited since the call was found: another retry with the same state may be
+    // resuming it, or it was released.
     if (p.released !== undefined) return errorAnswer(id, stateRefusal('gone'));
-    if (p.busy || p.round !== opened.value.round) return errorAnswer(id, stateRefusal('stale-round'));
+    if (p.busy) return errorAnswer(id, stateRefusal('stale-round'));
     const responses = retry.legacy.envelope.retry?.inputResponses ?? {};
     if (!isRecord(responses)) return errorAnswer(id, invalidParams('inputResponses must be an object'));
     const answers: Array<[PendingPush, JsonObject]> = [];
