@@ -42,20 +42,6 @@ export function pushDigest(push: Pick<JsonRpcRequest, 'method' | 'params'>): str
   return digest(`${push.method}\u0000${canonicalJson(params)}`, 22);
 }
 
-const Binding = {
-  /** `principalTag` of the caller the state was minted for. */
-  principalTag: v.string(),
-  method: v.string(),
-  /** `paramsDigest` of the request's params. */
-  paramsDigest: v.string(),
-  /** The round the state answers: 1 for the first `input_required`. */
-  round: v.pipe(v.number(), v.integer(), v.minValue(1)),
-  /** When the state stops opening (ms since the epoch). */
-  expiresAt: v.number(),
-  /** The `traceparent` of the call's first round, when it was traced: a retry without trace context of its own continues that trace. */
-  trace: v.optional(v.string()),
-};
-
 /**
  * A suspend state: the call it names (parked in the process that signed it), the round it answers,
  * when it stops opening, and the replica the call is parked in (in a fleet: a retry that lands
@@ -93,8 +79,19 @@ export type RecordedAnswer = v.InferOutput<typeof RecordedAnswerSchema>;
 
 /** The state of a replayed call: the answers given so far and the pushes the last round asked. */
 export const ReplayStateSchema = v.object({
+  /** In the sealed JSON, as replicas of earlier versions read it. */
   kind: v.literal('replay'),
-  ...Binding,
+  /** `principalTag` of the caller the state was minted for. */
+  principalTag: v.string(),
+  method: v.string(),
+  /** `paramsDigest` of the request's params. */
+  paramsDigest: v.string(),
+  /** The round the state answers: 1 for the first `input_required`. */
+  round: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  /** When the state stops opening (ms since the epoch). */
+  expiresAt: v.number(),
+  /** The `traceparent` of the call's first round, when it was traced: a retry without trace context of its own continues that trace. */
+  trace: v.optional(v.string()),
   /** This state's own id, so that it can be used once. */
   stateId: v.string(),
   answers: v.array(RecordedAnswerSchema),
@@ -103,15 +100,8 @@ export const ReplayStateSchema = v.object({
 });
 export type ReplayState = v.InferOutput<typeof ReplayStateSchema>;
 
-/** Any state we seal. */
-export type RequestState = ReplayState;
-export type StateKind = RequestState['kind'];
-type StateOf<K extends StateKind> = Extract<RequestState, { kind: K }>;
-
-const SCHEMAS = { replay: ReplayStateSchema } as const;
-
-/** Authenticated with each kind, so that a state of one kind never opens as another. */
-const AAD: Readonly<Record<StateKind, string>> = { replay: 'replayState' };
+/** Bound into a replay state's seal, so that no other text a keyring seals opens as one. */
+const REPLAY_AAD = 'replayState';
 
 /** Every reason a state is refused, and what the client is told (after `requestState `). */
 export const STATE_REFUSALS = {
@@ -139,19 +129,19 @@ export function stateRefusal(reason: StateRefusalReason): StateRefusal {
 }
 
 /**
- * What a state sealed by this process reads back as (its JSON, checked against the schema), by the
- * bytes sealed: a keyring gives those very bytes back when it opens a text it sealed lately, and
- * the state is then not read again.
+ * What a replay state sealed by this process reads back as (its JSON, checked against the schema),
+ * by the bytes sealed: a keyring gives those very bytes back when it opens a text it sealed lately,
+ * and the state is then not read again.
  */
-const readBack = new WeakMap<Uint8Array, RequestState>();
+const readBack = new WeakMap<Uint8Array, ReplayState>();
 
-/** Seals `state` under the keyring's newest key; the text is what the client carries back. */
-export function sealState(keyring: Keyring, state: RequestState): string {
+/** Seals a replay state under the keyring's newest key; the text is what the client carries back. */
+export function sealReplay(keyring: Keyring, state: ReplayState): string {
   const json = JSON.stringify(state);
   const bytes = Buffer.from(json);
-  const read = v.safeParse(SCHEMAS[state.kind], JSON.parse(json));
-  if (read.success) readBack.set(bytes, Object.freeze(read.output) as RequestState);
-  return keyring.seal(bytes, AAD[state.kind]);
+  const read = v.safeParse(ReplayStateSchema, JSON.parse(json));
+  if (read.success) readBack.set(bytes, Object.freeze(read.output));
+  return keyring.seal(bytes, REPLAY_AAD);
 }
 
 /** Signs a suspend state for `handle` under the keyring's newest key; the text is what the client carries back. */
@@ -198,20 +188,20 @@ export function suspendRefusal(
   return undefined;
 }
 
-/** A sealed state of `kind` opened and read, or why it is refused (key, integrity, shape). */
-function decode<K extends StateKind>(keyring: Keyring, sealed: string, kind: K): Outcome<StateOf<K>, StateRefusal> {
-  const opened = keyring.open(sealed, AAD[kind]);
+/** A sealed replay state opened and read, or why it is refused (key, integrity, shape). */
+function decodeReplay(keyring: Keyring, sealed: string): Outcome<ReplayState, StateRefusal> {
+  const opened = keyring.open(sealed, REPLAY_AAD);
   if (!opened.ok) return fail(stateRefusal(opened.error === 'unknown-key' ? 'unknown-key' : 'not-ours'));
   const known = readBack.get(opened.value);
-  if (known?.kind === kind) return ok(known as StateOf<K>);
+  if (known) return ok(known);
   let json: unknown;
   try {
     json = JSON.parse(Buffer.from(opened.value.buffer, opened.value.byteOffset, opened.value.byteLength).toString('utf8'));
   } catch {
     return fail(stateRefusal('unreadable'));
   }
-  const parsed = v.safeParse(SCHEMAS[kind], json);
-  return parsed.success ? ok(parsed.output as StateOf<K>) : fail(stateRefusal('unreadable'));
+  const parsed = v.safeParse(ReplayStateSchema, json);
+  return parsed.success ? ok(parsed.output) : fail(stateRefusal('unreadable'));
 }
 
 /**
@@ -229,34 +219,24 @@ export function stateOwner(keyring: Keyring, text: string): string | undefined {
  * `keyring`. No other check is made: the span of a retry is started before its state is.
  */
 export function replayTrace(keyring: Keyring, sealed: string): string | undefined {
-  const replay = decode(keyring, sealed, 'replay');
+  const replay = decodeReplay(keyring, sealed);
   return replay.ok ? replay.value.trace : undefined;
 }
 
-/** What the request that brings a state back must match. */
-export interface StateExpectation<K extends StateKind> {
-  readonly kind: K;
+/** What the retry that brings a replay state back must match. */
+export interface ReplayExpectation {
   readonly principal: string;
   readonly method: string;
   readonly params: JsonObject | undefined;
   /** The time now (ms). */
   readonly now: number;
-  /** Takes each state once (replay mode, where nothing on the server remembers a state). */
+  /** Takes each state once (nothing on the server remembers a replay state). */
   readonly used?: UsedStates;
 }
 
-/** The id a state is taken under in `UsedStates`. */
-function useId(state: RequestState): string {
-  return state.stateId;
-}
-
-/** Opens a sealed state and makes every check on it, in order; the first that fails refuses it. */
-export async function openState<K extends StateKind>(
-  keyring: Keyring,
-  sealed: string,
-  expect: StateExpectation<K>,
-): Promise<Outcome<StateOf<K>, StateRefusal>> {
-  const decoded = decode(keyring, sealed, expect.kind);
+/** Opens a sealed replay state and makes every check on it, in order; the first that fails refuses it. */
+export async function openReplay(keyring: Keyring, sealed: string, expect: ReplayExpectation): Promise<Outcome<ReplayState, StateRefusal>> {
+  const decoded = decodeReplay(keyring, sealed);
   if (!decoded.ok) return decoded;
   const state = decoded.value;
   if (state.expiresAt < expect.now) return fail(stateRefusal('expired'));
@@ -264,6 +244,6 @@ export async function openState<K extends StateKind>(
   if (state.method !== expect.method) return fail(stateRefusal('other-method'));
   if (state.paramsDigest !== paramsDigest(expect.params)) return fail(stateRefusal('other-params'));
   // Last, so that a state refused for another reason is not used up.
-  if (expect.used && !(await expect.used.claim(useId(state), state.expiresAt))) return fail(stateRefusal('used'));
+  if (expect.used && !(await expect.used.claim(state.stateId, state.expiresAt))) return fail(stateRefusal('used'));
   return ok(state);
 }

@@ -3,19 +3,19 @@ import * as assert from 'uvu/assert';
 import { ErrorCode } from '../../lib/core/errors.ts';
 import { Keyring } from '../../lib/state/keyring.ts';
 import {
-  openState,
+  openReplay,
   openSuspend,
   paramsDigest,
   principalTag,
   pushDigest,
-  sealState,
+  sealReplay,
   signSuspend,
   STATE_REFUSALS,
   stateOwner,
   stateRefusal,
   suspendRefusal,
   type ReplayState,
-  type StateExpectation,
+  type ReplayExpectation,
   type StateRefusalReason,
   type SuspendHandle,
 } from '../../lib/state/requestState.ts';
@@ -43,8 +43,8 @@ function replayState(overrides: Partial<ReplayState> = {}): ReplayState {
   };
 }
 
-function expecting(overrides: Partial<StateExpectation<'replay'>> = {}): StateExpectation<'replay'> {
-  return { kind: 'replay', principal: 'alice', method: 'tools/call', params: PARAMS, now: NOW, ...overrides };
+function expecting(overrides: Partial<ReplayExpectation> = {}): ReplayExpectation {
+  return { principal: 'alice', method: 'tools/call', params: PARAMS, now: NOW, ...overrides };
 }
 
 /** Flips one bit of the decoded binary part of a state and re-encodes it (a label, if any, kept). */
@@ -76,18 +76,18 @@ async function assertRefused(
   assertRefusal(opened.error, reason);
 }
 
-const state = suite('openState (replay states, sealed)');
+const state = suite('openReplay (replay states, sealed)');
 
 state('should open what it sealed, for the same caller and request', async () => {
   const keyring = new Keyring();
-  const replay = await openState(keyring, sealState(keyring, replayState()), expecting());
+  const replay = await openReplay(keyring, sealReplay(keyring, replayState()), expecting());
   assert.ok(replay.ok);
   if (replay.ok) assert.equal(replay.value, replayState());
 });
 
 state('should hide what it seals: neither the answers nor the caller can be read from the text', () => {
   const keyring = new Keyring();
-  const text = sealState(
+  const text = sealReplay(
     keyring,
     replayState({ answers: [{ key: 'elicitation-1', pushDigest: 'd', result: { secret: 'Ada Lovelace' } }] }),
   );
@@ -102,36 +102,36 @@ state('should read a state it sealed lately exactly as deciphering it reads it, 
   /** The same key in a ring that sealed nothing: it can only decipher. */
   const twin = new Keyring([key]);
   for (const sealedState of [replayState({ trace: '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01' }), replayState()]) {
-    const sealed = sealState(keyring, sealedState);
-    const remembered = await openState(keyring, sealed, expecting());
-    const deciphered = await openState(twin, sealed, expecting());
+    const sealed = sealReplay(keyring, sealedState);
+    const remembered = await openReplay(keyring, sealed, expecting());
+    const deciphered = await openReplay(twin, sealed, expecting());
     assert.ok(remembered.ok && deciphered.ok);
     assert.equal(remembered, deciphered);
     assert.is.not(remembered.ok && remembered.value, deciphered.ok && deciphered.value, 'the twin read its own copy');
   }
-  const first = sealState(keyring, replayState({ stateId: 'first' }));
-  for (let i = 0; i < 300; i++) sealState(keyring, replayState({ stateId: `later-${i}` }));
-  const opened = await openState(keyring, first, expecting());
+  const first = sealReplay(keyring, replayState({ stateId: 'first' }));
+  for (let i = 0; i < 300; i++) sealReplay(keyring, replayState({ stateId: `later-${i}` }));
+  const opened = await openReplay(keyring, first, expecting());
   assert.ok(opened.ok, 'a state no longer remembered still opens, deciphered');
   if (opened.ok) assert.is(opened.value.stateId, 'first');
 });
 
 state('should refuse a state with any byte flipped', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, replayState());
+  const sealed = sealReplay(keyring, replayState());
   for (const at of [() => 0, () => 20, (n: number) => n >> 1, (n: number) => n - 1]) {
-    await assertRefused(openState(keyring, flipByte(sealed, at), expecting()), 'not-ours');
+    await assertRefused(openReplay(keyring, flipByte(sealed, at), expecting()), 'not-ours');
   }
   for (const garbage of ['', 'garbage', `${sealed}x`, sealed.slice(0, -4)]) {
-    await assertRefused(openState(keyring, garbage, expecting()), 'not-ours');
+    await assertRefused(openReplay(keyring, garbage, expecting()), 'not-ours');
   }
 });
 
 state('should refuse a state sealed by another keyring, and a suspend state', async () => {
   const keyring = new Keyring([Keyring.generate('k1')]);
   const other = new Keyring([Keyring.generate('k1')]);
-  await assertRefused(openState(keyring, sealState(other, replayState()), expecting()), 'not-ours');
-  await assertRefused(openState(keyring, signSuspend(keyring, handle()), expecting()), 'not-ours');
+  await assertRefused(openReplay(keyring, sealReplay(other, replayState()), expecting()), 'not-ours');
+  await assertRefused(openReplay(keyring, signSuspend(keyring, handle()), expecting()), 'not-ours');
 });
 
 state('should refuse a sealed payload that is not a state', async () => {
@@ -140,73 +140,73 @@ state('should refuse a sealed payload that is not a state', async () => {
     new TextEncoder().encode(JSON.stringify({ c: 'x', p: 'alice', m: 'tools/call', d: '', r: 1, e: NOW + 1e6 })),
     'replayState',
   );
-  await assertRefused(openState(keyring, sealed, expecting()), 'unreadable');
+  await assertRefused(openReplay(keyring, sealed, expecting()), 'unreadable');
   const notJson = keyring.seal(new TextEncoder().encode('{'), 'replayState');
-  await assertRefused(openState(keyring, notJson, expecting()), 'unreadable');
+  await assertRefused(openReplay(keyring, notJson, expecting()), 'unreadable');
 });
 
 state('should refuse a state sealed under a key id the ring does not hold', async () => {
   const keyring = new Keyring([Keyring.generate('old')]);
-  const sealed = sealState(keyring, replayState());
-  await assertRefused(openState(new Keyring([Keyring.generate('new')]), sealed, expecting()), 'unknown-key');
+  const sealed = sealReplay(keyring, replayState());
+  await assertRefused(openReplay(new Keyring([Keyring.generate('new')]), sealed, expecting()), 'unknown-key');
 });
 
 state('should still open a state sealed under the previous key after a rotation, and not once it retired', async () => {
   const keyring = new Keyring([], { maxKeys: 2 });
-  const sealed = sealState(keyring, replayState());
+  const sealed = sealReplay(keyring, replayState());
   keyring.rotate();
-  assert.ok((await openState(keyring, sealed, expecting())).ok, 'the previous key still opens');
-  const after = sealState(keyring, replayState());
+  assert.ok((await openReplay(keyring, sealed, expecting())).ok, 'the previous key still opens');
+  const after = sealReplay(keyring, replayState());
   assert.is.not(after.split('.')[1], sealed.split('.')[1], 'the newest key seals');
   keyring.rotate();
-  await assertRefused(openState(keyring, sealed, expecting()), 'unknown-key');
-  assert.ok((await openState(keyring, after, expecting())).ok);
+  await assertRefused(openReplay(keyring, sealed, expecting()), 'unknown-key');
+  assert.ok((await openReplay(keyring, after, expecting())).ok);
 });
 
 state('should refuse a state past its expiry', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, replayState({ expiresAt: NOW + 100 }));
-  assert.ok((await openState(keyring, sealed, expecting({ now: NOW + 100 }))).ok, 'still open at its expiry');
-  await assertRefused(openState(keyring, sealed, expecting({ now: NOW + 101 })), 'expired');
+  const sealed = sealReplay(keyring, replayState({ expiresAt: NOW + 100 }));
+  assert.ok((await openReplay(keyring, sealed, expecting({ now: NOW + 100 }))).ok, 'still open at its expiry');
+  await assertRefused(openReplay(keyring, sealed, expecting({ now: NOW + 101 })), 'expired');
 });
 
 state('should refuse a state brought back by another caller', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, replayState());
-  await assertRefused(openState(keyring, sealed, expecting({ principal: 'mallory' })), 'other-principal');
-  await assertRefused(openState(keyring, sealed, expecting({ principal: '' })), 'other-principal');
+  const sealed = sealReplay(keyring, replayState());
+  await assertRefused(openReplay(keyring, sealed, expecting({ principal: 'mallory' })), 'other-principal');
+  await assertRefused(openReplay(keyring, sealed, expecting({ principal: '' })), 'other-principal');
 });
 
 state('should refuse a state carried by another method', async () => {
   const keyring = new Keyring();
-  await assertRefused(openState(keyring, sealState(keyring, replayState()), expecting({ method: 'prompts/get' })), 'other-method');
+  await assertRefused(openReplay(keyring, sealReplay(keyring, replayState()), expecting({ method: 'prompts/get' })), 'other-method');
 });
 
 state('should refuse a state carried with other params, whatever the retry adds of its own', async () => {
   const keyring = new Keyring();
-  const sealed = sealState(keyring, replayState());
-  await assertRefused(openState(keyring, sealed, expecting({ params: { ...PARAMS, arguments: { a: 2 } } })), 'other-params');
-  await assertRefused(openState(keyring, sealed, expecting({ params: undefined })), 'other-params');
+  const sealed = sealReplay(keyring, replayState());
+  await assertRefused(openReplay(keyring, sealed, expecting({ params: { ...PARAMS, arguments: { a: 2 } } })), 'other-params');
+  await assertRefused(openReplay(keyring, sealed, expecting({ params: undefined })), 'other-params');
   const retry = { arguments: { a: 1 }, _meta: { x: 1 }, inputResponses: {}, requestState: sealed, name: 'ask_name' };
-  assert.ok((await openState(keyring, sealed, expecting({ params: retry }))).ok, 'member order, _meta and the retry members do not count');
+  assert.ok((await openReplay(keyring, sealed, expecting({ params: retry }))).ok, 'member order, _meta and the retry members do not count');
 });
 
 state('should refuse a single-use state the second time', async () => {
   const keyring = new Keyring();
   const used = new InProcessUsedStates({ now: () => NOW });
-  const sealed = sealState(keyring, replayState());
-  assert.ok((await openState(keyring, sealed, expecting({ used }))).ok);
-  await assertRefused(openState(keyring, sealed, expecting({ used })), 'used');
-  const next = sealState(keyring, replayState({ stateId: 'state-2' }));
-  assert.ok((await openState(keyring, next, expecting({ used }))).ok, 'another state opens');
+  const sealed = sealReplay(keyring, replayState());
+  assert.ok((await openReplay(keyring, sealed, expecting({ used }))).ok);
+  await assertRefused(openReplay(keyring, sealed, expecting({ used })), 'used');
+  const next = sealReplay(keyring, replayState({ stateId: 'state-2' }));
+  assert.ok((await openReplay(keyring, next, expecting({ used }))).ok, 'another state opens');
 });
 
 state('should not use up a state refused for another reason', async () => {
   const keyring = new Keyring();
   const used = new InProcessUsedStates({ now: () => NOW });
-  const sealed = sealState(keyring, replayState());
-  await assertRefused(openState(keyring, sealed, expecting({ used, principal: 'mallory' })), 'other-principal');
-  assert.ok((await openState(keyring, sealed, expecting({ used }))).ok);
+  const sealed = sealReplay(keyring, replayState());
+  await assertRefused(openReplay(keyring, sealed, expecting({ used, principal: 'mallory' })), 'other-principal');
+  assert.ok((await openReplay(keyring, sealed, expecting({ used }))).ok);
 });
 
 state.run();
@@ -256,7 +256,7 @@ suspend('attack: a state with any byte flipped, its owner changed, or garbage op
 
 suspend("attack: a suspend state is not a replay state, nor another keyring's, nor a key retired", async () => {
   const keyring = new Keyring([Keyring.generate('k1')], { maxKeys: 1 });
-  await assertRefused(openSuspend(keyring, sealState(keyring, replayState()), NOW), 'not-ours');
+  await assertRefused(openSuspend(keyring, sealReplay(keyring, replayState()), NOW), 'not-ours');
   await assertRefused(openSuspend(keyring, signSuspend(new Keyring([Keyring.generate('k1')]), handle()), NOW), 'not-ours');
   const text = signSuspend(keyring, handle());
   keyring.rotate();

@@ -19,7 +19,7 @@ import {
 } from '../../core/translate/inputRequests.ts';
 import type { RpcOutcome } from '../../session/callHooks.ts';
 import type { Keyring } from '../../state/keyring.ts';
-import { openState, paramsDigest, principalTag, pushDigest, sealState, type RecordedAnswer } from '../../state/requestState.ts';
+import { openReplay, paramsDigest, principalTag, pushDigest, sealReplay, type RecordedAnswer } from '../../state/requestState.ts';
 import { InProcessUsedStates, type UsedStates } from '../../state/usedStates.ts';
 import { streamHooks, type PushableCall } from './broker.ts';
 import { errorAnswer, type Answer } from '../../fronts/served.ts';
@@ -208,8 +208,7 @@ export class ReplayRunner {
     const sealed = call.legacy.envelope.retry?.requestState;
     if (sealed !== undefined) {
       // Single use: of concurrent retries with one state, the first runs the call and the others are refused.
-      const opened = await openState(this.#options.keyring, sealed, {
-        kind: 'replay',
+      const opened = await openReplay(this.#options.keyring, sealed, {
         principal: call.ctx.principal,
         method: call.request.method,
         params: call.request.params,
@@ -228,7 +227,7 @@ export class ReplayRunner {
     const ended = await pass.run(this.#bound);
     if (ended) return ended;
     if (round === 1) call.ctx.telemetry?.round(1);
-    const requestState = sealState(this.#options.keyring, {
+    const requestState = sealReplay(this.#options.keyring, {
       kind: 'replay',
       stateId: randomUUID(),
       principalTag: principalTag(call.ctx.principal),
