@@ -58,8 +58,8 @@ export interface FrontPart {
   };
   /**
    * A tenth of the requests sampled (a parent-based sampler), metrics on, in turn with both off:
-   * with stand-ins that cost nothing beside the W3C propagator (our own part, metrics and the
-   * propagator included), and with the OpenTelemetry SDK (absent in runs from before it was).
+   * with stand-ins that cost nothing, the propagator's too (our own part, metrics included), and
+   * with the OpenTelemetry SDK and its W3C propagator (absent in runs from before it was).
    */
   readonly sampled?: {
     readonly bothOff: { readonly usPerCall: number; readonly bytesPerCall: number };

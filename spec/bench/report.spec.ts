@@ -439,7 +439,7 @@ report("should hold our own part of a traced request to its goal and report the 
   assert.match(withSampled, '| a tenth sampled by the OpenTelemetry SDK, metrics on | 17.0 | 1,000 |');
   assert.match(
     withSampled,
-    "A tenth of the requests sampled, metrics on, adds 4.0 µs a call: our own part 2.5 µs (metrics and the W3C propagator included), the SDK's own 1.5 µs.",
+    "A tenth of the requests sampled, metrics on, adds 4.0 µs a call: our own part 2.5 µs (metrics included), the SDK's own 1.5 µs.",
   );
 });
 
