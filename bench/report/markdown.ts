@@ -788,7 +788,8 @@ function frontSection(run: Run): string {
     ? `Tracing every request adds ${(t.sdk.usPerCall - (t.plain ?? f.wrapped).usPerCall).toFixed(1)} µs a call (${t.spansPerCall.toFixed(0)} spans): our own part ${t.ownUsPerCall.toFixed(1)} µs ` +
       `(goal ≤ ${t.goalOwnUs} µs: ${t.ownUsPerCall <= t.goalOwnUs ? 'met' : '**missed**'}), the SDK's own ${t.sdkUsPerCall.toFixed(1)} µs (its W3C propagator's ${t.propagatorUsPerCall.toFixed(1)} µs included).`
     : '';
-  const metrics = f.metrics && t?.plain ? `Metrics on add ${(f.metrics.usPerCall - t.plain.usPerCall).toFixed(1)} µs a call. ` : '';
+  const metricsUs = f.metricsUsPerCall ?? (f.metrics && t?.plain ? f.metrics.usPerCall - t.plain.usPerCall : undefined);
+  const metrics = metricsUs !== undefined ? `Metrics on add ${metricsUs.toFixed(1)} µs a call. ` : '';
   const sampled = s
     ? ` A tenth of the requests sampled, metrics on, adds ${(s.ownUsPerCall + s.sdkUsPerCall).toFixed(1)} µs a call: our own part ${s.ownUsPerCall.toFixed(1)} µs (metrics included), the SDK's own ${s.sdkUsPerCall.toFixed(1)} µs.`
     : '';

@@ -45,6 +45,8 @@ export interface FrontPart {
   readonly wrapped: { readonly usPerCall: number; readonly bytesPerCall: number };
   /** The wrap with metrics on and no SDK registered, measured in turn with `traced.plain`. */
   readonly metrics?: { readonly usPerCall: number; readonly bytesPerCall: number };
+  /** What metrics add a call: the median of the differences of `metrics`' rounds with `traced.plain`'s beside them (absent in runs from before it was). */
+  readonly metricsUsPerCall?: number;
   readonly traced?: {
     /** The wrap untraced, measured in turn with the stand-in (the baseline of our own part). */
     readonly plain?: { readonly usPerCall: number; readonly bytesPerCall: number };

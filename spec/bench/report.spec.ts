@@ -441,6 +441,11 @@ report("should hold our own part of a traced request to its goal and report the 
     withSampled,
     "A tenth of the requests sampled, metrics on, adds 4.0 µs a call: our own part 2.5 µs (metrics included), the SDK's own 1.5 µs.",
   );
+  const metrics = { metrics: m(14.5), traced: { ...front.traced, plain: m(13) } };
+  const byRounds = renderReport({ ...run, parts: { ...run.parts, front: { ...front, ...metrics, metricsUsPerCall: 1.2 } } }).markdown;
+  assert.match(byRounds, 'Metrics on add 1.2 µs a call.', 'the figure the bench read from rounds side by side');
+  const older = renderReport({ ...run, parts: { ...run.parts, front: { ...front, ...metrics } } }).markdown;
+  assert.match(older, 'Metrics on add 1.5 µs a call.', 'a run from before it was: the difference of the medians');
 });
 
 report('should report a tasks/get poll against a plain call, in one process and forwarded, with no goal', () => {
