@@ -60,19 +60,22 @@ export function isRecord(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Whether two decoded JSON values are equal (object member order aside). */
-export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
+/**
+ * Whether two decoded JSON values are equal (object member order aside); values nested deeper than
+ * `maxDepth` (16 by default) count as different.
+ */
+export function sameJson(a: unknown, b: unknown, depth = 0, maxDepth = 16): boolean {
   if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > 16) return false;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || depth > maxDepth) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1)) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i], depth + 1, maxDepth)) return false;
     return true;
   }
   if (Array.isArray(b)) return false;
   let count = 0;
   for (const k in a) {
-    if (!Object.hasOwn(b, k) || !sameJson((a as JsonObject)[k], (b as JsonObject)[k], depth + 1)) return false;
+    if (!Object.hasOwn(b, k) || !sameJson((a as JsonObject)[k], (b as JsonObject)[k], depth + 1, maxDepth)) return false;
     count++;
   }
   for (const _ in b) count--;

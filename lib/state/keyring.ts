@@ -5,23 +5,8 @@
  * A text may carry a label in the clear after its sealed part (a fleet's replica that owns what the
  * text continues), bound to it as the AAD is: it can be read without the key, and a text whose
  * label was changed opens nowhere.
- *
- * A text that only names what the server holds itself (and keeps nothing the caller may not read)
- * is signed instead: its payload in the clear, with an HMAC-SHA256 under a key derived from the
- * same key, in the same shape of text. Signing costs a tenth of sealing (the cipher's setup is
- * most of a seal), and a signed text never opens as a sealed one, nor the other way round.
  */
-import {
-  createCipheriv,
-  createDecipheriv,
-  createHmac,
-  createSecretKey,
-  hkdfSync,
-  randomBytes,
-  randomFillSync,
-  timingSafeEqual,
-  type KeyObject,
-} from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, randomFillSync } from 'node:crypto';
 import { AdapterError } from '../core/errors.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
 
@@ -58,29 +43,6 @@ function nonce(): Buffer {
   return iv;
 }
 
-/** How many bytes of the HMAC a signed text keeps (128 bits, as the seal's tag). */
-const MAC_BYTES = 16;
-
-/** The signing key of each state key, derived once (HKDF-SHA256): never the sealing key itself. */
-const signingKeys = new WeakMap<StateKey, KeyObject>();
-function signingKey(key: StateKey): KeyObject {
-  let derived = signingKeys.get(key);
-  if (!derived) {
-    derived = createSecretKey(Buffer.from(hkdfSync('sha256', key.key, new Uint8Array(0), `${PREFIX} signed state`, 32)));
-    signingKeys.set(key, derived);
-  }
-  return derived;
-}
-
-/** The MAC of a signed text: over what its AAD binds (format, key, `aad`, label) and the payload. */
-function mac(key: StateKey, aad: string, label: string | undefined, payload: Buffer): Buffer {
-  return createHmac('sha256', signingKey(key))
-    .update(boundAad(key.id, aad, label))
-    .update(payload)
-    .digest()
-    .subarray(0, MAC_BYTES);
-}
-
 /** The parts of a text in this keyring's format (prefix, key id, body[, label]), or undefined. */
 function partsOf(text: string): string[] | undefined {
   const parts = text.split('.');
@@ -95,12 +57,6 @@ function partsOf(text: string): string[] | undefined {
 /** How many of the texts it sealed last a keyring remembers. */
 const SEALED_REMEMBERED = 256;
 
-/** What a signed text holds: its payload, and its label when it has one. */
-export interface Signed {
-  readonly payload: string;
-  readonly label: string | undefined;
-}
-
 /** Why a sealed state did not open. */
 export type OpenFailure = 'malformed' | 'unknown-key' | 'tampered';
 
@@ -114,8 +70,6 @@ export class Keyring {
    * sealed it is in the ring: what opens this way is what deciphering would open.
    */
   readonly #sealed = new Map<string, { readonly key: StateKey; readonly aad: string; readonly plaintext: Uint8Array }>();
-  /** The texts signed last, oldest first, with what they sign: the same shortcut for `verify`. */
-  readonly #signed = new Map<string, { readonly key: StateKey; readonly aad: string; readonly verified: Signed }>();
   readonly #maxKeys: number;
 
   /** `keys`: newest last. `maxKeys`: how many keys stay able to open (older ones retire). */
@@ -231,41 +185,5 @@ export class Keyring {
     // Only the exact text we wrote: base64url tails with spare bits set would decode to the same bytes.
     if (raw.length < min || raw.toString('base64url') !== parts[2]) return fail('malformed');
     return ok({ key, raw, label: parts[3] });
-  }
-
-  /**
-   * Signs `payload` under the newest key, bound to `aad` and `label` as `seal` binds them: a text
-   * of the same shape, the payload readable by whoever holds the text. For what names a thing the
-   * server keeps, never for what the caller may not read.
-   */
-  sign(payload: string, aad: string, label?: string): string {
-    if (label !== undefined && !LABEL.test(label))
-      throw new TypeError(`a signed text's label is 1 to 64 letters, digits, '_' or '-', not ${JSON.stringify(label)}`);
-    const current = this.#keys[this.#keys.length - 1]!;
-    const bytes = Buffer.from(payload);
-    const body = Buffer.concat([bytes, mac(current, aad, label, bytes)]).toString('base64url');
-    // Written out as one flat string: the text is held for as long as its call is parked (by the
-    // caller, and by whatever it is answered through), and the pieces it is joined from would be
-    // held with it.
-    const signed = Buffer.from(`${PREFIX}.${current.id}.${body}${label === undefined ? '' : `.${label}`}`, 'latin1').toString('latin1');
-    if (this.#signed.size >= SEALED_REMEMBERED) this.#signed.delete(this.#signed.keys().next().value!);
-    this.#signed.set(signed, { key: current, aad, verified: { payload, label } });
-    return signed;
-  }
-
-  /**
-   * The payload (and label) of a text this ring signed under `aad` with a key it still holds; a
-   * flipped byte, another key or `aad` fails. A text signed lately is known without its MAC being
-   * computed again: only the exact text, with the same `aad`, while its key is in the ring.
-   */
-  verify(signed: string, aad: string): Outcome<Signed, OpenFailure> {
-    const known = this.#signed.get(signed);
-    if (known && known.aad === aad && this.#keys.includes(known.key)) return ok(known.verified);
-    const read = this.#read(signed, MAC_BYTES + 1);
-    if (!read.ok) return read;
-    const { key, raw, label } = read.value;
-    const payload = raw.subarray(0, raw.length - MAC_BYTES);
-    if (!timingSafeEqual(raw.subarray(raw.length - MAC_BYTES), mac(key, aad, label, payload))) return fail('tampered');
-    return ok({ payload: payload.toString('utf8'), label });
   }
 }

@@ -1,17 +1,17 @@
 /**
  * `requestState`: what a state names, how it is protected, and every check made when a retry
- * brings it back (key, integrity, principal, method, params digest, round, expiry, single use), with
- * the one set of refusals those checks answer with. A suspend state names a call parked in this
- * process, which keeps all the rest: it is signed, and its checks are made against that call. A
- * replay state carries the answers given so far, and whatever it is checked against: it is sealed.
- * Not here: what a parked call is or how a round is run.
+ * brings it back (key, integrity, principal, method, params, round, expiry, single use), with the
+ * one set of refusals those checks answer with. A suspend state names a call parked in this
+ * process, which keeps all the rest: the text is only a handle (the call's random id), and every
+ * check is made against that call. A replay state carries the answers given so far, and whatever
+ * it is checked against: it is sealed. Not here: what a parked call is or how a round is run.
  */
 import { hash } from 'node:crypto';
 import * as v from 'valibot';
 import { invalidParams, type WireError } from '../core/errors.ts';
 import type { JsonRpcRequest } from '../core/jsonrpc.ts';
 import { fail, ok, type Outcome } from '../core/outcome.ts';
-import { canonicalJson, isRecord, omitKeys, type JsonObject } from '../core/primitives.ts';
+import { canonicalJson, isRecord, omitKeys, sameJson, type JsonObject } from '../core/primitives.ts';
 import { isLabel, type Keyring } from './keyring.ts';
 import type { UsedStates } from './usedStates.ts';
 
@@ -31,9 +31,29 @@ export function principalTag(principal: string): string {
   return tag;
 }
 
-/** What a state keeps of the request's params: a digest, without `_meta` and the retry's own members. */
+/** What of a request's params is not the request's own: `_meta` and the retry's members. */
+const NOT_THE_REQUEST = ['_meta', 'inputResponses', 'requestState'];
+
+/** What a replay state keeps of the request's params: a digest, without `_meta` and the retry's own members. */
 export function paramsDigest(params: JsonObject | undefined): string {
-  return digest(canonicalJson(params ? omitKeys(params, ['_meta', 'inputResponses', 'requestState']) : {}));
+  return digest(canonicalJson(params ? omitKeys(params, NOT_THE_REQUEST) : {}));
+}
+
+/**
+ * Whether a retry's params are the parked call's (`_meta` and the retry's own members aside, and
+ * the order of members): compared as they are, to the depth the decoder let in.
+ */
+export function sameParams(call: JsonObject | undefined, retry: JsonObject | undefined): boolean {
+  const a = call ?? {};
+  const b = retry ?? {};
+  let members = 0;
+  for (const k in a) {
+    if (NOT_THE_REQUEST.includes(k)) continue;
+    if (!Object.hasOwn(b, k) || !sameJson(a[k], b[k], 0, Number.POSITIVE_INFINITY)) return false;
+    members++;
+  }
+  for (const k in b) if (!NOT_THE_REQUEST.includes(k)) members--;
+  return members === 0;
 }
 
 /** What identifies a push across runs of a call (replay mode): its method and params, without `_meta`. */
@@ -43,10 +63,10 @@ export function pushDigest(push: Pick<JsonRpcRequest, 'method' | 'params'>): str
 }
 
 /**
- * A suspend state: the call it names (parked in the process that signed it), the round it answers,
+ * A suspend state: the call it names (parked in the process that wrote it), the round it answers,
  * when it stops opening, and the replica the call is parked in (in a fleet: a retry that lands
- * elsewhere is forwarded there, by the label the text carries in the clear). Everything else a
- * retry must match (principal, method, params) is kept by the parked call, not in the text.
+ * elsewhere is forwarded there, by the owner the text names). Everything else a retry must match
+ * (principal, method, params) is kept by the parked call, not in the text.
  */
 export interface SuspendHandle {
   readonly callId: string;
@@ -56,17 +76,16 @@ export interface SuspendHandle {
   readonly owner?: string;
 }
 
-/** Bound into a suspend state's MAC, so that no other text a keyring signs opens as one. */
-const SUSPEND_AAD = 'suspendState';
-
 /** What a parked call keeps of its first request, for a retry to match. */
 export interface SuspendedCall {
   readonly principal: string;
   readonly method: string;
-  /** `paramsDigest` of the first request's params. */
-  readonly paramsDigest: string;
+  /** The first request's params. */
+  readonly params: JsonObject | undefined;
   /** The round it waits on (the last one it answered). */
   readonly round: number;
+  /** When that round stops, as its state says. */
+  readonly expiresAt: number;
 }
 
 /** One push answered in replay mode: its input key, the digest of the push, the result given upstream. */
@@ -144,21 +163,51 @@ export function sealReplay(keyring: Keyring, state: ReplayState): string {
   return keyring.seal(bytes, REPLAY_AAD);
 }
 
-/** Signs a suspend state for `handle` under the keyring's newest key; the text is what the client carries back. */
-export function signSuspend(keyring: Keyring, handle: SuspendHandle): string {
-  // A fleet's retry is routed by its call's owner, read from the text's label without the key.
-  const owner = handle.owner !== undefined && isLabel(handle.owner) ? handle.owner : undefined;
-  return keyring.sign(`${handle.round}.${handle.expiresAt}.${handle.callId}`, SUSPEND_AAD, owner);
+/**
+ * What begins a suspend state's text. A keyring's sealed texts begin `mde1.`: neither opens as the
+ * other.
+ */
+const SUSPEND_PREFIX = 'mds1';
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * A suspend state's text for `handle`: `mds1.`, then `round.expiresAt.callId` in base64url, then
+ * `.owner` when the call is parked in a fleet's replica. Nothing in it is sealed or signed, and
+ * nothing needs to be: it is a handle, as a session id is. The call id is random (122 bits), so
+ * only the caller it was given to can name the call, and every check is made against the parked
+ * call itself (caller, method, params, round, and the expiry and owner its round was given): a text
+ * altered anywhere is refused (`suspendRefusal`).
+ */
+export function suspendState(handle: SuspendHandle): string {
+  const body = Buffer.from(`${handle.round}.${handle.expiresAt}.${handle.callId}`).toString('base64url');
+  // A fleet's retry is routed by its call's owner, read from the text.
+  return handle.owner !== undefined && isLabel(handle.owner) ? `${SUSPEND_PREFIX}.${body}.${handle.owner}` : `${SUSPEND_PREFIX}.${body}`;
 }
 
-/** A suspend state's handle, if this keyring signed it: or why not (key, integrity, shape, expiry at `now`). */
-export function openSuspend(keyring: Keyring, text: string, now: number): Outcome<SuspendHandle, StateRefusal> {
-  const verified = keyring.verify(text, SUSPEND_AAD);
-  if (!verified.ok) return fail(stateRefusal(verified.error === 'unknown-key' ? 'unknown-key' : 'not-ours'));
-  const [round, expiresAt, callId] = splitHandle(verified.value.payload);
+/** The parts of a suspend state's text (`mds1`, body[, owner]), or undefined when it is not one. */
+function suspendParts(text: string): string[] | undefined {
+  const parts = text.split('.');
+  return (parts.length === 2 || (parts.length === 3 && isLabel(parts[2]!))) && parts[0] === SUSPEND_PREFIX && BASE64URL.test(parts[1]!)
+    ? parts
+    : undefined;
+}
+
+/**
+ * A suspend state's handle, read from its text: or why not (not a suspend state, no call named,
+ * expired at `now`). Whether it names a call of the caller's is known only from the parked call
+ * (`suspendRefusal`).
+ */
+export function openSuspend(text: string, now: number): Outcome<SuspendHandle, StateRefusal> {
+  const parts = suspendParts(text);
+  if (!parts) return fail(stateRefusal('not-ours'));
+  const body = parts[1]!;
+  const bytes = Buffer.from(body, 'base64url');
+  // Only the exact text we wrote: base64url tails with spare bits set decode to the same bytes.
+  if (bytes.toString('base64url') !== body) return fail(stateRefusal('not-ours'));
+  const [round, expiresAt, callId] = splitHandle(bytes.toString('utf8'));
   if (!Number.isSafeInteger(round) || round < 1 || !Number.isFinite(expiresAt) || !callId) return fail(stateRefusal('unreadable'));
   if (expiresAt < now) return fail(stateRefusal('expired'));
-  const owner = verified.value.label;
+  const owner = parts[2];
   return ok(owner !== undefined ? { callId, round, expiresAt, owner } : { callId, round, expiresAt });
 }
 
@@ -172,19 +221,28 @@ function splitHandle(payload: string): [number, number, string] {
 
 /**
  * Whether a retry that brought `handle` may resume `call` (the call it names, undefined when none
- * is parked under that id): the same caller, method and params, and the round it waits on. The
- * refusal, or undefined when it may.
+ * is parked under that id): the same caller, method and params, the round it waits on, and the
+ * very state that round was given (its expiry, and the replica `owner` it names: the retry's
+ * `owner` is this process's replica id in a fleet). The refusal, or undefined when it may.
  */
 export function suspendRefusal(
   handle: SuspendHandle,
   call: SuspendedCall | undefined,
-  retry: { readonly principal: string; readonly method: string; readonly params: JsonObject | undefined },
+  retry: {
+    readonly principal: string;
+    readonly method: string;
+    readonly params: JsonObject | undefined;
+    readonly owner?: string | undefined;
+  },
 ): StateRefusal | undefined {
   if (!call) return stateRefusal('gone');
   if (call.principal !== retry.principal) return stateRefusal('other-principal');
   if (call.method !== retry.method) return stateRefusal('other-method');
-  if (call.paramsDigest !== paramsDigest(retry.params)) return stateRefusal('other-params');
+  if (!sameParams(call.params, retry.params)) return stateRefusal('other-params');
   if (call.round !== handle.round) return stateRefusal('stale-round');
+  // Only the text written for the round: an expiry moved, or the owner changed or taken off.
+  const owner = retry.owner !== undefined && isLabel(retry.owner) ? retry.owner : undefined;
+  if (call.expiresAt !== handle.expiresAt || handle.owner !== owner) return stateRefusal('not-ours');
   return undefined;
 }
 
@@ -206,12 +264,14 @@ function decodeReplay(keyring: Keyring, sealed: string): Outcome<ReplayState, St
 
 /**
  * The replica a suspend state names as the owner of its call (`undefined` without one): what a
- * fleet routes a retry by. It is read from the text's label, in the clear, without the key. No
- * other check is made here; the owner makes them all when the retry reaches it, and a label
- * changed on the way makes the text open nowhere.
+ * fleet routes a retry by. No other check is made here; the owner makes them all when the retry
+ * reaches it. A state written by a replica of an earlier version (signed, in a keyring's format
+ * with the owner as its label) is routed by that label, so a fleet can be upgraded one replica at
+ * a time with rounds in flight.
  */
 export function stateOwner(keyring: Keyring, text: string): string | undefined {
-  return keyring.labelOf(text);
+  const parts = suspendParts(text);
+  return parts ? parts[2] : keyring.labelOf(text);
 }
 
 /**

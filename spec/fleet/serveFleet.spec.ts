@@ -99,32 +99,35 @@ fleetSuite('should forward a suspend-mode retry to the replica that parked the c
 });
 
 fleetSuite(
-  'attack: a retry whose state names another owner than the one sealed is refused as altered, and the call stays parked for its caller',
+  "attack: a retry whose state names another owner than the call's reaches no parked call, and the call stays parked for its caller",
   async () => {
     replicas = await Promise.all([start(fleet), start(fleet)]);
     const [a, b] = replicas as [Replica, Replica];
     const first = await call(a.url, 1, {});
     assert.is(first.result?.resultType, 'input_required', JSON.stringify(first));
     const state: string = first.result.requestState;
-    // The owner is in the clear at the end of the text (what a replica routes by, without the key).
+    // The owner is in the clear at the end of the text (what a replica routes by).
     const parts = state.split('.');
-    assert.is(parts.length, 4, state);
+    assert.is(parts.length, 3, state);
     const [key] = Object.keys(first.result.inputRequests);
-    const other = (await call(b.url, 2, {})).result.requestState.split('.')[3] as string;
-    assert.is.not(other, parts[3]);
-    const forged = [...parts.slice(0, 3), other].join('.');
-    // Sent to A (the real owner) or to B (which the forged label names): refused as altered, on either.
+    const other = (await call(b.url, 2, {})).result.requestState.split('.')[2] as string;
+    assert.is.not(other, parts[2]);
+    const forged = [...parts.slice(0, 2), other].join('.');
+    // Sent to A (the real owner, which passes it to B) or to B (which the forged owner names): B
+    // holds no such call.
     for (const [url, id] of [
       [a.url, 3],
       [b.url, 4],
     ] as const) {
       const refused = await call(url, id, { requestState: forged, inputResponses: { [key!]: ANSWER } });
       assert.is(refused.error?.code, -32602, JSON.stringify(refused));
-      assert.match(refused.error.message, 'requestState is not valid: it was altered or is not ours');
+      assert.match(refused.error.message, 'requestState refers to a call that is no longer waiting');
     }
-    // The label taken off: refused too. The honest retry, sent to B, still reaches the parked call on A.
-    const bare = await call(b.url, 5, { requestState: parts.slice(0, 3).join('.'), inputResponses: { [key!]: ANSWER } });
+    // The owner taken off, sent to B: B holds no such call either. The honest retry, sent to B,
+    // still reaches the parked call on A.
+    const bare = await call(b.url, 5, { requestState: parts.slice(0, 2).join('.'), inputResponses: { [key!]: ANSWER } });
     assert.is(bare.error?.code, -32602, JSON.stringify(bare));
+    assert.match(bare.error.message, 'requestState refers to a call that is no longer waiting');
     const done = await call(b.url, 6, { requestState: state, inputResponses: { [key!]: ANSWER } });
     assert.match(JSON.stringify(done.result?.content), 'User provided the requested information!', JSON.stringify(done));
   },

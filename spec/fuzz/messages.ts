@@ -133,7 +133,7 @@ function stateTemplate(states: States, use: StateUse): Template {
         s.slice(0, at) + (s[at] === 'A' ? 'B' : 'A') + s.slice(at + 1),
         `${s}x`,
         s.slice(0, -2),
-        s.replace('mde1', 'mde2'),
+        s.replace('mds1', 'mds2'),
       ][use.change % 5]!;
       return retry(altered === s ? `${s}.` : altered);
     }
@@ -152,7 +152,10 @@ const stateUse: fc.Arbitrary<StateUse> = fc.oneof(
   fc.constantFrom({ kind: 'expired' as const }, { kind: 'replayed' as const }, { kind: 'foreign' as const }),
   fc.record({
     kind: fc.constant('garbage' as const),
-    text: fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('', 'mde1', 'mde1..', 'mde1.x.AAAA')),
+    text: fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom('', 'mde1', 'mde1..', 'mde1.x.AAAA', 'mds1', 'mds1.', 'mds1.AAAA', 'mds1.MS4xLng'),
+    ),
   }),
 );
 

@@ -48,14 +48,14 @@ function releasedAnswer(method: InputMethod, reason: string): RpcOutcome {
 export class ParkedCall implements CallHooks {
   /** Assigned when the call is first parked (most calls never are). */
   id = '';
-  /** The digest of its first request's params (`paramsDigest`), which a retry must match; computed when the call is first parked. */
-  paramsDigest = '';
   /** Cancels the upstream call (set once it is sent); `cancelled` if that was asked for before. */
   cancel: (() => void) | undefined;
   cancelled = false;
   /** Pushes waiting for the client's answers, by input key (created on the first push). */
   pending: Map<string, PendingPush> | undefined;
   round = 0;
+  /** When the round it waits on stops (ms since the epoch), as its `requestState` says. */
+  expiresAt = 0;
   ordinal = 0;
   /** Of its pushes, those made before the call was sent (see `CallHooks.onPush`). */
   before = 0;

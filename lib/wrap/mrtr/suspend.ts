@@ -17,7 +17,7 @@ import { limitAnswer, limitRefusal } from '../../util/limits.ts';
 import { Shares } from '../../session/shares.ts';
 import { Keyring } from '../../state/keyring.ts';
 import { InProcessParkedCalls, type ParkedCallStore } from '../../state/parkedCalls.ts';
-import { openSuspend, paramsDigest, replayTrace, signSuspend, stateRefusal, suspendRefusal } from '../../state/requestState.ts';
+import { openSuspend, replayTrace, stateRefusal, suspendRefusal, suspendState } from '../../state/requestState.ts';
 import { DeadlineList } from '../../util/signals.ts';
 import { ReplayRunner } from './replay.ts';
 import { ParkedCall, type PendingPush, type TargetMemory } from './parkedCall.ts';
@@ -84,7 +84,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
   }
 
   traceOf(requestState: string): string | undefined {
-    const handle = openSuspend(this.keyring, requestState, Number.NEGATIVE_INFINITY);
+    const handle = openSuspend(requestState, Number.NEGATIVE_INFINITY);
     if (!handle.ok) return replayTrace(this.keyring, requestState);
     const p = this.#parked.get(handle.value.callId);
     return p instanceof Promise ? undefined : p?.trace;
@@ -251,15 +251,15 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       }
       p.holding = admitted;
       p.id = randomUUID();
-      p.paramsDigest = paramsDigest(p.params);
       // Parked the first time: `call` is the call's first request.
       p.trace = call.ctx.telemetry?.span.traceparent();
       call.ctx.telemetry?.round(1);
     }
-    const requestState = signSuspend(this.keyring, {
+    p.expiresAt = this.#now() + timeoutMs;
+    const requestState = suspendState({
       callId: p.id,
       round: p.round,
-      expiresAt: this.#now() + timeoutMs,
+      expiresAt: p.expiresAt,
       ...(this.#options.replica !== undefined ? { owner: this.#options.replica } : {}),
     });
     this.#parked.put(p.id, p);
@@ -295,9 +295,9 @@ export class MrtrBroker implements InputBroker, TargetMemory {
     return this.#resume(retry, state);
   }
 
-  async #resume(retry: RetryCall, sealed: string): Promise<Answer> {
+  async #resume(retry: RetryCall, text: string): Promise<Answer> {
     const id = retry.request.id;
-    const opened = openSuspend(this.keyring, sealed, this.#now());
+    const opened = openSuspend(text, this.#now());
     if (!opened.ok) return errorAnswer(id, opened.error);
     const p = await this.#parked.get(opened.value.callId);
     // The parked call is what the retry must match: its caller, method, params and round.
@@ -305,6 +305,7 @@ export class MrtrBroker implements InputBroker, TargetMemory {
       principal: retry.ctx.principal,
       method: retry.request.method,
       params: retry.request.params,
+      owner: this.#options.replica,
     });
     if (refused || !p) return errorAnswer(id, refused ?? stateRefusal('gone'));
     // With nothing awaited since the call was found: another retry with the same state may be
