@@ -44,16 +44,7 @@ export function paramsDigest(params: JsonObject | undefined): string {
  * the order of members): compared as they are, to the depth the decoder let in.
  */
 export function sameParams(call: JsonObject | undefined, retry: JsonObject | undefined): boolean {
-  const a = call ?? {};
-  const b = retry ?? {};
-  let members = 0;
-  for (const k in a) {
-    if (NOT_THE_REQUEST.includes(k)) continue;
-    if (!Object.hasOwn(b, k) || !sameJson(a[k], b[k], 0, Number.POSITIVE_INFINITY)) return false;
-    members++;
-  }
-  for (const k in b) if (!NOT_THE_REQUEST.includes(k)) members--;
-  return members === 0;
+  return sameJson(omitKeys(call ?? {}, NOT_THE_REQUEST), omitKeys(retry ?? {}, NOT_THE_REQUEST), 0, Number.POSITIVE_INFINITY);
 }
 
 /** What identifies a push across runs of a call (replay mode): its method and params, without `_meta`. */
@@ -181,7 +172,13 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/;
 export function suspendState(handle: SuspendHandle): string {
   const body = Buffer.from(`${handle.round}.${handle.expiresAt}.${handle.callId}`).toString('base64url');
   // A fleet's retry is routed by its call's owner, read from the text.
-  return handle.owner !== undefined && isLabel(handle.owner) ? `${SUSPEND_PREFIX}.${body}.${handle.owner}` : `${SUSPEND_PREFIX}.${body}`;
+  const owner = writtenOwner(handle.owner);
+  return owner !== undefined ? `${SUSPEND_PREFIX}.${body}.${owner}` : `${SUSPEND_PREFIX}.${body}`;
+}
+
+/** The owner a suspend state names for a call parked in replica `replica`: none unless it can be written in the text. */
+function writtenOwner(replica: string | undefined): string | undefined {
+  return replica !== undefined && isLabel(replica) ? replica : undefined;
 }
 
 /** The parts of a suspend state's text (`mds1`, body[, owner]), or undefined when it is not one. */
@@ -241,8 +238,7 @@ export function suspendRefusal(
   if (!sameParams(call.params, retry.params)) return stateRefusal('other-params');
   if (call.round !== handle.round) return stateRefusal('stale-round');
   // Only the text written for the round: an expiry moved, or the owner changed or taken off.
-  const owner = retry.owner !== undefined && isLabel(retry.owner) ? retry.owner : undefined;
-  if (call.expiresAt !== handle.expiresAt || handle.owner !== owner) return stateRefusal('not-ours');
+  if (call.expiresAt !== handle.expiresAt || handle.owner !== writtenOwner(retry.owner)) return stateRefusal('not-ours');
   return undefined;
 }
 
